@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Pieces every BPF object of folioscope shares: the per-CPU stats map,
+ * the per-thread in-flight map, the tgid filter and CO-RE folio sizing.
+ * Include after vmlinux.h and the libbpf headers.
+ */
+#ifndef FS_COMMON_BPF_H
+#define FS_COMMON_BPF_H
+
+#include "shared.h"
+
+/* Set between open and load; 0 = every process. */
+const volatile __u32 filter_tgid = 0;
+/* The running kernel's page size, from sysconf(). */
+const volatile __u64 page_size = 4096;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fs_stats);
+} stats SEC(".maps");
+
+static __always_inline struct fs_stats *stats__get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline bool filter__pass(void)
+{
+	return !filter_tgid ||
+	       (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+}
+
+/*
+ * Per-CPU values, but a tracing program can still be interrupted by
+ * another on the same CPU; atomic adds keep the counts exact, which the
+ * tests reconcile against the workload's own totals.
+ */
+static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
+{
+	__u32 slot = fs_log2_slot(v) & (FS_SLOTS - 1);
+
+	if (h < 0 || h >= FS_MAX_HISTS)
+		return;
+	__sync_fetch_and_add(&st->hist[h].slot[slot], 1);
+	__sync_fetch_and_add(&st->hist[h].sum, v);
+}
+
+static __always_inline void hist__add_align(struct fs_stats *st, int h,
+					    __u64 v)
+{
+	hist__add(st, h, fs_alignment(v));
+}
+
+static __always_inline void counter__inc(struct fs_stats *st, int c)
+{
+	if (c >= 0 && c < FS_MAX_COUNTERS)
+		__sync_fetch_and_add(&st->counter[c], 1);
+}
+
+/* Older layouts of struct folio / struct page, matched by CO-RE. */
+struct folio___v61 {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+struct page___v50 {
+	unsigned char compound_order;
+} __attribute__((preserve_access_index));
+
+/*
+ * Size in bytes of the folio that page belongs to. A tail page has bit 0
+ * of compound_head set and points at its head. A head page is recognised
+ * by its first tail pointing back at it, which avoids decoding page flags
+ * (their type and PG_head's value changed across versions). The order is
+ * kept in the folio (6.1-6.5: _folio_order; 6.6+: low byte of _flags_1)
+ * or in the first tail page (<= 6.0: compound_order).
+ */
+static __always_inline __u64 folio__bytes(const void *page)
+{
+	__u64 psize = page_size, ch, ch1;
+	const void *head = page, *tail1;
+	__u32 order;
+
+	ch = BPF_CORE_READ((struct page *)page, compound_head);
+	if (ch & 1)
+		head = (const void *)(ch - 1);
+	tail1 = head + bpf_core_type_size(struct page);
+	ch1 = BPF_CORE_READ((struct page *)tail1, compound_head);
+	if (ch1 != (__u64)head + 1)
+		return psize;
+	if (bpf_core_field_exists(struct folio___v61, _folio_order))
+		order = BPF_CORE_READ((struct folio___v61 *)head, _folio_order);
+	else if (bpf_core_field_exists(struct folio, _flags_1))
+		order = BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff;
+	else
+		order = BPF_CORE_READ((struct page___v50 *)tail1,
+				      compound_order);
+	return psize << (order & 31);
+}
+
+#endif /* FS_COMMON_BPF_H */

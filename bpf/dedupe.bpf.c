@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Dedupe compare (vfs_dedupe_file_range_compare) probes. The compare is
+ * often inlined, so the same handlers also serve the callers that carry
+ * its arguments; user space picks one flavour per kernel (attach plan) and
+ * loads only those programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "common.bpf.h"
+
+#define EBADE 52
+#define REMAP_FILE_DEDUP 1
+
+/* What the attached function is, which decides how its result reads. */
+enum dd_kind {
+	DD_KIND_CMP,   /* the compare: 0 + *is_same, or -errno */
+	DD_KIND_PREP,  /* remap prep: 0 = same, -EBADE = differs, *len */
+	DD_KIND_ONE,   /* vfs_dedupe_file_range_one: bytes or -errno */
+	DD_KIND_CLONE, /* renamed clone: arguments unknown, timing only */
+};
+
+struct dd_call {
+	__u64 ts;
+	__u64 srcoff;
+	__u64 dstoff;
+	__u64 len;       /* by value (CMP, ONE) */
+	__u64 len_ptr;   /* loff_t * (PREP), read at exit */
+	__u64 same_ptr;  /* bool * (CMP), read at exit */
+	__u32 kind;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u64);
+	__type(value, struct dd_call);
+} inflight SEC(".maps");
+
+static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
+				     __u64 len, __u64 len_ptr, __u64 same_ptr,
+				     __u64 flags)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct dd_call c = {};
+
+	if (!filter__pass())
+		return 0;
+	/* Callers also serve reflink clones; only dedupe runs the compare. */
+	if ((kind == DD_KIND_PREP || kind == DD_KIND_ONE) &&
+	    !(flags & REMAP_FILE_DEDUP))
+		return 0;
+	c.kind = kind;
+	c.srcoff = srcoff;
+	c.dstoff = dstoff;
+	c.len = len;
+	c.len_ptr = len_ptr;
+	c.same_ptr = same_ptr;
+	c.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void dd__record(struct fs_stats *st, struct dd_call *c,
+				       __u64 len, bool same)
+{
+	counter__inc(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
+	hist__add(st, FS_DD_BYTES, len);
+	hist__add_align(st, FS_DD_SRC_ALIGN, c->srcoff);
+	hist__add_align(st, FS_DD_DST_ALIGN, c->dstoff);
+}
+
+static __always_inline int dd__exit(long ret)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct fs_stats *st;
+	struct dd_call *c;
+	__u64 len = 0;
+	bool same = false;
+
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	if (!c)
+		return 0;
+	st = stats__get();
+	if (!st)
+		goto out;
+	counter__inc(st, FS_DD_CALLS);
+	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->ts);
+
+	switch (c->kind) {
+	case DD_KIND_CMP:
+		if (ret) {
+			counter__inc(st, FS_DD_ERRORS);
+			break;
+		}
+		bpf_probe_read_kernel(&same, sizeof(same),
+				      (void *)c->same_ptr);
+		dd__record(st, c, c->len, same);
+		break;
+	case DD_KIND_PREP:
+		/* The prep wrote the clamped, compared length back. */
+		bpf_probe_read_kernel(&len, sizeof(len), (void *)c->len_ptr);
+		if (ret == 0 && len)
+			dd__record(st, c, len, true);
+		else if (ret == -EBADE)
+			dd__record(st, c, len, false);
+		else if (ret)
+			counter__inc(st, FS_DD_ERRORS);
+		/* ret 0 with len 0: range past EOF, nothing compared. */
+		break;
+	case DD_KIND_ONE:
+		if (ret >= 0)
+			dd__record(st, c, ret ? ret : c->len, true);
+		else if (ret == -EBADE)
+			dd__record(st, c, c->len, false);
+		else
+			counter__inc(st, FS_DD_ERRORS);
+		break;
+	default:
+		/* Clone: the return value's meaning is unknown. */
+		break;
+	}
+out:
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+/* A folio the compare read (read_cache_folio / read_cache_page return). */
+static __always_inline int dd__folio(const void *folio)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct fs_stats *st;
+	struct dd_call *c;
+
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	if (!c || c->kind == DD_KIND_CLONE)
+		return 0;
+	/* ERR_PTR values sit in the last page of the address space. */
+	if (!folio || (__u64)folio >= (__u64)-4095)
+		return 0;
+	st = stats__get();
+	if (st)
+		hist__add(st, FS_DD_FOLIO_SIZE, folio__bytes(folio));
+	return 0;
+}
+
+/* x86-64 passes the sixth argument in r9; libbpf 1.1 has no PARM6. */
+#define DD_PARM6(ctx) (((struct pt_regs *)(ctx))->r9)
+
+/* ---- vfs_dedupe_file_range_compare(src, srcoff, dst, dstoff, len, same) */
+SEC("fentry")
+int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
+	     loff_t len, bool *is_same)
+{
+	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same,
+			 0);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
+	       loff_t len)
+{
+	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx),
+			 0);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_any, long ret)
+{
+	return dd__exit(ret);
+}
+
+/* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len, flags[, ops]) */
+SEC("fentry")
+int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
+	     loff_t *len, unsigned int flags)
+{
+	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
+			 flags);
+}
+
+/* Shared by every fentry flavour: the return value comes from the
+ * trampoline, so the function's argument count does not matter here. */
+SEC("fexit")
+int BPF_PROG(fexit_any)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return dd__exit((long)ret);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
+	       loff_t pos_out, loff_t *len)
+{
+	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
+			 DD_PARM6(ctx));
+}
+
+/* ---- vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len, flags) */
+SEC("fentry")
+int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
+	     loff_t len, unsigned int flags)
+{
+	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst,
+	       loff_t dst_pos, loff_t len)
+{
+	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
+			 DD_PARM6(ctx));
+}
+
+/* ---- a compiler-renamed clone: never read its arguments */
+SEC("kprobe")
+int BPF_KPROBE(kprobe_clone)
+{
+	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- folios read by the compare */
+SEC("fexit")
+int BPF_PROG(fexit_folio)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return dd__folio((const void *)ret);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_folio, void *ret)
+{
+	return dd__folio(ret);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The one header shared by the BPF programs and user space: histogram
+ * layout and slot indices. Only fixed-width __u32/__u64 types, so both
+ * sides agree on the layout byte for byte.
+ */
+#ifndef FOLIOSCOPE_SHARED_H
+#define FOLIOSCOPE_SHARED_H
+
+/*
+ * log2 slots: slot 0 holds the value 0, slot k (k >= 1) holds
+ * [2^(k-1), 2^k - 1]; values at or above 2^62 land in the last slot.
+ * Alignments are powers of two, so an alignment 2^j sits alone in slot j+1.
+ */
+#define FS_SLOTS 64
+#define FS_MAX_HISTS 8
+#define FS_MAX_COUNTERS 8
+/* Alignment cap: 2 MiB. A value of 0 is "aligned to everything" = 2 MiB. */
+#define FS_ALIGN_CAP_SHIFT 21
+
+/* Histograms of the dedupe-compare target. */
+enum fs_dedupe_hist {
+	FS_DD_BYTES,
+	FS_DD_SRC_ALIGN,
+	FS_DD_DST_ALIGN,
+	FS_DD_FOLIO_SIZE,
+	FS_DD_LATENCY,
+	FS_DD_NHIST,
+};
+
+enum fs_dedupe_counter {
+	FS_DD_CALLS,
+	FS_DD_SAME,
+	FS_DD_DIFFERS,
+	FS_DD_ERRORS,
+	FS_DD_NCOUNTERS,
+};
+
+/* Histograms of the tmpfs-read target. */
+enum fs_shmem_hist {
+	FS_SH_BYTES,
+	FS_SH_REQ_BYTES,
+	FS_SH_POS_ALIGN,
+	FS_SH_BUF_ALIGN,
+	FS_SH_FOLIO_SIZE,
+	FS_SH_COPY_BYTES,
+	FS_SH_LATENCY,
+	FS_SH_NHIST,
+};
+
+enum fs_shmem_counter {
+	FS_SH_CALLS,
+	FS_SH_ERRORS,
+	FS_SH_NCOUNTERS,
+};
+
+struct fs_hist_cell {
+	__u64 slot[FS_SLOTS];
+	__u64 sum;
+};
+
+/*
+ * Value of the per-CPU "stats" array of each BPF object (one entry per
+ * target). User space sums it over CPUs into the histogram model.
+ */
+struct fs_stats {
+	struct fs_hist_cell hist[FS_MAX_HISTS];
+	__u64 counter[FS_MAX_COUNTERS];
+};
+
+/*
+ * Slot math, compiled into both the BPF programs and the user-space model
+ * so the two can never disagree. Branch-light shifts instead of
+ * __builtin_clzll because the BPF backend has no count-leading-zeros.
+ */
+static inline __u32 fs_log2_slot(__u64 v)
+{
+	__u32 r = 0, s;
+
+	if (!v)
+		return 0;
+	s = (v > 0xffffffffULL) << 5;
+	v >>= s;
+	r |= s;
+	s = (v > 0xffff) << 4;
+	v >>= s;
+	r |= s;
+	s = (v > 0xff) << 3;
+	v >>= s;
+	r |= s;
+	s = (v > 0xf) << 2;
+	v >>= s;
+	r |= s;
+	s = (v > 0x3) << 1;
+	v >>= s;
+	r |= s;
+	r |= (__u32)(v >> 1);
+	/* r = floor(log2(v)); slot r+1, clamped to the last slot. */
+	return r + 1 < FS_SLOTS ? r + 1 : FS_SLOTS - 1;
+}
+
+/* Largest power of two dividing v, capped at 2 MiB; 0 counts as the cap. */
+static inline __u64 fs_alignment(__u64 v)
+{
+	__u64 a = v & (~v + 1);
+
+	if (!v || a > (1ULL << FS_ALIGN_CAP_SHIFT))
+		return 1ULL << FS_ALIGN_CAP_SHIFT;
+	return a;
+}
+
+#endif /* FOLIOSCOPE_SHARED_H */

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * folioscope doctor: for each target, every attach step with whether it
+ * is possible and why, the one auto (or -m) would use, plus kernel facts.
+ * As root each possible step is really loaded and attached (then
+ * detached), so the reasons are the kernel's own answers.
+ */
+#include <argp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "commands.h"
+#include "plan/plan.h"
+#include "probe/probe.h"
+
+struct doctor_args {
+	bool json;
+	enum plan_mode mode;
+};
+
+static const struct argp_option options[] = {
+	{ "json", 'J', NULL, 0, "print JSON", 0 },
+	{ "mode", 'm', "MODE", 0, "plan for auto (default), fentry or kprobe", 0 },
+	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
+	{},
+};
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct doctor_args *a = st->input;
+
+	switch (key) {
+	case 'J':
+		a->json = true;
+		break;
+	case 'm':
+		if (plan__parse_mode(arg, &a->mode))
+			argp_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
+				   arg);
+		break;
+	case 'v':
+		fs_verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(st, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp doctor_argp = {
+	options, parse, NULL,
+	"Explain which attach mechanism each target would use on this "
+	"kernel, and why the others cannot be used.", NULL, NULL, NULL,
+};
+
+static const char *step__status(const struct plan_step *s)
+{
+	if (!s->available)
+		return s->why;
+	return s->tried ? s->err_msg : s->why;
+}
+
+static bool step__usable(const struct plan_step *s)
+{
+	return s->available && (!s->tried || !s->err);
+}
+
+static void doctor__text(const struct kfacts *f, const struct plan *plans,
+			 bool tried)
+{
+	printf("kernel:   %s\n", f->release);
+	printf("BTF:      %s\n", f->has_btf ? "yes (/sys/kernel/btf/vmlinux)" :
+					     "no");
+	printf("lockdown: %s\n", f->lockdown);
+	printf("kprobes:  %s\n", f->kprobes == 1 ? "CONFIG_KPROBES=y" :
+				 f->kprobes_why);
+	if (!tried)
+		printf("note:     not root, so steps were only checked, not "
+		       "tried\n");
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct plan *p = &plans[t];
+
+		printf("\n%s: %s%s\n", model__target_name(t), p->function,
+		       p->inlined ? " (inlined: no symbol of its own)" : "");
+		if (p->clone[0])
+			printf("  renamed clone in kallsyms: %s\n", p->clone);
+		for (int i = 0; i < p->nsteps; i++) {
+			const struct plan_step *s = &p->step[i];
+
+			printf("  %s %-7s %-32s %s\n",
+			       i == p->chosen ? "=>" :
+			       step__usable(s) ? "ok" : "--",
+			       plan__mech_name(s->mech), s->symbol,
+			       step__status(s));
+		}
+		if (p->chosen >= 0)
+			printf("  would use: %s on %s\n",
+			       plan__mech_name(p->step[p->chosen].mech),
+			       p->step[p->chosen].symbol);
+		else
+			printf("  would use: nothing (no step can attach)\n");
+	}
+}
+
+static void doctor__json(const struct kfacts *f, const struct plan *plans,
+			 bool tried)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *targets = json_object_new_object();
+
+	json_object_object_add(root, "kernel", json_object_new_string(f->release));
+	json_object_object_add(root, "btf", json_object_new_boolean(f->has_btf));
+	json_object_object_add(root, "lockdown",
+			       json_object_new_string(f->lockdown));
+	json_object_object_add(root, "kprobes_config",
+			       f->kprobes < 0 ? NULL :
+			       json_object_new_boolean(f->kprobes == 1));
+	json_object_object_add(root, "tried", json_object_new_boolean(tried));
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct plan *p = &plans[t];
+		struct json_object *jt = json_object_new_object();
+		struct json_object *steps = json_object_new_array();
+
+		json_object_object_add(jt, "function",
+				       json_object_new_string(p->function));
+		json_object_object_add(jt, "inlined",
+				       json_object_new_boolean(p->inlined));
+		json_object_object_add(jt, "clone", p->clone[0] ?
+				       json_object_new_string(p->clone) : NULL);
+		for (int i = 0; i < p->nsteps; i++) {
+			const struct plan_step *s = &p->step[i];
+			struct json_object *js = json_object_new_object();
+
+			json_object_object_add(js, "mechanism",
+				json_object_new_string(plan__mech_name(s->mech)));
+			json_object_object_add(js, "symbol",
+				json_object_new_string(s->symbol));
+			json_object_object_add(js, "available",
+				json_object_new_boolean(step__usable(s)));
+			json_object_object_add(js, "reason",
+				json_object_new_string(step__status(s)));
+			json_object_array_add(steps, js);
+		}
+		json_object_object_add(jt, "steps", steps);
+		json_object_object_add(jt, "chosen", p->chosen < 0 ? NULL :
+			json_object_new_string(p->step[p->chosen].symbol));
+		json_object_object_add(jt, "mechanism", p->chosen < 0 ? NULL :
+			json_object_new_string(
+				plan__mech_name(p->step[p->chosen].mech)));
+		json_object_object_add(targets, model__target_name(t), jt);
+	}
+	json_object_object_add(root, "targets", targets);
+	printf("%s\n", json_object_to_json_string_ext(root,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct doctor_args a = { .mode = PLAN_AUTO };
+	struct probe_opts o = {};
+	struct plan plans[FS_TGT_NR];
+	struct kfacts f;
+	bool tried = geteuid() == 0;
+
+	argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
+	if (kfacts__load(&f))
+		return 1;
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		plan__build(&f, t, a.mode, &plans[t]);
+		if (tried)
+			probe__try_all(&f, &plans[t], &o);
+		else
+			plans[t].chosen = plan__next(&plans[t], 0);
+	}
+	if (a.json)
+		doctor__json(&f, plans, tried);
+	else
+		doctor__text(&f, plans, tried);
+	kfacts__free(&f);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Options trace and run share (-t, -m, -j, -d, -v), as an argp child. */
+#ifndef FS_CLI_COMMON_H
+#define FS_CLI_COMMON_H
+
+#include <argp.h>
+#include "plan/plan.h"
+#include "model/model.h"
+
+struct common_opts {
+	const char *targets; /* NULL = command's default */
+	enum plan_mode mode;
+	const char *json;    /* -j FILE */
+	double duration;     /* -d SECONDS, 0 = none */
+};
+
+extern const struct argp common_argp;
+/* The struct the child parser fills; set before argp_parse. */
+extern struct common_opts *common_opts_target;
+
+/* Print the report and write JSON when asked; returns 0 or -errno. */
+int common__output(const struct common_opts *c, const struct fs_report *r);
+
+#endif /* FS_CLI_COMMON_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A tracing session: kernel facts -> one plan per wanted target -> live
+ * probes -> report model. Shared by trace and run.
+ */
+#ifndef FS_SESSION_H
+#define FS_SESSION_H
+
+#include "model/model.h"
+#include "plan/plan.h"
+#include "probe/probe.h"
+
+struct session {
+	struct kfacts facts;
+	bool facts_loaded;
+	bool want[FS_TGT_NR];
+	struct plan plan[FS_TGT_NR];
+	struct probe *probe[FS_TGT_NR];
+};
+
+/* Parse -t: "dedupe", "shmem" or "all". */
+int session__parse_targets(const char *s, bool want[FS_TGT_NR]);
+/* Plan and attach every wanted target; one error line per failure. */
+int session__start(struct session *s, enum plan_mode m, __u32 filter_tgid);
+/* Fill r from the live probes. */
+int session__collect(struct session *s, struct fs_report *r);
+void session__stop(struct session *s);
+/* Common precondition of trace/run: root. One line + -EPERM if not. */
+int session__check_root(const char *cmd);
+
+#endif /* FS_SESSION_H */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The histogram model: buckets, units, "not measured". */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include "model.h"
+#include "version.h"
+
+static const struct fs_hist_spec dedupe_hists[FS_DD_NHIST] = {
+	[FS_DD_BYTES] = { "bytes", "bytes", FS_KIND_LOG2,
+			  "length compared per call" },
+	[FS_DD_SRC_ALIGN] = { "src_align", "bytes", FS_KIND_ALIGN,
+			      "alignment of the source file offset" },
+	[FS_DD_DST_ALIGN] = { "dst_align", "bytes", FS_KIND_ALIGN,
+			      "alignment of the destination file offset" },
+	[FS_DD_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
+			       "size of each folio read by the compare" },
+	[FS_DD_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
+			    "time per call" },
+};
+
+static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {
+	[FS_DD_CALLS] = { "calls" },
+	[FS_DD_SAME] = { "same" },
+	[FS_DD_DIFFERS] = { "differs" },
+	[FS_DD_ERRORS] = { "errors" },
+};
+
+static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
+	[FS_SH_BYTES] = { "bytes", "bytes", FS_KIND_LOG2,
+			  "bytes returned per read call" },
+	[FS_SH_REQ_BYTES] = { "req_bytes", "bytes", FS_KIND_LOG2,
+			      "bytes asked for per read call" },
+	[FS_SH_POS_ALIGN] = { "pos_align", "bytes", FS_KIND_ALIGN,
+			      "alignment of the file position" },
+	[FS_SH_BUF_ALIGN] = { "buf_align", "bytes", FS_KIND_ALIGN,
+			      "alignment of the user buffer address" },
+	[FS_SH_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
+			       "size of each folio the read copied from" },
+	[FS_SH_COPY_BYTES] = { "copy_bytes", "bytes", FS_KIND_LOG2,
+			       "size of each copy to user space" },
+	[FS_SH_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
+			    "time per read call" },
+};
+
+static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
+	[FS_SH_CALLS] = { "calls" },
+	[FS_SH_ERRORS] = { "errors" },
+};
+
+static const char *const target_names[FS_TGT_NR] = {
+	[FS_TGT_DEDUPE] = "dedupe",
+	[FS_TGT_SHMEM] = "shmem",
+};
+
+const char *model__target_name(enum fs_target t)
+{
+	return t < FS_TGT_NR ? target_names[t] : "?";
+}
+
+int model__target_from_name(const char *name)
+{
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (!strcmp(name, target_names[t]))
+			return t;
+	return -1;
+}
+
+static void target_init(struct fs_target_report *tr, enum fs_target t,
+			const struct fs_hist_spec *hs, int nh,
+			const struct fs_counter_spec *cs, int nc)
+{
+	tr->name = target_names[t];
+	tr->nhists = nh;
+	for (int i = 0; i < nh; i++) {
+		tr->hist[i].spec = &hs[i];
+		tr->hist[i].measured = true;
+	}
+	tr->ncounters = nc;
+	tr->counter_spec = cs;
+	snprintf(tr->attach.mechanism, sizeof(tr->attach.mechanism), "none");
+}
+
+void model__init(struct fs_report *r)
+{
+	struct utsname u;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->tool_version, sizeof(r->tool_version), "%s",
+		 FOLIOSCOPE_VERSION);
+	if (!uname(&u)) {
+		/* utsname fields are 65 bytes; an explicit precision keeps
+		 * gcc -O2 -Wformat-truncation (with -Werror) quiet. */
+		snprintf(r->kernel, sizeof(r->kernel), "%.*s",
+			 (int)sizeof(r->kernel) - 1, u.release);
+		snprintf(r->machine, sizeof(r->machine), "%.*s",
+			 (int)sizeof(r->machine) - 1, u.machine);
+	}
+	r->page_size = (__u64)sysconf(_SC_PAGESIZE);
+	target_init(&r->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE, dedupe_hists,
+		    FS_DD_NHIST, dedupe_counters, FS_DD_NCOUNTERS);
+	target_init(&r->target[FS_TGT_SHMEM], FS_TGT_SHMEM, shmem_hists,
+		    FS_SH_NHIST, shmem_counters, FS_SH_NCOUNTERS);
+}
+
+void model__enable(struct fs_report *r, enum fs_target t, bool on)
+{
+	r->target[t].enabled = on;
+}
+
+void model__not_measured(struct fs_report *r, enum fs_target t, int hist,
+			 const char *why)
+{
+	struct fs_histogram *h = &r->target[t].hist[hist];
+
+	h->measured = false;
+	snprintf(h->why, sizeof(h->why), "%s", why);
+}
+
+void model__add_stats(struct fs_report *r, enum fs_target t,
+		      const struct fs_stats *st)
+{
+	struct fs_target_report *tr = &r->target[t];
+
+	for (int i = 0; i < tr->nhists; i++) {
+		struct fs_histogram *h = &tr->hist[i];
+
+		for (int s = 0; s < FS_SLOTS; s++) {
+			h->slot[s] += st->hist[i].slot[s];
+			h->count += st->hist[i].slot[s];
+		}
+		h->sum += st->hist[i].sum;
+	}
+	for (int c = 0; c < tr->ncounters; c++)
+		tr->counter[c] += st->counter[c];
+}
+
+int model__counter_index(const struct fs_report *r, enum fs_target t,
+			 const char *name)
+{
+	const struct fs_target_report *tr = &r->target[t];
+
+	for (int c = 0; c < tr->ncounters; c++)
+		if (!strcmp(tr->counter_spec[c].name, name))
+			return c;
+	return -1;
+}
+
+void model__bucket(const struct fs_histogram *h, int slot,
+		   struct fs_bucket *b)
+{
+	b->count = h->slot[slot];
+	if (slot == 0) {
+		b->lo = b->hi = 0;
+	} else if (h->spec->kind == FS_KIND_ALIGN) {
+		b->lo = b->hi = 1ULL << (slot - 1);
+	} else {
+		b->lo = 1ULL << (slot - 1);
+		/* The last slot is open-ended. */
+		b->hi = slot == FS_SLOTS - 1 ? ~0ULL : (1ULL << slot) - 1;
+	}
+}
+
+bool model__range(const struct fs_histogram *h, int *first, int *last)
+{
+	*first = -1;
+	*last = -1;
+	for (int s = 0; s < FS_SLOTS; s++) {
+		if (!h->slot[s])
+			continue;
+		if (*first < 0)
+			*first = s;
+		*last = s;
+	}
+	return *first >= 0;
+}
+
+static struct fs_kv *kv_slot(struct fs_report *r, const char *key)
+{
+	struct fs_kv *kv;
+
+	for (int i = 0; i < r->nkv; i++)
+		if (!strcmp(r->kv[i].key, key))
+			return &r->kv[i];
+	if (r->nkv >= FS_MAX_KV)
+		return NULL;
+	kv = &r->kv[r->nkv++];
+	snprintf(kv->key, sizeof(kv->key), "%s", key);
+	return kv;
+}
+
+void model__kv_u64(struct fs_report *r, const char *key, __u64 v)
+{
+	struct fs_kv *kv = kv_slot(r, key);
+
+	if (!kv)
+		return;
+	kv->type = FS_KV_U64;
+	kv->u = v;
+}
+
+void model__kv_str(struct fs_report *r, const char *key, const char *s)
+{
+	struct fs_kv *kv = kv_slot(r, key);
+
+	if (!kv)
+		return;
+	kv->type = FS_KV_STR;
+	snprintf(kv->s, sizeof(kv->s), "%s", s);
+}
+
+const struct fs_kv *model__kv_find(const struct fs_report *r,
+				   const char *key)
+{
+	for (int i = 0; i < r->nkv; i++)
+		if (!strcmp(r->kv[i].key, key))
+			return &r->kv[i];
+	return NULL;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The histogram model: the only place that knows buckets, units and
+ * "not measured". Probes fill it (model__add_stats), reporters and compare
+ * read it and never touch BPF maps.
+ */
+#ifndef FS_MODEL_H
+#define FS_MODEL_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "shared.h"
+
+enum fs_target {
+	FS_TGT_DEDUPE,
+	FS_TGT_SHMEM,
+	FS_TGT_NR,
+};
+
+enum fs_hist_kind {
+	FS_KIND_LOG2,  /* buckets [2^(k-1), 2^k - 1] */
+	FS_KIND_ALIGN, /* buckets are single powers of two */
+};
+
+struct fs_hist_spec {
+	const char *name; /* e.g. "bytes", "src_align" */
+	const char *unit; /* "bytes" or "ns" */
+	enum fs_hist_kind kind;
+	const char *help; /* one line describing what is counted */
+};
+
+struct fs_counter_spec {
+	const char *name; /* "calls", "same", ... */
+};
+
+struct fs_bucket {
+	__u64 lo, hi, count;
+};
+
+struct fs_histogram {
+	const struct fs_hist_spec *spec;
+	bool measured;
+	char why[256]; /* set when !measured */
+	__u64 slot[FS_SLOTS];
+	__u64 count; /* sum of slot[] */
+	__u64 sum;   /* sum of recorded values */
+};
+
+/* How a target was attached (or why it was not). */
+struct fs_attach_info {
+	char function[64]; /* the function we want to measure */
+	char symbol[128];  /* the symbol we attached to */
+	char mechanism[16]; /* "fentry", "kprobe", "none" */
+	bool inlined;       /* function has no symbol of its own */
+	char reason[512];   /* why this step was chosen */
+};
+
+struct fs_target_report {
+	bool enabled;
+	const char *name; /* "dedupe" or "shmem" */
+	struct fs_attach_info attach;
+	int nhists;
+	struct fs_histogram hist[FS_MAX_HISTS];
+	int ncounters;
+	const struct fs_counter_spec *counter_spec;
+	__u64 counter[FS_MAX_COUNTERS];
+};
+
+enum fs_kv_type { FS_KV_U64, FS_KV_STR };
+
+struct fs_kv {
+	char key[48];
+	enum fs_kv_type type;
+	__u64 u;
+	char s[128];
+};
+
+#define FS_MAX_KV 48
+
+struct fs_report {
+	char tool_version[32];
+	char kernel[128];
+	char machine[64];
+	__u64 page_size;
+	struct fs_target_report target[FS_TGT_NR];
+	/* Workload's own totals and parameters; name is "" when none ran. */
+	char workload_name[32];
+	int nkv;
+	struct fs_kv kv[FS_MAX_KV];
+};
+
+/* Fill host facts and the static histogram specs of every target. */
+void model__init(struct fs_report *r);
+/* Mark a target enabled/disabled. */
+void model__enable(struct fs_report *r, enum fs_target t, bool on);
+/* Mark one histogram of a target as not measured, with the reason. */
+void model__not_measured(struct fs_report *r, enum fs_target t, int hist,
+			 const char *why);
+/* Add one CPU's (or an already summed) stats value into a target. */
+void model__add_stats(struct fs_report *r, enum fs_target t,
+		      const struct fs_stats *st);
+/* Index of the counter named name in target t, or -1. */
+int model__counter_index(const struct fs_report *r, enum fs_target t,
+			 const char *name);
+
+/* Bucket k of histogram h: lo/hi/count. Returns false for empty slots
+ * outside [first, last] non-empty range (reporters print that range). */
+void model__bucket(const struct fs_histogram *h, int slot,
+		   struct fs_bucket *b);
+/* First and last non-empty slot; returns false if the histogram is empty. */
+bool model__range(const struct fs_histogram *h, int *first, int *last);
+
+/* Workload key/values. */
+void model__kv_u64(struct fs_report *r, const char *key, __u64 v);
+void model__kv_str(struct fs_report *r, const char *key, const char *s);
+const struct fs_kv *model__kv_find(const struct fs_report *r,
+				   const char *key);
+
+const char *model__target_name(enum fs_target t);
+int model__target_from_name(const char *name); /* -1 if unknown */
+
+#endif /* FS_MODEL_H */

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Facts about the running kernel for the planner: kallsyms, BTF
+ * prototypes, CONFIG_KPROBES, the kprobe blacklist and lockdown mode.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <zlib.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "plan.h"
+
+struct kfacts_priv {
+	char **syms; /* sorted text symbol names */
+	size_t nsyms;
+	char *blacklist; /* "\nname\nname\n" */
+	struct btf *btf;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool real_has_symbol(const struct kfacts *f, const char *name)
+{
+	const struct kfacts_priv *p = f->priv;
+
+	return p->nsyms && bsearch(&name, p->syms, p->nsyms, sizeof(char *),
+				   cmp_str);
+}
+
+static bool is_clone_suffix(const char *s)
+{
+	static const char *const sfx[] = { ".constprop.", ".isra.", ".part.",
+					   ".llvm.", ".cold" };
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (!strncmp(s, sfx[i], strlen(sfx[i])))
+			return true;
+	return false;
+}
+
+static bool real_find_clone(const struct kfacts *f, const char *name,
+			    char *out, size_t n)
+{
+	const struct kfacts_priv *p = f->priv;
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < p->nsyms; i++) {
+		const char *s = p->syms[i];
+
+		/* .cold parts are not entry points. */
+		if (!strncmp(s, name, len) && s[len] == '.' &&
+		    is_clone_suffix(s + len) && !strstr(s + len, ".cold")) {
+			snprintf(out, n, "%s", s);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool real_blacklisted(const struct kfacts *f, const char *name)
+{
+	const struct kfacts_priv *p = f->priv;
+	char key[160];
+
+	if (!p->blacklist)
+		return false;
+	snprintf(key, sizeof(key), "\n%s\n", name);
+	return strstr(p->blacklist, key);
+}
+
+/* Reduce a BTF type to the kind strings plan.c compares. */
+static void btf_describe(const struct btf *btf, __u32 id, char *out, size_t n)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_type *pt;
+
+	id = btf__resolve_type(btf, id);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t) {
+		snprintf(out, n, "void");
+		return;
+	}
+	if (btf_is_int(t)) {
+		__u8 enc = btf_int_encoding(t);
+
+		if (enc & BTF_INT_BOOL)
+			snprintf(out, n, "bool");
+		else
+			snprintf(out, n, "%c%u", enc & BTF_INT_SIGNED ? 's' : 'u',
+				 t->size * 8);
+		return;
+	}
+	if (btf_is_enum(t)) {
+		snprintf(out, n, "u%u", t->size * 8);
+		return;
+	}
+	if (!btf_is_ptr(t)) {
+		snprintf(out, n, "other");
+		return;
+	}
+	id = btf__resolve_type(btf, t->type);
+	pt = (int)id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!pt) {
+		snprintf(out, n, "ptr:void");
+	} else if (btf_is_composite(pt)) {
+		snprintf(out, n, "ptr:%s %s", btf_is_struct(pt) ? "struct" : "union",
+			 btf__name_by_offset(btf, pt->name_off));
+	} else if (btf_is_int(pt)) {
+		char inner[16];
+
+		btf_describe(btf, id, inner, sizeof(inner));
+		snprintf(out, n, "ptr:%s", inner);
+	} else {
+		snprintf(out, n, "ptr");
+	}
+}
+
+static int real_btf_proto(const struct kfacts *f, const char *name,
+			  struct fn_proto *proto)
+{
+	const struct kfacts_priv *p = f->priv;
+	const struct btf_type *fn, *fp;
+	const struct btf_param *prm;
+	int id;
+
+	if (!p->btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(p->btf, name, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	fn = btf__type_by_id(p->btf, id);
+	fp = btf__type_by_id(p->btf, fn->type);
+	if (!fp || !btf_is_func_proto(fp))
+		return -ENOENT;
+	memset(proto, 0, sizeof(*proto));
+	proto->nargs = btf_vlen(fp);
+	prm = btf_params(fp);
+	for (int i = 0; i < proto->nargs && i < FN_MAX_ARGS; i++)
+		btf_describe(p->btf, prm[i].type, proto->arg[i],
+			     sizeof(proto->arg[i]));
+	btf_describe(p->btf, fp->type, proto->ret, sizeof(proto->ret));
+	return 0;
+}
+
+static int kallsyms_load(struct kfacts_priv *p)
+{
+	char line[512], name[256], type;
+	size_t cap = 0;
+	unsigned long long addr;
+	FILE *fp;
+
+	fp = fopen("/proc/kallsyms", "re");
+	if (!fp)
+		return -errno;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (p->nsyms == cap) {
+			char **n;
+
+			cap = cap ? cap * 2 : 65536;
+			n = realloc(p->syms, cap * sizeof(*n));
+			if (!n)
+				break;
+			p->syms = n;
+		}
+		p->syms[p->nsyms] = strdup(name);
+		if (p->syms[p->nsyms])
+			p->nsyms++;
+	}
+	fclose(fp);
+	qsort(p->syms, p->nsyms, sizeof(char *), cmp_str);
+	return 0;
+}
+
+/* Whole file into a "\nline\n..." string; NULL if unreadable. */
+static char *blacklist_load(void)
+{
+	char line[512], name[256];
+	unsigned long long a, b;
+	size_t len = 1, cap = 4096;
+	char *buf = NULL;
+	FILE *fp = NULL;
+
+	/* Readable only with debugfs mounted; otherwise assume none. */
+	fp = fopen("/sys/kernel/debug/kprobes/blacklist", "re");
+	if (!fp)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf)
+		goto out;
+	strcpy(buf, "\n");
+	/* Lines are "0xstart-0xend\tname". */
+	while (fgets(line, sizeof(line), fp)) {
+		size_t l;
+
+		if (sscanf(line, "0x%llx-0x%llx %255s", &a, &b, name) != 3)
+			continue;
+		l = strlen(name);
+		if (len + l + 2 > cap) {
+			char *nb;
+
+			cap = (cap + l) * 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		memcpy(buf + len, name, l);
+		len += l;
+		buf[len++] = '\n';
+		buf[len] = '\0';
+	}
+out:
+	fclose(fp);
+	return buf;
+}
+
+/* CONFIG_KPROBES from /proc/config.gz or /boot/config-*, else the PMU. */
+static void kprobes_config(struct kfacts *f)
+{
+	char path[256], line[256];
+	gzFile gz;
+	int found = -1;
+
+	gz = gzopen("/proc/config.gz", "rb");
+	if (!gz) {
+		snprintf(path, sizeof(path), "/boot/config-%s", f->release);
+		gz = gzopen(path, "rb");
+	}
+	if (gz) {
+		while (gzgets(gz, line, sizeof(line))) {
+			if (!strcmp(line, "CONFIG_KPROBES=y\n"))
+				found = 1;
+			else if (!strcmp(line, "# CONFIG_KPROBES is not set\n"))
+				found = 0;
+		}
+		gzclose(gz);
+	}
+	if (found < 0 && !access("/sys/bus/event_source/devices/kprobe/type",
+				 F_OK))
+		found = 1;
+	f->kprobes = found;
+	if (found == 0)
+		snprintf(f->kprobes_why, sizeof(f->kprobes_why),
+			 "CONFIG_KPROBES is not set in this kernel");
+	else if (found < 0)
+		snprintf(f->kprobes_why, sizeof(f->kprobes_why),
+			 "kernel config unreadable and no kprobe PMU in "
+			 "/sys/bus/event_source/devices");
+}
+
+static int read_lockdown_file(const char *path, char *out, size_t n)
+{
+	char buf[128], *l, *r;
+	FILE *fp = fopen(path, "re");
+
+	if (!fp)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), fp)) {
+		fclose(fp);
+		return -EIO;
+	}
+	fclose(fp);
+	/* "none [integrity] confidentiality": the bracketed one is active. */
+	l = strchr(buf, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (!l || !r)
+		return -EINVAL;
+	*r = '\0';
+	snprintf(out, n, "%s", l + 1);
+	return 0;
+}
+
+/* securityfs may not be mounted; mount it privately just to read. */
+static void lockdown_load(struct kfacts *f)
+{
+	char dir[] = "/tmp/folioscope-secfs-XXXXXX", path[64];
+
+	snprintf(f->lockdown, sizeof(f->lockdown), "?");
+	if (!read_lockdown_file("/sys/kernel/security/lockdown", f->lockdown,
+				sizeof(f->lockdown)))
+		return;
+	if (!mkdtemp(dir))
+		return;
+	if (!mount("securityfs", dir, "securityfs", MS_RDONLY, NULL)) {
+		snprintf(path, sizeof(path), "%s/lockdown", dir);
+		if (read_lockdown_file(path, f->lockdown, sizeof(f->lockdown)))
+			snprintf(f->lockdown, sizeof(f->lockdown),
+				 "none (no lockdown LSM)");
+		umount2(dir, MNT_DETACH);
+	}
+	rmdir(dir);
+}
+
+int kfacts__load(struct kfacts *f)
+{
+	struct kfacts_priv *p;
+	struct utsname u;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	f->priv = p;
+	f->has_symbol = real_has_symbol;
+	f->find_clone = real_find_clone;
+	f->btf_proto = real_btf_proto;
+	f->kprobe_blacklisted = real_blacklisted;
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	f->has_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+	if (f->has_btf) {
+		p->btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(p->btf))
+			p->btf = NULL;
+	}
+	err = kallsyms_load(p);
+	if (err) {
+		fprintf(stderr, "folioscope: cannot read '/proc/kallsyms': %s\n",
+			strerror(-err));
+		return err;
+	}
+	p->blacklist = blacklist_load();
+	kprobes_config(f);
+	lockdown_load(f);
+	return 0;
+}
+
+void kfacts__free(struct kfacts *f)
+{
+	struct kfacts_priv *p = f->priv;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nsyms; i++)
+		free(p->syms[i]);
+	free(p->syms);
+	free(p->blacklist);
+	btf__free(p->btf);
+	free(p);
+	f->priv = NULL;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Attach planning: kernel facts in, an ordered plan with reasons out.
+ * Pure logic over a facts interface, so tests feed it fake kernels.
+ */
+#ifndef FS_PLAN_H
+#define FS_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "model/model.h"
+
+#define FN_MAX_ARGS 12
+
+/* A BTF prototype reduced to what the handlers depend on. */
+struct fn_proto {
+	int nargs;
+	/* "s64", "u64", "u32", "bool", "ptr:s64", "ptr:bool",
+	 * "ptr:struct NAME", "ptr:void", "ptr", "other" */
+	char arg[FN_MAX_ARGS][48];
+	char ret[48];
+};
+
+struct kfacts {
+	char release[128];
+	bool has_btf;      /* /sys/kernel/btf/vmlinux */
+	char lockdown[32]; /* "none", "integrity", "confidentiality", "?" */
+	int kprobes;       /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
+	char kprobes_why[160];
+	/* A text symbol of that exact name exists (kallsyms). */
+	bool (*has_symbol)(const struct kfacts *f, const char *name);
+	/* A compiler-renamed clone (name.constprop.N, .isra.N, .part.N,
+	 * .llvm.N): copies its name to out and returns true. */
+	bool (*find_clone)(const struct kfacts *f, const char *name, char *out,
+			   size_t n);
+	/* BTF func prototype; -ENOENT when there is no BTF func. */
+	int (*btf_proto)(const struct kfacts *f, const char *name,
+			 struct fn_proto *p);
+	/* Listed in the kprobe blacklist. */
+	bool (*kprobe_blacklisted)(const struct kfacts *f, const char *name);
+	void *priv;
+};
+
+enum plan_mode { PLAN_AUTO, PLAN_FENTRY, PLAN_KPROBE };
+enum plan_mech { MECH_FENTRY, MECH_KPROBE };
+
+/* Which BPF handler flavour a step uses. */
+enum plan_role {
+	ROLE_FUNC,   /* the function itself, arguments read */
+	ROLE_CALLER, /* a caller carrying the same arguments */
+	ROLE_CLONE,  /* renamed clone: timing only */
+};
+
+struct plan_step {
+	enum plan_mech mech;
+	enum plan_role role;
+	char symbol[128];
+	int handler; /* target-specific handler id, see PLAN_H_* */
+	bool available; /* static facts allow it */
+	char why[320];  /* why not available, or what it measures */
+	bool tried;
+	int err;            /* result of trying: 0 attached, -errno */
+	char err_msg[256];
+};
+
+/* Handler ids: which set of BPF programs serves a step. */
+enum {
+	PLAN_H_DD_CMP,
+	PLAN_H_DD_PREP,
+	PLAN_H_DD_ONE,
+	PLAN_H_DD_CLONE,
+	PLAN_H_SH_READ,
+	PLAN_H_SH_COPY,  /* sub-probe: copies to user space */
+	PLAN_H_DD_FOLIO, /* sub-probe: folios read by the compare */
+};
+
+#define PLAN_MAX_STEPS 16
+
+struct plan {
+	enum fs_target target;
+	const char *function;
+	bool inlined;    /* no symbol of its own */
+	char clone[128]; /* renamed clone found, or "" */
+	int nsteps;
+	struct plan_step step[PLAN_MAX_STEPS];
+	int chosen; /* index of the step in use, -1 if none */
+};
+
+int plan__parse_mode(const char *s, enum plan_mode *m);
+const char *plan__mode_name(enum plan_mode m);
+const char *plan__mech_name(enum plan_mech m);
+
+/* Build the ordered candidate steps for a target under a mode. */
+void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
+		 struct plan *p);
+/* First available step at or after index from, or -1. */
+int plan__next(const struct plan *p, int from);
+/* Check a prototype against a handler's expectations; on mismatch write
+ * why and return false. */
+bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
+		    size_t n);
+/* One-line summary of why the chosen step was picked (for reports). */
+void plan__reason(const struct plan *p, char *out, size_t n);
+
+/* Gather the running kernel's facts (kallsyms, BTF, config, lockdown). */
+int kfacts__load(struct kfacts *f);
+void kfacts__free(struct kfacts *f);
+
+#endif /* FS_PLAN_H */

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Carry out attach plans; read the per-CPU histogram maps. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "probe.h"
+#include "dedupe.skel.h"
+#include "shmem.skel.h"
+
+#define PROBE_MAX_LINKS 4
+
+struct probe {
+	enum fs_target target;
+	void *skel;
+	struct bpf_object *obj;
+	struct bpf_map *stats;
+	struct bpf_link *link[PROBE_MAX_LINKS];
+	int nlinks;
+	/* Sub-probe (folios / copies) that could not be used, and why. */
+	bool sub_missing;
+	char sub_why[256];
+};
+
+/* BPF programs serving one (handler, mechanism) pair. */
+struct progset {
+	const char *entry, *exit;
+	const char *sub;      /* sub-probe program, NULL if none */
+	bool sub_ret;         /* sub-probe is a return probe */
+};
+
+static const struct progset *progset__get(int handler, enum plan_mech m)
+{
+	static const struct progset sets[][2] = {
+		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", "fexit_folio", true },
+				    { "kprobe_cmp", "kretprobe_any", "kretprobe_folio", true } },
+		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", "fexit_folio", true },
+				     { "kprobe_prep", "kretprobe_any", "kretprobe_folio", true } },
+		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", "fexit_folio", true },
+				    { "kprobe_one", "kretprobe_any", "kretprobe_folio", true } },
+		[PLAN_H_DD_CLONE] = { { NULL, NULL, NULL, false },
+				      { "kprobe_clone", "kretprobe_any", NULL, false } },
+		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", "fentry_copy", false },
+				     { "kprobe_read", "kretprobe_read", "kprobe_copy", false } },
+	};
+
+	return &sets[handler][m];
+}
+
+static void skel__destroy(enum fs_target t, void *skel)
+{
+	if (t == FS_TGT_DEDUPE)
+		dedupe_bpf__destroy(skel);
+	else
+		shmem_bpf__destroy(skel);
+}
+
+/* Open the target's skeleton with every program off and filters set. */
+static int probe__open(struct probe *pr, const struct probe_opts *o)
+{
+	struct bpf_program *prog;
+	__u64 psize = (__u64)sysconf(_SC_PAGESIZE);
+
+	if (pr->target == FS_TGT_DEDUPE) {
+		struct dedupe_bpf *s = dedupe_bpf__open();
+
+		if (!s)
+			return -errno;
+		s->rodata->filter_tgid = o->filter_tgid;
+		s->rodata->page_size = psize;
+		pr->skel = s;
+		pr->obj = s->obj;
+		pr->stats = s->maps.stats;
+	} else {
+		struct shmem_bpf *s = shmem_bpf__open();
+
+		if (!s)
+			return -errno;
+		s->rodata->filter_tgid = o->filter_tgid;
+		s->rodata->page_size = psize;
+		pr->skel = s;
+		pr->obj = s->obj;
+		pr->stats = s->maps.stats;
+	}
+	bpf_object__for_each_program(prog, pr->obj)
+		bpf_program__set_autoload(prog, false);
+	return 0;
+}
+
+/* Function the sub-probe attaches to, checked against BTF; NULL if none. */
+static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
+			       char *why, size_t n)
+{
+	static const char *const dd[] = { "read_cache_folio", "read_cache_page" };
+	static const char *const sh[] = { "copy_page_to_iter" };
+	const char *const *c = t == FS_TGT_DEDUPE ? dd : sh;
+	size_t nc = t == FS_TGT_DEDUPE ? 2 : 1;
+	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_COPY;
+	struct fn_proto proto;
+
+	snprintf(why, n, "no symbol %s", c[0]);
+	for (size_t i = 0; i < nc; i++) {
+		if (!f->has_symbol(f, c[i])) {
+			snprintf(why, n, "no symbol '%s'", c[i]);
+			continue;
+		}
+		if (f->btf_proto(f, c[i], &proto)) {
+			snprintf(why, n, "no BTF func '%s'", c[i]);
+			continue;
+		}
+		if (!plan__proto_ok(handler, &proto, why, n))
+			continue;
+		return c[i];
+	}
+	return NULL;
+}
+
+static int prog__enable(struct probe *pr, const char *name,
+			enum plan_mech m, const char *sym)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(pr->obj,
+								    name);
+
+	if (!prog)
+		return -ENOENT;
+	bpf_program__set_autoload(prog, true);
+	if (m == MECH_FENTRY)
+		return bpf_program__set_attach_target(prog, 0, sym);
+	return 0;
+}
+
+static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
+			bool retprobe, const char *sym)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(pr->obj,
+								    name);
+	struct bpf_link *l;
+
+	if (m == MECH_FENTRY)
+		l = bpf_program__attach(prog);
+	else
+		l = bpf_program__attach_kprobe(prog, retprobe, sym);
+	if (!l)
+		return -errno;
+	pr->link[pr->nlinks++] = l;
+	return 0;
+}
+
+static void probe__close(struct probe *pr)
+{
+	for (int i = 0; i < pr->nlinks; i++)
+		bpf_link__destroy(pr->link[i]);
+	pr->nlinks = 0;
+	if (pr->skel)
+		skel__destroy(pr->target, pr->skel);
+	pr->skel = NULL;
+	pr->obj = NULL;
+}
+
+/*
+ * One try of one step: open, enable its programs (with the sub-probe if
+ * with_sub), load, attach. On failure everything is closed again and
+ * what failed is written to msg.
+ */
+static int probe__try(struct probe *pr, const struct plan_step *s,
+		      const char *sub_sym, const struct probe_opts *o,
+		      char *msg, size_t n)
+{
+	const struct progset *ps = progset__get(s->handler, s->mech);
+	const char *what = "open";
+	int err;
+
+	err = probe__open(pr, o);
+	if (err)
+		goto fail;
+	what = "prepare";
+	err = prog__enable(pr, ps->entry, s->mech, s->symbol);
+	if (!err)
+		err = prog__enable(pr, ps->exit, s->mech, s->symbol);
+	if (!err && sub_sym)
+		err = prog__enable(pr, ps->sub, s->mech, sub_sym);
+	if (err)
+		goto fail;
+	what = "load";
+	err = bpf_object__load(pr->obj);
+	if (err)
+		goto fail;
+	if (o->load_only)
+		return 0;
+	what = "attach";
+	err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
+	if (!err)
+		err = prog__attach(pr, ps->exit, s->mech, true, s->symbol);
+	if (!err && sub_sym)
+		err = prog__attach(pr, ps->sub, s->mech, ps->sub_ret, sub_sym);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	/* 524 is the kernel's ENOTSUPP, which has no user-space name. */
+	if (err == -524)
+		snprintf(msg, n,
+			 "%s failed: error 524 (ENOTSUPP)%s", what,
+			 s->mech == MECH_FENTRY ?
+				 ": the BPF trampoline cannot take this "
+				 "function (more than 6 arguments on this kernel?)" : "");
+	else
+		snprintf(msg, n, "%s failed: %s", what, strerror(-err));
+	probe__close(pr);
+	return err;
+}
+
+/* Try a step with its sub-probe, then without it. */
+static int probe__step(const struct kfacts *f, struct probe *pr,
+		       struct plan_step *s, const struct probe_opts *o)
+{
+	const struct progset *ps = progset__get(s->handler, s->mech);
+	char subwhy[256] = "", msg[256];
+	const char *sub_sym = NULL;
+	int err;
+
+	pr->sub_missing = false;
+	if (ps->sub) {
+		sub_sym = sub__symbol(f, pr->target, subwhy, sizeof(subwhy));
+		if (sub_sym) {
+			err = probe__try(pr, s, sub_sym, o, msg, sizeof(msg));
+			if (!err)
+				goto done;
+			snprintf(subwhy, sizeof(subwhy), "%s on %s: %s",
+				 plan__mech_name(s->mech), sub_sym, msg);
+		}
+		pr->sub_missing = true;
+		snprintf(pr->sub_why, sizeof(pr->sub_why), "%s", subwhy);
+	}
+	err = probe__try(pr, s, NULL, o, s->err_msg, sizeof(s->err_msg));
+done:
+	s->tried = true;
+	s->err = err;
+	if (!err)
+		snprintf(s->err_msg, sizeof(s->err_msg), "attached");
+	return err;
+}
+
+int probe__attach(const struct kfacts *f, struct plan *p,
+		  const struct probe_opts *o, struct probe **out)
+{
+	struct probe *pr;
+	int err = -ENOENT;
+
+	*out = NULL;
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return -ENOMEM;
+	pr->target = p->target;
+	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
+		err = probe__step(f, pr, &p->step[i], o);
+		if (!err) {
+			p->chosen = i;
+			*out = pr;
+			return 0;
+		}
+	}
+	free(pr);
+	return err;
+}
+
+void probe__try_all(const struct kfacts *f, struct plan *p,
+		    const struct probe_opts *o)
+{
+	struct probe pr;
+
+	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
+		memset(&pr, 0, sizeof(pr));
+		pr.target = p->target;
+		if (!probe__step(f, &pr, &p->step[i], o)) {
+			if (p->chosen < 0)
+				p->chosen = i;
+			probe__close(&pr);
+		}
+	}
+}
+
+/* Histograms a step cannot measure, with the reason. */
+static void probe__mark_unmeasured(const struct probe *pr,
+				   const struct plan_step *s,
+				   struct fs_report *r)
+{
+	enum fs_target t = pr->target;
+	struct fs_target_report *tr = &r->target[t];
+	char why[320];
+
+	if (s->role == ROLE_CLONE) {
+		snprintf(why, sizeof(why),
+			 "attached to renamed clone %s, whose arguments are "
+			 "not read (calling convention may differ)", s->symbol);
+		for (int h = 0; h < tr->nhists; h++)
+			if (h != FS_DD_LATENCY)
+				model__not_measured(r, t, h, why);
+		return;
+	}
+	if (!pr->sub_missing)
+		return;
+	snprintf(why, sizeof(why), "sub-probe unavailable: %s", pr->sub_why);
+	if (t == FS_TGT_DEDUPE) {
+		model__not_measured(r, t, FS_DD_FOLIO_SIZE, why);
+	} else {
+		model__not_measured(r, t, FS_SH_FOLIO_SIZE, why);
+		model__not_measured(r, t, FS_SH_COPY_BYTES, why);
+	}
+}
+
+int probe__collect(const struct probe *pr, const struct plan *p,
+		   struct fs_report *r)
+{
+	const struct plan_step *s = &p->step[p->chosen];
+	struct fs_attach_info *ai = &r->target[pr->target].attach;
+	int ncpu = libbpf_num_possible_cpus();
+	struct fs_stats *vals;
+	__u32 key = 0;
+	int err;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map__lookup_elem(pr->stats, &key, sizeof(key), vals,
+				   sizeof(*vals) * ncpu, 0);
+	if (err) {
+		err = -errno;
+		fprintf(stderr, "folioscope: cannot read map 'stats': %s\n",
+			strerror(errno));
+		goto cleanup;
+	}
+	model__enable(r, pr->target, true);
+	for (int c = 0; c < ncpu; c++)
+		model__add_stats(r, pr->target, &vals[c]);
+	snprintf(ai->function, sizeof(ai->function), "%s", p->function);
+	snprintf(ai->symbol, sizeof(ai->symbol), "%s", s->symbol);
+	snprintf(ai->mechanism, sizeof(ai->mechanism), "%s",
+		 plan__mech_name(s->mech));
+	ai->inlined = p->inlined;
+	plan__reason(p, ai->reason, sizeof(ai->reason));
+	probe__mark_unmeasured(pr, s, r);
+cleanup:
+	free(vals);
+	return err;
+}
+
+void probe__destroy(struct probe *pr)
+{
+	if (!pr)
+		return;
+	probe__close(pr);
+	free(pr);
+}

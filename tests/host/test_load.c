@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host test: every kprobe-type program of both BPF objects passes the
+ * verifier, with CO-RE relocated against the running kernel's BTF.
+ * fentry/fexit programs are left out: loading them needs a kernel that
+ * allows tracing programs (checked in the VM tests instead).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <bpf/libbpf.h>
+#include "dedupe.skel.h"
+#include "shmem.skel.h"
+
+static int kprobe_only(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		bool kp = bpf_program__type(p) == BPF_PROG_TYPE_KPROBE;
+
+		bpf_program__set_autoload(p, kp);
+		n += kp;
+	}
+	return n;
+}
+
+static void test_dedupe_loads(void **state)
+{
+	struct dedupe_bpf *s = dedupe_bpf__open();
+
+	assert_non_null(s);
+	s->rodata->filter_tgid = (__u32)getpid();
+	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio */
+	assert_int_equal(kprobe_only(s->obj), 6);
+	assert_int_equal(dedupe_bpf__load(s), 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_prep) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_folio) >= 0);
+	dedupe_bpf__destroy(s);
+}
+
+static void test_shmem_loads(void **state)
+{
+	struct shmem_bpf *s = shmem_bpf__open();
+
+	assert_non_null(s);
+	/* kprobe_read, kretprobe_read, kprobe_copy */
+	assert_int_equal(kprobe_only(s->obj), 3);
+	assert_int_equal(shmem_bpf__load(s), 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_copy) >= 0);
+	shmem_bpf__destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dedupe_loads),
+		cmocka_unit_test(test_shmem_loads),
+	};
+
+	if (geteuid()) {
+		print_message("skipped: loading BPF programs needs root\n");
+		return 0;
+	}
+	return cmocka_run_group_tests_name("host-load", tests, NULL, NULL);
+}
