@@ -25,6 +25,8 @@ LIB_OBJS := $(filter-out $(OUT)/obj/cli/%,$(APP_OBJS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
+HOST_SRCS := $(wildcard tests/host/test_*.c)
+HOST_BINS := $(patsubst tests/host/%.c,$(OUT)/host-tests/%,$(HOST_SRCS))
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
@@ -68,17 +70,22 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $^ -lcmocka $(LDLIBS)
 
+$(OUT)/host-tests/%: tests/host/%.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS)
+
 $(OUT):
 	$(Q)mkdir -p $@
 
 unit: $(UNIT_BINS)
-	$(Q)tests/run-unit.sh $(UNIT_BINS)
+	$(Q)tests/check.sh unit
 
 # All tests: unit, host (BPF load against the running kernel), VM.
-check: folioscope $(UNIT_BINS)
+check: folioscope $(UNIT_BINS) $(HOST_BINS)
 	$(Q)tests/check.sh
 
-test-host: folioscope
+test-host: folioscope $(HOST_BINS)
 	$(Q)tests/check.sh host
 
 test-vm: folioscope

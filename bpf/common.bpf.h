@@ -39,12 +39,21 @@ static __always_inline bool filter__pass(void)
  * another on the same CPU; atomic adds keep the counts exact, which the
  * tests reconcile against the workload's own totals.
  */
+/*
+ * Hide a value from the optimiser so the mask after it survives: clang
+ * knows a slot is < FS_SLOTS and drops the mask, and older verifiers
+ * (6.1) then see an unbounded index.
+ */
+#define fs_opaque(x) asm volatile("" : "+r"(x))
+
 static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
 {
-	__u32 slot = fs_log2_slot(v) & (FS_SLOTS - 1);
+	__u32 slot = fs_log2_slot(v);
 
-	if (h < 0 || h >= FS_MAX_HISTS)
-		return;
+	fs_opaque(slot);
+	slot &= FS_SLOTS - 1;
+	fs_opaque(h);
+	h &= FS_MAX_HISTS - 1;
 	__sync_fetch_and_add(&st->hist[h].slot[slot], 1);
 	__sync_fetch_and_add(&st->hist[h].sum, v);
 }
@@ -57,8 +66,9 @@ static __always_inline void hist__add_align(struct fs_stats *st, int h,
 
 static __always_inline void counter__inc(struct fs_stats *st, int c)
 {
-	if (c >= 0 && c < FS_MAX_COUNTERS)
-		__sync_fetch_and_add(&st->counter[c], 1);
+	fs_opaque(c);
+	c &= FS_MAX_COUNTERS - 1;
+	__sync_fetch_and_add(&st->counter[c], 1);
 }
 
 /* Older layouts of struct folio / struct page, matched by CO-RE. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "commands.h"
+#include "common.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 
@@ -36,14 +37,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'm':
 		if (plan__parse_mode(arg, &a->mode))
-			argp_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
+			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
 				   arg);
 		break;
 	case 'v':
 		fs_verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s'", arg);
+		cli__usage_error(st, "unexpected argument '%s'", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

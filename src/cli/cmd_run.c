@@ -70,7 +70,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FS:
 		if (strcmp(arg, "btrfs") && strcmp(arg, "xfs"))
-			argp_error(st, "unknown --fs '%s' (btrfs, xfs)", arg);
+			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)", arg);
 		a->w.fs = arg;
 		break;
 	case OPT_DIR:
@@ -79,7 +79,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_HUGE:
 		if (strcmp(arg, "always") && strcmp(arg, "never") &&
 		    strcmp(arg, "within_size") && strcmp(arg, "advise"))
-			argp_error(st, "unknown --huge '%s'", arg);
+			cli__usage_error(st, "unknown --huge '%s'", arg);
 		a->w.huge = arg;
 		break;
 	case OPT_RANGE:
@@ -87,7 +87,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_BS:
 	case OPT_COUNT:
 		if (parse_size(arg, &v))
-			argp_error(st, "invalid size '%s'", arg);
+			cli__usage_error(st, "invalid size '%s'", arg);
 		if (key == OPT_RANGE)
 			a->w.range = v;
 		else if (key == OPT_SIZE)
@@ -95,21 +95,21 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		else if (key == OPT_BS)
 			a->w.bs = v;
 		else if (v > 1000000)
-			argp_error(st, "--count %s is too large", arg);
+			cli__usage_error(st, "--count %s is too large", arg);
 		else
 			a->w.count = (unsigned int)v;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->workload)
-			argp_error(st, "one workload at a time");
+			cli__usage_error(st, "one workload at a time");
 		if (strcmp(arg, "dedupe") && strcmp(arg, "shmem-read"))
-			argp_error(st, "unknown workload '%s' (dedupe, shmem-read)",
+			cli__usage_error(st, "unknown workload '%s' (dedupe, shmem-read)",
 				   arg);
 		a->workload = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->workload)
-			argp_error(st, "which workload? (dedupe, shmem-read)");
+			cli__usage_error(st, "which workload? (dedupe, shmem-read)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -36,7 +36,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		a->cmd = st->argv + st->next;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(st, "unexpected argument '%s' (put a command after --)",
+		cli__usage_error(st, "unexpected argument '%s' (put a command after --)",
 			   arg);
 		break;
 	default:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -26,13 +27,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 't':
 		if (strcmp(arg, "all") && model__target_from_name(arg) < 0)
-			argp_error(st, "unknown target '%s' (dedupe, shmem, all)",
+			cli__usage_error(st, "unknown target '%s' (dedupe, shmem, all)",
 				   arg);
 		c->targets = arg;
 		break;
 	case 'm':
 		if (plan__parse_mode(arg, &c->mode))
-			argp_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
+			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
 				   arg);
 		break;
 	case 'j':
@@ -42,7 +43,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		errno = 0;
 		c->duration = strtod(arg, &end);
 		if (errno || *end || c->duration <= 0)
-			argp_error(st, "invalid duration '%s'", arg);
+			cli__usage_error(st, "invalid duration '%s'", arg);
 		break;
 	case 'v':
 		fs_verbose = true;
@@ -51,6 +52,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* One line, unlike argp_error's extra "Try --help" line. */
+	fprintf(stderr, "folioscope: %s: ", st->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
 }
 
 const struct argp common_argp = { options, parse, NULL, NULL, NULL, NULL,

@@ -18,6 +18,10 @@ extern const struct argp common_argp;
 /* The struct the child parser fills; set before argp_parse. */
 extern struct common_opts *common_opts_target;
 
+/* "folioscope: CMD: message" on one line, exit 2 (usage error). */
+void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
 /* Print the report and write JSON when asked; returns 0 or -errno. */
 int common__output(const struct common_opts *c, const struct fs_report *r);
 

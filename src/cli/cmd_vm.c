@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* folioscope vm: run "folioscope ARGS..." in a throwaway qemu guest. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "commands.h"
+#include "common.h"
+#include "vm/vm.h"
+
+enum {
+	OPT_KERNEL = 0x100, /* long-only: no short letters to collide with */
+	OPT_MODULES,
+	OPT_MEM,
+	OPT_CPUS,
+	OPT_TIMEOUT,
+};
+
+struct vm_args {
+	struct vm_opts o;
+	int argc;    /* the guest command: folioscope's own arguments */
+	char **argv;
+};
+
+static const struct argp_option options[] = {
+	{ "kernel", OPT_KERNEL, "BZIMAGE", 0,
+	  "boot BZIMAGE (default: Debian 12's cloud kernel, fetched once)", 0 },
+	{ "modules", OPT_MODULES, "DIR", 0,
+	  "take loop/btrfs/xfs from DIR/lib/modules/RELEASE/", 0 },
+	{ "mem", OPT_MEM, "MB", 0, "guest memory (default 2048)", 0 },
+	{ "cpus", OPT_CPUS, "N", 0, "guest CPUs (default 2)", 0 },
+	{ "timeout", OPT_TIMEOUT, "S", 0,
+	  "stop the guest after S seconds (default 900)", 0 },
+	{ "verbose", 'v', NULL, 0,
+	  "show the qemu command and the kernel console", 0 },
+	{},
+};
+
+static unsigned int parse_uint(const struct argp_state *st, const char *opt,
+			       const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > UINT_MAX || arg[0] == '-')
+		cli__usage_error(st, "invalid %s '%s'", opt, arg);
+	return v;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct vm_args *a = st->input;
+
+	switch (key) {
+	case OPT_KERNEL:
+		a->o.kernel = arg;
+		break;
+	case OPT_MODULES:
+		a->o.modules = arg;
+		break;
+	case OPT_MEM:
+		a->o.mem_mb = parse_uint(st, "--mem", arg);
+		break;
+	case OPT_CPUS:
+		a->o.cpus = parse_uint(st, "--cpus", arg);
+		break;
+	case OPT_TIMEOUT:
+		a->o.timeout_s = parse_uint(st, "--timeout", arg);
+		break;
+	case 'v':
+		a->o.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		/* The first non-option starts the guest command: its options
+		 * (-j, -d, ...) are folioscope's, not ours. ARGP_IN_ORDER
+		 * makes argp stop here instead of permuting them forward. */
+		a->argv = &st->argv[st->next - 1];
+		a->argc = st->argc - st->next + 1;
+		st->next = st->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->argc)
+			cli__usage_error(st, "missing the folioscope ARGS to run (e.g. vm -- trace -d 5)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp vm_argp = {
+	options, parse, "[--] ARGS...",
+	"Boot a kernel in qemu and run 'folioscope ARGS...' inside; its "
+	"output streams here and its exit status is ours.\vFiles named by "
+	"-j/--json/-o/--output in ARGS are written on this host. The default "
+	"kernel is cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
+	"or ~/.cache/folioscope.",
+	NULL, NULL, NULL,
+};
+
+int cmd_vm(int argc, char **argv)
+{
+	struct vm_args a = {};
+	int err;
+
+	argp_parse(&vm_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	err = vm__run(&a.o, a.argc, a.argv);
+	/* vm__run has printed the reason for a host-side failure. */
+	return err < 0 ? 1 : err;
+}

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * JSON reporter (schema folioscope/1) and its reader, with json-c.
+ * The reader accepts what the writer writes, so a report can be saved on
+ * one machine (or in the VM guest) and reported or compared elsewhere.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include "report/report.h"
+
+/* A report is a few hundred KiB at most; refuse to slurp anything huge. */
+#define JSON_MAX_INPUT (16u << 20)
+
+#define JSON_FLAGS                                                   \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |           \
+	 JSON_C_TO_STRING_NOSLASHESCAPE)
+
+#define JSTR(field) jstr(field, sizeof(field))
+
+static const char *kind_name(enum fs_hist_kind kind)
+{
+	return kind == FS_KIND_ALIGN ? "align" : "log2";
+}
+
+static int counter_of(const struct fs_target_report *tr, const char *name)
+{
+	for (int c = 0; c < tr->ncounters; c++)
+		if (!strcmp(tr->counter_spec[c].name, name))
+			return c;
+	return -1;
+}
+
+static int hist_of(const struct fs_target_report *tr, const char *name)
+{
+	for (int i = 0; i < tr->nhists; i++)
+		if (!strcmp(tr->hist[i].spec->name, name))
+			return i;
+	return -1;
+}
+
+/* ---- writer ---- */
+
+/*
+ * Builder state: json-c can fail to allocate anywhere, so every insertion
+ * goes through put()/push(), which record the failure instead of making
+ * each call site check it.
+ */
+struct builder {
+	bool oom;
+};
+
+/* Fixed-size model strings: never read past the array, even unterminated. */
+static struct json_object *jstr(const char *s, size_t cap)
+{
+	return json_object_new_string_len(s, (int)strnlen(s, cap));
+}
+
+/* Add v to object o under key; returns v, or NULL (v freed) on failure. */
+static struct json_object *put(struct builder *b, struct json_object *o,
+			       const char *key, struct json_object *v)
+{
+	if (o && v && !json_object_object_add(o, key, v))
+		return v;
+	json_object_put(v);
+	b->oom = true;
+	return NULL;
+}
+
+static struct json_object *push(struct builder *b, struct json_object *arr,
+				struct json_object *v)
+{
+	if (arr && v && !json_object_array_add(arr, v))
+		return v;
+	json_object_put(v);
+	b->oom = true;
+	return NULL;
+}
+
+static void hist_to_json(struct builder *b, struct json_object *hists,
+			 const struct fs_histogram *h)
+{
+	const struct fs_hist_spec *sp = h->spec;
+	struct json_object *o, *arr, *e;
+	struct fs_bucket bk;
+	int first, last;
+
+	o = put(b, hists, sp->name, json_object_new_object());
+	put(b, o, "unit", json_object_new_string(sp->unit));
+	put(b, o, "kind", json_object_new_string(kind_name(sp->kind)));
+	put(b, o, "measured", json_object_new_boolean(h->measured));
+	if (!h->measured) {
+		/* No count/sum/buckets: zeros would read as "nothing seen". */
+		put(b, o, "why", JSTR(h->why));
+		return;
+	}
+	put(b, o, "count", json_object_new_uint64(h->count));
+	put(b, o, "sum", json_object_new_uint64(h->sum));
+	arr = put(b, o, "buckets", json_object_new_array());
+	if (!model__range(h, &first, &last))
+		return;
+	for (int s = first; s <= last; s++) {
+		model__bucket(h, s, &bk);
+		e = push(b, arr, json_object_new_object());
+		put(b, e, "lo", json_object_new_uint64(bk.lo));
+		put(b, e, "hi", json_object_new_uint64(bk.hi));
+		put(b, e, "count", json_object_new_uint64(bk.count));
+	}
+}
+
+static void target_to_json(struct builder *b, struct json_object *targets,
+			   const struct fs_target_report *tr)
+{
+	static const char *const top[] = { "calls", "errors" };
+	const struct fs_attach_info *a = &tr->attach;
+	struct json_object *t, *o;
+	int c;
+
+	t = put(b, targets, tr->name, json_object_new_object());
+	o = put(b, t, "attach", json_object_new_object());
+	put(b, o, "function", JSTR(a->function));
+	put(b, o, "symbol", JSTR(a->symbol));
+	put(b, o, "mechanism", JSTR(a->mechanism));
+	put(b, o, "inlined", json_object_new_boolean(a->inlined));
+	put(b, o, "reason", JSTR(a->reason));
+	/* calls/errors also at the top for quick jq queries. */
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		c = counter_of(tr, top[i]);
+		if (c >= 0)
+			put(b, t, top[i],
+			    json_object_new_uint64(tr->counter[c]));
+	}
+	o = put(b, t, "counters", json_object_new_object());
+	for (c = 0; c < tr->ncounters; c++)
+		put(b, o, tr->counter_spec[c].name,
+		    json_object_new_uint64(tr->counter[c]));
+	o = put(b, t, "histograms", json_object_new_object());
+	for (int i = 0; i < tr->nhists; i++)
+		hist_to_json(b, o, &tr->hist[i]);
+}
+
+static void workload_to_json(struct builder *b, struct json_object *root,
+			     const struct fs_report *r)
+{
+	struct json_object *w;
+
+	w = put(b, root, "workload", json_object_new_object());
+	put(b, w, "name", JSTR(r->workload_name));
+	for (int i = 0; i < r->nkv; i++) {
+		const struct fs_kv *kv = &r->kv[i];
+
+		/* "name" is the workload's own name in this schema. */
+		if (!strcmp(kv->key, "name"))
+			continue;
+		if (kv->type == FS_KV_U64)
+			put(b, w, kv->key, json_object_new_uint64(kv->u));
+		else
+			put(b, w, kv->key, JSTR(kv->s));
+	}
+}
+
+struct json_object *report__to_json(const struct fs_report *r)
+{
+	struct builder b = { .oom = false };
+	struct json_object *root, *o;
+
+	root = json_object_new_object();
+	if (!root)
+		return NULL;
+	put(&b, root, "schema", json_object_new_string(FS_REPORT_SCHEMA));
+	o = put(&b, root, "tool", json_object_new_object());
+	put(&b, o, "version", JSTR(r->tool_version));
+	o = put(&b, root, "host", json_object_new_object());
+	put(&b, o, "kernel", JSTR(r->kernel));
+	put(&b, o, "machine", JSTR(r->machine));
+	put(&b, o, "page_size", json_object_new_uint64(r->page_size));
+	o = put(&b, root, "targets", json_object_new_object());
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (r->target[t].enabled)
+			target_to_json(&b, o, &r->target[t]);
+	/* No workload object at all when none ran. */
+	if (r->workload_name[0] || r->nkv)
+		workload_to_json(&b, root, r);
+	if (b.oom) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_stdout(const char *text)
+{
+	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
+	    fflush(stdout))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int report__json_write(const struct fs_report *r, const char *path)
+{
+	struct json_object *root;
+	bool have_tmp = false;
+	char *tmp = NULL;
+	const char *text;
+	int fd = -1, err;
+	mode_t mask;
+
+	root = report__to_json(r);
+	text = root ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
+	if (!text) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (!strcmp(path, "-")) {
+		errno = 0;
+		err = write_stdout(text);
+		goto cleanup;
+	}
+
+	/* Same directory as path, so rename() is atomic. */
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	have_tmp = true;
+	/*
+	 * mkstemp() creates 0600; a report is no secret and is often read by
+	 * a user after a root run, so give it the mode open() would have.
+	 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask)) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = write_all(fd, text, strlen(text));
+	if (!err)
+		err = write_all(fd, "\n", 1);
+	if (err)
+		goto cleanup;
+	/* Data on disk before the rename makes it visible. */
+	if (fsync(fd)) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = close(fd) ? -errno : 0;
+	fd = -1;
+	if (err)
+		goto cleanup;
+	if (rename(tmp, path)) {
+		err = -errno;
+		goto cleanup;
+	}
+	have_tmp = false;
+
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (have_tmp)
+		unlink(tmp);
+	if (err)
+		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
+			strerror(-err));
+	free(tmp);
+	json_object_put(root);
+	return err;
+}
+
+/* ---- reader ---- */
+
+struct reader {
+	/* First problem found, as "where: what"; later ones add nothing. */
+	char msg[512];
+};
+
+__attribute__((format(printf, 2, 3))) static int bad(struct reader *rd,
+						     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rd->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(rd->msg, sizeof(rd->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* Member key of o, which must exist and be of type type. */
+static int get(struct reader *rd, struct json_object *o, const char *where,
+	       const char *key, enum json_type type, struct json_object **out)
+{
+	if (!json_object_object_get_ex(o, key, out))
+		return bad(rd, "%s%s%s: missing", where, *where ? "." : "",
+			   key);
+	if (!json_object_is_type(*out, type))
+		return bad(rd, "%s%s%s: expected %s, got %s", where,
+			   *where ? "." : "", key, json_type_to_name(type),
+			   json_type_to_name(json_object_get_type(*out)));
+	return 0;
+}
+
+/* A JSON integer as __u64; negative values are not counts. */
+static int as_u64(struct reader *rd, struct json_object *v,
+		  const char *where, const char *key, __u64 *out)
+{
+	if (!json_object_is_type(v, json_type_int))
+		return bad(rd, "%s.%s: expected a non-negative integer", where,
+			   key);
+	/* get_int64 clamps values above INT64_MAX to it: still >= 0. */
+	if (json_object_get_int64(v) < 0)
+		return bad(rd, "%s.%s: negative value", where, key);
+	*out = json_object_get_uint64(v);
+	return 0;
+}
+
+static int get_u64(struct reader *rd, struct json_object *o,
+		   const char *where, const char *key, __u64 *out)
+{
+	struct json_object *v;
+	int err;
+
+	err = get(rd, o, where, key, json_type_int, &v);
+	return err ?: as_u64(rd, v, where, key, out);
+}
+
+/* A JSON string into a fixed model buffer; too long is an error, not a cut. */
+static int as_str(struct reader *rd, struct json_object *v,
+		  const char *where, const char *key, char *buf, size_t cap)
+{
+	const char *s = json_object_get_string(v);
+	size_t len = json_object_get_string_len(v);
+
+	if (len >= cap)
+		return bad(rd, "%s.%s: longer than %zu bytes", where, key,
+			   cap - 1);
+	if (memchr(s, '\0', len))
+		return bad(rd, "%s.%s: contains a NUL character", where, key);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+static int get_str(struct reader *rd, struct json_object *o,
+		   const char *where, const char *key, char *buf, size_t cap)
+{
+	struct json_object *v;
+	int err;
+
+	err = get(rd, o, where, key, json_type_string, &v);
+	return err ?: as_str(rd, v, where, key, buf, cap);
+}
+
+static int get_bool(struct reader *rd, struct json_object *o,
+		    const char *where, const char *key, bool *out)
+{
+	struct json_object *v;
+	int err;
+
+	err = get(rd, o, where, key, json_type_boolean, &v);
+	if (!err)
+		*out = json_object_get_boolean(v);
+	return err;
+}
+
+/* One bucket back into its slot; lo/hi must be exactly a model bucket. */
+static int parse_bucket(struct reader *rd, struct fs_histogram *h,
+			struct json_object *e, const char *where,
+			__u64 *seen, __u64 *total)
+{
+	struct fs_bucket want;
+	__u64 lo, hi, count;
+	int err, slot;
+
+	if (!json_object_is_type(e, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	err = get_u64(rd, e, where, "lo", &lo);
+	err = err ?: get_u64(rd, e, where, "hi", &hi);
+	err = err ?: get_u64(rd, e, where, "count", &count);
+	if (err)
+		return err;
+	slot = lo ? (int)fs_log2_slot(lo) : 0;
+	model__bucket(h, slot, &want);
+	if (want.lo != lo || want.hi != hi)
+		return bad(rd, "%s: [%llu, %llu] is not a bucket of %s "
+			       "histogram", where, (unsigned long long)lo,
+			   (unsigned long long)hi,
+			   h->spec->kind == FS_KIND_ALIGN ? "an align" :
+							    "a log2");
+	if (*seen & (1ULL << slot))
+		return bad(rd, "%s: bucket %llu listed twice", where,
+			   (unsigned long long)lo);
+	*seen |= 1ULL << slot;
+	if (*total + count < *total)
+		return bad(rd, "%s: counts overflow", where);
+	h->slot[slot] = count;
+	*total += count;
+	return 0;
+}
+
+static int parse_hist(struct reader *rd, struct fs_histogram *h,
+		      struct json_object *o, const char *where)
+{
+	const struct fs_hist_spec *sp = h->spec;
+	struct json_object *v, *arr;
+	char w[160];
+	__u64 count, sum, total = 0, seen = 0;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	err = get(rd, o, where, "unit", json_type_string, &v);
+	if (err)
+		return err;
+	if (strcmp(json_object_get_string(v), sp->unit))
+		return bad(rd, "%s.unit: '%s', expected '%s'", where,
+			   json_object_get_string(v), sp->unit);
+	err = get(rd, o, where, "kind", json_type_string, &v);
+	if (err)
+		return err;
+	if (strcmp(json_object_get_string(v), kind_name(sp->kind)))
+		return bad(rd, "%s.kind: '%s', expected '%s'", where,
+			   json_object_get_string(v), kind_name(sp->kind));
+	err = get_bool(rd, o, where, "measured", &h->measured);
+	if (err)
+		return err;
+
+	if (!h->measured) {
+		if (json_object_object_get_ex(o, "buckets", NULL))
+			return bad(rd, "%s: buckets in a histogram that was "
+				       "not measured", where);
+		return get_str(rd, o, where, "why", h->why, sizeof(h->why));
+	}
+
+	err = get_u64(rd, o, where, "count", &count);
+	err = err ?: get_u64(rd, o, where, "sum", &sum);
+	err = err ?: get(rd, o, where, "buckets", json_type_array, &arr);
+	if (err)
+		return err;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		snprintf(w, sizeof(w), "%s.buckets[%zu]", where, i);
+		err = parse_bucket(rd, h, json_object_array_get_idx(arr, i), w,
+				   &seen, &total);
+		if (err)
+			return err;
+	}
+	if (total != count)
+		return bad(rd, "%s: count %llu but buckets add up to %llu",
+			   where, (unsigned long long)count,
+			   (unsigned long long)total);
+	h->count = count;
+	h->sum = sum;
+	return 0;
+}
+
+static int parse_counters(struct reader *rd, struct fs_target_report *tr,
+			  struct json_object *o, const char *where)
+{
+	bool seen[FS_MAX_COUNTERS] = { false };
+	int c, err;
+
+	json_object_object_foreach(o, key, val)
+	{
+		c = counter_of(tr, key);
+		if (c < 0)
+			return bad(rd, "%s.%s: unknown counter", where, key);
+		err = as_u64(rd, val, where, key, &tr->counter[c]);
+		if (err)
+			return err;
+		seen[c] = true;
+	}
+	for (c = 0; c < tr->ncounters; c++)
+		if (!seen[c])
+			return bad(rd, "%s.%s: missing", where,
+				   tr->counter_spec[c].name);
+	return 0;
+}
+
+static int parse_hists(struct reader *rd, struct fs_target_report *tr,
+		       struct json_object *o, const char *where)
+{
+	bool seen[FS_MAX_HISTS] = { false };
+	char w[128];
+	int i, err;
+
+	json_object_object_foreach(o, key, val)
+	{
+		snprintf(w, sizeof(w), "%s.%s", where, key);
+		i = hist_of(tr, key);
+		if (i < 0)
+			return bad(rd, "%s: unknown histogram", w);
+		err = parse_hist(rd, &tr->hist[i], val, w);
+		if (err)
+			return err;
+		seen[i] = true;
+	}
+	/* A missing one would look like "no events": refuse instead. */
+	for (i = 0; i < tr->nhists; i++)
+		if (!seen[i])
+			return bad(rd, "%s.%s: missing", where,
+				   tr->hist[i].spec->name);
+	return 0;
+}
+
+static int parse_target(struct reader *rd, struct fs_target_report *tr,
+			struct json_object *o, const char *where)
+{
+	static const char *const top[] = { "calls", "errors" };
+	struct fs_attach_info *a = &tr->attach;
+	struct json_object *v;
+	char w[96];
+	__u64 u;
+	int c, err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	tr->enabled = true;
+
+	err = get(rd, o, where, "attach", json_type_object, &v);
+	if (err)
+		return err;
+	snprintf(w, sizeof(w), "%s.attach", where);
+	err = get_str(rd, v, w, "function", a->function, sizeof(a->function));
+	err = err ?: get_str(rd, v, w, "symbol", a->symbol, sizeof(a->symbol));
+	err = err ?: get_str(rd, v, w, "mechanism", a->mechanism,
+			     sizeof(a->mechanism));
+	err = err ?: get_bool(rd, v, w, "inlined", &a->inlined);
+	err = err ?: get_str(rd, v, w, "reason", a->reason, sizeof(a->reason));
+	if (err)
+		return err;
+
+	err = get(rd, o, where, "counters", json_type_object, &v);
+	if (err)
+		return err;
+	snprintf(w, sizeof(w), "%s.counters", where);
+	err = parse_counters(rd, tr, v, w);
+	if (err)
+		return err;
+	/* The top-level copies are redundant; they must at least agree. */
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		c = counter_of(tr, top[i]);
+		if (c < 0 || !json_object_object_get_ex(o, top[i], &v))
+			continue;
+		err = as_u64(rd, v, where, top[i], &u);
+		if (err)
+			return err;
+		if (u != tr->counter[c])
+			return bad(rd, "%s.%s: %llu disagrees with counters "
+				       "(%llu)", where, top[i],
+				   (unsigned long long)u,
+				   (unsigned long long)tr->counter[c]);
+	}
+
+	err = get(rd, o, where, "histograms", json_type_object, &v);
+	if (err)
+		return err;
+	snprintf(w, sizeof(w), "%s.histograms", where);
+	return parse_hists(rd, tr, v, w);
+}
+
+static int parse_workload(struct reader *rd, struct fs_report *r,
+			  struct json_object *o)
+{
+	static const char where[] = "workload";
+	struct fs_kv kv;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	err = get_str(rd, o, where, "name", r->workload_name,
+		      sizeof(r->workload_name));
+	if (err)
+		return err;
+	json_object_object_foreach(o, key, val)
+	{
+		if (!strcmp(key, "name"))
+			continue;
+		/* The model drops what does not fit; a reader must not. */
+		if (strlen(key) >= sizeof(kv.key))
+			return bad(rd, "%s.%s: key longer than %zu bytes",
+				   where, key, sizeof(kv.key) - 1);
+		if (r->nkv >= FS_MAX_KV)
+			return bad(rd, "%s: more than %d values", where,
+				   FS_MAX_KV);
+		if (json_object_is_type(val, json_type_int)) {
+			err = as_u64(rd, val, where, key, &kv.u);
+			if (!err)
+				model__kv_u64(r, key, kv.u);
+		} else if (json_object_is_type(val, json_type_string)) {
+			err = as_str(rd, val, where, key, kv.s, sizeof(kv.s));
+			if (!err)
+				model__kv_str(r, key, kv.s);
+		} else {
+			err = bad(rd, "%s.%s: expected integer or string",
+				  where, key);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_report(struct reader *rd, struct json_object *root,
+			struct fs_report *r)
+{
+	struct json_object *v, *targets;
+	char w[64];
+	int t, err;
+
+	if (!json_object_is_type(root, json_type_object))
+		return bad(rd, "top level: expected object, got %s",
+			   json_type_to_name(json_object_get_type(root)));
+	err = get(rd, root, "", "schema", json_type_string, &v);
+	if (err)
+		return err;
+	if (strcmp(json_object_get_string(v), FS_REPORT_SCHEMA))
+		return bad(rd, "schema '%s', expected '%s'",
+			   json_object_get_string(v), FS_REPORT_SCHEMA);
+
+	err = get(rd, root, "", "tool", json_type_object, &v);
+	err = err ?: get_str(rd, v, "tool", "version", r->tool_version,
+			     sizeof(r->tool_version));
+	err = err ?: get(rd, root, "", "host", json_type_object, &v);
+	err = err ?: get_str(rd, v, "host", "kernel", r->kernel,
+			     sizeof(r->kernel));
+	err = err ?: get_str(rd, v, "host", "machine", r->machine,
+			     sizeof(r->machine));
+	err = err ?: get_u64(rd, v, "host", "page_size", &r->page_size);
+	err = err ?: get(rd, root, "", "targets", json_type_object, &targets);
+	if (err)
+		return err;
+
+	json_object_object_foreach(targets, key, val)
+	{
+		snprintf(w, sizeof(w), "targets.%s", key);
+		t = model__target_from_name(key);
+		if (t < 0)
+			return bad(rd, "%s: unknown target", w);
+		err = parse_target(rd, &r->target[t], val, w);
+		if (err)
+			return err;
+	}
+
+	/* Absent when no workload ran. */
+	if (json_object_object_get_ex(root, "workload", &v))
+		return parse_workload(rd, r, v);
+	return 0;
+}
+
+/* Whole file into a NUL-terminated buffer (the tokener wants the NUL). */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	size_t cap = 0, len = 0;
+	char *buf = NULL, *nb;
+	int err = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (cap - len < 2) {
+			if (cap >= JSON_MAX_INPUT) {
+				err = -EFBIG;
+				goto cleanup;
+			}
+			cap = cap ? cap * 2 : 64 * 1024;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	buf = NULL;
+
+cleanup:
+	free(buf);
+	return err;
+}
+
+static int parse_text(struct reader *rd, const char *buf, size_t len,
+		      struct json_object **out)
+{
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	struct json_object *root;
+	size_t end;
+	int err = 0;
+
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	/* Trailing text is checked below, with a clearer message. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	/* len + 1: with the NUL the tokener knows a bare number has ended. */
+	root = json_tokener_parse_ex(tok, buf, (int)len + 1);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue || (!root && end >= len)) {
+		err = bad(rd, "malformed JSON: unexpected end of input");
+	} else if (!root || jerr != json_tokener_success) {
+		err = bad(rd, "malformed JSON at byte %zu: %s", end,
+			  json_tokener_error_desc(jerr));
+	} else {
+		/* The NUL we passed ends the text; anything before it counts. */
+		while (end < len && isspace((unsigned char)buf[end]))
+			end++;
+		if (end < len)
+			err = bad(rd, "malformed JSON: trailing data at byte "
+				      "%zu", end);
+	}
+	json_tokener_free(tok);
+	if (err)
+		json_object_put(root);
+	else
+		*out = root;
+	return err;
+}
+
+int report__json_read(const char *path, struct fs_report *r)
+{
+	struct reader rd = { .msg = "" };
+	struct json_object *root = NULL;
+	struct fs_report *tmp = NULL;
+	bool is_stdin = !strcmp(path, "-");
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, err;
+
+	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = read_all(fd, &buf, &len);
+	if (err)
+		goto cleanup;
+	err = parse_text(&rd, buf, len, &root);
+	if (err)
+		goto cleanup;
+	/* Build aside, so r stays as it was if the file is bad. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	model__init(tmp);
+	err = parse_report(&rd, root, tmp);
+	if (err)
+		goto cleanup;
+	memcpy(r, tmp, sizeof(*r));
+
+cleanup:
+	if (fd >= 0 && !is_stdin)
+		close(fd);
+	if (rd.msg[0])
+		fprintf(stderr, "folioscope: invalid report '%s': %s\n", path,
+			rd.msg);
+	else if (err)
+		fprintf(stderr, "folioscope: cannot read '%s': %s\n", path,
+			strerror(-err));
+	free(tmp);
+	free(buf);
+	json_object_put(root);
+	return err;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Text reporter: attach info, counters and bcc-style log2 bar histograms. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "report/report.h"
+
+#define BAR_WIDTH 40
+/* Same minimum label width as libbpf-tools, so the bars look familiar. */
+#define LABEL_MIN 10
+#define LABEL_LEN 32
+
+static const char *const byte_units[] = { "", "K", "M", "G", "T", "P", "E" };
+static const char *const ns_units[] = { "ns", "us", "ms", "s" };
+
+/*
+ * Bytes in binary units. Bucket edges are 2^k and 2^k - 1, so both print
+ * exactly ("4K", "8K-1"); other values (sums) get one decimal.
+ * Returns true when the text is not the plain number.
+ */
+static bool fmt_bytes(char *buf, size_t n, __u64 v)
+{
+	unsigned long long q;
+	__u64 u = 1;
+	int i = 0;
+
+	if (v < 1024) {
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		return false;
+	}
+	while (i < 6 && v >= u << 10) {
+		u <<= 10;
+		i++;
+	}
+	q = v / u;
+	if (v % u == 0) {
+		snprintf(buf, n, "%llu%s", q, byte_units[i]);
+	} else if (v % u == u - 1) {
+		/* 2^20 - 1 is "1M-1", not "1024K-1". */
+		q++;
+		if (q == 1024 && i < 6) {
+			q = 1;
+			i++;
+		}
+		snprintf(buf, n, "%llu%s-1", q, byte_units[i]);
+	} else {
+		snprintf(buf, n, "%.1f%s", (double)v / (double)u,
+			 byte_units[i]);
+	}
+	return true;
+}
+
+/*
+ * Nanoseconds in decimal units with three significant digits: log2 edges
+ * are never round in decimal, so the exact value is printed alongside.
+ */
+static bool fmt_ns(char *buf, size_t n, __u64 v)
+{
+	double d = (double)v;
+	int i = 0;
+
+	if (v < 1000) {
+		snprintf(buf, n, "%lluns", (unsigned long long)v);
+		return false;
+	}
+	/* Switch unit before %.3g would round up to "1e+03". */
+	while (i < 3 && d >= 999.5) {
+		d /= 1000;
+		i++;
+	}
+	if (d >= 999.5)
+		snprintf(buf, n, "%.0f%s", d, ns_units[i]);
+	else
+		snprintf(buf, n, "%.3g%s", d, ns_units[i]);
+	return true;
+}
+
+/* Human form of v in the histogram's unit; true if it is not exact text. */
+static bool fmt_value(char *buf, size_t n, const char *unit, __u64 v)
+{
+	if (!strcmp(unit, "bytes"))
+		return fmt_bytes(buf, n, v);
+	if (!strcmp(unit, "ns"))
+		return fmt_ns(buf, n, v);
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+	return false;
+}
+
+static void print_bar(FILE *f, __u64 count, __u64 max)
+{
+	int stars = 0;
+
+	/* double: count * BAR_WIDTH could overflow a __u64. */
+	if (max)
+		stars = (int)((double)count * BAR_WIDTH / (double)max);
+	fputc('|', f);
+	for (int i = 0; i < BAR_WIDTH; i++)
+		fputc(i < stars ? '*' : ' ', f);
+	fputc('|', f);
+}
+
+static void print_hist(FILE *f, const struct fs_histogram *h)
+{
+	const struct fs_hist_spec *sp = h->spec;
+	bool align = sp->kind == FS_KIND_ALIGN;
+	char lo[LABEL_LEN], hi[LABEL_LEN], sum[LABEL_LEN];
+	int first, last, wlo = LABEL_MIN, whi = LABEL_MIN, w;
+	struct fs_bucket b;
+	__u64 max = 0;
+
+	if (!h->measured) {
+		fprintf(f, "  %s: not measured (%s)\n", sp->name, h->why);
+		return;
+	}
+	if (!model__range(h, &first, &last)) {
+		fprintf(f, "  %s: no events\n", sp->name);
+		return;
+	}
+
+	fprintf(f, "  %s (%s): %s; count %llu, sum %llu", sp->name, sp->unit,
+		sp->help, (unsigned long long)h->count,
+		(unsigned long long)h->sum);
+	if (fmt_value(sum, sizeof(sum), sp->unit, h->sum))
+		fprintf(f, " (%s)", sum);
+	fputc('\n', f);
+
+	/* First pass: column widths and the longest bar. */
+	for (int s = first; s <= last; s++) {
+		model__bucket(h, s, &b);
+		if (b.count > max)
+			max = b.count;
+		fmt_value(lo, sizeof(lo), sp->unit, b.lo);
+		fmt_value(hi, sizeof(hi), sp->unit, b.hi);
+		if ((int)strlen(lo) > wlo)
+			wlo = strlen(lo);
+		if ((int)strlen(hi) > whi)
+			whi = strlen(hi);
+	}
+
+	w = align ? wlo : wlo + 4 + whi;
+	fprintf(f, "%5s%-*s : count    distribution\n", "", w - 5, sp->unit);
+	for (int s = first; s <= last; s++) {
+		bool scaled;
+
+		model__bucket(h, s, &b);
+		scaled = fmt_value(lo, sizeof(lo), sp->unit, b.lo);
+		if (align) {
+			fprintf(f, "%*s : %-8llu ", wlo, lo,
+				(unsigned long long)b.count);
+		} else {
+			scaled |= fmt_value(hi, sizeof(hi), sp->unit, b.hi);
+			fprintf(f, "%*s -> %-*s : %-8llu ", wlo, lo, whi, hi,
+				(unsigned long long)b.count);
+		}
+		print_bar(f, b.count, max);
+		/* Human labels round or abbreviate: keep the exact edges. */
+		if (scaled && align)
+			fprintf(f, " %llu", (unsigned long long)b.lo);
+		else if (scaled)
+			fprintf(f, " %llu -> %llu", (unsigned long long)b.lo,
+				(unsigned long long)b.hi);
+		fputc('\n', f);
+	}
+}
+
+static const char *or_dash(const char *s)
+{
+	return s[0] ? s : "-";
+}
+
+static void print_target(FILE *f, const struct fs_target_report *tr)
+{
+	const struct fs_attach_info *a = &tr->attach;
+
+	fprintf(f, "%s:\n", tr->name);
+	fprintf(f, "  function:  %s\n", or_dash(a->function));
+	fprintf(f, "  symbol:    %s\n", or_dash(a->symbol));
+	fprintf(f, "  mechanism: %s\n", or_dash(a->mechanism));
+	fprintf(f, "  inlined:   %s\n", a->inlined ? "yes" : "no");
+	fprintf(f, "  reason:    %s\n", or_dash(a->reason));
+	fprintf(f, "  counters: ");
+	for (int c = 0; c < tr->ncounters; c++)
+		fprintf(f, "%s %s %llu", c ? "," : "",
+			tr->counter_spec[c].name,
+			(unsigned long long)tr->counter[c]);
+	fputc('\n', f);
+	for (int i = 0; i < tr->nhists; i++) {
+		fputc('\n', f);
+		print_hist(f, &tr->hist[i]);
+	}
+}
+
+static void print_workload(FILE *f, const struct fs_report *r)
+{
+	fprintf(f, "workload: %s\n", or_dash(r->workload_name));
+	for (int i = 0; i < r->nkv; i++) {
+		const struct fs_kv *kv = &r->kv[i];
+
+		if (kv->type == FS_KV_U64)
+			fprintf(f, "  %s: %llu\n", kv->key,
+				(unsigned long long)kv->u);
+		else
+			fprintf(f, "  %s: %s\n", kv->key, kv->s);
+	}
+}
+
+int report__text(FILE *f, const struct fs_report *r)
+{
+	int shown = 0;
+
+	fprintf(f, "folioscope %s, kernel %s, %s, page size %llu\n",
+		r->tool_version, or_dash(r->kernel), or_dash(r->machine),
+		(unsigned long long)r->page_size);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		if (!r->target[t].enabled)
+			continue;
+		fputc('\n', f);
+		print_target(f, &r->target[t]);
+		shown++;
+	}
+	if (!shown)
+		fprintf(f, "\nno target enabled\n");
+	if (r->workload_name[0] || r->nkv) {
+		fputc('\n', f);
+		print_workload(f, r);
+	}
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

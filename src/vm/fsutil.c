@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Small file-system helpers for staging the initramfs and the cache. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "vm_internal.h"
+
+int fs__fmt(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -EINVAL;
+	return (size_t)r >= n ? -ENAMETOOLONG : 0;
+}
+
+int fs__mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	/* Create each prefix in turn; existing ones are fine. */
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int fs__mkdir_parents(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *slash;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = '\0';
+	return fs__mkdir_p(buf, mode);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t w;
+
+	while (len) {
+		w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+int fs__copy_file(const char *src, const char *dst, mode_t mode)
+{
+	int in = -1, out = -1, err;
+	char buf[1 << 16];
+	struct stat st;
+	ssize_t r;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!mode)
+		mode = st.st_mode & 07777;
+	err = fs__mkdir_parents(dst, 0755);
+	if (err)
+		goto cleanup;
+	unlink(dst);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (;;) {
+		r = read(in, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (r == 0)
+			break;
+		err = write_all(out, buf, r);
+		if (err)
+			goto cleanup;
+	}
+	/* open() applied the umask; the guest wants the exact bits. */
+	if (fchmod(out, mode))
+		err = -errno;
+cleanup:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) && !err)
+		err = -errno;
+	return err;
+}
+
+int fs__write_file(const char *path, const void *data, size_t len,
+		   mode_t mode)
+{
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, data, len);
+	if (!err && fchmod(fd, mode))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+int fs__read_file(const char *path, char **data, size_t *len)
+{
+	size_t n = 0, cap = 4096;
+	int fd, err = 0;
+	char *buf, *nb;
+	ssize_t r;
+
+	*data = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*data = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+/* Depth-first removal relative to a directory fd, never following links. */
+static int remove_at(int dfd, const char *name)
+{
+	struct dirent *de;
+	struct stat st;
+	int fd, r, err = 0;
+	DIR *d;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, name, 0) && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	fd = openat(dfd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_at(dirfd(d), de->d_name);
+		if (r && !err)
+			err = r;
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) && errno != ENOENT && !err)
+		err = -errno;
+	return err;
+}
+
+int fs__remove_tree(const char *path)
+{
+	return remove_at(AT_FDCWD, path);
+}
+
+bool fs__is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+bool fs__exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+int fs__find_tool(const char *name, char *buf, size_t n)
+{
+	/* sbin dirs are often missing from a user's PATH. */
+	static const char extra[] = "/usr/local/sbin:/usr/sbin:/sbin";
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+	int err = -ENOENT;
+	size_t len;
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK))
+			return -errno;
+		if (snprintf(buf, n, "%s", name) >= (int)n)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	len = strlen(path) + sizeof(extra) + 1;
+	dirs = malloc(len);
+	if (!dirs)
+		return -ENOMEM;
+	snprintf(dirs, len, "%s:%s", path, extra);
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n)
+			continue;
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) &&
+		    !access(buf, X_OK)) {
+			err = 0;
+			break;
+		}
+	}
+	free(dirs);
+	return err;
+}
+
+int fs__shell_quote(char **buf, size_t *len, const char *s)
+{
+	size_t need = *len + 4 * strlen(s) + 2; /* worst case: every char a quote */
+	char *nb, *p;
+
+	nb = realloc(*buf, need + 1);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	p = nb + *len;
+	/* Inside '...' everything is literal except ' itself: end the
+	 * quote, add an escaped quote, reopen. */
+	*p++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *s;
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	*len = p - nb;
+	return 0;
+}

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The guest's whole root file system: an uncompressed newc cpio that the
+ * kernel unpacks into rootfs. It holds busybox, folioscope, the host's
+ * mkfs.btrfs/mkfs.xfs with their libraries, the loop/btrfs/xfs modules,
+ * /init and /args. Nothing is compressed: the kernel unpacks ~20 MB of
+ * plain cpio faster than it would inflate it, and we skip a gzip pass.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "vm_internal.h"
+
+/* Applets /init runs before "busybox --install" provides the rest. */
+static const char *const init_applets[] = {
+	"sh",	"mount", "umount", "modprobe", "insmod", "mkdir", "stty",
+	"base64", "cat", "poweroff", "sleep", "echo", "wc", "sync",
+	"ls",	"true", "test", "[", "dmesg", "uname",
+};
+
+/* Modules folioscope's workloads need: loop devices to hold file systems,
+ * btrfs for dedupe, xfs as the second reflink file system. */
+static const char *const modules_wanted[] = { "loop", "btrfs", "xfs" };
+
+/* Index files beside the modules; busybox modprobe reads modules.dep. */
+static const char *const modules_meta[] = {
+	"modules.dep",		 "modules.dep.bin",	"modules.alias",
+	"modules.alias.bin",	 "modules.softdep",	"modules.symbols",
+	"modules.symbols.bin",	 "modules.builtin",	"modules.builtin.bin",
+	"modules.builtin.alias.bin", "modules.order",	"modules.devname",
+};
+
+/* Host tools folioscope runs in the guest to make its scratch file
+ * systems; dynamically linked, so their libraries come along. */
+static const char *const host_tools[] = { "mkfs.btrfs", "mkfs.xfs" };
+
+static const char init_script[] =
+	"#!/bin/sh\n"
+	"# /init of a folioscope VM, written by folioscope vm.\n"
+	"# Runs /bin/folioscope once with the arguments in /args, then powers\n"
+	"# off. ttyS0: console; ttyS1/ttyS2: folioscope's stdout/stderr;\n"
+	"# ttyS3: control, \"FILE n size\" + base64 + \"END n\" per output\n"
+	"# file, then \"EXIT status\".\n"
+	"export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root TERM=dumb\n"
+	"mount -t proc proc /proc\n"
+	"mount -t sysfs sysfs /sys\n"
+	"mount -t devtmpfs devtmpfs /dev\n"
+	"exec </dev/null >/dev/ttyS0 2>&1\n"
+	"mount -t tmpfs tmpfs /tmp\n"
+	"mount -t tracefs tracefs /sys/kernel/tracing\n"
+	"mount -t debugfs debugfs /sys/kernel/debug\n"
+	"mount -t bpf bpf /sys/fs/bpf\n"
+	"/bin/busybox --install -s\n"
+	"# Built-in or missing modules are fine: the command reports what\n"
+	"# it lacks better than we could.\n"
+	"for m in loop btrfs xfs; do\n"
+	"\tmodprobe \"$m\" || echo \"init: modprobe $m failed\"\n"
+	"done\n"
+	"ulimit -l unlimited\n"
+	"# Raw: no \\n -> \\r\\n, no echo, bytes pass through unchanged.\n"
+	"for t in 1 2 3; do\n"
+	"\tstty -F /dev/ttyS$t raw -echo\n"
+	"done\n"
+	"echo READY >/dev/ttyS3\n"
+	". /args\n"
+	"cd /out\n"
+	"/bin/folioscope \"$@\" </dev/null >/dev/ttyS1 2>/dev/ttyS2\n"
+	"st=$?\n"
+	"cd /\n"
+	"exec 3>/dev/ttyS3\n"
+	"for f in /out/*; do\n"
+	"\tn=${f#/out/}\n"
+	"\tcase $n in ''|*[!0-9]*) continue ;; esac\n"
+	"\t[ -f \"$f\" ] || continue\n"
+	"\techo \"FILE $n $(wc -c <\"$f\")\" >&3\n"
+	"\tbase64 \"$f\" >&3\n"
+	"\techo \"END $n\" >&3\n"
+	"done\n"
+	"echo \"EXIT $st\" >&3\n"
+	"# Closing a tty's last fd waits until the UART has sent it all.\n"
+	"exec 3>&-\n"
+	"poweroff -f\n";
+
+struct stage {
+	const char *root; /* staging dir */
+	bool verbose;
+};
+
+static int stage__path(const struct stage *s, const char *guest, char *buf,
+		       size_t n)
+{
+	return fs__fmt(buf, n, "%s/%s", s->root,
+		       guest[0] == '/' ? guest + 1 : guest);
+}
+
+static int stage__copy(const struct stage *s, const char *host,
+		       const char *guest, mode_t mode)
+{
+	char dst[PATH_MAX];
+	int err;
+
+	err = stage__path(s, guest, dst, sizeof(dst));
+	if (!err)
+		err = fs__copy_file(host, dst, mode);
+	if (err)
+		fprintf(stderr, VM_ERR_PREFIX "cannot copy '%s' into the initramfs: %s\n",
+			host, strerror(-err));
+	return err;
+}
+
+/*
+ * Copies an ELF file to guest (same path on both sides for libraries) and,
+ * if it is dynamically linked, every library ldd lists plus the loader.
+ * ldd prints "name => /path (addr)" or "/path (addr)"; static binaries
+ * give no paths at all.
+ */
+static int stage__elf(const struct stage *s, const char *host,
+		      const char *ldd_path, const char *guest)
+{
+	char *argv[] = { "ldd", (char *)ldd_path, NULL };
+	char *out = NULL, *line, *save = NULL, dst[PATH_MAX];
+	int err, st;
+
+	err = stage__copy(s, host, guest, 0755);
+	if (err)
+		return err;
+	st = proc__capture(argv, NULL, -1, &out);
+	if (st < 0) {
+		fprintf(stderr, VM_ERR_PREFIX "cannot run ldd on '%s': %s\n",
+			host, strerror(-st));
+		return st;
+	}
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *lib = strstr(line, "=> ");
+
+		lib = lib ? lib + 3 : line + strspn(line, " \t");
+		if (!strncmp(lib, "not found", 9)) {
+			fprintf(stderr, VM_ERR_PREFIX "'%s' needs a library the host lacks: %s\n",
+				host, line + strspn(line, " \t"));
+			err = -ENOENT;
+			break;
+		}
+		if (lib[0] != '/')
+			continue; /* linux-vdso.so.1, "statically linked" */
+		lib[strcspn(lib, " \t(")] = '\0';
+		err = stage__path(s, lib, dst, sizeof(dst));
+		if (err)
+			break;
+		if (fs__exists(dst))
+			continue;
+		err = stage__copy(s, lib, lib, 0);
+		if (err)
+			break;
+	}
+	free(out);
+	return err;
+}
+
+/* "kernel/fs/btrfs/btrfs.ko.xz" -> "btrfs"; '-' and '_' are the same to
+ * modprobe, so compare names with both folded to '_'. */
+static bool module__is(const char *path, size_t len, const char *name)
+{
+	const char *base = path, *p;
+	size_t blen, i;
+
+	for (p = path; p < path + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	blen = strlen(name);
+	if ((size_t)(path + len - base) < blen + 3)
+		return false;
+	for (i = 0; i < blen; i++) {
+		char a = base[i] == '-' ? '_' : base[i];
+		char b = name[i] == '-' ? '_' : name[i];
+
+		if (a != b)
+			return false;
+	}
+	return !strncmp(base + blen, ".ko", 3);
+}
+
+/* Generates modules.dep text with "depmod -n" for a tree that lacks it
+ * (e.g. a package extracted by hand); only "x.ko: deps" lines are kept. */
+static int modules__gen_dep(const char *moddir, const char *release,
+			    char **dep)
+{
+	char depmod[PATH_MAX], *out = NULL, *line, *save = NULL, *w;
+	int err;
+
+	err = fs__find_tool("depmod", depmod, sizeof(depmod));
+	if (err)
+		return err;
+	{
+		char *argv[] = { depmod, "-n", "-b", (char *)moddir,
+				 (char *)release, NULL };
+
+		err = proc__capture(argv, NULL, -1, &out);
+	}
+	if (err)
+		return err < 0 ? err : -EIO;
+	w = out;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t key = strcspn(line, ": \t");
+
+		/* Other sections start with '#' or "alias x y", "softdep". */
+		if (line[0] == '#' || line[key] != ':' ||
+		    !memmem(line, key, ".ko", 3))
+			continue;
+		w += sprintf(w, "%s\n", line);
+	}
+	*w = '\0';
+	*dep = out;
+	return 0;
+}
+
+/* Copies one module from src_dir to the same relative path in dst_dir. */
+static int modules__copy_one(const struct stage *s, const char *src_dir,
+			     const char *dst_dir, const char *rel, size_t len)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+
+	if (fs__fmt(src, sizeof(src), "%s/%.*s", src_dir, (int)len, rel) ||
+	    fs__fmt(dst, sizeof(dst), "%s/%.*s", dst_dir, (int)len, rel))
+		return -ENAMETOOLONG;
+	/* Listed but absent (a pruned tree): skip, like a built-in one. */
+	if (fs__exists(dst) || !fs__exists(src))
+		return 0;
+	return fs__copy_file(src, dst, 0644);
+}
+
+/*
+ * Ships modules_wanted and everything modules.dep says they need (its
+ * lists are already transitive). A kernel without a modules tree, or a
+ * module that is built in or absent, is skipped without a word: the
+ * guest's modprobe failing is not fatal.
+ */
+static int modules__stage(const struct stage *s, const char *moddir,
+			  const char *release)
+{
+	char src_dir[PATH_MAX], dst_dir[PATH_MAX], path[PATH_MAX];
+	char *dep = NULL, *line, *save = NULL, *gen = NULL;
+	bool have_dep;
+	size_t i;
+	int err;
+
+	if (!moddir || !release)
+		return 0;
+	if (fs__fmt(src_dir, sizeof(src_dir), "%s/lib/modules/%s", moddir,
+		    release) ||
+	    fs__fmt(dst_dir, sizeof(dst_dir), "%s/lib/modules/%s", s->root,
+		    release))
+		return -ENAMETOOLONG;
+	if (!fs__is_dir(src_dir)) {
+		if (s->verbose)
+			fprintf(stderr, VM_ERR_PREFIX "no '%s': no modules in the guest\n",
+				src_dir);
+		return 0;
+	}
+	err = fs__mkdir_p(dst_dir, 0755);
+	if (err)
+		goto cleanup;
+
+	err = fs__fmt(path, sizeof(path), "%s/modules.dep", src_dir);
+	if (err)
+		goto cleanup;
+	have_dep = !fs__read_file(path, &dep, NULL);
+	if (!have_dep) {
+		err = modules__gen_dep(moddir, release, &gen);
+		if (err) {
+			if (s->verbose)
+				fprintf(stderr, VM_ERR_PREFIX "no modules.dep in '%s' and depmod -n failed: %s\n",
+					src_dir, strerror(-err));
+			err = 0;
+			goto cleanup;
+		}
+		dep = strdup(gen);
+		if (!dep) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		err = fs__fmt(path, sizeof(path), "%s/modules.dep", dst_dir);
+		if (!err)
+			err = fs__write_file(path, gen, strlen(gen), 0644);
+		if (err)
+			goto cleanup;
+	}
+
+	for (line = strtok_r(dep, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *d, *dsave = NULL;
+		bool want = false;
+
+		if (!colon)
+			continue;
+		for (i = 0; i < sizeof(modules_wanted) / sizeof(*modules_wanted); i++)
+			want |= module__is(line, colon - line, modules_wanted[i]);
+		if (!want)
+			continue;
+		err = modules__copy_one(s, src_dir, dst_dir, line,
+					colon - line);
+		if (err)
+			goto cleanup;
+		for (d = strtok_r(colon + 1, " \t", &dsave); d;
+		     d = strtok_r(NULL, " \t", &dsave)) {
+			err = modules__copy_one(s, src_dir, dst_dir, d,
+						strlen(d));
+			if (err)
+				goto cleanup;
+		}
+	}
+
+	for (i = 0; i < sizeof(modules_meta) / sizeof(*modules_meta); i++) {
+		char src[PATH_MAX];
+
+		if (fs__fmt(src, sizeof(src), "%s/%s", src_dir,
+			    modules_meta[i]) ||
+		    fs__fmt(path, sizeof(path), "%s/%s", dst_dir,
+			    modules_meta[i]))
+			continue;
+		if (!fs__exists(src) || fs__exists(path))
+			continue;
+		err = fs__copy_file(src, path, 0644);
+		if (err)
+			goto cleanup;
+	}
+cleanup:
+	if (err)
+		fprintf(stderr, VM_ERR_PREFIX "cannot stage modules from '%s': %s\n",
+			src_dir, strerror(-err));
+	free(dep);
+	free(gen);
+	return err;
+}
+
+static int stage__busybox(const struct stage *s)
+{
+	char link[PATH_MAX];
+	size_t i;
+	int err;
+
+	err = stage__copy(s, "/bin/busybox", "/bin/busybox", 0755);
+	if (err)
+		return err;
+	for (i = 0; i < sizeof(init_applets) / sizeof(*init_applets); i++) {
+		err = fs__fmt(link, sizeof(link), "%s/bin/%s", s->root,
+			      init_applets[i]);
+		if (!err && symlink("busybox", link))
+			err = -errno;
+		if (err)
+			goto fail;
+	}
+	/* The kernel's request_module() runs /sbin/modprobe. */
+	err = fs__fmt(link, sizeof(link), "%s/sbin/modprobe", s->root);
+	if (!err)
+		err = fs__mkdir_parents(link, 0755);
+	if (!err && symlink("../bin/busybox", link))
+		err = -errno;
+	if (!err)
+		return 0;
+fail:
+	fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n", link,
+		strerror(-err));
+	return err;
+}
+
+/* Arguments reach the guest as one sourced "set -- 'a' 'b'" line: single
+ * quotes keep every byte literal, so nothing is ever expanded. */
+static int stage__args(const struct stage *s, int argc, char **argv)
+{
+	char *buf = NULL, path[PATH_MAX];
+	size_t len = 0;
+	int i, err;
+
+	buf = strdup("set --");
+	if (!buf)
+		return -ENOMEM;
+	len = strlen(buf);
+	for (i = 0; i < argc; i++) {
+		char *nb = realloc(buf, len + 2);
+
+		if (!nb) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		buf = nb;
+		buf[len++] = ' ';
+		buf[len] = '\0';
+		err = fs__shell_quote(&buf, &len, argv[i]);
+		if (err)
+			goto cleanup;
+	}
+	err = stage__path(s, "/args", path, sizeof(path));
+	if (!err) {
+		buf[len] = '\n'; /* shell_quote left room for the NUL */
+		err = fs__write_file(path, buf, len + 1, 0644);
+	}
+cleanup:
+	if (err)
+		fprintf(stderr, VM_ERR_PREFIX "cannot write the guest's /args: %s\n",
+			strerror(-err));
+	free(buf);
+	return err;
+}
+
+/* cpio takes its file list on stdin: directories first, so pre-order. */
+static int cpio__list(FILE *f, const char *root, const char *rel)
+{
+	char path[PATH_MAX], sub[PATH_MAX];
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	if (fs__fmt(path, sizeof(path), "%s/%s", root, rel))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fs__fmt(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
+			    de->d_name)) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		fprintf(f, "%s\n", sub);
+		if (de->d_type == DT_DIR) {
+			err = cpio__list(f, root, sub);
+			if (err)
+				break;
+		}
+	}
+	closedir(d);
+	return err;
+}
+
+static int cpio__write(const char *root, const char *workdir,
+		       const char *cpio_path)
+{
+	char list[PATH_MAX], log[PATH_MAX];
+	char *argv[] = { "cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0",
+			 NULL };
+	struct proc_io io = { .cwd = root };
+	int in = -1, out = -1, lg = -1, err, st;
+	FILE *f = NULL;
+
+	if (fs__fmt(list, sizeof(list), "%s/cpio.list", workdir) ||
+	    fs__fmt(log, sizeof(log), "%s/cpio.log", workdir))
+		return -ENAMETOOLONG;
+	f = fopen(list, "we");
+	if (!f) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = cpio__list(f, root, "");
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		goto cleanup;
+	in = open(list, O_RDONLY | O_CLOEXEC);
+	out = open(cpio_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	lg = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (in < 0 || out < 0 || lg < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	io.in_fd = in;
+	io.out_fd = out;
+	io.err_fd = lg;
+	st = proc__run(argv, &io);
+	if (st < 0) {
+		fprintf(stderr, VM_ERR_PREFIX "cannot run cpio: %s\n",
+			strerror(-st));
+		err = st;
+	} else if (st) {
+		fprintf(stderr, VM_ERR_PREFIX "cpio failed (exit %d), see '%s'\n",
+			st, log);
+		err = -EIO;
+	}
+	goto done;
+cleanup:
+	fprintf(stderr, VM_ERR_PREFIX "cannot write initramfs '%s': %s\n",
+		cpio_path, strerror(-err));
+done:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (lg >= 0)
+		close(lg);
+	return err;
+}
+
+int initramfs__build(const struct initramfs_spec *spec, const char *workdir,
+		     const char *cpio_path)
+{
+	static const char *const dirs[] = { "bin", "sbin", "dev", "proc",
+					    "sys", "tmp", "out", "root",
+					    "run", "etc", "usr/bin",
+					    "usr/sbin" };
+	char root[PATH_MAX], path[PATH_MAX], tool[PATH_MAX];
+	char self[PATH_MAX];
+	const char *bin = spec->binary, *ldd_bin;
+	struct stage s = { .verbose = spec->verbose };
+	size_t i;
+	int err;
+
+	err = fs__fmt(root, sizeof(root), "%s/staging", workdir);
+	if (err)
+		goto fail;
+	s.root = root;
+	for (i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		err = fs__fmt(path, sizeof(path), "%s/%s", root, dirs[i]);
+		if (!err)
+			err = fs__mkdir_p(path, 0755);
+		if (err)
+			goto fail;
+	}
+
+	err = stage__busybox(&s);
+	if (err)
+		return err;
+
+	/* ldd runs a loader on its argument, so /proc/self/exe must be
+	 * resolved first; copying still reads /proc/self/exe, which works
+	 * even if the file was replaced since we started. */
+	if (!bin)
+		bin = "/proc/self/exe";
+	ldd_bin = bin;
+	if (!strcmp(bin, "/proc/self/exe") && realpath(bin, self))
+		ldd_bin = self;
+	err = stage__elf(&s, bin, ldd_bin, "/bin/folioscope");
+	if (err)
+		return err;
+
+	for (i = 0; i < sizeof(host_tools) / sizeof(*host_tools); i++) {
+		if (fs__find_tool(host_tools[i], tool, sizeof(tool))) {
+			fprintf(stderr, VM_ERR_PREFIX "warning: no %s on the host; the guest will lack it\n",
+				host_tools[i]);
+			continue;
+		}
+		err = stage__elf(&s, tool, tool, tool);
+		if (err)
+			return err;
+	}
+
+	err = modules__stage(&s, spec->moddir, spec->release);
+	if (err)
+		return err;
+
+	err = stage__path(&s, "/init", path, sizeof(path));
+	if (!err)
+		err = fs__write_file(path, init_script, sizeof(init_script) - 1,
+				     0755);
+	if (err)
+		goto fail;
+	err = stage__args(&s, spec->argc, spec->argv);
+	if (err)
+		return err;
+	return cpio__write(root, workdir, cpio_path);
+fail:
+	fprintf(stderr, VM_ERR_PREFIX "cannot stage the initramfs in '%s': %s\n",
+		workdir, strerror(-err));
+	return err;
+}

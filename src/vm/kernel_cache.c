@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The default guest kernel: Debian 12's current cloud kernel, fetched with
+ * apt once and kept extracted in the cache. The cloud flavour is small and
+ * boots fast, has BTF, and builds loop/btrfs/xfs as modules we can ship.
+ *
+ * Layout: <cache>/kernels/linux-image-<release>/{boot,lib/modules,...}
+ * plus a .folioscope-complete stamp written last, so a tree from an
+ * interrupted run is never mistaken for a good one. Downloads happen in
+ * <cache>/kernels/.tmp-XXXXXX and are renamed into place.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "vm.h"
+#include "vm_internal.h"
+
+#define META_PKG "linux-image-cloud-amd64"
+#define PKG_PREFIX "linux-image-"
+#define STAMP ".folioscope-complete"
+/* A .tmp dir this old belongs to a run that was killed. */
+#define STALE_TMP_S (6 * 3600)
+
+int kernel_cache__dir(const char *opt, char *buf, size_t n)
+{
+	const char *env;
+	int r;
+
+	if (opt && *opt)
+		r = snprintf(buf, n, "%s", opt);
+	else if ((env = getenv("FOLIOSCOPE_CACHE")) && *env)
+		r = snprintf(buf, n, "%s", env);
+	else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+		r = snprintf(buf, n, "%s/folioscope", env);
+	else if ((env = getenv("HOME")) && *env)
+		r = snprintf(buf, n, "%s/.cache/folioscope", env);
+	else
+		return -ENOENT;
+	return r >= (int)n ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * The x86 boot protocol puts a pointer to a "6.1.0-57-cloud-amd64 (...)"
+ * string in the setup header (kernel_version at 0x20e, relative to 0x200),
+ * so the release is known without booting or trusting the file name.
+ */
+int kernel__release(const char *bzimage, char *rel, size_t n)
+{
+	unsigned char hdr[0x210];
+	char ver[256];
+	unsigned int off;
+	size_t i;
+	int fd, err = 0;
+	ssize_t r;
+
+	fd = open(bzimage, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = pread(fd, hdr, sizeof(hdr), 0);
+	if (r != (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	off = hdr[0x20e] | hdr[0x20f] << 8;
+	if (!off) {
+		err = -ENOENT;
+		goto cleanup;
+	}
+	r = pread(fd, ver, sizeof(ver) - 1, off + 0x200);
+	if (r <= 0) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	ver[r] = '\0';
+	for (i = 0; ver[i] && !isspace((unsigned char)ver[i]); i++)
+		;
+	ver[i] = '\0';
+	if (!i || i >= n || strchr(ver, '/')) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	memcpy(rel, ver, i + 1);
+cleanup:
+	close(fd);
+	return err;
+}
+
+static bool pkg_name_ok(const char *s)
+{
+	if (strncmp(s, PKG_PREFIX, strlen(PKG_PREFIX)) ||
+	    strlen(s) <= strlen(PKG_PREFIX))
+		return false;
+	for (; *s; s++) {
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
+		    !strchr(".+-", *s))
+			return false;
+	}
+	return true;
+}
+
+/* linux-image-cloud-amd64 -> linux-image-6.1.0-57-cloud-amd64. apt-cache
+ * reads only the local lists, so this is cheap enough for every run. */
+static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
+{
+	char *argv[] = { "apt-cache", "depends", META_PKG, NULL };
+	char *out = NULL, *line, *save = NULL;
+	int st, err = -ENOENT;
+
+	st = proc__capture(argv, NULL, -1, &out);
+	if (st < 0) {
+		fs__fmt(why, wn, "cannot run apt-cache: %s", strerror(-st));
+		return st;
+	}
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *dep = strstr(line, "Depends: ");
+		size_t len;
+
+		if (!dep)
+			continue;
+		dep += strlen("Depends: ");
+		dep += strspn(dep, "<");
+		len = strcspn(dep, "> \t");
+		dep[len] = '\0';
+		if (!pkg_name_ok(dep) || len >= n)
+			continue;
+		memcpy(pkg, dep, len + 1);
+		err = 0;
+		break;
+	}
+	free(out);
+	if (err)
+		fs__fmt(why, wn,
+			 "apt-cache knows no %s (is this Debian 12? try apt-get update)",
+			 META_PKG);
+	return err;
+}
+
+static bool tree__complete(const char *tree)
+{
+	char stamp[PATH_MAX];
+
+	if (snprintf(stamp, sizeof(stamp), "%s/%s", tree, STAMP) >=
+	    (int)sizeof(stamp))
+		return false;
+	return fs__exists(stamp);
+}
+
+/* Newest complete tree in kdir, for when apt cannot answer (offline). */
+static int tree__newest(const char *kdir, char *tree, size_t n)
+{
+	char best[NAME_MAX + 1] = "", path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(kdir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!pkg_name_ok(de->d_name))
+			continue;
+		if (fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) ||
+		    !tree__complete(path))
+			continue;
+		if (!*best || strverscmp(de->d_name, best) > 0)
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!*best)
+		return -ENOENT;
+	if (snprintf(tree, n, "%s/%s", kdir, best) >= (int)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Leftovers of killed downloads would otherwise pile up (~130 MB each). */
+static void tmp__sweep(const char *kdir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	d = opendir(kdir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, ".tmp-", 5))
+			continue;
+		if (!fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) &&
+		    !lstat(path, &st) && time(NULL) - st.st_mtime > STALE_TMP_S)
+			fs__remove_tree(path);
+	}
+	closedir(d);
+}
+
+/* Last non-empty line of a tool's log, for a one-line error. */
+static void log__last_line(const char *path, char *buf, size_t n)
+{
+	char *data = NULL, *end, *start;
+
+	snprintf(buf, n, "(no output)");
+	if (fs__read_file(path, &data, NULL))
+		return;
+	end = data + strlen(data);
+	while (end > data && isspace((unsigned char)end[-1]))
+		end--;
+	*end = '\0';
+	start = strrchr(data, '\n');
+	start = start ? start + 1 : data;
+	if (*start)
+		snprintf(buf, n, "%s", start);
+	free(data);
+}
+
+static int tool__run_logged(char *const argv[], const char *cwd,
+			    const char *log, char *why, size_t wn)
+{
+	struct proc_io io = { .cwd = cwd, .in_fd = -1 };
+	char last[256];
+	int fd, st;
+
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		st = -errno;
+		fs__fmt(why, wn, "cannot create '%s': %s", log,
+			 strerror(-st));
+		return st;
+	}
+	io.out_fd = fd;
+	io.err_fd = fd;
+	st = proc__run(argv, &io);
+	close(fd);
+	if (st < 0) {
+		fs__fmt(why, wn, "cannot run %s: %s", argv[0], strerror(-st));
+		return st;
+	}
+	if (st) {
+		log__last_line(log, last, sizeof(last));
+		fs__fmt(why, wn, "%s %s failed (exit %d): %s", argv[0],
+			 argv[1], st, last);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Finds the one .deb apt-get download left in dir. */
+static int deb__find(const char *dir, char *deb, size_t n)
+{
+	struct dirent *de;
+	int err = -ENOENT;
+	size_t len;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		len = strlen(de->d_name);
+		if (len > 4 && !strcmp(de->d_name + len - 4, ".deb")) {
+			if (snprintf(deb, n, "%s/%s", dir, de->d_name) <
+			    (int)n)
+				err = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return err;
+}
+
+static int package__download(const char *kdir, const char *pkg,
+			     const char *tree, char *why, size_t wn)
+{
+	const char *release = pkg + strlen(PKG_PREFIX);
+	char tmp[PATH_MAX], log[PATH_MAX], root[PATH_MAX], deb[PATH_MAX];
+	char depmod[PATH_MAX], path[PATH_MAX];
+	int err;
+
+	tmp__sweep(kdir);
+	if (snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", kdir) >=
+	    (int)sizeof(tmp)) {
+		fs__fmt(why, wn, "cache path too long");
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(tmp)) {
+		err = -errno;
+		fs__fmt(why, wn, "cannot create a temp dir in '%s': %s", kdir,
+			 strerror(-err));
+		return err;
+	}
+	if (fs__fmt(log, sizeof(log), "%s/log", tmp) ||
+	    fs__fmt(root, sizeof(root), "%s/root", tmp)) {
+		err = -ENAMETOOLONG;
+		fs__fmt(why, wn, "cache path too long");
+		goto cleanup;
+	}
+	fprintf(stderr, VM_ERR_PREFIX "downloading %s (once, into %s)\n", pkg,
+		kdir);
+
+	{
+		char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
+
+		err = tool__run_logged(argv, tmp, log, why, wn);
+		if (err)
+			goto cleanup;
+	}
+	err = deb__find(tmp, deb, sizeof(deb));
+	if (err) {
+		fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
+		goto cleanup;
+	}
+	{
+		char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
+
+		err = tool__run_logged(argv, tmp, log, why, wn);
+		if (err)
+			goto cleanup;
+	}
+	if (fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root, release) ||
+	    !fs__exists(path)) {
+		err = -ENOENT;
+		fs__fmt(why, wn, "%s has no boot/vmlinuz-%s", pkg, release);
+		goto cleanup;
+	}
+	/* busybox modprobe in the guest needs modules.dep, which Debian
+	 * generates in the postinst we never run. */
+	err = fs__find_tool("depmod", depmod, sizeof(depmod));
+	if (err) {
+		fs__fmt(why, wn, "cannot find depmod (install kmod): %s",
+			 strerror(-err));
+		goto cleanup;
+	}
+	{
+		char *argv[] = { depmod, "-b", root, (char *)release, NULL };
+
+		err = tool__run_logged(argv, tmp, log, why, wn);
+		if (err)
+			goto cleanup;
+	}
+	err = fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
+	if (!err)
+		err = fs__write_file(path, pkg, strlen(pkg), 0644);
+	if (err) {
+		fs__fmt(why, wn, "cannot write '%s': %s", path,
+			 strerror(-err));
+		goto cleanup;
+	}
+	if (rename(root, tree)) {
+		err = -errno;
+		/* A concurrent run may have won the race: its tree is good. */
+		if ((err == -EEXIST || err == -ENOTEMPTY) &&
+		    tree__complete(tree)) {
+			err = 0;
+		} else {
+			fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
+				 root, tree, strerror(-err));
+		}
+	}
+cleanup:
+	fs__remove_tree(tmp);
+	return err;
+}
+
+int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
+		       char *moddir, size_t m)
+{
+	char cache[PATH_MAX], kdir[PATH_MAX], tree[PATH_MAX], pkg[NAME_MAX];
+	char why[PATH_MAX + 256] = "";
+	const char *release;
+	int err;
+
+	err = kernel_cache__dir(cache_dir, cache, sizeof(cache));
+	if (err) {
+		fprintf(stderr,
+			VM_ERR_PREFIX "no cache dir: set FOLIOSCOPE_CACHE or HOME\n");
+		return err;
+	}
+	if (snprintf(kdir, sizeof(kdir), "%s/kernels", cache) >=
+	    (int)sizeof(kdir))
+		return -ENAMETOOLONG;
+	err = fs__mkdir_p(kdir, 0755);
+	if (err) {
+		fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n", kdir,
+			strerror(-err));
+		return err;
+	}
+
+	err = package__resolve(pkg, sizeof(pkg), why, sizeof(why));
+	if (!err) {
+		if (snprintf(tree, sizeof(tree), "%s/%s", kdir, pkg) >=
+		    (int)sizeof(tree))
+			return -ENAMETOOLONG;
+		if (!tree__complete(tree))
+			err = package__download(kdir, pkg, tree, why,
+						sizeof(why));
+	}
+	if (err) {
+		/* Offline or apt broken: an older cached kernel still works. */
+		if (tree__newest(kdir, tree, sizeof(tree))) {
+			fprintf(stderr, VM_ERR_PREFIX "no default kernel: %s\n",
+				why);
+			return err;
+		}
+		fprintf(stderr, VM_ERR_PREFIX "warning: %s; using cached %s\n",
+			why, tree);
+	}
+
+	release = strrchr(tree, '/') + 1 + strlen(PKG_PREFIX);
+	if (snprintf(bzimage, n, "%s/boot/vmlinuz-%s", tree, release) >=
+		    (int)n ||
+	    snprintf(moddir, m, "%s", tree) >= (int)m)
+		return -ENAMETOOLONG;
+	return 0;
+}

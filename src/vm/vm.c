@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * vm__run: boot a kernel in qemu, run one folioscope command inside, and
+ * behave like that command ran here: its stdout/stderr stream live, its
+ * exit status is ours, its output files appear at the paths given.
+ *
+ * Each guest serial port is a channel of its own (see enum vm_chan_id),
+ * wired to a pair of fifos through "-chardev pipe": qemu writes what the
+ * guest sends into <name>.out and reads <name>.in. We open the .out fifos
+ * O_RDWR so that opening never blocks and a fifo never reports EOF; the
+ * end of the run is qemu's exit, seen through SIGCHLD on a self-pipe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "vm.h"
+#include "vm_internal.h"
+
+#define QEMU "qemu-system-x86_64"
+#define CMDLINE "console=ttyS0 quiet loglevel=1 panic=-1 8250.nr_uarts=4"
+#define TAIL_SIZE 16384	 /* console bytes kept for crash reports */
+#define TAIL_LINES 25	 /* console lines shown when the guest dies */
+#define LINE_MAX_LEN 4096 /* control lines are short; longer is junk */
+/* After EXIT, poweroff should end qemu at once; don't wait forever. */
+#define POWEROFF_GRACE_S 30
+
+static const char *const chan_names[VM_CHAN_NR] = {
+	[VM_CHAN_CONSOLE] = "ttyS0",
+	[VM_CHAN_STDOUT] = "ttyS1",
+	[VM_CHAN_STDERR] = "ttyS2",
+	[VM_CHAN_CONTROL] = "ttyS3",
+};
+
+static const int sigs_handled[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
+static volatile sig_atomic_t vm_signal; /* first SIGINT/TERM/HUP seen */
+static int vm_wake_fd = -1;		/* self-pipe write end */
+
+struct vm_run {
+	const struct vm_opts *o;
+	char workdir[PATH_MAX];
+	char bzimage[PATH_MAX];
+	char moddir[PATH_MAX];
+	char release[256];
+	char cpio[PATH_MAX];
+	char qemu_log[PATH_MAX];
+	struct vm_outputs outs;
+	char **gargv;
+	int chan_fd[VM_CHAN_NR];
+	char line[LINE_MAX_LEN]; /* partial control line */
+	size_t line_len;
+	char tail[TAIL_SIZE];	 /* last console bytes */
+	size_t tail_len;
+	int wake[2];
+	pid_t qemu;
+	int qemu_status;
+	int status;		 /* guest command's, or -1 until EXIT */
+	int err;		 /* first host-side error while running */
+	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
+	bool exit_seen;		 /* EXIT arrived at t_exit */
+	struct timespec t_start, t_exit;
+	struct sigaction old_act[sizeof(sigs_handled) / sizeof(int)];
+	struct sigaction old_pipe;
+	bool sig_installed;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double since(const struct timespec *t)
+{
+	return now_s() - (t->tv_sec + t->tv_nsec / 1e9);
+}
+
+static void vm__on_signal(int sig)
+{
+	int saved = errno;
+	ssize_t r;
+
+	if (sig != SIGCHLD && !vm_signal)
+		vm_signal = sig;
+	if (vm_wake_fd >= 0) {
+		r = write(vm_wake_fd, "x", 1);
+		(void)r; /* a full pipe already wakes poll() */
+	}
+	errno = saved;
+}
+
+/* Our handlers live only for the run; callers get theirs back. */
+static int signals__install(struct vm_run *r)
+{
+	struct sigaction sa = { .sa_handler = vm__on_signal,
+				.sa_flags = SA_RESTART | SA_NOCLDSTOP };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	size_t i;
+
+	if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	vm_signal = 0;
+	vm_wake_fd = r->wake[1];
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs_handled) / sizeof(int); i++)
+		sigaction(sigs_handled[i], &sa, &r->old_act[i]);
+	/* A closed host stdout (| head) must not kill us with qemu alive. */
+	sigaction(SIGPIPE, &ign, &r->old_pipe);
+	r->sig_installed = true;
+	return 0;
+}
+
+static void signals__restore(struct vm_run *r)
+{
+	size_t i;
+
+	if (r->sig_installed) {
+		for (i = 0; i < sizeof(sigs_handled) / sizeof(int); i++)
+			sigaction(sigs_handled[i], &r->old_act[i], NULL);
+		sigaction(SIGPIPE, &r->old_pipe, NULL);
+	}
+	vm_wake_fd = -1;
+	if (r->wake[0] >= 0)
+		close(r->wake[0]);
+	if (r->wake[1] >= 0)
+		close(r->wake[1]);
+}
+
+static int interrupted(void)
+{
+	fprintf(stderr, VM_ERR_PREFIX "interrupted by %s\n",
+		strsignal(vm_signal));
+	return -EINTR;
+}
+
+/*
+ * The kernel release decides which lib/modules/<release>/ to ship. The
+ * bzImage header is authoritative; a modules dir with a single release
+ * is the fallback for images without a version string.
+ */
+static void release__find(struct vm_run *r)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	int found = 0;
+	DIR *d;
+
+	if (!kernel__release(r->bzimage, r->release, sizeof(r->release)))
+		return;
+	r->release[0] = '\0';
+	if (!r->moddir[0] ||
+	    fs__fmt(dir, sizeof(dir), "%s/lib/modules", r->moddir))
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(r->release))
+			continue;
+		strcpy(r->release, de->d_name);
+		found++;
+	}
+	closedir(d);
+	if (found != 1)
+		r->release[0] = '\0';
+}
+
+static int kernel__pick(struct vm_run *r)
+{
+	const struct vm_opts *o = r->o;
+	const char *bin = o->binary ? o->binary : "/proc/self/exe";
+	int fd, err;
+
+	if (o->kernel) {
+		fd = open(o->kernel, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
+				o->kernel, strerror(-err));
+			return err;
+		}
+		close(fd);
+		if (fs__fmt(r->bzimage, sizeof(r->bzimage), "%s", o->kernel))
+			return -ENAMETOOLONG;
+	} else {
+		err = vm__default_kernel(o->cache_dir, r->bzimage,
+					 sizeof(r->bzimage), r->moddir,
+					 sizeof(r->moddir));
+		if (err)
+			return err;
+	}
+	if (o->modules) {
+		if (!fs__is_dir(o->modules)) {
+			err = access(o->modules, R_OK) ? -errno : -ENOTDIR;
+			fprintf(stderr, VM_ERR_PREFIX "cannot read modules dir '%s': %s\n",
+				o->modules, strerror(-err));
+			return err;
+		}
+		if (fs__fmt(r->moddir, sizeof(r->moddir), "%s", o->modules))
+			return -ENAMETOOLONG;
+	}
+	fd = open(bin, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot read binary '%s': %s\n",
+			bin, strerror(-err));
+		return err;
+	}
+	close(fd);
+	release__find(r);
+	if (r->o->verbose)
+		fprintf(stderr, VM_ERR_PREFIX "kernel %s (release %s)\n",
+			r->bzimage, r->release[0] ? r->release : "unknown");
+	return 0;
+}
+
+static int chan__open(struct vm_run *r, enum vm_chan_id c)
+{
+	char in[PATH_MAX], out[PATH_MAX];
+	int err;
+
+	if (fs__fmt(in, sizeof(in), "%s/%s.in", r->workdir, chan_names[c]) ||
+	    fs__fmt(out, sizeof(out), "%s/%s.out", r->workdir,
+		    chan_names[c]))
+		return -ENAMETOOLONG;
+	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot create fifo in '%s': %s\n",
+			r->workdir, strerror(-err));
+		return err;
+	}
+	r->chan_fd[c] = open(out, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r->chan_fd[c] < 0) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot open fifo '%s': %s\n", out,
+			strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* qemu parses "-chardev a=b,c=d": a comma in a value is written ",,". */
+static int chardev__arg(char *buf, size_t n, const char *workdir,
+			enum vm_chan_id c)
+{
+	size_t len;
+	const char *p;
+
+	if (fs__fmt(buf, n, "pipe,id=%s,path=", chan_names[c]))
+		return -ENAMETOOLONG;
+	len = strlen(buf);
+	for (p = workdir; *p; p++) {
+		if (len + 3 >= n)
+			return -ENAMETOOLONG;
+		buf[len++] = *p;
+		if (*p == ',')
+			buf[len++] = ',';
+	}
+	buf[len] = '\0';
+	return fs__fmt(buf + len, n - len, "/%s", chan_names[c]);
+}
+
+static int qemu__start(struct vm_run *r)
+{
+	char mem[32], smp[32], chardev[VM_CHAN_NR][PATH_MAX + 64];
+	char serial[VM_CHAN_NR][32];
+	struct proc_io io = { .in_fd = -1, .own_pgrp = true,
+			      .pdeathsig = true };
+	bool kvm;
+	char *argv[64];
+	int n = 0, fd, err;
+	int c;
+
+	/* KVM when we may use it; TCG is ~10x slower but always there. */
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	kvm = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+
+	snprintf(mem, sizeof(mem), "%u", r->o->mem_mb);
+	snprintf(smp, sizeof(smp), "%u", r->o->cpus);
+	argv[n++] = QEMU;
+	argv[n++] = "-nodefaults";
+	argv[n++] = "-no-user-config";
+	argv[n++] = "-machine";
+	argv[n++] = "q35";
+	argv[n++] = "-accel";
+	argv[n++] = kvm ? "kvm" : "tcg";
+	argv[n++] = "-cpu";
+	argv[n++] = kvm ? "host" : "max";
+	argv[n++] = "-m";
+	argv[n++] = mem;
+	argv[n++] = "-smp";
+	argv[n++] = smp;
+	argv[n++] = "-nographic";
+	argv[n++] = "-display";
+	argv[n++] = "none";
+	argv[n++] = "-monitor";
+	argv[n++] = "none";
+	argv[n++] = "-no-reboot";
+	argv[n++] = "-kernel";
+	argv[n++] = r->bzimage;
+	argv[n++] = "-initrd";
+	argv[n++] = r->cpio;
+	argv[n++] = "-append";
+	argv[n++] = CMDLINE;
+	for (c = 0; c < VM_CHAN_NR; c++) {
+		err = chardev__arg(chardev[c], sizeof(chardev[c]), r->workdir,
+				   c);
+		if (err)
+			return err;
+		snprintf(serial[c], sizeof(serial[c]), "chardev:%s",
+			 chan_names[c]);
+		argv[n++] = "-chardev";
+		argv[n++] = chardev[c];
+		argv[n++] = "-serial";
+		argv[n++] = serial[c];
+	}
+	argv[n] = NULL;
+
+	if (r->o->verbose) {
+		fputs(VM_ERR_PREFIX, stderr);
+		proc__print_argv(stderr, argv);
+	}
+	/* qemu's own chatter (TCG feature warnings) is only for errors. */
+	fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n",
+			r->qemu_log, strerror(-err));
+		return err;
+	}
+	io.out_fd = fd;
+	io.err_fd = fd;
+	clock_gettime(CLOCK_MONOTONIC, &r->t_start);
+	r->qemu = proc__spawn(argv, &io);
+	close(fd);
+	if (r->qemu < 0) {
+		err = r->qemu;
+		r->qemu = -1;
+		fprintf(stderr, VM_ERR_PREFIX "cannot run %s: %s\n", QEMU,
+			strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void write_host(struct vm_run *r, int fd, const char *buf, size_t n)
+{
+	ssize_t w;
+
+	if (r->out_dead[fd])
+		return;
+	while (n) {
+		w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			/* Reader gone: keep running so the guest finishes
+			 * and its files still come back. */
+			r->out_dead[fd] = true;
+			return;
+		}
+		buf += w;
+		n -= w;
+	}
+}
+
+static void tail__add(struct vm_run *r, const char *buf, size_t n)
+{
+	if (n >= TAIL_SIZE) {
+		buf += n - TAIL_SIZE;
+		n = TAIL_SIZE;
+	}
+	if (r->tail_len + n > TAIL_SIZE) {
+		size_t drop = r->tail_len + n - TAIL_SIZE;
+
+		memmove(r->tail, r->tail + drop, r->tail_len - drop);
+		r->tail_len -= drop;
+	}
+	memcpy(r->tail + r->tail_len, buf, n);
+	r->tail_len += n;
+}
+
+static void control__line(struct vm_run *r, char *line)
+{
+	int err;
+
+	if (!strcmp(line, "READY")) {
+		if (r->o->verbose)
+			fprintf(stderr, VM_ERR_PREFIX "guest booted in %.1f s\n",
+				since(&r->t_start));
+		return;
+	}
+	err = outputs__control_line(&r->outs, line, &r->status);
+	if (err && !r->err)
+		r->err = err;
+	if (r->status >= 0 && !r->exit_seen) {
+		r->exit_seen = true;
+		clock_gettime(CLOCK_MONOTONIC, &r->t_exit);
+	}
+}
+
+/* Serial data minus '\r': the guest ttys are raw, but the kernel console
+ * and anything that resets a tty may still add them. */
+static size_t strip_cr(char *buf, size_t n)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < n; i++)
+		if (buf[i] != '\r')
+			buf[j++] = buf[i];
+	return j;
+}
+
+/* Reads what a channel has now; returns false once it would block. */
+static bool chan__read(struct vm_run *r, enum vm_chan_id c)
+{
+	char buf[65536];
+	ssize_t n;
+	size_t len, i;
+
+	n = read(r->chan_fd[c], buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	len = strip_cr(buf, n);
+	switch (c) {
+	case VM_CHAN_STDOUT:
+		write_host(r, 1, buf, len);
+		break;
+	case VM_CHAN_STDERR:
+		write_host(r, 2, buf, len);
+		break;
+	case VM_CHAN_CONSOLE:
+		tail__add(r, buf, len);
+		if (r->o->verbose)
+			write_host(r, 2, buf, len);
+		break;
+	case VM_CHAN_CONTROL:
+		for (i = 0; i < len; i++) {
+			if (buf[i] != '\n') {
+				if (r->line_len < sizeof(r->line) - 1)
+					r->line[r->line_len++] = buf[i];
+				continue;
+			}
+			r->line[r->line_len] = '\0';
+			control__line(r, r->line);
+			r->line_len = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void chans__drain(struct vm_run *r)
+{
+	int c;
+
+	for (c = 0; c < VM_CHAN_NR; c++)
+		while (chan__read(r, c))
+			;
+}
+
+/* Prints the last lines of a text buffer, indented, for crash reports. */
+static void print_tail(const char *what, const char *buf, size_t len)
+{
+	size_t start = len;
+	int lines = 0;
+
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	if (!len)
+		return;
+	start = len;
+	while (start && lines < TAIL_LINES) {
+		start--;
+		if (buf[start] == '\n')
+			lines++;
+	}
+	if (buf[start] == '\n')
+		start++;
+	fprintf(stderr, "  --- %s ---\n", what);
+	while (start < len) {
+		const char *nl = memchr(buf + start, '\n', len - start);
+		size_t l = nl ? (size_t)(nl - buf - start) : len - start;
+
+		fprintf(stderr, "  %.*s\n", (int)l, buf + start);
+		start += l + 1;
+	}
+}
+
+static void report__died(struct vm_run *r, const char *why)
+{
+	char *log = NULL;
+	size_t len = 0;
+
+	fprintf(stderr, VM_ERR_PREFIX "%s; last console lines follow\n", why);
+	print_tail("console", r->tail, r->tail_len);
+	if (!fs__read_file(r->qemu_log, &log, &len))
+		print_tail("qemu", log, len);
+	free(log);
+}
+
+static void qemu__stop(struct vm_run *r)
+{
+	if (r->qemu <= 0)
+		return;
+	kill(r->qemu, SIGKILL);
+	r->qemu_status = proc__wait(r->qemu);
+	r->qemu = -1;
+}
+
+/* Streams the channels until qemu exits, we time out or are signalled. */
+static int vm__loop(struct vm_run *r)
+{
+	double deadline = now_s() + r->o->timeout_s;
+	struct pollfd pfd[VM_CHAN_NR + 1];
+	char junk[64], why[128];
+	int c, st, timeout_ms;
+	pid_t done;
+
+	for (;;) {
+		double left = deadline - now_s();
+
+		if (r->exit_seen && since(&r->t_exit) > POWEROFF_GRACE_S)
+			qemu__stop(r); /* the command is done; qemu hangs */
+		if (r->qemu <= 0)
+			break;
+		if (left <= 0) {
+			qemu__stop(r);
+			chans__drain(r);
+			snprintf(why, sizeof(why), "timed out after %u s",
+				 r->o->timeout_s);
+			report__died(r, why);
+			return -EIO;
+		}
+		timeout_ms = left > 1 ? 1000 : (int)(left * 1000) + 1;
+		for (c = 0; c < VM_CHAN_NR; c++)
+			pfd[c] = (struct pollfd){ .fd = r->chan_fd[c],
+						  .events = POLLIN };
+		pfd[c] = (struct pollfd){ .fd = r->wake[0], .events = POLLIN };
+		if (poll(pfd, VM_CHAN_NR + 1, timeout_ms) < 0 &&
+		    errno != EINTR) {
+			st = -errno;
+			qemu__stop(r);
+			fprintf(stderr, VM_ERR_PREFIX "poll: %s\n",
+				strerror(-st));
+			return st;
+		}
+		while (read(r->wake[0], junk, sizeof(junk)) > 0)
+			;
+		if (vm_signal) {
+			qemu__stop(r);
+			return interrupted();
+		}
+		for (c = 0; c < VM_CHAN_NR; c++)
+			if (pfd[c].revents & POLLIN)
+				chan__read(r, c);
+		done = waitpid(r->qemu, &st, WNOHANG);
+		if (done == r->qemu) {
+			r->qemu = -1;
+			r->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) :
+							 128 + WTERMSIG(st);
+		}
+	}
+	/* qemu wrote everything before it exited; pick up the rest. */
+	chans__drain(r);
+	if (r->status < 0) {
+		snprintf(why, sizeof(why),
+			 "the guest ended without reporting an exit status (qemu exit %d: kernel panic or crash?)",
+			 r->qemu_status);
+		report__died(r, why);
+		return -EIO;
+	}
+	if (r->o->verbose)
+		fprintf(stderr, VM_ERR_PREFIX "guest exited %d after %.1f s\n",
+			r->status, since(&r->t_start));
+	return 0;
+}
+
+static int workdir__create(struct vm_run *r)
+{
+	const char *tmp = getenv("TMPDIR");
+	int err;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (fs__fmt(r->workdir, sizeof(r->workdir), "%s/folioscope-vm.XXXXXX",
+		    tmp))
+		return -ENAMETOOLONG;
+	if (!mkdtemp(r->workdir)) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot create a temp dir in '%s': %s\n",
+			tmp, strerror(-err));
+		r->workdir[0] = '\0';
+		return err;
+	}
+	if (fs__fmt(r->cpio, sizeof(r->cpio), "%s/initramfs.cpio",
+		    r->workdir) ||
+	    fs__fmt(r->qemu_log, sizeof(r->qemu_log), "%s/qemu.log",
+		    r->workdir))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int vm__run(const struct vm_opts *opts, int argc, char **argv)
+{
+	struct vm_opts o = *opts;
+	struct vm_run *r;
+	int c, err;
+
+	if (!o.mem_mb)
+		o.mem_mb = VM_DEFAULT_MEM_MB;
+	if (!o.cpus)
+		o.cpus = VM_DEFAULT_CPUS;
+	if (!o.timeout_s)
+		o.timeout_s = VM_DEFAULT_TIMEOUT_S;
+	if (argc < 1) {
+		fprintf(stderr, VM_ERR_PREFIX "no folioscope command to run\n");
+		return -EINVAL;
+	}
+	/* ~100 KB of buffers: keep them off the stack. */
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		fprintf(stderr, VM_ERR_PREFIX "out of memory\n");
+		return -ENOMEM;
+	}
+	r->o = &o;
+	r->qemu = -1;
+	r->status = -1;
+	r->outs.cur = -1;
+	r->wake[0] = r->wake[1] = -1;
+	for (c = 0; c < VM_CHAN_NR; c++)
+		r->chan_fd[c] = -1;
+
+	err = signals__install(r);
+	if (err) {
+		fprintf(stderr, VM_ERR_PREFIX "cannot create a pipe: %s\n",
+			strerror(-err));
+		goto cleanup;
+	}
+	err = kernel__pick(r);
+	if (err)
+		goto cleanup;
+	if (vm_signal) {
+		err = interrupted();
+		goto cleanup;
+	}
+	err = outputs__rewrite(&r->outs, argc, argv, &r->gargv);
+	if (err)
+		goto cleanup;
+	err = workdir__create(r);
+	if (err)
+		goto cleanup;
+	{
+		struct initramfs_spec spec = {
+			.binary = o.binary,
+			.moddir = r->moddir[0] ? r->moddir : NULL,
+			.release = r->release[0] ? r->release : NULL,
+			.argc = argc,
+			.argv = r->gargv,
+			.verbose = o.verbose,
+		};
+
+		err = initramfs__build(&spec, r->workdir, r->cpio);
+		if (err)
+			goto cleanup;
+	}
+	if (vm_signal) {
+		err = interrupted();
+		goto cleanup;
+	}
+	for (c = 0; c < VM_CHAN_NR; c++) {
+		err = chan__open(r, c);
+		if (err)
+			goto cleanup;
+	}
+	err = qemu__start(r);
+	if (err)
+		goto cleanup;
+	err = vm__loop(r);
+	if (err == -EINTR)
+		goto cleanup;
+	/* Files that arrived whole are delivered even if the guest then
+	 * died: they are complete, and the error still says what happened. */
+	c = outputs__deliver(&r->outs);
+	if (!err)
+		err = r->err ? r->err : c; /* an output was lost */
+	if (!err)
+		err = r->status;
+cleanup:
+	qemu__stop(r);
+	for (c = 0; c < VM_CHAN_NR; c++)
+		if (r->chan_fd[c] >= 0)
+			close(r->chan_fd[c]);
+	outputs__free(&r->outs);
+	outputs__free_argv(argc, r->gargv);
+	if (r->workdir[0])
+		fs__remove_tree(r->workdir);
+	signals__restore(r);
+	free(r);
+	return err;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The VM runner: boots a kernel in qemu with a busybox initramfs that holds
+ * a static folioscope, runs "folioscope ARGS..." inside, streams its
+ * stdout/stderr live, returns its exit status and brings back the files it
+ * wrote (-j/--json/-o/--output).
+ */
+#ifndef FS_VM_H
+#define FS_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct vm_opts {
+	const char *kernel;   /* bzImage; NULL = default Debian 12 cloud kernel */
+	const char *modules;  /* dir containing lib/modules/<release>/ ; NULL = from the default kernel package, or none */
+	const char *binary;   /* static binary to put in the guest as /bin/folioscope; NULL = /proc/self/exe */
+	const char *cache_dir;/* NULL = $FOLIOSCOPE_CACHE or $XDG_CACHE_HOME/folioscope or ~/.cache/folioscope */
+	unsigned int mem_mb;  /* default 2048 */
+	unsigned int cpus;    /* default 2 */
+	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
+	bool verbose;         /* show kernel console + qemu command */
+};
+
+#define VM_DEFAULT_MEM_MB 2048
+#define VM_DEFAULT_CPUS 2
+#define VM_DEFAULT_TIMEOUT_S 900
+
+/*
+ * Returns the guest command's exit status (0..255), or a negative errno
+ * after printing one clear line on stderr for a host-side failure.
+ */
+int vm__run(const struct vm_opts *o, int argc, char **argv);
+
+/*
+ * Path of the cached default kernel (downloading it if needed): fills
+ * bzimage with the vmlinuz path and moddir with the root that holds
+ * lib/modules/<release>/. cache_dir NULL = the default cache. Returns 0 or
+ * a negative errno after printing one line on stderr.
+ */
+int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
+		       char *moddir, size_t m);
+
+#endif

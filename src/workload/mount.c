@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Plumbing shared by the workloads: the public entry points (which only
+ * dispatch by name), temp dirs, fork/exec, loop devices, mount/umount and
+ * the deterministic test pattern.
+ *
+ * Mounting lives here so that <sys/mount.h> stays out of dedupe.c, which
+ * needs <linux/fs.h> for FIDEDUPERANGE: that pulls in <linux/mount.h>, and
+ * the two clash on some glibc releases.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <linux/loop.h>
+
+#include "workload/workload.h"
+
+#define LOOP_MAJOR_NR 7
+
+struct workload {
+	const char *name; /* "dedupe" or "shmem-read" */
+	struct dedupe *dd;
+	struct shmem *sh;
+};
+
+void workload__defaults(struct wl_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fs = "btrfs";
+	o->range = 128 << 10;
+	o->count = 64;
+	o->huge = "always";
+	o->size = 16 << 20;
+	o->bs = 64 << 10;
+}
+
+int workload__prepare(struct workload **out, const char *name,
+		      const struct wl_opts *o)
+{
+	struct workload *w;
+	int err;
+
+	*out = NULL;
+	if (!name)
+		name = "";
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		err = -ENOMEM;
+		wl__err(name, err, "allocate workload");
+		return err;
+	}
+	if (!strcmp(name, "dedupe")) {
+		w->name = "dedupe";
+		err = dedupe__prepare(&w->dd, o);
+	} else if (!strcmp(name, "shmem-read")) {
+		w->name = "shmem-read";
+		err = shmem__prepare(&w->sh, o);
+	} else {
+		err = -EINVAL;
+		wl__err_hint(name, err, "(want dedupe or shmem-read)",
+			     "unknown workload '%s'", name);
+	}
+	if (err) {
+		free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int workload__run(struct workload *w, struct fs_report *r)
+{
+	snprintf(r->workload_name, sizeof(r->workload_name), "%s", w->name);
+	if (w->dd)
+		return dedupe__run(w->dd, r);
+	return shmem__run(w->sh, r);
+}
+
+void workload__destroy(struct workload *w)
+{
+	if (!w)
+		return;
+	dedupe__destroy(w->dd);
+	shmem__destroy(w->sh);
+	free(w);
+}
+
+static void report(const char *wl, int err, const char *hint, const char *fmt,
+		   va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* One fprintf so the line is written whole. */
+	fprintf(stderr, "folioscope: run %s: %s%s%s%s%s\n", wl, msg,
+		err ? ": " : "", err ? strerror(-err) : "", hint ? " " : "",
+		hint ? hint : "");
+}
+
+void wl__err(const char *wl, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(wl, err, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void wl__err_hint(const char *wl, int err, const char *hint, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(wl, err, hint, fmt, ap);
+	va_end(ap);
+}
+
+int wl__path(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int wl__mkdtemp(const char *wl, const char *parent, const char *tag, char *out,
+		size_t len)
+{
+	char name[64];
+	int err;
+
+	if (!parent) {
+		parent = getenv("TMPDIR");
+		if (!parent || !*parent)
+			parent = "/tmp";
+	}
+	snprintf(name, sizeof(name), "folioscope-%s-XXXXXX", tag);
+	err = wl__path(out, len, parent, name);
+	if (err) {
+		wl__err(wl, err, "temp dir in '%s'", parent);
+		goto cleanup;
+	}
+	if (!mkdtemp(out)) {
+		err = -errno;
+		wl__err(wl, err, "temp dir in '%s'", parent);
+	}
+cleanup:
+	if (err)
+		out[0] = '\0';
+	return err;
+}
+
+void wl__remove(const char *wl, const char *path, bool dir)
+{
+	int ret = dir ? rmdir(path) : unlink(path);
+
+	if (ret && errno != ENOENT)
+		wl__err(wl, -errno, "remove '%s'", path);
+}
+
+/* First dir of the ':'-separated list holding an executable name. */
+static int find_in(const char *list, const char *name, char *out, size_t len)
+{
+	char *dirs, *dir, *save;
+	int err = -ENOENT;
+
+	dirs = strdup(list);
+	if (!dirs)
+		return -ENOMEM;
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if (!wl__path(out, len, dir, name) && !access(out, X_OK)) {
+			err = 0;
+			break;
+		}
+	}
+	free(dirs);
+	return err;
+}
+
+/*
+ * Resolve name like execvp would, but also in /usr/sbin and /sbin: mkfs
+ * lives there and a non-login root shell may not have them in $PATH.
+ * Done in the parent so the child only has to execv.
+ */
+static int find_exe(const char *name, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	int err;
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, X_OK) ? -errno : 0;
+	}
+	err = find_in(path && *path ? path : "/usr/bin:/bin", name, out, len);
+	if (err == -ENOENT)
+		err = find_in("/usr/sbin:/sbin", name, out, len);
+	return err;
+}
+
+/* Runs in the forked child: only async-signal-safe calls. */
+static void exec_child(const char *exe, char *const argv[], int err_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(err_fd, 2) < 0)
+		_exit(126);
+	execv(exe, argv);
+	_exit(126);
+}
+
+int wl__exec(const char *wl, char *const argv[])
+{
+	const char *object = argv[0];
+	char exe[4096], msg[256];
+	int pfd[2] = {-1, -1};
+	int status, err, i;
+	size_t n = 0;
+	ssize_t k;
+	pid_t pid;
+
+	/* Errors name the last argument: the image or device worked on. */
+	for (i = 1; argv[i]; i++)
+		object = argv[i];
+	err = find_exe(argv[0], exe, sizeof(exe));
+	if (err) {
+		wl__err(wl, err, "exec '%s'", argv[0]);
+		return err;
+	}
+	if (pipe2(pfd, O_CLOEXEC)) {
+		err = -errno;
+		wl__err(wl, err, "pipe for '%s'", argv[0]);
+		goto cleanup;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		wl__err(wl, err, "fork for '%s'", argv[0]);
+		goto cleanup;
+	}
+	if (!pid)
+		exec_child(exe, argv, pfd[1]);
+	close(pfd[1]);
+	pfd[1] = -1;
+	/* Keep the start of the tool's stderr for the error line. */
+	for (;;) {
+		char drain[512];
+
+		if (n < sizeof(msg) - 1)
+			k = read(pfd[0], msg + n, sizeof(msg) - 1 - n);
+		else
+			k = read(pfd[0], drain, sizeof(drain));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		if (n < sizeof(msg) - 1)
+			n += k;
+	}
+	msg[n] = '\0';
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			err = -errno;
+			wl__err(wl, err, "wait for '%s'", argv[0]);
+			goto cleanup;
+		}
+	}
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		goto cleanup;
+	msg[strcspn(msg, "\n")] = '\0';
+	err = -EIO;
+	if (WIFEXITED(status))
+		wl__err(wl, 0, "%s '%s': exit status %d%s%s", argv[0], object,
+			WEXITSTATUS(status), *msg ? ": " : "", msg);
+	else
+		wl__err(wl, 0, "%s '%s': killed by signal %d", argv[0], object,
+			WTERMSIG(status));
+cleanup:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	return err;
+}
+
+/* Open /dev/loopN, creating the node when /dev is not a devtmpfs. */
+static int open_loop(int nr, char *dev, size_t len, bool *made_node)
+{
+	int fd;
+
+	*made_node = false;
+	snprintf(dev, len, "/dev/loop%d", nr);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT)
+		return fd < 0 ? -errno : fd;
+	if (mknod(dev, S_IFBLK | 0600, makedev(LOOP_MAJOR_NR, nr)))
+		return -errno;
+	*made_node = true;
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		unlink(dev);
+		*made_node = false;
+	}
+	return fd;
+}
+
+int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
+		    int *loop_fd, bool *made_node)
+{
+	struct loop_info64 info;
+	int ctl = -1, img_fd = -1, fd = -1, err = 0, nr, tries;
+
+	*loop_fd = -1;
+	*made_node = false;
+	dev[0] = '\0';
+	img_fd = open(img, O_RDWR | O_CLOEXEC);
+	if (img_fd < 0) {
+		err = -errno;
+		wl__err(wl, err, "open image '%s'", img);
+		goto cleanup;
+	}
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		err = -errno;
+		wl__err(wl, err, "open '/dev/loop-control'");
+		goto cleanup;
+	}
+	/* Someone else may bind the free device before we do: retry. */
+	for (tries = 0; tries < 16; tries++) {
+		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (nr < 0) {
+			err = -errno;
+			wl__err(wl, err,
+				"LOOP_CTL_GET_FREE '/dev/loop-control'");
+			goto cleanup;
+		}
+		fd = open_loop(nr, dev, len, made_node);
+		if (fd < 0) {
+			err = fd;
+			wl__err(wl, err, "open '%s'", dev);
+			goto cleanup;
+		}
+		if (!ioctl(fd, LOOP_SET_FD, img_fd)) {
+			err = 0;
+			break;
+		}
+		err = -errno;
+		close(fd);
+		fd = -1;
+		if (*made_node)
+			unlink(dev);
+		*made_node = false;
+		if (err != -EBUSY)
+			break;
+	}
+	if (err) {
+		wl__err(wl, err, "LOOP_SET_FD '%s'", dev);
+		goto cleanup;
+	}
+	/* Autoclear: the device unbinds itself on umount, or on our close
+	 * if mount never takes it, so no error path has to detach it. */
+	memset(&info, 0, sizeof(info));
+	info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	snprintf((char *)info.lo_file_name, sizeof(info.lo_file_name), "%s",
+		 img);
+	if (ioctl(fd, LOOP_SET_STATUS64, &info)) {
+		err = -errno;
+		wl__err(wl, err, "LOOP_SET_STATUS64 '%s'", dev);
+		ioctl(fd, LOOP_CLR_FD, 0);
+		goto cleanup;
+	}
+	*loop_fd = fd;
+	fd = -1;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (err && *made_node) {
+		unlink(dev);
+		*made_node = false;
+	}
+	if (ctl >= 0)
+		close(ctl);
+	if (img_fd >= 0)
+		close(img_fd);
+	return err;
+}
+
+int wl__mount(const char *src, const char *dir, const char *fstype,
+	      const char *data)
+{
+	if (mount(src, dir, fstype, MS_NOSUID | MS_NODEV, data))
+		return -errno;
+	return 0;
+}
+
+int wl__umount(const char *wl, const char *dir)
+{
+	int err, i;
+
+	/* A just-closed file or a udev probe can hold it for a moment. */
+	for (i = 0; i < 50; i++) {
+		if (!umount2(dir, UMOUNT_NOFOLLOW))
+			return 0;
+		err = -errno;
+		if (err != -EBUSY)
+			break;
+		usleep(20 * 1000);
+	}
+	if (err == -EBUSY && !umount2(dir, MNT_DETACH | UMOUNT_NOFOLLOW)) {
+		wl__err_hint(wl, err, "(detached lazily)", "umount '%s'", dir);
+		return 0;
+	}
+	wl__err(wl, err, "umount '%s'", dir);
+	return err;
+}
+
+void wl__pattern_fill(void *buf, __u64 off, size_t len)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = wl__pattern_byte(off + i);
+}
+
+size_t wl__pattern_check(const void *buf, __u64 off, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len; i++)
+		bad += p[i] != wl__pattern_byte(off + i);
+	return bad;
+}
+
+int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size)
+{
+	unsigned char *buf;
+	__u64 off = 0;
+	int err = 0;
+
+	buf = malloc(WL_CHUNK);
+	if (!buf) {
+		err = -ENOMEM;
+		wl__err(wl, err, "buffer for '%s'", path);
+		return err;
+	}
+	while (off < size) {
+		size_t len = size - off < WL_CHUNK ? size - off : WL_CHUNK;
+		size_t done = 0;
+
+		wl__pattern_fill(buf, off, len);
+		while (done < len) {
+			ssize_t n =
+				pwrite(fd, buf + done, len - done, off + done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				err = n < 0 ? -errno : -EIO;
+				wl__err(wl, err, "write '%s'", path);
+				goto cleanup;
+			}
+			done += n;
+		}
+		off += len;
+	}
+cleanup:
+	free(buf);
+	return err;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install every build and test dependency from Debian packages.
+set -euo pipefail
+pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+      libjson-c-dev libcmocka-dev pkg-config qemu-system-x86 busybox-static
+      cpio kmod btrfs-progs xfsprogs jq util-linux cppcheck clang-format)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: need root to install: ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: done"

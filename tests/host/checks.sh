@@ -1,0 +1,52 @@
+# Host checks (sourced by tests/check.sh): doctor's reasons on the running
+# kernel and bad input. Run as root on a kernel like the CI host's.
+# shellcheck shell=bash
+
+# doctor must give the real reasons, derived here independently.
+doc=$("$FS" doctor 2>&1)
+docj=$("$FS" doctor --json 2>/dev/null)
+expect_eq "doctor --json parses" "$(jq -r .kernel <<<"$docj")" "$(uname -r)"
+if zcat /proc/config.gz 2>/dev/null | grep -q '^# CONFIG_KPROBES is not set'; then
+	expect_eq "doctor: every kprobe step blames CONFIG_KPROBES" \
+		"$(jq -r '[.targets[].steps[] | select(.mechanism=="kprobe") | .reason | test("CONFIG_KPROBES is not set|no symbol")] | all' <<<"$docj")" true
+	expect_eq "doctor: kprobes_config false" "$(jq -r .kprobes_config <<<"$docj")" false
+fi
+# Every fentry step with a symbol was really tried: attached or a kernel error.
+expect_eq "doctor: fentry steps tried" \
+	"$(jq -r '[.targets[].steps[] | select(.mechanism=="fentry") | .reason | test("^(load|attach|prepare) failed: |^no symbol|attached|calls the compare|exported wrapper|one FIDEDUPERANGE")] | all' <<<"$docj")" true
+expect_eq "doctor: dedupe compare inlined on this kernel" \
+	"$(jq -r .targets.dedupe.inlined <<<"$docj")" \
+	"$(grep -qE ' vfs_dedupe_file_range_compare$' /proc/kallsyms && echo false || echo true)"
+# Lockdown, read independently through a private securityfs mount.
+sec=$(mktemp -d)
+if mount -t securityfs none "$sec" 2>/dev/null; then
+	want=$(sed -E 's/.*\[([a-z]+)\].*/\1/' "$sec/lockdown" 2>/dev/null)
+	umount "$sec"
+	[ -n "$want" ] && expect_eq "doctor: lockdown mode" "$(jq -r .lockdown <<<"$docj")" "$want"
+fi
+rmdir "$sec"
+expect_match "doctor text names the would-use line" "$doc" 'would use: '
+
+# Bad input: one clear line, non-zero exit, nothing left behind.
+expect_error "unknown target" 2 "unknown target 'nope'" "$FS" trace -t nope -d 1
+expect_error "unknown mode" 2 "unknown mode 'uprobe'" "$FS" trace -m uprobe -d 1
+expect_error "unknown workload" 2 "unknown workload 'foo'" "$FS" run foo
+expect_error "unknown command" 2 "unknown command 'frobnicate'" "$FS" frobnicate
+expect_error "missing --dir" 1 "--dir '/nonexistent/fs': No such file or directory" \
+	"$FS" run dedupe --dir /nonexistent/fs
+shm=$(mktemp -d /dev/shm/fsdir.XXXXXX)
+expect_error "--dir on tmpfs" 1 "is on tmpfs, which does not support FIDEDUPERANGE" \
+	"$FS" run dedupe --dir "$shm"
+rmdir "$shm"
+expect_error "not root" 1 "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups "$FS" run shmem-read
+expect_error "vm: missing kernel" 1 "cannot read kernel '/nonexistent/bzImage'" \
+	"$FS" vm --kernel /nonexistent/bzImage -- doctor
+if [ "$(jq -r '.targets.shmem.chosen' <<<"$docj")" == null ]; then
+	# Nothing attaches here: run must say so in one line and unmount.
+	expect_error "run without any attach step" 1 "shmem: cannot attach" \
+		"$FS" run shmem-read --size 4M
+	expect_error "forced kprobe without kprobes" 1 "cannot attach with --mode kprobe" \
+		"$FS" trace -t shmem -m kprobe -d 1
+else
+	skip "run without any attach step" "this kernel can attach to shmem_file_read_iter"
+fi

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests: slot math of bpf/shared.h and the histogram model. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "model/model.h"
+#include "version.h"
+
+#define MIB2 (1ULL << 21)
+
+/* Independent reference: floor(log2(v)) + 1, clamped to the last slot. */
+static unsigned int ref_slot(__u64 v)
+{
+	unsigned int s;
+
+	if (!v)
+		return 0;
+	s = 64 - __builtin_clzll(v);
+	return s < FS_SLOTS ? s : FS_SLOTS - 1;
+}
+
+static void test_log2_slot_points(void **state)
+{
+	assert_int_equal(fs_log2_slot(0), 0);
+	assert_int_equal(fs_log2_slot(1), 1);
+	assert_int_equal(fs_log2_slot(2), 2);
+	assert_int_equal(fs_log2_slot(3), 2);
+	assert_int_equal(fs_log2_slot(4), 3);
+	assert_int_equal(fs_log2_slot(4095), 12);
+	assert_int_equal(fs_log2_slot(4096), 13);
+	assert_int_equal(fs_log2_slot(4097), 13);
+	assert_int_equal(fs_log2_slot((1ULL << 62) - 1), 62);
+	assert_int_equal(fs_log2_slot(1ULL << 62), 63);
+	assert_int_equal(fs_log2_slot(1ULL << 63), 63);
+	assert_int_equal(fs_log2_slot(UINT64_MAX), 63);
+}
+
+/* Every power of two and its neighbours, against the reference. */
+static void test_log2_slot_all_edges(void **state)
+{
+	for (int k = 0; k < 64; k++) {
+		__u64 p = 1ULL << k;
+
+		assert_int_equal(fs_log2_slot(p), ref_slot(p));
+		assert_int_equal(fs_log2_slot(p - 1), ref_slot(p - 1));
+		assert_int_equal(fs_log2_slot(p + 1), ref_slot(p + 1));
+	}
+}
+
+static void test_alignment(void **state)
+{
+	/* 0 is aligned to everything: the cap. */
+	assert_int_equal(fs_alignment(0), MIB2);
+	assert_int_equal(fs_alignment(1), 1);
+	assert_int_equal(fs_alignment(3), 1);
+	assert_int_equal(fs_alignment(5), 1);
+	assert_int_equal(fs_alignment(4097), 1);
+	assert_int_equal(fs_alignment(UINT64_MAX), 1);
+	assert_int_equal(fs_alignment(6), 2);
+	assert_int_equal(fs_alignment(4096), 4096);
+	assert_int_equal(fs_alignment(4096 * 3), 4096);
+	assert_int_equal(fs_alignment(MIB2 + 4096), 4096);
+	assert_int_equal(fs_alignment(1ULL << 21), MIB2);
+	assert_int_equal(fs_alignment(1ULL << 22), MIB2);
+	assert_int_equal(fs_alignment(1ULL << 40), MIB2);
+	assert_int_equal(fs_alignment(1ULL << 63), MIB2);
+}
+
+/* An alignment 2^j must sit alone in slot j + 1 of an align histogram. */
+static void test_alignment_slot(void **state)
+{
+	struct fs_report r;
+	const struct fs_histogram *h;
+	struct fs_bucket b;
+
+	model__init(&r);
+	h = &r.target[FS_TGT_DEDUPE].hist[FS_DD_SRC_ALIGN];
+	for (int k = 0; k < 64; k++) {
+		__u64 v = (1ULL << k) * 3, a = fs_alignment(v);
+		unsigned int s = fs_log2_slot(a);
+
+		model__bucket(h, s, &b);
+		assert_int_equal(b.lo, a);
+		assert_int_equal(b.hi, a);
+		assert_int_equal(s, (k < 21 ? k : 21) + 1);
+	}
+}
+
+static void test_bucket_log2(void **state)
+{
+	struct fs_report r;
+	struct fs_histogram *h;
+	struct fs_bucket b;
+
+	model__init(&r);
+	h = &r.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES];
+	assert_int_equal(h->spec->kind, FS_KIND_LOG2);
+	h->slot[13] = 42;
+
+	model__bucket(h, 0, &b);
+	assert_int_equal(b.lo, 0);
+	assert_int_equal(b.hi, 0);
+	model__bucket(h, 1, &b);
+	assert_int_equal(b.lo, 1);
+	assert_int_equal(b.hi, 1);
+	model__bucket(h, 2, &b);
+	assert_int_equal(b.lo, 2);
+	assert_int_equal(b.hi, 3);
+	model__bucket(h, 13, &b);
+	assert_int_equal(b.lo, 4096);
+	assert_int_equal(b.hi, 8191);
+	assert_int_equal(b.count, 42);
+	model__bucket(h, 62, &b);
+	assert_int_equal(b.lo, 1ULL << 61);
+	assert_int_equal(b.hi, (1ULL << 62) - 1);
+	assert_int_equal(b.count, 0);
+	/* The last slot is open-ended. */
+	model__bucket(h, FS_SLOTS - 1, &b);
+	assert_int_equal(b.lo, 1ULL << 62);
+	assert_int_equal(b.hi, UINT64_MAX);
+}
+
+/* Buckets tile [0, UINT64_MAX] and each value's slot contains it. */
+static void test_bucket_log2_contains(void **state)
+{
+	struct fs_report r;
+	const struct fs_histogram *h;
+	struct fs_bucket b, prev = { 0, 0, 0 };
+
+	model__init(&r);
+	h = &r.target[FS_TGT_SHMEM].hist[FS_SH_LATENCY];
+	for (int s = 1; s < FS_SLOTS; s++) {
+		model__bucket(h, s, &b);
+		assert_int_equal(b.lo, prev.hi + 1);
+		assert_int_equal(fs_log2_slot(b.lo), s);
+		assert_int_equal(fs_log2_slot(b.hi), s);
+		prev = b;
+	}
+	assert_int_equal(prev.hi, UINT64_MAX);
+}
+
+static void test_bucket_align(void **state)
+{
+	struct fs_report r;
+	struct fs_histogram *h;
+	struct fs_bucket b;
+
+	model__init(&r);
+	h = &r.target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN];
+	assert_int_equal(h->spec->kind, FS_KIND_ALIGN);
+	h->slot[22] = 7;
+
+	model__bucket(h, 0, &b);
+	assert_int_equal(b.lo, 0);
+	assert_int_equal(b.hi, 0);
+	model__bucket(h, 1, &b);
+	assert_int_equal(b.lo, 1);
+	assert_int_equal(b.hi, 1);
+	model__bucket(h, 13, &b);
+	assert_int_equal(b.lo, 4096);
+	assert_int_equal(b.hi, 4096);
+	model__bucket(h, 22, &b);
+	assert_int_equal(b.lo, MIB2);
+	assert_int_equal(b.hi, MIB2);
+	assert_int_equal(b.count, 7);
+	model__bucket(h, FS_SLOTS - 1, &b);
+	assert_int_equal(b.lo, 1ULL << 62);
+	assert_int_equal(b.hi, 1ULL << 62);
+}
+
+static void test_range(void **state)
+{
+	struct fs_report r;
+	struct fs_histogram *h;
+	int first, last;
+
+	model__init(&r);
+	h = &r.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES];
+	assert_false(model__range(h, &first, &last));
+
+	h->slot[5] = 1;
+	assert_true(model__range(h, &first, &last));
+	assert_int_equal(first, 5);
+	assert_int_equal(last, 5);
+
+	h->slot[0] = 2;
+	h->slot[FS_SLOTS - 1] = 3;
+	assert_true(model__range(h, &first, &last));
+	assert_int_equal(first, 0);
+	assert_int_equal(last, FS_SLOTS - 1);
+}
+
+static void test_init(void **state)
+{
+	struct fs_report r;
+	const struct fs_target_report *dd, *sh;
+
+	model__init(&r);
+	dd = &r.target[FS_TGT_DEDUPE];
+	sh = &r.target[FS_TGT_SHMEM];
+	assert_string_equal(r.tool_version, FOLIOSCOPE_VERSION);
+	assert_int_equal(r.page_size, (__u64)sysconf(_SC_PAGESIZE));
+	assert_true(r.kernel[0] != '\0');
+	assert_string_equal(r.workload_name, "");
+	assert_int_equal(r.nkv, 0);
+
+	assert_false(dd->enabled);
+	assert_false(sh->enabled);
+	assert_string_equal(dd->name, "dedupe");
+	assert_string_equal(sh->name, "shmem");
+	assert_int_equal(dd->nhists, FS_DD_NHIST);
+	assert_int_equal(sh->nhists, FS_SH_NHIST);
+	assert_int_equal(dd->ncounters, FS_DD_NCOUNTERS);
+	assert_int_equal(sh->ncounters, FS_SH_NCOUNTERS);
+	assert_string_equal(dd->attach.mechanism, "none");
+	for (int i = 0; i < dd->nhists; i++) {
+		assert_true(dd->hist[i].measured);
+		assert_int_equal(dd->hist[i].count, 0);
+	}
+	assert_string_equal(dd->hist[FS_DD_LATENCY].spec->unit, "ns");
+	assert_int_equal(dd->hist[FS_DD_DST_ALIGN].spec->kind, FS_KIND_ALIGN);
+	assert_int_equal(sh->hist[FS_SH_BUF_ALIGN].spec->kind, FS_KIND_ALIGN);
+	assert_int_equal(sh->hist[FS_SH_COPY_BYTES].spec->kind, FS_KIND_LOG2);
+	assert_string_equal(sh->hist[FS_SH_REQ_BYTES].spec->name, "req_bytes");
+
+	model__enable(&r, FS_TGT_SHMEM, true);
+	assert_true(sh->enabled);
+	assert_false(dd->enabled);
+	model__enable(&r, FS_TGT_SHMEM, false);
+	assert_false(sh->enabled);
+}
+
+static void test_names(void **state)
+{
+	struct fs_report r;
+
+	model__init(&r);
+	assert_string_equal(model__target_name(FS_TGT_DEDUPE), "dedupe");
+	assert_string_equal(model__target_name(FS_TGT_SHMEM), "shmem");
+	assert_int_equal(model__target_from_name("dedupe"), FS_TGT_DEDUPE);
+	assert_int_equal(model__target_from_name("shmem"), FS_TGT_SHMEM);
+	assert_int_equal(model__target_from_name("xfs"), -1);
+	assert_int_equal(model__target_from_name(""), -1);
+
+	assert_int_equal(model__counter_index(&r, FS_TGT_DEDUPE, "calls"),
+			 FS_DD_CALLS);
+	assert_int_equal(model__counter_index(&r, FS_TGT_DEDUPE, "differs"),
+			 FS_DD_DIFFERS);
+	assert_int_equal(model__counter_index(&r, FS_TGT_SHMEM, "errors"),
+			 FS_SH_ERRORS);
+	assert_int_equal(model__counter_index(&r, FS_TGT_SHMEM, "same"), -1);
+}
+
+/* Two CPUs' values of the per-CPU stats map add up. */
+static void test_add_stats(void **state)
+{
+	static struct fs_stats cpu0, cpu1;
+	struct fs_target_report *tr;
+	struct fs_report r;
+
+	memset(&cpu0, 0, sizeof(cpu0));
+	memset(&cpu1, 0, sizeof(cpu1));
+	cpu0.hist[FS_DD_BYTES].slot[13] = 3;
+	cpu0.hist[FS_DD_BYTES].sum = 3 * 4096;
+	cpu1.hist[FS_DD_BYTES].slot[13] = 2;
+	cpu1.hist[FS_DD_BYTES].slot[14] = 1;
+	cpu1.hist[FS_DD_BYTES].sum = 2 * 4096 + 8192;
+	cpu0.hist[FS_DD_LATENCY].slot[FS_SLOTS - 1] = 1;
+	cpu1.hist[FS_DD_LATENCY].slot[0] = 4;
+	cpu0.counter[FS_DD_CALLS] = 3;
+	cpu1.counter[FS_DD_CALLS] = 3;
+	cpu1.counter[FS_DD_ERRORS] = 1;
+	/* Past nhists: must not leak into the target. */
+	cpu0.hist[FS_DD_NHIST].slot[1] = 9;
+
+	model__init(&r);
+	model__add_stats(&r, FS_TGT_DEDUPE, &cpu0);
+	model__add_stats(&r, FS_TGT_DEDUPE, &cpu1);
+	tr = &r.target[FS_TGT_DEDUPE];
+
+	assert_int_equal(tr->hist[FS_DD_BYTES].slot[13], 5);
+	assert_int_equal(tr->hist[FS_DD_BYTES].slot[14], 1);
+	assert_int_equal(tr->hist[FS_DD_BYTES].count, 6);
+	assert_int_equal(tr->hist[FS_DD_BYTES].sum, 5 * 4096 + 8192);
+	assert_int_equal(tr->hist[FS_DD_LATENCY].slot[0], 4);
+	assert_int_equal(tr->hist[FS_DD_LATENCY].slot[FS_SLOTS - 1], 1);
+	assert_int_equal(tr->hist[FS_DD_LATENCY].count, 5);
+	assert_int_equal(tr->hist[FS_DD_SRC_ALIGN].count, 0);
+	assert_int_equal(tr->hist[FS_DD_NHIST].count, 0);
+	assert_int_equal(tr->counter[FS_DD_CALLS], 6);
+	assert_int_equal(tr->counter[FS_DD_ERRORS], 1);
+	assert_int_equal(tr->counter[FS_DD_SAME], 0);
+	/* The other target is untouched. */
+	assert_int_equal(r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].count, 0);
+	assert_int_equal(r.target[FS_TGT_SHMEM].counter[FS_SH_CALLS], 0);
+}
+
+static void test_not_measured(void **state)
+{
+	struct fs_target_report *tr;
+	struct fs_report r;
+	char longwhy[400];
+
+	model__init(&r);
+	tr = &r.target[FS_TGT_SHMEM];
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE,
+			    "no folio argument on this kernel");
+	assert_false(tr->hist[FS_SH_FOLIO_SIZE].measured);
+	assert_string_equal(tr->hist[FS_SH_FOLIO_SIZE].why,
+			    "no folio argument on this kernel");
+	assert_true(tr->hist[FS_SH_BYTES].measured);
+	assert_true(r.target[FS_TGT_DEDUPE].hist[FS_DD_FOLIO_SIZE].measured);
+
+	/* An over-long reason is cut, still terminated. */
+	memset(longwhy, 'x', sizeof(longwhy) - 1);
+	longwhy[sizeof(longwhy) - 1] = '\0';
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_LATENCY, longwhy);
+	assert_int_equal(strlen(tr->hist[FS_SH_LATENCY].why),
+			 sizeof(tr->hist[FS_SH_LATENCY].why) - 1);
+}
+
+static void test_kv(void **state)
+{
+	const struct fs_kv *kv;
+	struct fs_report r;
+	char key[16], longkey[100];
+
+	model__init(&r);
+	model__kv_u64(&r, "files", 4);
+	model__kv_str(&r, "mode", "random");
+	model__kv_u64(&r, "max", UINT64_MAX);
+	assert_int_equal(r.nkv, 3);
+
+	kv = model__kv_find(&r, "files");
+	assert_non_null(kv);
+	assert_int_equal(kv->type, FS_KV_U64);
+	assert_int_equal(kv->u, 4);
+	kv = model__kv_find(&r, "mode");
+	assert_non_null(kv);
+	assert_int_equal(kv->type, FS_KV_STR);
+	assert_string_equal(kv->s, "random");
+	assert_int_equal(model__kv_find(&r, "max")->u, UINT64_MAX);
+	assert_null(model__kv_find(&r, "nope"));
+
+	/* Same key again replaces in place, even with another type. */
+	model__kv_str(&r, "files", "four");
+	assert_int_equal(r.nkv, 3);
+	kv = model__kv_find(&r, "files");
+	assert_int_equal(kv->type, FS_KV_STR);
+	assert_string_equal(kv->s, "four");
+	assert_ptr_equal(kv, &r.kv[0]);
+
+	/* Keys are cut to fit. */
+	memset(longkey, 'k', sizeof(longkey) - 1);
+	longkey[sizeof(longkey) - 1] = '\0';
+	model__kv_u64(&r, longkey, 1);
+	assert_int_equal(strlen(r.kv[3].key), sizeof(r.kv[3].key) - 1);
+
+	/* A full table drops new keys. */
+	for (int i = 0; i < FS_MAX_KV + 5; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		model__kv_u64(&r, key, i);
+	}
+	assert_int_equal(r.nkv, FS_MAX_KV);
+	assert_non_null(model__kv_find(&r, "k0"));
+	snprintf(key, sizeof(key), "k%d", FS_MAX_KV + 4);
+	assert_null(model__kv_find(&r, key));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log2_slot_points),
+		cmocka_unit_test(test_log2_slot_all_edges),
+		cmocka_unit_test(test_alignment),
+		cmocka_unit_test(test_alignment_slot),
+		cmocka_unit_test(test_bucket_log2),
+		cmocka_unit_test(test_bucket_log2_contains),
+		cmocka_unit_test(test_bucket_align),
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_add_stats),
+		cmocka_unit_test(test_not_measured),
+		cmocka_unit_test(test_kv),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Attach planning fed fake kernels: kallsyms, BTF prototypes, config. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "plan/plan.h"
+
+struct fake_fn {
+	const char *name;
+	bool symbol;
+	bool btf;
+	struct fn_proto proto;
+};
+
+struct fake {
+	const struct fake_fn *fns;
+	int nfns;
+	const char *clone;
+	const char *blacklisted;
+};
+
+#define PREP6 { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "ptr:s64", "u32" }, "s32" }
+#define PREP7 { 7, { "ptr:struct file", "s64", "ptr:struct file", "s64", "ptr:s64", "u32", "ptr:struct iomap_ops" }, "s32" }
+#define ONE { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "s64", "u32" }, "s64" }
+#define CMP { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "s64", "ptr:bool" }, "s32" }
+#define READ { 2, { "ptr:struct kiocb", "ptr:struct iov_iter" }, "s64" }
+
+/* Debian 12's 6.1: compare inlined, 7-argument __generic prep. */
+static const struct fake_fn deb61[] = {
+	{ "__generic_remap_file_range_prep", true, true, PREP7 },
+	{ "generic_remap_file_range_prep", true, true, PREP6 },
+	{ "vfs_dedupe_file_range_one", true, true, ONE },
+	{ "shmem_file_read_iter", true, true, READ },
+};
+
+/* A kernel where the compare is a real function. */
+static const struct fake_fn upstream[] = {
+	{ "vfs_dedupe_file_range_compare", true, true, CMP },
+	{ "generic_remap_file_range_prep", true, true, PREP6 },
+	{ "shmem_file_read_iter", true, true, READ },
+};
+
+/* A kernel that changed the compare's prototype (len became u32). */
+static const struct fake_fn changed[] = {
+	{ "vfs_dedupe_file_range_compare", true, true,
+	  { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "u32", "ptr:bool" }, "s32" } },
+	{ "shmem_file_read_iter", true, true,
+	  { 3, { "ptr:struct kiocb", "ptr:struct iov_iter", "u32" }, "s64" } },
+};
+
+static const struct fake_fn *fake_find(const struct kfacts *f,
+				       const char *name)
+{
+	const struct fake *fk = f->priv;
+
+	for (int i = 0; i < fk->nfns; i++)
+		if (!strcmp(fk->fns[i].name, name))
+			return &fk->fns[i];
+	return NULL;
+}
+
+static bool fake_has_symbol(const struct kfacts *f, const char *name)
+{
+	const struct fake *fk = f->priv;
+	const struct fake_fn *fn = fake_find(f, name);
+
+	if (fk->clone && !strcmp(name, fk->clone))
+		return true;
+	return fn && fn->symbol;
+}
+
+static bool fake_find_clone(const struct kfacts *f, const char *name,
+			    char *out, size_t n)
+{
+	const struct fake *fk = f->priv;
+
+	if (!fk->clone || strncmp(fk->clone, name, strlen(name)))
+		return false;
+	strncpy(out, fk->clone, n - 1);
+	out[n - 1] = '\0';
+	return true;
+}
+
+static int fake_btf_proto(const struct kfacts *f, const char *name,
+			  struct fn_proto *p)
+{
+	const struct fake_fn *fn = fake_find(f, name);
+
+	if (!fn || !fn->btf)
+		return -ENOENT;
+	*p = fn->proto;
+	return 0;
+}
+
+static bool fake_blacklisted(const struct kfacts *f, const char *name)
+{
+	const struct fake *fk = f->priv;
+
+	return fk->blacklisted && !strcmp(fk->blacklisted, name);
+}
+
+static void fake_init(struct kfacts *f, struct fake *fk,
+		      const struct fake_fn *fns, int n, int kprobes)
+{
+	memset(f, 0, sizeof(*f));
+	fk->fns = fns;
+	fk->nfns = n;
+	f->priv = fk;
+	f->has_btf = true;
+	f->kprobes = kprobes;
+	strcpy(f->kprobes_why, "CONFIG_KPROBES is not set in this kernel");
+	f->has_symbol = fake_has_symbol;
+	f->find_clone = fake_find_clone;
+	f->btf_proto = fake_btf_proto;
+	f->kprobe_blacklisted = fake_blacklisted;
+}
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void test_debian61_auto(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_true(p.inlined);
+	assert_int_equal(p.nsteps, 8);
+	/* compare: no symbol, both steps refused with that reason */
+	assert_false(p.step[0].available);
+	assert_non_null(strstr(p.step[0].why, "no symbol"));
+	assert_false(p.step[1].available);
+	/* first usable: fentry on the 7-argument caller (tried, may fail) */
+	assert_int_equal(plan__next(&p, 0), 2);
+	assert_string_equal(p.step[2].symbol, "__generic_remap_file_range_prep");
+	assert_int_equal(p.step[2].mech, MECH_FENTRY);
+	assert_int_equal(p.step[3].mech, MECH_KPROBE);
+	assert_int_equal(plan__next(&p, 3), 3);
+	assert_string_equal(p.step[4].symbol, "generic_remap_file_range_prep");
+	assert_string_equal(p.step[6].symbol, "vfs_dedupe_file_range_one");
+}
+
+static void test_mode_filters_mechanisms(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_FENTRY, &p);
+	assert_int_equal(p.nsteps, 4);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_equal(p.step[i].mech, MECH_FENTRY);
+	plan__build(&f, FS_TGT_SHMEM, PLAN_KPROBE, &p);
+	assert_int_equal(p.nsteps, 1);
+	assert_int_equal(p.step[0].mech, MECH_KPROBE);
+	assert_true(p.step[0].available);
+}
+
+static void test_no_kprobes(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 0);
+	plan__build(&f, FS_TGT_SHMEM, PLAN_KPROBE, &p);
+	assert_int_equal(plan__next(&p, 0), -1);
+	assert_string_equal(p.step[0].why,
+			    "CONFIG_KPROBES is not set in this kernel");
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), 0);
+	assert_int_equal(p.step[0].mech, MECH_FENTRY);
+}
+
+static void test_upstream_prefers_function(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, upstream, N(upstream), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_false(p.inlined);
+	assert_int_equal(plan__next(&p, 0), 0);
+	assert_int_equal(p.step[0].role, ROLE_FUNC);
+	assert_int_equal(p.step[0].handler, PLAN_H_DD_CMP);
+	/* __generic_... absent on this kernel */
+	assert_false(p.step[2].available);
+}
+
+static void test_changed_prototype_refused(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, changed, N(changed), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_false(p.step[0].available);
+	assert_string_equal(p.step[0].why,
+			    "BTF prototype argument 5 is u32, expected s64");
+	assert_false(p.step[1].available);
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), -1);
+	assert_non_null(strstr(p.step[0].why, "has 3 arguments"));
+}
+
+static void test_clone_timing_only_last(void **state)
+{
+	struct fake fk = { .clone = "vfs_dedupe_file_range_compare.constprop.0" };
+	struct kfacts f;
+	struct plan p;
+
+	/* Only the clone: no callers with BTF. */
+	fake_init(&f, &fk, NULL, 0, 1);
+	fk.clone = "vfs_dedupe_file_range_compare.constprop.0";
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_string_equal(p.clone, fk.clone);
+	assert_true(p.inlined);
+	assert_int_equal(p.nsteps, 9);
+	assert_int_equal(plan__next(&p, 0), 8);
+	assert_int_equal(p.step[8].role, ROLE_CLONE);
+	assert_int_equal(p.step[8].mech, MECH_KPROBE);
+	assert_non_null(strstr(p.step[8].why, "calling convention"));
+	/* With kprobes off the clone cannot be used either. */
+	f.kprobes = 0;
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), -1);
+}
+
+static void test_no_btf_and_blacklist(void **state)
+{
+	struct fake fk = { .blacklisted = "shmem_file_read_iter" };
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fk.blacklisted = "shmem_file_read_iter";
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_true(p.step[0].available);
+	assert_false(p.step[1].available);
+	assert_non_null(strstr(p.step[1].why, "blacklist"));
+	f.has_btf = false;
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_false(p.step[0].available);
+	assert_non_null(strstr(p.step[0].why, "no kernel BTF"));
+}
+
+static void test_reason_names_skipped_steps(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+	char why[512];
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	p.step[2].tried = true;
+	p.step[2].err = -524;
+	strcpy(p.step[2].err_msg, "attach failed: error 524 (ENOTSUPP)");
+	p.chosen = 3;
+	plan__reason(&p, why, sizeof(why));
+	assert_non_null(strstr(why, "is inlined (no symbol)"));
+	assert_non_null(strstr(why, "kprobe on __generic_remap_file_range_prep"));
+	assert_non_null(strstr(why, "fentry __generic_remap_file_range_prep: "
+				    "attach failed: error 524"));
+}
+
+static void test_parse_mode(void **state)
+{
+	enum plan_mode m;
+
+	assert_int_equal(plan__parse_mode("kprobe", &m), 0);
+	assert_int_equal(m, PLAN_KPROBE);
+	assert_int_equal(plan__parse_mode("fentry", &m), 0);
+	assert_int_equal(m, PLAN_FENTRY);
+	assert_int_equal(plan__parse_mode("uprobe", &m), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_debian61_auto),
+		cmocka_unit_test(test_mode_filters_mechanisms),
+		cmocka_unit_test(test_no_kprobes),
+		cmocka_unit_test(test_upstream_prefers_function),
+		cmocka_unit_test(test_changed_prototype_refused),
+		cmocka_unit_test(test_clone_timing_only_last),
+		cmocka_unit_test(test_no_btf_and_blacklist),
+		cmocka_unit_test(test_reason_names_skipped_steps),
+		cmocka_unit_test(test_parse_mode),
+	};
+
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
