@@ -89,6 +89,10 @@ static __always_inline int dd__exit(long ret)
 	counter__inc(st, FS_DD_CALLS);
 	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->ts);
 
+	/* The compare and the prep return int: the register's upper half
+	 * is not part of the value. */
+	if (c->kind == DD_KIND_CMP || c->kind == DD_KIND_PREP)
+		ret = (int)ret;
 	switch (c->kind) {
 	case DD_KIND_CMP:
 		if (ret) {

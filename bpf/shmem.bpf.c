@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tmpfs read (shmem_file_read_iter) probes, plus the copies to user space
- * made inside it (copy_page_to_iter, also reached from copy_folio_to_iter
- * on kernels with folio-sized copies).
+ * tmpfs read (shmem_file_read_iter) probes, plus the folio lookups made
+ * inside it (shmem_get_folio and kin). The read loop looks up one folio
+ * (a page before 6.13) per iteration and then copies to user space, so
+ * the iterator's count dropping between lookups is the size of each copy.
+ * That works on every version, where hooking the copy itself does not
+ * (copy_page_to_iter takes neither fentry nor kprobe on Debian's 6.1).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,10 +17,17 @@ struct sh_call {
 	__u64 ts;
 	__u64 pos;
 	__u64 req;
-	__u64 buf;      /* user buffer address, 0 when not a user iter */
+	__u64 buf;        /* user buffer address, if has_buf */
+	__u64 to;         /* struct iov_iter * of the read */
+	__u64 foliop;     /* struct folio ** of the lookup in progress */
 	__u64 last_folio; /* count each folio once per call */
+	__u64 last_count; /* iterator count at the previous lookup */
 	__u32 has_buf;
+	__u32 has_prev;
 };
+
+/* Index of the folio (or page) out-pointer of the lookup function. */
+const volatile __u32 foliop_arg = 2;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -75,9 +85,67 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 		return 0;
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
+	c.to = (__u64)to;
 	c.has_buf = iter__user_addr(to, &c.buf);
 	c.ts = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	return 0;
+}
+
+/* Bytes the read's iterator still wants. A local pointer, so CO-RE
+ * relocates only the iov_iter access, not our own struct's. */
+static __always_inline __u64 sh__count(const struct sh_call *c)
+{
+	struct iov_iter *to = (struct iov_iter *)c->to;
+
+	return BPF_CORE_READ(to, count);
+}
+
+/* The bytes handed to user space since the previous folio lookup. */
+static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
+				      __u64 count)
+{
+	if (c->has_prev && c->last_count > count)
+		hist__add(st, FS_SH_COPY_BYTES, c->last_count - count);
+	c->last_count = count;
+}
+
+/* A folio lookup starts: close the previous iteration's copy. */
+static __always_inline int sh__lookup_enter(__u64 foliop)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct fs_stats *st;
+	struct sh_call *c;
+
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	st = stats__get();
+	if (!c || !st)
+		return 0;
+	sh__chunk(st, c, sh__count(c));
+	c->has_prev = 1;
+	c->foliop = foliop;
+	return 0;
+}
+
+/* The lookup returns: the folio it found (none for a hole). */
+static __always_inline int sh__lookup_exit(int ret)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct fs_stats *st;
+	struct sh_call *c;
+	__u64 folio = 0;
+
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	st = stats__get();
+	if (!c || !st || !c->foliop)
+		return 0;
+	if (ret == 0)
+		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)c->foliop);
+	c->foliop = 0;
+	if (folio && folio != c->last_folio) {
+		c->last_folio = folio;
+		hist__add(st, FS_SH_FOLIO_SIZE, folio__bytes((void *)folio));
+	}
 	return 0;
 }
 
@@ -103,32 +171,9 @@ static __always_inline int sh__exit(long ret)
 		counter__inc(st, FS_SH_ERRORS);
 	else
 		hist__add(st, FS_SH_BYTES, ret);
+	sh__chunk(st, c, sh__count(c));
 out:
 	bpf_map_delete_elem(&inflight, &tid);
-	return 0;
-}
-
-/* One copy to user space; only counted inside a traced shmem read. */
-static __always_inline int sh__copy(const void *page, __u64 bytes)
-{
-	__u64 tid = bpf_get_current_pid_tgid();
-	struct fs_stats *st;
-	struct sh_call *c;
-	__u64 head, ch;
-
-	c = bpf_map_lookup_elem(&inflight, &tid);
-	if (!c)
-		return 0;
-	st = stats__get();
-	if (!st)
-		return 0;
-	hist__add(st, FS_SH_COPY_BYTES, bytes);
-	ch = BPF_CORE_READ((struct page *)page, compound_head);
-	head = ch & 1 ? ch - 1 : (__u64)page;
-	if (head != c->last_folio) {
-		c->last_folio = head;
-		hist__add(st, FS_SH_FOLIO_SIZE, folio__bytes(page));
-	}
 	return 0;
 }
 
@@ -156,17 +201,38 @@ int BPF_KRETPROBE(kretprobe_read, long ret)
 	return sh__exit(ret);
 }
 
-/* copy_page_to_iter(struct page *page, size_t offset, size_t bytes, i) */
+/* shmem_get_folio and kin: the out-pointer's position comes from BTF. */
 SEC("fentry")
-int BPF_PROG(fentry_copy, struct page *page, size_t offset, size_t bytes)
+int BPF_PROG(fentry_lookup)
 {
-	return sh__copy(page, bytes);
+	__u64 foliop = 0;
+
+	bpf_get_func_arg(ctx, foliop_arg, &foliop);
+	return sh__lookup_enter(foliop);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_lookup)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	return sh__lookup_exit((int)ret);
 }
 
 SEC("kprobe")
-int BPF_KPROBE(kprobe_copy, struct page *page, size_t offset, size_t bytes)
+int BPF_KPROBE(kprobe_lookup)
 {
-	return sh__copy(page, bytes);
+	/* _CORE reads: clang merges the two direct ctx loads into one at a
+	 * variable offset, which the verifier refuses. */
+	return sh__lookup_enter(foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx) :
+						  PT_REGS_PARM3_CORE(ctx));
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_lookup, long ret)
+{
+	return sh__lookup_exit((int)ret);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

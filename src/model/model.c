@@ -39,7 +39,7 @@ static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
 	[FS_SH_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
 			       "size of each folio the read copied from" },
 	[FS_SH_COPY_BYTES] = { "copy_bytes", "bytes", FS_KIND_LOG2,
-			       "size of each copy to user space" },
+			       "bytes copied to user space per folio lookup of the read loop" },
 	[FS_SH_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
 			    "time per read call" },
 };

@@ -76,19 +76,19 @@ static bool real_blacklisted(const struct kfacts *f, const char *name)
 	return strstr(p->blacklist, key);
 }
 
-/* Reduce a BTF type to the kind strings plan.c compares. */
+/*
+ * Reduce a BTF type to the kind strings plan.c compares: "s64", "u32",
+ * "bool", "struct NAME", "void", and "ptr:" + the pointee's kind.
+ */
 static void btf_describe(const struct btf *btf, __u32 id, char *out, size_t n)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_type *pt;
+	const struct btf_type *t;
+	int rid = id ? btf__resolve_type(btf, id) : 0;
 
-	id = btf__resolve_type(btf, id);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = rid > 0 ? btf__type_by_id(btf, rid) : NULL;
 	if (!t) {
 		snprintf(out, n, "void");
-		return;
-	}
-	if (btf_is_int(t)) {
+	} else if (btf_is_int(t)) {
 		__u8 enc = btf_int_encoding(t);
 
 		if (enc & BTF_INT_BOOL)
@@ -96,30 +96,16 @@ static void btf_describe(const struct btf *btf, __u32 id, char *out, size_t n)
 		else
 			snprintf(out, n, "%c%u", enc & BTF_INT_SIGNED ? 's' : 'u',
 				 t->size * 8);
-		return;
-	}
-	if (btf_is_enum(t)) {
+	} else if (btf_is_enum(t)) {
 		snprintf(out, n, "u%u", t->size * 8);
-		return;
-	}
-	if (!btf_is_ptr(t)) {
-		snprintf(out, n, "other");
-		return;
-	}
-	id = btf__resolve_type(btf, t->type);
-	pt = (int)id > 0 ? btf__type_by_id(btf, id) : NULL;
-	if (!pt) {
-		snprintf(out, n, "ptr:void");
-	} else if (btf_is_composite(pt)) {
-		snprintf(out, n, "ptr:%s %s", btf_is_struct(pt) ? "struct" : "union",
-			 btf__name_by_offset(btf, pt->name_off));
-	} else if (btf_is_int(pt)) {
-		char inner[16];
-
-		btf_describe(btf, id, inner, sizeof(inner));
-		snprintf(out, n, "ptr:%s", inner);
+	} else if (btf_is_composite(t)) {
+		snprintf(out, n, "%s %s", btf_is_struct(t) ? "struct" : "union",
+			 btf__name_by_offset(btf, t->name_off));
+	} else if (btf_is_ptr(t) && n > 4) {
+		snprintf(out, n, "ptr:");
+		btf_describe(btf, t->type, out + 4, n - 4);
 	} else {
-		snprintf(out, n, "ptr");
+		snprintf(out, n, "other");
 	}
 }
 

@@ -77,9 +77,10 @@ static const struct expect expects[] = {
 	[PLAN_H_DD_CLONE] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_SH_READ] = { 2, 2, { "ptr:struct kiocb",
 				     "ptr:struct iov_iter" }, "s64" },
-	/* copy_page_to_iter(page, size_t offset, size_t bytes, iter) */
-	[PLAN_H_SH_COPY] = { 4, 4, { "ptr:struct page", "u64", "u64",
-				     "ptr:struct iov_iter" }, NULL },
+	/* shmem_get_folio[_gfp](inode, pgoff_t index, [loff_t write_end,]
+	 * struct folio **foliop, ...) -> int; <= 6.0 shmem_getpage[_gfp]
+	 * with struct page **. The out-pointer is checked below. */
+	[PLAN_H_SH_LOOKUP] = { 4, 8, { "ptr:struct inode", "u64" }, "s32" },
 	[PLAN_H_DD_FOLIO] = { 1, FN_MAX_ARGS, { NULL }, NULL },
 };
 
@@ -102,6 +103,11 @@ bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
 			return false;
 		}
 	}
+	if (handler == PLAN_H_SH_LOOKUP && plan__lookup_arg(p) < 0) {
+		snprintf(why, n, "BTF prototype has no struct folio ** or "
+			 "struct page ** as argument 3 or 4");
+		return false;
+	}
 	if (handler == PLAN_H_DD_FOLIO && strcmp(p->ret, "ptr:struct folio") &&
 	    strcmp(p->ret, "ptr:struct page")) {
 		snprintf(why, n, "BTF prototype returns %s, expected a folio "
@@ -114,6 +120,15 @@ bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
 		return false;
 	}
 	return true;
+}
+
+int plan__lookup_arg(const struct fn_proto *p)
+{
+	for (int i = 2; i <= 3 && i < p->nargs; i++)
+		if (!strcmp(p->arg[i], "ptr:ptr:struct folio") ||
+		    !strcmp(p->arg[i], "ptr:ptr:struct page"))
+			return i;
+	return -1;
 }
 
 /* Static checks of one step; fills available/why. */

@@ -15,8 +15,8 @@
 /* A BTF prototype reduced to what the handlers depend on. */
 struct fn_proto {
 	int nargs;
-	/* "s64", "u64", "u32", "bool", "ptr:s64", "ptr:bool",
-	 * "ptr:struct NAME", "ptr:void", "ptr", "other" */
+	/* "s64", "u64", "u32", "bool", "struct NAME", "void", "other",
+	 * and "ptr:" + the pointee's kind ("ptr:ptr:struct folio") */
 	char arg[FN_MAX_ARGS][48];
 	char ret[48];
 };
@@ -70,7 +70,7 @@ enum {
 	PLAN_H_DD_ONE,
 	PLAN_H_DD_CLONE,
 	PLAN_H_SH_READ,
-	PLAN_H_SH_COPY,  /* sub-probe: copies to user space */
+	PLAN_H_SH_LOOKUP, /* sub-probe: folio lookups of the read loop */
 	PLAN_H_DD_FOLIO, /* sub-probe: folios read by the compare */
 };
 
@@ -99,6 +99,9 @@ int plan__next(const struct plan *p, int from);
  * why and return false. */
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
 		    size_t n);
+/* Index of the folio/page out-pointer of a shmem lookup function (2 or
+ * 3), or -1. */
+int plan__lookup_arg(const struct fn_proto *p);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);
 

@@ -23,31 +23,50 @@ struct probe {
 	/* Sub-probe (folios / copies) that could not be used, and why. */
 	bool sub_missing;
 	char sub_why[256];
+	char sub_note[320]; /* sub-probe used the other mechanism: why */
+	int sub_arg;        /* shmem lookup: index of the folio out-pointer */
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
 struct progset {
 	const char *entry, *exit;
-	const char *sub;      /* sub-probe program, NULL if none */
-	bool sub_ret;         /* sub-probe is a return probe */
+	bool has_sub; /* a sub-probe (folios / copies) goes with it */
 };
 
 static const struct progset *progset__get(int handler, enum plan_mech m)
 {
 	static const struct progset sets[][2] = {
-		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", "fexit_folio", true },
-				    { "kprobe_cmp", "kretprobe_any", "kretprobe_folio", true } },
-		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", "fexit_folio", true },
-				     { "kprobe_prep", "kretprobe_any", "kretprobe_folio", true } },
-		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", "fexit_folio", true },
-				    { "kprobe_one", "kretprobe_any", "kretprobe_folio", true } },
-		[PLAN_H_DD_CLONE] = { { NULL, NULL, NULL, false },
-				      { "kprobe_clone", "kretprobe_any", NULL, false } },
-		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", "fentry_copy", false },
-				     { "kprobe_read", "kretprobe_read", "kprobe_copy", false } },
+		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", true },
+				    { "kprobe_cmp", "kretprobe_any", true } },
+		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", true },
+				     { "kprobe_prep", "kretprobe_any", true } },
+		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", true },
+				    { "kprobe_one", "kretprobe_any", true } },
+		[PLAN_H_DD_CLONE] = { { NULL, NULL, false },
+				      { "kprobe_clone", "kretprobe_any", false } },
+		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", true },
+				     { "kprobe_read", "kretprobe_read", true } },
 	};
 
 	return &sets[handler][m];
+}
+
+/* Sub-probe programs per target and mechanism (entry and/or exit). */
+struct subprobe {
+	const char *entry, *exit;
+};
+
+static const struct subprobe *subprobe__get(enum fs_target t,
+					    enum plan_mech m)
+{
+	static const struct subprobe subs[FS_TGT_NR][2] = {
+		[FS_TGT_DEDUPE] = { { NULL, "fexit_folio" },
+				    { NULL, "kretprobe_folio" } },
+		[FS_TGT_SHMEM] = { { "fentry_lookup", "fexit_lookup" },
+				   { "kprobe_lookup", "kretprobe_lookup" } },
+	};
+
+	return &subs[t][m];
 }
 
 static void skel__destroy(enum fs_target t, void *skel)
@@ -81,6 +100,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 			return -errno;
 		s->rodata->filter_tgid = o->filter_tgid;
 		s->rodata->page_size = psize;
+		s->rodata->foliop_arg = pr->sub_arg;
 		pr->skel = s;
 		pr->obj = s->obj;
 		pr->stats = s->maps.stats;
@@ -90,30 +110,45 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	return 0;
 }
 
-/* Function the sub-probe attaches to, checked against BTF; NULL if none. */
+/*
+ * Function the sub-probe attaches to, checked against BTF, most precise
+ * first; NULL if none. For shmem lookups also the out-pointer's index.
+ */
 static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
-			       char *why, size_t n)
+			       int *arg, char *why, size_t n)
 {
-	static const char *const dd[] = { "read_cache_folio", "read_cache_page" };
-	static const char *const sh[] = { "copy_page_to_iter" };
+	static const char *const dd[] = { "read_cache_folio", "read_cache_page",
+					  NULL };
+	/*
+	 * The _gfp workers first: the read loop may inline the exported
+	 * wrapper (it does on Debian's 6.1), so only the worker is sure to
+	 * be called. Where both fire, the second is a no-op: same count,
+	 * same folio.
+	 */
+	static const char *const sh[] = { "shmem_get_folio_gfp",
+					  "shmem_getpage_gfp",
+					  "shmem_get_folio", "shmem_getpage",
+					  NULL };
 	const char *const *c = t == FS_TGT_DEDUPE ? dd : sh;
-	size_t nc = t == FS_TGT_DEDUPE ? 2 : 1;
-	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_COPY;
+	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_LOOKUP;
 	struct fn_proto proto;
+	size_t len = 0;
 
-	snprintf(why, n, "no symbol %s", c[0]);
-	for (size_t i = 0; i < nc; i++) {
-		if (!f->has_symbol(f, c[i])) {
-			snprintf(why, n, "no symbol '%s'", c[i]);
-			continue;
+	why[0] = '\0';
+	for (int i = 0; c[i]; i++) {
+		char one[160];
+
+		if (!f->has_symbol(f, c[i]))
+			snprintf(one, sizeof(one), "no symbol '%s'", c[i]);
+		else if (f->btf_proto(f, c[i], &proto))
+			snprintf(one, sizeof(one), "no BTF func '%s'", c[i]);
+		else if (plan__proto_ok(handler, &proto, one, sizeof(one))) {
+			*arg = plan__lookup_arg(&proto);
+			return c[i];
 		}
-		if (f->btf_proto(f, c[i], &proto)) {
-			snprintf(why, n, "no BTF func '%s'", c[i]);
-			continue;
-		}
-		if (!plan__proto_ok(handler, &proto, why, n))
-			continue;
-		return c[i];
+		len += snprintf(why + len, n - len, "%s%s", len ? "; " : "", one);
+		if (len >= n)
+			len = n - 1;
 	}
 	return NULL;
 }
@@ -166,10 +201,11 @@ static void probe__close(struct probe *pr)
  * what failed is written to msg.
  */
 static int probe__try(struct probe *pr, const struct plan_step *s,
-		      const char *sub_sym, const struct probe_opts *o,
-		      char *msg, size_t n)
+		      const char *sub_sym, enum plan_mech sub_mech,
+		      const struct probe_opts *o, char *msg, size_t n)
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
+	const struct subprobe *sp = subprobe__get(pr->target, sub_mech);
 	const char *what = "open";
 	int err;
 
@@ -180,8 +216,10 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 	err = prog__enable(pr, ps->entry, s->mech, s->symbol);
 	if (!err)
 		err = prog__enable(pr, ps->exit, s->mech, s->symbol);
-	if (!err && sub_sym)
-		err = prog__enable(pr, ps->sub, s->mech, sub_sym);
+	if (!err && sub_sym && sp->entry)
+		err = prog__enable(pr, sp->entry, sub_mech, sub_sym);
+	if (!err && sub_sym && sp->exit)
+		err = prog__enable(pr, sp->exit, sub_mech, sub_sym);
 	if (err)
 		goto fail;
 	what = "load";
@@ -194,8 +232,10 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 	err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
 	if (!err)
 		err = prog__attach(pr, ps->exit, s->mech, true, s->symbol);
-	if (!err && sub_sym)
-		err = prog__attach(pr, ps->sub, s->mech, ps->sub_ret, sub_sym);
+	if (!err && sub_sym && sp->entry)
+		err = prog__attach(pr, sp->entry, sub_mech, false, sub_sym);
+	if (!err && sub_sym && sp->exit)
+		err = prog__attach(pr, sp->exit, sub_mech, true, sub_sym);
 	if (err)
 		goto fail;
 	return 0;
@@ -213,29 +253,50 @@ fail:
 	return err;
 }
 
-/* Try a step with its sub-probe, then without it. */
+/*
+ * Try a step with its sub-probe: first with the step's own mechanism,
+ * then with the other one (a function fentry cannot trampoline may still
+ * take a kprobe), then without a sub-probe, marking what it measures as
+ * not measured.
+ */
 static int probe__step(const struct kfacts *f, struct probe *pr,
 		       struct plan_step *s, const struct probe_opts *o)
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
+	enum plan_mech order[2] = { s->mech, !s->mech };
 	char subwhy[256] = "", msg[256];
 	const char *sub_sym = NULL;
+	size_t len = 0;
 	int err;
 
 	pr->sub_missing = false;
-	if (ps->sub) {
-		sub_sym = sub__symbol(f, pr->target, subwhy, sizeof(subwhy));
-		if (sub_sym) {
-			err = probe__try(pr, s, sub_sym, o, msg, sizeof(msg));
-			if (!err)
+	pr->sub_note[0] = '\0';
+	if (ps->has_sub) {
+		sub_sym = sub__symbol(f, pr->target, &pr->sub_arg, subwhy,
+				      sizeof(subwhy));
+		for (int i = 0; sub_sym && i < 2; i++) {
+			if (order[i] == MECH_KPROBE && f->kprobes == 0)
+				continue;
+			err = probe__try(pr, s, sub_sym, order[i], o, msg,
+					 sizeof(msg));
+			if (!err) {
+				if (i)
+					snprintf(pr->sub_note, sizeof(pr->sub_note),
+						 "; %s via %s (%s)", sub_sym,
+						 plan__mech_name(order[i]), subwhy);
 				goto done;
-			snprintf(subwhy, sizeof(subwhy), "%s on %s: %s",
-				 plan__mech_name(s->mech), sub_sym, msg);
+			}
+			len += snprintf(subwhy + len, sizeof(subwhy) - len,
+					"%s%s on %s: %s", len ? "; " : "",
+					plan__mech_name(order[i]), sub_sym, msg);
+			if (len >= sizeof(subwhy))
+				len = sizeof(subwhy) - 1;
 		}
 		pr->sub_missing = true;
 		snprintf(pr->sub_why, sizeof(pr->sub_why), "%s", subwhy);
 	}
-	err = probe__try(pr, s, NULL, o, s->err_msg, sizeof(s->err_msg));
+	err = probe__try(pr, s, NULL, s->mech, o, s->err_msg,
+			 sizeof(s->err_msg));
 done:
 	s->tried = true;
 	s->err = err;
@@ -344,6 +405,10 @@ int probe__collect(const struct probe *pr, const struct plan *p,
 		 plan__mech_name(s->mech));
 	ai->inlined = p->inlined;
 	plan__reason(p, ai->reason, sizeof(ai->reason));
+	if (pr->sub_note[0])
+		snprintf(ai->reason + strlen(ai->reason),
+			 sizeof(ai->reason) - strlen(ai->reason), "%s",
+			 pr->sub_note);
 	probe__mark_unmeasured(pr, s, r);
 cleanup:
 	free(vals);

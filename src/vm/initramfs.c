@@ -214,7 +214,12 @@ static int modules__gen_dep(const char *moddir, const char *release,
 		if (line[0] == '#' || line[key] != ':' ||
 		    !memmem(line, key, ".ko", 3))
 			continue;
-		w += sprintf(w, "%s\n", line);
+		/* Compacting in place: w never passes the '\0' strtok_r
+		 * left at this line's end, so the next line is intact. */
+		key = strlen(line);
+		memmove(w, line, key);
+		w += key;
+		*w++ = '\n';
 	}
 	*w = '\0';
 	*dep = out;

@@ -67,6 +67,7 @@ struct vm_run {
 	int status;		 /* guest command's, or -1 until EXIT */
 	int err;		 /* first host-side error while running */
 	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
+	int esc_state;		 /* console filter: 1 after ESC, 2 in CSI */
 	bool exit_seen;		 /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[sizeof(sigs_handled) / sizeof(int)];
@@ -425,6 +426,38 @@ static size_t strip_cr(char *buf, size_t n)
 	return j;
 }
 
+/*
+ * The console carries SeaBIOS's terminal resets and screen clears; shown
+ * raw in verbose mode they would wipe the user's terminal. Drop escape
+ * sequences and control characters other than \n and \t.
+ */
+static size_t console__filter(struct vm_run *r, char *buf, size_t n)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < n; i++) {
+		unsigned char ch = buf[i];
+
+		if (r->esc_state == 1) {
+			r->esc_state = ch == '[' ? 2 : 0;
+			continue;
+		}
+		if (r->esc_state == 2) {
+			if (ch >= 0x40 && ch <= 0x7e)
+				r->esc_state = 0;
+			continue;
+		}
+		if (ch == 0x1b) {
+			r->esc_state = 1;
+			continue;
+		}
+		if (ch < 0x20 && ch != '\n' && ch != '\t')
+			continue;
+		buf[j++] = ch;
+	}
+	return j;
+}
+
 /* Reads what a channel has now; returns false once it would block. */
 static bool chan__read(struct vm_run *r, enum vm_chan_id c)
 {
@@ -444,6 +477,7 @@ static bool chan__read(struct vm_run *r, enum vm_chan_id c)
 		write_host(r, 2, buf, len);
 		break;
 	case VM_CHAN_CONSOLE:
+		len = console__filter(r, buf, len);
 		tail__add(r, buf, len);
 		if (r->o->verbose)
 			write_host(r, 2, buf, len);

@@ -49,10 +49,10 @@ static void test_shmem_loads(void **state)
 	struct shmem_bpf *s = shmem_bpf__open();
 
 	assert_non_null(s);
-	/* kprobe_read, kretprobe_read, kprobe_copy */
-	assert_int_equal(kprobe_only(s->obj), 3);
+	/* kprobe_read, kretprobe_read, kprobe_lookup, kretprobe_lookup */
+	assert_int_equal(kprobe_only(s->obj), 4);
 	assert_int_equal(shmem_bpf__load(s), 0);
-	assert_true(bpf_program__fd(s->progs.kprobe_copy) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
 	shmem_bpf__destroy(s);
 }
 
