@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "folioscope: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "folioscope: unknown command '%s' (trace, run, doctor, "
+		"vm; see --help)\n", argv[1]);
 	return 2;
 }

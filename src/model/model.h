@@ -52,7 +52,7 @@ struct fs_attach_info {
 	char symbol[128];  /* the symbol we attached to */
 	char mechanism[16]; /* "fentry", "kprobe", "none" */
 	bool inlined;       /* function has no symbol of its own */
-	char reason[512];   /* why this step was chosen */
+	char reason[1024];  /* why this step was chosen */
 };
 
 struct fs_target_report {

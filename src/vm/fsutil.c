@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include "vm_internal.h"
 
-int fs__fmt(char *buf, size_t n, const char *fmt, ...)
+int vm_fs__fmt(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -25,7 +25,7 @@ int fs__fmt(char *buf, size_t n, const char *fmt, ...)
 	return (size_t)r >= n ? -ENAMETOOLONG : 0;
 }
 
-int fs__mkdir_p(const char *path, mode_t mode)
+int vm_fs__mkdir_p(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX], *p;
 
@@ -45,7 +45,7 @@ int fs__mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-int fs__mkdir_parents(const char *path, mode_t mode)
+int vm_fs__mkdir_parents(const char *path, mode_t mode)
 {
 	char buf[PATH_MAX], *slash;
 
@@ -55,7 +55,7 @@ int fs__mkdir_parents(const char *path, mode_t mode)
 	if (!slash || slash == buf)
 		return 0;
 	*slash = '\0';
-	return fs__mkdir_p(buf, mode);
+	return vm_fs__mkdir_p(buf, mode);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -75,7 +75,7 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int fs__copy_file(const char *src, const char *dst, mode_t mode)
+int vm_fs__copy_file(const char *src, const char *dst, mode_t mode)
 {
 	int in = -1, out = -1, err;
 	char buf[1 << 16];
@@ -91,7 +91,7 @@ int fs__copy_file(const char *src, const char *dst, mode_t mode)
 	}
 	if (!mode)
 		mode = st.st_mode & 07777;
-	err = fs__mkdir_parents(dst, 0755);
+	err = vm_fs__mkdir_parents(dst, 0755);
 	if (err)
 		goto cleanup;
 	unlink(dst);
@@ -125,8 +125,8 @@ cleanup:
 	return err;
 }
 
-int fs__write_file(const char *path, const void *data, size_t len,
-		   mode_t mode)
+int vm_fs__write_file(const char *path, const void *data, size_t len,
+		      mode_t mode)
 {
 	int fd, err;
 
@@ -141,7 +141,7 @@ int fs__write_file(const char *path, const void *data, size_t len,
 	return err;
 }
 
-int fs__read_file(const char *path, char **data, size_t *len)
+int vm_fs__read_file(const char *path, char **data, size_t *len)
 {
 	size_t n = 0, cap = 4096;
 	int fd, err = 0;
@@ -228,26 +228,26 @@ static int remove_at(int dfd, const char *name)
 	return err;
 }
 
-int fs__remove_tree(const char *path)
+int vm_fs__remove_tree(const char *path)
 {
 	return remove_at(AT_FDCWD, path);
 }
 
-bool fs__is_dir(const char *path)
+bool vm_fs__is_dir(const char *path)
 {
 	struct stat st;
 
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-bool fs__exists(const char *path)
+bool vm_fs__exists(const char *path)
 {
 	struct stat st;
 
 	return !lstat(path, &st);
 }
 
-int fs__find_tool(const char *name, char *buf, size_t n)
+int vm_fs__find_tool(const char *name, char *buf, size_t n)
 {
 	/* sbin dirs are often missing from a user's PATH. */
 	static const char extra[] = "/usr/local/sbin:/usr/sbin:/sbin";
@@ -286,9 +286,10 @@ int fs__find_tool(const char *name, char *buf, size_t n)
 	return err;
 }
 
-int fs__shell_quote(char **buf, size_t *len, const char *s)
+int vm_fs__shell_quote(char **buf, size_t *len, const char *s)
 {
-	size_t need = *len + 4 * strlen(s) + 2; /* worst case: every char a quote */
+	/* Worst case: every character is a quote, 4 bytes each. */
+	size_t need = *len + 4 * strlen(s) + 2;
 	char *nb, *p;
 
 	nb = realloc(*buf, need + 1);

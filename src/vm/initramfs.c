@@ -95,8 +95,8 @@ struct stage {
 static int stage__path(const struct stage *s, const char *guest, char *buf,
 		       size_t n)
 {
-	return fs__fmt(buf, n, "%s/%s", s->root,
-		       guest[0] == '/' ? guest + 1 : guest);
+	return vm_fs__fmt(buf, n, "%s/%s", s->root,
+			  guest[0] == '/' ? guest + 1 : guest);
 }
 
 static int stage__copy(const struct stage *s, const char *host,
@@ -107,7 +107,7 @@ static int stage__copy(const struct stage *s, const char *host,
 
 	err = stage__path(s, guest, dst, sizeof(dst));
 	if (!err)
-		err = fs__copy_file(host, dst, mode);
+		err = vm_fs__copy_file(host, dst, mode);
 	if (err)
 		fprintf(stderr, VM_ERR_PREFIX "cannot copy '%s' into the initramfs: %s\n",
 			host, strerror(-err));
@@ -130,7 +130,7 @@ static int stage__elf(const struct stage *s, const char *host,
 	err = stage__copy(s, host, guest, 0755);
 	if (err)
 		return err;
-	st = proc__capture(argv, NULL, -1, &out);
+	st = vm_proc__capture(argv, NULL, -1, &out);
 	if (st < 0) {
 		fprintf(stderr, VM_ERR_PREFIX "cannot run ldd on '%s': %s\n",
 			host, strerror(-st));
@@ -153,7 +153,7 @@ static int stage__elf(const struct stage *s, const char *host,
 		err = stage__path(s, lib, dst, sizeof(dst));
 		if (err)
 			break;
-		if (fs__exists(dst))
+		if (vm_fs__exists(dst))
 			continue;
 		err = stage__copy(s, lib, lib, 0);
 		if (err)
@@ -191,21 +191,22 @@ static bool module__is(const char *path, size_t len, const char *name)
 static int modules__gen_dep(const char *moddir, const char *release,
 			    char **dep)
 {
-	char depmod[PATH_MAX], *out = NULL, *line, *save = NULL, *w;
+	char depmod[PATH_MAX], *out = NULL, *line, *save = NULL, *w, *end;
 	int err;
 
-	err = fs__find_tool("depmod", depmod, sizeof(depmod));
+	err = vm_fs__find_tool("depmod", depmod, sizeof(depmod));
 	if (err)
 		return err;
 	{
 		char *argv[] = { depmod, "-n", "-b", (char *)moddir,
 				 (char *)release, NULL };
 
-		err = proc__capture(argv, NULL, -1, &out);
+		err = vm_proc__capture(argv, NULL, -1, &out);
 	}
 	if (err)
 		return err < 0 ? err : -EIO;
 	w = out;
+	end = out + strlen(out);
 	for (line = strtok_r(out, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		size_t key = strcspn(line, ": \t");
@@ -221,6 +222,8 @@ static int modules__gen_dep(const char *moddir, const char *release,
 		w += key;
 		*w++ = '\n';
 	}
+	if (w > end)
+		w = end; /* kept the last line whole: it had no '\n' */
 	*w = '\0';
 	*dep = out;
 	return 0;
@@ -232,13 +235,13 @@ static int modules__copy_one(const struct stage *s, const char *src_dir,
 {
 	char src[PATH_MAX], dst[PATH_MAX];
 
-	if (fs__fmt(src, sizeof(src), "%s/%.*s", src_dir, (int)len, rel) ||
-	    fs__fmt(dst, sizeof(dst), "%s/%.*s", dst_dir, (int)len, rel))
+	if (vm_fs__fmt(src, sizeof(src), "%s/%.*s", src_dir, (int)len, rel) ||
+	    vm_fs__fmt(dst, sizeof(dst), "%s/%.*s", dst_dir, (int)len, rel))
 		return -ENAMETOOLONG;
 	/* Listed but absent (a pruned tree): skip, like a built-in one. */
-	if (fs__exists(dst) || !fs__exists(src))
+	if (vm_fs__exists(dst) || !vm_fs__exists(src))
 		return 0;
-	return fs__copy_file(src, dst, 0644);
+	return vm_fs__copy_file(src, dst, 0644);
 }
 
 /*
@@ -258,25 +261,25 @@ static int modules__stage(const struct stage *s, const char *moddir,
 
 	if (!moddir || !release)
 		return 0;
-	if (fs__fmt(src_dir, sizeof(src_dir), "%s/lib/modules/%s", moddir,
-		    release) ||
-	    fs__fmt(dst_dir, sizeof(dst_dir), "%s/lib/modules/%s", s->root,
-		    release))
+	if (vm_fs__fmt(src_dir, sizeof(src_dir), "%s/lib/modules/%s", moddir,
+		       release) ||
+	    vm_fs__fmt(dst_dir, sizeof(dst_dir), "%s/lib/modules/%s", s->root,
+		       release))
 		return -ENAMETOOLONG;
-	if (!fs__is_dir(src_dir)) {
+	if (!vm_fs__is_dir(src_dir)) {
 		if (s->verbose)
 			fprintf(stderr, VM_ERR_PREFIX "no '%s': no modules in the guest\n",
 				src_dir);
 		return 0;
 	}
-	err = fs__mkdir_p(dst_dir, 0755);
+	err = vm_fs__mkdir_p(dst_dir, 0755);
 	if (err)
 		goto cleanup;
 
-	err = fs__fmt(path, sizeof(path), "%s/modules.dep", src_dir);
+	err = vm_fs__fmt(path, sizeof(path), "%s/modules.dep", src_dir);
 	if (err)
 		goto cleanup;
-	have_dep = !fs__read_file(path, &dep, NULL);
+	have_dep = !vm_fs__read_file(path, &dep, NULL);
 	if (!have_dep) {
 		err = modules__gen_dep(moddir, release, &gen);
 		if (err) {
@@ -291,9 +294,9 @@ static int modules__stage(const struct stage *s, const char *moddir,
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		err = fs__fmt(path, sizeof(path), "%s/modules.dep", dst_dir);
+		err = vm_fs__fmt(path, sizeof(path), "%s/modules.dep", dst_dir);
 		if (!err)
-			err = fs__write_file(path, gen, strlen(gen), 0644);
+			err = vm_fs__write_file(path, gen, strlen(gen), 0644);
 		if (err)
 			goto cleanup;
 	}
@@ -305,8 +308,9 @@ static int modules__stage(const struct stage *s, const char *moddir,
 
 		if (!colon)
 			continue;
-		for (i = 0; i < sizeof(modules_wanted) / sizeof(*modules_wanted); i++)
-			want |= module__is(line, colon - line, modules_wanted[i]);
+		for (i = 0; i < ARRAY_SIZE(modules_wanted); i++)
+			want |= module__is(line, colon - line,
+					   modules_wanted[i]);
 		if (!want)
 			continue;
 		err = modules__copy_one(s, src_dir, dst_dir, line,
@@ -322,17 +326,17 @@ static int modules__stage(const struct stage *s, const char *moddir,
 		}
 	}
 
-	for (i = 0; i < sizeof(modules_meta) / sizeof(*modules_meta); i++) {
+	for (i = 0; i < ARRAY_SIZE(modules_meta); i++) {
 		char src[PATH_MAX];
 
-		if (fs__fmt(src, sizeof(src), "%s/%s", src_dir,
-			    modules_meta[i]) ||
-		    fs__fmt(path, sizeof(path), "%s/%s", dst_dir,
-			    modules_meta[i]))
+		if (vm_fs__fmt(src, sizeof(src), "%s/%s", src_dir,
+			       modules_meta[i]) ||
+		    vm_fs__fmt(path, sizeof(path), "%s/%s", dst_dir,
+			       modules_meta[i]))
 			continue;
-		if (!fs__exists(src) || fs__exists(path))
+		if (!vm_fs__exists(src) || vm_fs__exists(path))
 			continue;
-		err = fs__copy_file(src, path, 0644);
+		err = vm_fs__copy_file(src, path, 0644);
 		if (err)
 			goto cleanup;
 	}
@@ -351,21 +355,26 @@ static int stage__busybox(const struct stage *s)
 	size_t i;
 	int err;
 
-	err = stage__copy(s, "/bin/busybox", "/bin/busybox", 0755);
+	/* busybox-static normally; a dynamic one brings its libraries. */
+	if (!vm_fs__exists("/bin/busybox")) {
+		fprintf(stderr, VM_ERR_PREFIX "no /bin/busybox on the host (install busybox-static)\n");
+		return -ENOENT;
+	}
+	err = stage__elf(s, "/bin/busybox", "/bin/busybox", "/bin/busybox");
 	if (err)
 		return err;
-	for (i = 0; i < sizeof(init_applets) / sizeof(*init_applets); i++) {
-		err = fs__fmt(link, sizeof(link), "%s/bin/%s", s->root,
-			      init_applets[i]);
+	for (i = 0; i < ARRAY_SIZE(init_applets); i++) {
+		err = vm_fs__fmt(link, sizeof(link), "%s/bin/%s", s->root,
+				 init_applets[i]);
 		if (!err && symlink("busybox", link))
 			err = -errno;
 		if (err)
 			goto fail;
 	}
 	/* The kernel's request_module() runs /sbin/modprobe. */
-	err = fs__fmt(link, sizeof(link), "%s/sbin/modprobe", s->root);
+	err = vm_fs__fmt(link, sizeof(link), "%s/sbin/modprobe", s->root);
 	if (!err)
-		err = fs__mkdir_parents(link, 0755);
+		err = vm_fs__mkdir_parents(link, 0755);
 	if (!err && symlink("../bin/busybox", link))
 		err = -errno;
 	if (!err)
@@ -398,14 +407,14 @@ static int stage__args(const struct stage *s, int argc, char **argv)
 		buf = nb;
 		buf[len++] = ' ';
 		buf[len] = '\0';
-		err = fs__shell_quote(&buf, &len, argv[i]);
+		err = vm_fs__shell_quote(&buf, &len, argv[i]);
 		if (err)
 			goto cleanup;
 	}
 	err = stage__path(s, "/args", path, sizeof(path));
 	if (!err) {
 		buf[len] = '\n'; /* shell_quote left room for the NUL */
-		err = fs__write_file(path, buf, len + 1, 0644);
+		err = vm_fs__write_file(path, buf, len + 1, 0644);
 	}
 cleanup:
 	if (err)
@@ -423,7 +432,7 @@ static int cpio__list(FILE *f, const char *root, const char *rel)
 	int err = 0;
 	DIR *d;
 
-	if (fs__fmt(path, sizeof(path), "%s/%s", root, rel))
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s", root, rel))
 		return -ENAMETOOLONG;
 	d = opendir(path);
 	if (!d)
@@ -431,12 +440,20 @@ static int cpio__list(FILE *f, const char *root, const char *rel)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (fs__fmt(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
-			    de->d_name)) {
+		if (vm_fs__fmt(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "",
+			       de->d_name)) {
 			err = -ENAMETOOLONG;
 			break;
 		}
 		fprintf(f, "%s\n", sub);
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (!fstatat(dirfd(d), de->d_name, &st,
+				     AT_SYMLINK_NOFOLLOW) &&
+			    S_ISDIR(st.st_mode))
+				de->d_type = DT_DIR;
+		}
 		if (de->d_type == DT_DIR) {
 			err = cpio__list(f, root, sub);
 			if (err)
@@ -457,8 +474,8 @@ static int cpio__write(const char *root, const char *workdir,
 	int in = -1, out = -1, lg = -1, err, st;
 	FILE *f = NULL;
 
-	if (fs__fmt(list, sizeof(list), "%s/cpio.list", workdir) ||
-	    fs__fmt(log, sizeof(log), "%s/cpio.log", workdir))
+	if (vm_fs__fmt(list, sizeof(list), "%s/cpio.list", workdir) ||
+	    vm_fs__fmt(log, sizeof(log), "%s/cpio.log", workdir))
 		return -ENAMETOOLONG;
 	f = fopen(list, "we");
 	if (!f) {
@@ -480,7 +497,7 @@ static int cpio__write(const char *root, const char *workdir,
 	io.in_fd = in;
 	io.out_fd = out;
 	io.err_fd = lg;
-	st = proc__run(argv, &io);
+	st = vm_proc__run(argv, &io);
 	if (st < 0) {
 		fprintf(stderr, VM_ERR_PREFIX "cannot run cpio: %s\n",
 			strerror(-st));
@@ -504,8 +521,8 @@ done:
 	return err;
 }
 
-int initramfs__build(const struct initramfs_spec *spec, const char *workdir,
-		     const char *cpio_path)
+int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
+			const char *cpio_path)
 {
 	static const char *const dirs[] = { "bin", "sbin", "dev", "proc",
 					    "sys", "tmp", "out", "root",
@@ -518,14 +535,14 @@ int initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 	size_t i;
 	int err;
 
-	err = fs__fmt(root, sizeof(root), "%s/staging", workdir);
+	err = vm_fs__fmt(root, sizeof(root), "%s/staging", workdir);
 	if (err)
 		goto fail;
 	s.root = root;
-	for (i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
-		err = fs__fmt(path, sizeof(path), "%s/%s", root, dirs[i]);
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, dirs[i]);
 		if (!err)
-			err = fs__mkdir_p(path, 0755);
+			err = vm_fs__mkdir_p(path, 0755);
 		if (err)
 			goto fail;
 	}
@@ -546,8 +563,8 @@ int initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 	if (err)
 		return err;
 
-	for (i = 0; i < sizeof(host_tools) / sizeof(*host_tools); i++) {
-		if (fs__find_tool(host_tools[i], tool, sizeof(tool))) {
+	for (i = 0; i < ARRAY_SIZE(host_tools); i++) {
+		if (vm_fs__find_tool(host_tools[i], tool, sizeof(tool))) {
 			fprintf(stderr, VM_ERR_PREFIX "warning: no %s on the host; the guest will lack it\n",
 				host_tools[i]);
 			continue;
@@ -563,8 +580,8 @@ int initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 
 	err = stage__path(&s, "/init", path, sizeof(path));
 	if (!err)
-		err = fs__write_file(path, init_script, sizeof(init_script) - 1,
-				     0755);
+		err = vm_fs__write_file(path, init_script,
+					sizeof(init_script) - 1, 0755);
 	if (err)
 		goto fail;
 	err = stage__args(&s, spec->argc, spec->argv);

@@ -26,10 +26,19 @@
 #define META_PKG "linux-image-cloud-amd64"
 #define PKG_PREFIX "linux-image-"
 #define STAMP ".folioscope-complete"
+/* What META_PKG resolved to, valid while apt's lists are older. */
+#define MEMO ".resolved"
+#define APT_LISTS "/var/lib/apt/lists"
 /* A .tmp dir this old belongs to a run that was killed. */
 #define STALE_TMP_S (6 * 3600)
 
-int kernel_cache__dir(const char *opt, char *buf, size_t n)
+static int path_too_long(const char *path)
+{
+	fprintf(stderr, VM_ERR_PREFIX "path too long: '%s'\n", path);
+	return -ENAMETOOLONG;
+}
+
+int vm_cache__dir(const char *opt, char *buf, size_t n)
 {
 	const char *env;
 	int r;
@@ -52,7 +61,7 @@ int kernel_cache__dir(const char *opt, char *buf, size_t n)
  * string in the setup header (kernel_version at 0x20e, relative to 0x200),
  * so the release is known without booting or trusting the file name.
  */
-int kernel__release(const char *bzimage, char *rel, size_t n)
+int vm_kernel__release(const char *bzimage, char *rel, size_t n)
 {
 	unsigned char hdr[0x210];
 	char ver[256];
@@ -99,8 +108,9 @@ static bool pkg_name_ok(const char *s)
 	    strlen(s) <= strlen(PKG_PREFIX))
 		return false;
 	for (; *s; s++) {
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) &&
-		    !strchr(".+-", *s))
+		unsigned char c = *s;
+
+		if (!islower(c) && !isdigit(c) && !strchr(".+-", c))
 			return false;
 	}
 	return true;
@@ -114,9 +124,9 @@ static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
 	char *out = NULL, *line, *save = NULL;
 	int st, err = -ENOENT;
 
-	st = proc__capture(argv, NULL, -1, &out);
+	st = vm_proc__capture(argv, NULL, -1, &out);
 	if (st < 0) {
-		fs__fmt(why, wn, "cannot run apt-cache: %s", strerror(-st));
+		vm_fs__fmt(why, wn, "cannot run apt-cache: %s", strerror(-st));
 		return st;
 	}
 	for (line = strtok_r(out, "\n", &save); line;
@@ -138,10 +148,57 @@ static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
 	}
 	free(out);
 	if (err)
-		fs__fmt(why, wn,
-			 "apt-cache knows no %s (is this Debian 12? try apt-get update)",
-			 META_PKG);
+		vm_fs__fmt(why, wn,
+			   "apt-cache knows no %s (is this Debian 12? try apt-get update)",
+			   META_PKG);
 	return err;
+}
+
+static bool mtime_newer(const struct stat *a, const struct stat *b)
+{
+	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+	return a->st_mtim.tv_nsec >= b->st_mtim.tv_nsec;
+}
+
+/*
+ * apt-cache needs ~1 s per call where apt keeps no binary cache (Docker
+ * images), a tenth of a whole run. Its answer only changes when
+ * "apt-get update" rewrites the lists, so remember it until then.
+ */
+static int package__memo_get(const char *kdir, char *pkg, size_t n)
+{
+	char path[PATH_MAX], *data = NULL;
+	struct stat memo, lists;
+	size_t len;
+	int err;
+
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, MEMO) ||
+	    stat(path, &memo) || stat(APT_LISTS, &lists) ||
+	    !mtime_newer(&memo, &lists))
+		return -ENOENT;
+	err = vm_fs__read_file(path, &data, &len);
+	if (err)
+		return err;
+	data[strcspn(data, "\n")] = '\0';
+	err = pkg_name_ok(data) && strlen(data) < n ? 0 : -EINVAL;
+	if (!err)
+		strcpy(pkg, data);
+	free(data);
+	return err;
+}
+
+static void package__memo_put(const char *kdir, const char *pkg)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], line[NAME_MAX + 2];
+
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, MEMO) ||
+	    vm_fs__fmt(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) ||
+	    vm_fs__fmt(line, sizeof(line), "%s\n", pkg))
+		return;
+	if (vm_fs__write_file(tmp, line, strlen(line), 0644) ||
+	    rename(tmp, path))
+		unlink(tmp);
 }
 
 static bool tree__complete(const char *tree)
@@ -151,7 +208,7 @@ static bool tree__complete(const char *tree)
 	if (snprintf(stamp, sizeof(stamp), "%s/%s", tree, STAMP) >=
 	    (int)sizeof(stamp))
 		return false;
-	return fs__exists(stamp);
+	return vm_fs__exists(stamp);
 }
 
 /* Newest complete tree in kdir, for when apt cannot answer (offline). */
@@ -167,7 +224,7 @@ static int tree__newest(const char *kdir, char *tree, size_t n)
 	while ((de = readdir(d))) {
 		if (!pkg_name_ok(de->d_name))
 			continue;
-		if (fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) ||
+		if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) ||
 		    !tree__complete(path))
 			continue;
 		if (!*best || strverscmp(de->d_name, best) > 0)
@@ -195,9 +252,9 @@ static void tmp__sweep(const char *kdir)
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, ".tmp-", 5))
 			continue;
-		if (!fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) &&
+		if (!vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) &&
 		    !lstat(path, &st) && time(NULL) - st.st_mtime > STALE_TMP_S)
-			fs__remove_tree(path);
+			vm_fs__remove_tree(path);
 	}
 	closedir(d);
 }
@@ -208,7 +265,7 @@ static void log__last_line(const char *path, char *buf, size_t n)
 	char *data = NULL, *end, *start;
 
 	snprintf(buf, n, "(no output)");
-	if (fs__read_file(path, &data, NULL))
+	if (vm_fs__read_file(path, &data, NULL))
 		return;
 	end = data + strlen(data);
 	while (end > data && isspace((unsigned char)end[-1]))
@@ -231,22 +288,22 @@ static int tool__run_logged(char *const argv[], const char *cwd,
 	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		st = -errno;
-		fs__fmt(why, wn, "cannot create '%s': %s", log,
-			 strerror(-st));
+		vm_fs__fmt(why, wn, "cannot create '%s': %s", log,
+			   strerror(-st));
 		return st;
 	}
 	io.out_fd = fd;
 	io.err_fd = fd;
-	st = proc__run(argv, &io);
+	st = vm_proc__run(argv, &io);
 	close(fd);
 	if (st < 0) {
-		fs__fmt(why, wn, "cannot run %s: %s", argv[0], strerror(-st));
+		vm_fs__fmt(why, wn, "cannot run %s: %s", argv[0], strerror(-st));
 		return st;
 	}
 	if (st) {
 		log__last_line(log, last, sizeof(last));
-		fs__fmt(why, wn, "%s %s failed (exit %d): %s", argv[0],
-			 argv[1], st, last);
+		vm_fs__fmt(why, wn, "%s %s failed (exit %d): %s", argv[0],
+			   argv[1], st, last);
 		return -EIO;
 	}
 	return 0;
@@ -287,19 +344,19 @@ static int package__download(const char *kdir, const char *pkg,
 	tmp__sweep(kdir);
 	if (snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", kdir) >=
 	    (int)sizeof(tmp)) {
-		fs__fmt(why, wn, "cache path too long");
+		vm_fs__fmt(why, wn, "cache path too long");
 		return -ENAMETOOLONG;
 	}
 	if (!mkdtemp(tmp)) {
 		err = -errno;
-		fs__fmt(why, wn, "cannot create a temp dir in '%s': %s", kdir,
-			 strerror(-err));
+		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s", kdir,
+			   strerror(-err));
 		return err;
 	}
-	if (fs__fmt(log, sizeof(log), "%s/log", tmp) ||
-	    fs__fmt(root, sizeof(root), "%s/root", tmp)) {
+	if (vm_fs__fmt(log, sizeof(log), "%s/log", tmp) ||
+	    vm_fs__fmt(root, sizeof(root), "%s/root", tmp)) {
 		err = -ENAMETOOLONG;
-		fs__fmt(why, wn, "cache path too long");
+		vm_fs__fmt(why, wn, "cache path too long");
 		goto cleanup;
 	}
 	fprintf(stderr, VM_ERR_PREFIX "downloading %s (once, into %s)\n", pkg,
@@ -314,7 +371,7 @@ static int package__download(const char *kdir, const char *pkg,
 	}
 	err = deb__find(tmp, deb, sizeof(deb));
 	if (err) {
-		fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
+		vm_fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
 		goto cleanup;
 	}
 	{
@@ -324,18 +381,18 @@ static int package__download(const char *kdir, const char *pkg,
 		if (err)
 			goto cleanup;
 	}
-	if (fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root, release) ||
-	    !fs__exists(path)) {
+	if (vm_fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root, release) ||
+	    !vm_fs__exists(path)) {
 		err = -ENOENT;
-		fs__fmt(why, wn, "%s has no boot/vmlinuz-%s", pkg, release);
+		vm_fs__fmt(why, wn, "%s has no boot/vmlinuz-%s", pkg, release);
 		goto cleanup;
 	}
 	/* busybox modprobe in the guest needs modules.dep, which Debian
 	 * generates in the postinst we never run. */
-	err = fs__find_tool("depmod", depmod, sizeof(depmod));
+	err = vm_fs__find_tool("depmod", depmod, sizeof(depmod));
 	if (err) {
-		fs__fmt(why, wn, "cannot find depmod (install kmod): %s",
-			 strerror(-err));
+		vm_fs__fmt(why, wn, "cannot find depmod (install kmod): %s",
+			   strerror(-err));
 		goto cleanup;
 	}
 	{
@@ -345,12 +402,12 @@ static int package__download(const char *kdir, const char *pkg,
 		if (err)
 			goto cleanup;
 	}
-	err = fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
+	err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
 	if (!err)
-		err = fs__write_file(path, pkg, strlen(pkg), 0644);
+		err = vm_fs__write_file(path, pkg, strlen(pkg), 0644);
 	if (err) {
-		fs__fmt(why, wn, "cannot write '%s': %s", path,
-			 strerror(-err));
+		vm_fs__fmt(why, wn, "cannot write '%s': %s", path,
+			   strerror(-err));
 		goto cleanup;
 	}
 	if (rename(root, tree)) {
@@ -360,12 +417,12 @@ static int package__download(const char *kdir, const char *pkg,
 		    tree__complete(tree)) {
 			err = 0;
 		} else {
-			fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
-				 root, tree, strerror(-err));
+			vm_fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
+				   root, tree, strerror(-err));
 		}
 	}
 cleanup:
-	fs__remove_tree(tmp);
+	vm_fs__remove_tree(tmp);
 	return err;
 }
 
@@ -377,7 +434,7 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 	const char *release;
 	int err;
 
-	err = kernel_cache__dir(cache_dir, cache, sizeof(cache));
+	err = vm_cache__dir(cache_dir, cache, sizeof(cache));
 	if (err) {
 		fprintf(stderr,
 			VM_ERR_PREFIX "no cache dir: set FOLIOSCOPE_CACHE or HOME\n");
@@ -385,19 +442,24 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 	}
 	if (snprintf(kdir, sizeof(kdir), "%s/kernels", cache) >=
 	    (int)sizeof(kdir))
-		return -ENAMETOOLONG;
-	err = fs__mkdir_p(kdir, 0755);
+		return path_too_long(cache);
+	err = vm_fs__mkdir_p(kdir, 0755);
 	if (err) {
 		fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n", kdir,
 			strerror(-err));
 		return err;
 	}
 
-	err = package__resolve(pkg, sizeof(pkg), why, sizeof(why));
+	err = package__memo_get(kdir, pkg, sizeof(pkg));
+	if (err) {
+		err = package__resolve(pkg, sizeof(pkg), why, sizeof(why));
+		if (!err)
+			package__memo_put(kdir, pkg);
+	}
 	if (!err) {
 		if (snprintf(tree, sizeof(tree), "%s/%s", kdir, pkg) >=
 		    (int)sizeof(tree))
-			return -ENAMETOOLONG;
+			return path_too_long(kdir);
 		if (!tree__complete(tree))
 			err = package__download(kdir, pkg, tree, why,
 						sizeof(why));
@@ -417,6 +479,6 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 	if (snprintf(bzimage, n, "%s/boot/vmlinuz-%s", tree, release) >=
 		    (int)n ||
 	    snprintf(moddir, m, "%s", tree) >= (int)m)
-		return -ENAMETOOLONG;
+		return path_too_long(tree);
 	return 0;
 }

@@ -28,7 +28,7 @@ static bool is_file_opt(const char *a)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(file_opts) / sizeof(*file_opts); i++)
+	for (i = 0; i < ARRAY_SIZE(file_opts); i++)
 		if (!strcmp(a, file_opts[i]))
 			return true;
 	return false;
@@ -39,7 +39,7 @@ static size_t long_eq_opt(const char *a)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(file_opts) / sizeof(*file_opts); i++) {
+	for (i = 0; i < ARRAY_SIZE(file_opts); i++) {
 		n = strlen(file_opts[i]);
 		if (file_opts[i][1] == '-' && !strncmp(a, file_opts[i], n) &&
 		    a[n] == '=')
@@ -68,8 +68,8 @@ static int output__check(const char *path)
 }
 
 /* Registers host path; returns the guest path "/out/N" (malloc'd). */
-static char *outputs__add(struct vm_outputs *outs, const char *host,
-			  int *err)
+static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
+			     int *err)
 {
 	struct vm_output *nv, *o;
 	char *guest;
@@ -100,8 +100,8 @@ nomem:
 	return NULL;
 }
 
-int outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
-		     char ***gargv)
+int vm_outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
+			char ***gargv)
 {
 	bool rest = false; /* after "--": the workload's own arguments */
 	char **g;
@@ -127,11 +127,11 @@ int outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 			if (!g[i])
 				break;
 			i++;
-			g[i] = outputs__add(outs, argv[i], &err);
+			g[i] = vm_outputs__add(outs, argv[i], &err);
 			if (err)
 				goto cleanup;
 		} else if ((eq = long_eq_opt(a)) && strcmp(a + eq, "-")) {
-			guest = outputs__add(outs, a + eq, &err);
+			guest = vm_outputs__add(outs, a + eq, &err);
 			if (err)
 				goto cleanup;
 			if (asprintf(&g[i], "%.*s%s", (int)eq, a, guest) < 0)
@@ -140,7 +140,7 @@ int outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 		} else if (a[0] == '-' && (a[1] == 'j' || a[1] == 'o') &&
 			   a[2] && strcmp(a + 2, "-")) {
 			/* "-jFILE": the short option with its value attached. */
-			guest = outputs__add(outs, a + 2, &err);
+			guest = vm_outputs__add(outs, a + 2, &err);
 			if (err)
 				goto cleanup;
 			if (asprintf(&g[i], "-%c%s", a[1], guest) < 0)
@@ -158,15 +158,15 @@ int outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 	}
 cleanup:
 	if (err) {
-		outputs__free_argv(argc, g);
-		outputs__free(outs);
+		vm_outputs__free_argv(argc, g);
+		vm_outputs__free(outs);
 		return err;
 	}
 	*gargv = g;
 	return 0;
 }
 
-void outputs__free_argv(int argc, char **gargv)
+void vm_outputs__free_argv(int argc, char **gargv)
 {
 	int i;
 
@@ -282,19 +282,31 @@ cleanup:
 	return err;
 }
 
-int outputs__control_line(struct vm_outputs *outs, const char *line,
-			  int *status)
+/*
+ * Control words are followed by a space, which base64 never contains: a
+ * final base64 line such as "END0" must not be read as "END 0" (sscanf
+ * alone would, as its ' ' also matches no space at all).
+ */
+static bool ctl_word(const char *line, const char *word)
+{
+	return !strncmp(line, word, strlen(word));
+}
+
+int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
+			     int *status)
 {
 	unsigned long long size;
 	struct vm_output *o;
 	int idx, err, st;
 	char extra;
 
-	if (sscanf(line, "EXIT %d %c", &st, &extra) == 1) {
+	if (ctl_word(line, "EXIT ") &&
+	    sscanf(line, "EXIT %d %c", &st, &extra) == 1) {
 		*status = st & 0xff;
 		return 0;
 	}
-	if (sscanf(line, "FILE %d %llu %c", &idx, &size, &extra) == 2) {
+	if (ctl_word(line, "FILE ") &&
+	    sscanf(line, "FILE %d %llu %c", &idx, &size, &extra) == 2) {
 		if (outs->cur >= 0)
 			output__fail(&outs->v[outs->cur]);
 		outs->cur = OUT_SKIP;
@@ -313,7 +325,8 @@ int outputs__control_line(struct vm_outputs *outs, const char *line,
 		outs->cur = idx;
 		return 0;
 	}
-	if (sscanf(line, "END %d %c", &idx, &extra) == 1) {
+	if (ctl_word(line, "END ") &&
+	    sscanf(line, "END %d %c", &idx, &extra) == 1) {
 		if (outs->cur < 0) {
 			outs->cur = -1;
 			return 0;
@@ -352,7 +365,7 @@ int outputs__control_line(struct vm_outputs *outs, const char *line,
 	return err;
 }
 
-int outputs__deliver(struct vm_outputs *outs)
+int vm_outputs__deliver(struct vm_outputs *outs)
 {
 	mode_t mask = umask(0);
 	int i, err = 0;
@@ -379,7 +392,7 @@ int outputs__deliver(struct vm_outputs *outs)
 	return err;
 }
 
-void outputs__free(struct vm_outputs *outs)
+void vm_outputs__free(struct vm_outputs *outs)
 {
 	int i;
 

@@ -62,7 +62,7 @@ fail:
 	_exit(127);
 }
 
-pid_t proc__spawn(char *const argv[], const struct proc_io *io)
+pid_t vm_proc__spawn(char *const argv[], const struct proc_io *io)
 {
 	pid_t parent = getpid(), pid;
 	int rep[2], err = 0;
@@ -87,13 +87,13 @@ pid_t proc__spawn(char *const argv[], const struct proc_io *io)
 	while (r < 0 && errno == EINTR);
 	close(rep[0]);
 	if (r == (ssize_t)sizeof(err)) {
-		proc__wait(pid);
+		vm_proc__wait(pid);
 		return -(err ? err : EIO);
 	}
 	return pid;
 }
 
-int proc__wait(pid_t pid)
+int vm_proc__wait(pid_t pid)
 {
 	int st;
 
@@ -108,17 +108,17 @@ int proc__wait(pid_t pid)
 	return -EIO;
 }
 
-int proc__run(char *const argv[], const struct proc_io *io)
+int vm_proc__run(char *const argv[], const struct proc_io *io)
 {
-	pid_t pid = proc__spawn(argv, io);
+	pid_t pid = vm_proc__spawn(argv, io);
 
 	if (pid < 0)
 		return pid;
-	return proc__wait(pid);
+	return vm_proc__wait(pid);
 }
 
-int proc__capture(char *const argv[], const char *cwd, int err_fd,
-		  char **out)
+int vm_proc__capture(char *const argv[], const char *cwd, int err_fd,
+		     char **out)
 {
 	struct proc_io io = { .cwd = cwd, .in_fd = -1, .err_fd = err_fd };
 	size_t len = 0, cap = 4096;
@@ -140,7 +140,7 @@ int proc__capture(char *const argv[], const char *cwd, int err_fd,
 		io.err_fd = null_fd;
 	}
 	io.out_fd = p[1];
-	pid = proc__spawn(argv, &io);
+	pid = vm_proc__spawn(argv, &io);
 	close(p[1]);
 	p[1] = -1;
 	if (pid < 0) {
@@ -169,7 +169,7 @@ int proc__capture(char *const argv[], const char *cwd, int err_fd,
 		len += r;
 	}
 	buf[len] = '\0';
-	err = proc__wait(pid);
+	err = vm_proc__wait(pid);
 	pid = -1;
 	if (err >= 0) {
 		*out = buf;
@@ -184,13 +184,13 @@ cleanup:
 		close(null_fd);
 	if (pid > 0) {
 		kill(pid, SIGKILL);
-		proc__wait(pid);
+		vm_proc__wait(pid);
 	}
 	free(buf);
 	return err;
 }
 
-void proc__print_argv(FILE *f, char *const argv[])
+void vm_proc__print_argv(FILE *f, char *const argv[])
 {
 	const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			   "0123456789-_./=:,+@%";

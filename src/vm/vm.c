@@ -67,10 +67,10 @@ struct vm_run {
 	int status;		 /* guest command's, or -1 until EXIT */
 	int err;		 /* first host-side error while running */
 	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
-	int esc_state;		 /* console filter: 1 after ESC, 2 in CSI */
+	int esc_state;		 /* console: 1 after ESC, 2 inside CSI */
 	bool exit_seen;		 /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
-	struct sigaction old_act[sizeof(sigs_handled) / sizeof(int)];
+	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
 	struct sigaction old_pipe;
 	bool sig_installed;
 };
@@ -115,7 +115,7 @@ static int signals__install(struct vm_run *r)
 	vm_signal = 0;
 	vm_wake_fd = r->wake[1];
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs_handled) / sizeof(int); i++)
+	for (i = 0; i < ARRAY_SIZE(sigs_handled); i++)
 		sigaction(sigs_handled[i], &sa, &r->old_act[i]);
 	/* A closed host stdout (| head) must not kill us with qemu alive. */
 	sigaction(SIGPIPE, &ign, &r->old_pipe);
@@ -128,7 +128,7 @@ static void signals__restore(struct vm_run *r)
 	size_t i;
 
 	if (r->sig_installed) {
-		for (i = 0; i < sizeof(sigs_handled) / sizeof(int); i++)
+		for (i = 0; i < ARRAY_SIZE(sigs_handled); i++)
 			sigaction(sigs_handled[i], &r->old_act[i], NULL);
 		sigaction(SIGPIPE, &r->old_pipe, NULL);
 	}
@@ -137,6 +137,12 @@ static void signals__restore(struct vm_run *r)
 		close(r->wake[0]);
 	if (r->wake[1] >= 0)
 		close(r->wake[1]);
+}
+
+static int path_too_long(const char *path)
+{
+	fprintf(stderr, VM_ERR_PREFIX "path too long: '%s'\n", path);
+	return -ENAMETOOLONG;
 }
 
 static int interrupted(void)
@@ -158,17 +164,18 @@ static void release__find(struct vm_run *r)
 	int found = 0;
 	DIR *d;
 
-	if (!kernel__release(r->bzimage, r->release, sizeof(r->release)))
+	if (!vm_kernel__release(r->bzimage, r->release, sizeof(r->release)))
 		return;
 	r->release[0] = '\0';
 	if (!r->moddir[0] ||
-	    fs__fmt(dir, sizeof(dir), "%s/lib/modules", r->moddir))
+	    vm_fs__fmt(dir, sizeof(dir), "%s/lib/modules", r->moddir))
 		return;
 	d = opendir(dir);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(r->release))
+		if (de->d_name[0] == '.' ||
+		    strlen(de->d_name) >= sizeof(r->release))
 			continue;
 		strcpy(r->release, de->d_name);
 		found++;
@@ -193,8 +200,8 @@ static int kernel__pick(struct vm_run *r)
 			return err;
 		}
 		close(fd);
-		if (fs__fmt(r->bzimage, sizeof(r->bzimage), "%s", o->kernel))
-			return -ENAMETOOLONG;
+		if (vm_fs__fmt(r->bzimage, sizeof(r->bzimage), "%s", o->kernel))
+			return path_too_long(o->kernel);
 	} else {
 		err = vm__default_kernel(o->cache_dir, r->bzimage,
 					 sizeof(r->bzimage), r->moddir,
@@ -203,14 +210,14 @@ static int kernel__pick(struct vm_run *r)
 			return err;
 	}
 	if (o->modules) {
-		if (!fs__is_dir(o->modules)) {
+		if (!vm_fs__is_dir(o->modules)) {
 			err = access(o->modules, R_OK) ? -errno : -ENOTDIR;
 			fprintf(stderr, VM_ERR_PREFIX "cannot read modules dir '%s': %s\n",
 				o->modules, strerror(-err));
 			return err;
 		}
-		if (fs__fmt(r->moddir, sizeof(r->moddir), "%s", o->modules))
-			return -ENAMETOOLONG;
+		if (vm_fs__fmt(r->moddir, sizeof(r->moddir), "%s", o->modules))
+			return path_too_long(o->modules);
 	}
 	fd = open(bin, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -232,10 +239,10 @@ static int chan__open(struct vm_run *r, enum vm_chan_id c)
 	char in[PATH_MAX], out[PATH_MAX];
 	int err;
 
-	if (fs__fmt(in, sizeof(in), "%s/%s.in", r->workdir, chan_names[c]) ||
-	    fs__fmt(out, sizeof(out), "%s/%s.out", r->workdir,
-		    chan_names[c]))
-		return -ENAMETOOLONG;
+	if (vm_fs__fmt(in, sizeof(in), "%s/%s.in", r->workdir, chan_names[c]) ||
+	    vm_fs__fmt(out, sizeof(out), "%s/%s.out", r->workdir,
+		       chan_names[c]))
+		return path_too_long(r->workdir);
 	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
 		err = -errno;
 		fprintf(stderr, VM_ERR_PREFIX "cannot create fifo in '%s': %s\n",
@@ -259,7 +266,7 @@ static int chardev__arg(char *buf, size_t n, const char *workdir,
 	size_t len;
 	const char *p;
 
-	if (fs__fmt(buf, n, "pipe,id=%s,path=", chan_names[c]))
+	if (vm_fs__fmt(buf, n, "pipe,id=%s,path=", chan_names[c]))
 		return -ENAMETOOLONG;
 	len = strlen(buf);
 	for (p = workdir; *p; p++) {
@@ -270,7 +277,7 @@ static int chardev__arg(char *buf, size_t n, const char *workdir,
 			buf[len++] = ',';
 	}
 	buf[len] = '\0';
-	return fs__fmt(buf + len, n - len, "/%s", chan_names[c]);
+	return vm_fs__fmt(buf + len, n - len, "/%s", chan_names[c]);
 }
 
 static int qemu__start(struct vm_run *r)
@@ -321,7 +328,7 @@ static int qemu__start(struct vm_run *r)
 		err = chardev__arg(chardev[c], sizeof(chardev[c]), r->workdir,
 				   c);
 		if (err)
-			return err;
+			return path_too_long(r->workdir);
 		snprintf(serial[c], sizeof(serial[c]), "chardev:%s",
 			 chan_names[c]);
 		argv[n++] = "-chardev";
@@ -333,7 +340,7 @@ static int qemu__start(struct vm_run *r)
 
 	if (r->o->verbose) {
 		fputs(VM_ERR_PREFIX, stderr);
-		proc__print_argv(stderr, argv);
+		vm_proc__print_argv(stderr, argv);
 	}
 	/* qemu's own chatter (TCG feature warnings) is only for errors. */
 	fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -346,7 +353,7 @@ static int qemu__start(struct vm_run *r)
 	io.out_fd = fd;
 	io.err_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &r->t_start);
-	r->qemu = proc__spawn(argv, &io);
+	r->qemu = vm_proc__spawn(argv, &io);
 	close(fd);
 	if (r->qemu < 0) {
 		err = r->qemu;
@@ -405,7 +412,7 @@ static void control__line(struct vm_run *r, char *line)
 				since(&r->t_start));
 		return;
 	}
-	err = outputs__control_line(&r->outs, line, &r->status);
+	err = vm_outputs__control_line(&r->outs, line, &r->status);
 	if (err && !r->err)
 		r->err = err;
 	if (r->status >= 0 && !r->exit_seen) {
@@ -544,7 +551,7 @@ static void report__died(struct vm_run *r, const char *why)
 
 	fprintf(stderr, VM_ERR_PREFIX "%s; last console lines follow\n", why);
 	print_tail("console", r->tail, r->tail_len);
-	if (!fs__read_file(r->qemu_log, &log, &len))
+	if (!vm_fs__read_file(r->qemu_log, &log, &len))
 		print_tail("qemu", log, len);
 	free(log);
 }
@@ -554,7 +561,7 @@ static void qemu__stop(struct vm_run *r)
 	if (r->qemu <= 0)
 		return;
 	kill(r->qemu, SIGKILL);
-	r->qemu_status = proc__wait(r->qemu);
+	r->qemu_status = vm_proc__wait(r->qemu);
 	r->qemu = -1;
 }
 
@@ -574,7 +581,7 @@ static int vm__loop(struct vm_run *r)
 			qemu__stop(r); /* the command is done; qemu hangs */
 		if (r->qemu <= 0)
 			break;
-		if (left <= 0) {
+		if (left <= 0 && !r->exit_seen) {
 			qemu__stop(r);
 			chans__drain(r);
 			snprintf(why, sizeof(why), "timed out after %u s",
@@ -582,7 +589,8 @@ static int vm__loop(struct vm_run *r)
 			report__died(r, why);
 			return -EIO;
 		}
-		timeout_ms = left > 1 ? 1000 : (int)(left * 1000) + 1;
+		timeout_ms = left > 1 || r->exit_seen ? 1000 :
+							(int)(left * 1000) + 1;
 		for (c = 0; c < VM_CHAN_NR; c++)
 			pfd[c] = (struct pollfd){ .fd = r->chan_fd[c],
 						  .events = POLLIN };
@@ -633,9 +641,11 @@ static int workdir__create(struct vm_run *r)
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (fs__fmt(r->workdir, sizeof(r->workdir), "%s/folioscope-vm.XXXXXX",
-		    tmp))
-		return -ENAMETOOLONG;
+	if (vm_fs__fmt(r->workdir, sizeof(r->workdir), "%s/folioscope-vm.XXXXXX",
+		       tmp)) {
+		r->workdir[0] = '\0';
+		return path_too_long(tmp);
+	}
 	if (!mkdtemp(r->workdir)) {
 		err = -errno;
 		fprintf(stderr, VM_ERR_PREFIX "cannot create a temp dir in '%s': %s\n",
@@ -643,11 +653,11 @@ static int workdir__create(struct vm_run *r)
 		r->workdir[0] = '\0';
 		return err;
 	}
-	if (fs__fmt(r->cpio, sizeof(r->cpio), "%s/initramfs.cpio",
-		    r->workdir) ||
-	    fs__fmt(r->qemu_log, sizeof(r->qemu_log), "%s/qemu.log",
-		    r->workdir))
-		return -ENAMETOOLONG;
+	if (vm_fs__fmt(r->cpio, sizeof(r->cpio), "%s/initramfs.cpio",
+		       r->workdir) ||
+	    vm_fs__fmt(r->qemu_log, sizeof(r->qemu_log), "%s/qemu.log",
+		       r->workdir))
+		return path_too_long(r->workdir);
 	return 0;
 }
 
@@ -694,7 +704,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		err = interrupted();
 		goto cleanup;
 	}
-	err = outputs__rewrite(&r->outs, argc, argv, &r->gargv);
+	err = vm_outputs__rewrite(&r->outs, argc, argv, &r->gargv);
 	if (err)
 		goto cleanup;
 	err = workdir__create(r);
@@ -710,7 +720,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			.verbose = o.verbose,
 		};
 
-		err = initramfs__build(&spec, r->workdir, r->cpio);
+		err = vm_initramfs__build(&spec, r->workdir, r->cpio);
 		if (err)
 			goto cleanup;
 	}
@@ -731,7 +741,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		goto cleanup;
 	/* Files that arrived whole are delivered even if the guest then
 	 * died: they are complete, and the error still says what happened. */
-	c = outputs__deliver(&r->outs);
+	c = vm_outputs__deliver(&r->outs);
 	if (!err)
 		err = r->err ? r->err : c; /* an output was lost */
 	if (!err)
@@ -741,10 +751,10 @@ cleanup:
 	for (c = 0; c < VM_CHAN_NR; c++)
 		if (r->chan_fd[c] >= 0)
 			close(r->chan_fd[c]);
-	outputs__free(&r->outs);
-	outputs__free_argv(argc, r->gargv);
+	vm_outputs__free(&r->outs);
+	vm_outputs__free_argv(argc, r->gargv);
 	if (r->workdir[0])
-		fs__remove_tree(r->workdir);
+		vm_fs__remove_tree(r->workdir);
 	signals__restore(r);
 	free(r);
 	return err;

@@ -14,6 +14,9 @@
 #include <sys/types.h>
 
 #define VM_ERR_PREFIX "folioscope: vm: "
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* Guest serial ports: one per channel, so nothing needs demultiplexing. */
 enum vm_chan_id {
@@ -31,57 +34,57 @@ struct proc_io {
 	int in_fd;	 /* child's stdin; -1 = /dev/null */
 	int out_fd;	 /* child's stdout; -1 = inherit */
 	int err_fd;	 /* child's stderr; -1 = inherit */
-	bool own_pgrp;	 /* own process group: terminal ^C reaches only us */
+	bool own_pgrp;	 /* own process group: terminal ^C is ours alone */
 	bool pdeathsig;	 /* SIGKILL the child if we die first */
 };
 
 /* Starts argv[0] (searched in PATH). Returns the pid or -errno, including
  * the errno of a failed exec (e.g. -ENOENT for a missing tool). */
-pid_t proc__spawn(char *const argv[], const struct proc_io *io);
+pid_t vm_proc__spawn(char *const argv[], const struct proc_io *io);
 /* Waits for pid: exit status 0..255, 128+signal if killed, or -errno. */
-int proc__wait(pid_t pid);
-/* proc__spawn + proc__wait. */
-int proc__run(char *const argv[], const struct proc_io *io);
+int vm_proc__wait(pid_t pid);
+/* vm_proc__spawn + vm_proc__wait. */
+int vm_proc__run(char *const argv[], const struct proc_io *io);
 /* Runs argv with stdout captured into a malloc'd NUL-terminated *out
  * (stderr to err_fd, -1 = /dev/null). Returns the exit status or -errno. */
-int proc__capture(char *const argv[], const char *cwd, int err_fd,
-		  char **out);
+int vm_proc__capture(char *const argv[], const char *cwd, int err_fd,
+		     char **out);
 /* Prints "cmd arg 'arg 2' ..." to f, quoted for a POSIX shell. */
-void proc__print_argv(FILE *f, char *const argv[]);
+void vm_proc__print_argv(FILE *f, char *const argv[]);
 
 /* ---- fsutil.c ---- */
 
 /* snprintf for paths and messages: -ENAMETOOLONG instead of silently
  * truncating (a truncated message is still printed in full as possible). */
-int fs__fmt(char *buf, size_t n, const char *fmt, ...)
+int vm_fs__fmt(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-int fs__mkdir_p(const char *path, mode_t mode);
+int vm_fs__mkdir_p(const char *path, mode_t mode);
 /* Creates the parents of path. */
-int fs__mkdir_parents(const char *path, mode_t mode);
+int vm_fs__mkdir_parents(const char *path, mode_t mode);
 /* Copies src's bytes (following symlinks) to dst, creating dst's parents;
  * mode 0 = src's permission bits. */
-int fs__copy_file(const char *src, const char *dst, mode_t mode);
-int fs__write_file(const char *path, const void *data, size_t len,
-		   mode_t mode);
+int vm_fs__copy_file(const char *src, const char *dst, mode_t mode);
+int vm_fs__write_file(const char *path, const void *data, size_t len,
+		      mode_t mode);
 /* Reads a whole (small) file into a malloc'd NUL-terminated buffer. */
-int fs__read_file(const char *path, char **data, size_t *len);
+int vm_fs__read_file(const char *path, char **data, size_t *len);
 /* rm -rf without following symlinks; a missing path is not an error. */
-int fs__remove_tree(const char *path);
+int vm_fs__remove_tree(const char *path);
 /* Searches PATH plus the sbin dirs (tools like mkfs.xfs live there). */
-int fs__find_tool(const char *name, char *buf, size_t n);
-bool fs__is_dir(const char *path);
-bool fs__exists(const char *path);
+int vm_fs__find_tool(const char *name, char *buf, size_t n);
+bool vm_fs__is_dir(const char *path);
+bool vm_fs__exists(const char *path);
 /* Appends the POSIX-shell single-quoted form of s to buf (realloc'd). */
-int fs__shell_quote(char **buf, size_t *len, const char *s);
+int vm_fs__shell_quote(char **buf, size_t *len, const char *s);
 
 /* ---- kernel_cache.c ---- */
 
 /* The cache root: opt, or $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope,
  * ~/.cache/folioscope. */
-int kernel_cache__dir(const char *opt, char *buf, size_t n);
+int vm_cache__dir(const char *opt, char *buf, size_t n);
 /* Kernel release ("6.1.0-57-cloud-amd64") from a bzImage's setup header. */
-int kernel__release(const char *bzimage, char *rel, size_t n);
+int vm_kernel__release(const char *bzimage, char *rel, size_t n);
 
 /* ---- initramfs.c ---- */
 
@@ -96,8 +99,8 @@ struct initramfs_spec {
 
 /* Builds an uncompressed newc cpio at cpio_path, staging in workdir.
  * Prints its own one-line error. */
-int initramfs__build(const struct initramfs_spec *s, const char *workdir,
-		     const char *cpio_path);
+int vm_initramfs__build(const struct initramfs_spec *s, const char *workdir,
+			const char *cpio_path);
 
 /* ---- outputs.c: files the guest writes and the host gets back ---- */
 
@@ -121,15 +124,15 @@ struct vm_outputs {
 
 /* Copies argv, rewriting the file of -j/--json/-o/--output to /out/N.
  * Checks each host path's directory is writable before anything boots. */
-int outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
-		     char ***gargv);
-void outputs__free_argv(int argc, char **gargv);
+int vm_outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
+			char ***gargv);
+void vm_outputs__free_argv(int argc, char **gargv);
 /* Handles one control-channel line; EXIT sets *status. Prints its own
  * error for host-side failures. */
-int outputs__control_line(struct vm_outputs *outs, const char *line,
-			  int *status);
+int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
+			     int *status);
 /* Renames every completely received file into place; drops the rest. */
-int outputs__deliver(struct vm_outputs *outs);
-void outputs__free(struct vm_outputs *outs);
+int vm_outputs__deliver(struct vm_outputs *outs);
+void vm_outputs__free(struct vm_outputs *outs);
 
 #endif

@@ -13,7 +13,7 @@ vm_run() {
 	(cd "$out" && "$FS" vm "${vmargs[@]}" -- "$@") >"$LOGDIR/$log" 2>&1
 }
 
-if ! vm_run vm-doctor.log doctor --json -j doctor.json; then :; fi
+vm_run vm-doctor.log doctor --json || true
 doc=$(sed -n '/^{/,/^}/p' "$LOGDIR/vm-doctor.log")
 if [ -z "$doc" ] || ! jq -e . >/dev/null 2>&1 <<<"$doc"; then
 	bad "vm: boot + doctor" "no doctor JSON; see $LOGDIR/vm-doctor.log: $(tail -5 "$LOGDIR/vm-doctor.log")"
