@@ -33,11 +33,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		common_opts_target = &a->c;
 		break;
 	case ARGP_KEY_ARGS:
+		/* Declining ARGP_KEY_ARG hands argp's rest of argv here. */
 		a->cmd = st->argv + st->next;
-		break;
-	case ARGP_KEY_ARG:
-		cli__usage_error(st, "unexpected argument '%s' (put a command after --)",
-			   arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -92,4 +92,18 @@ j=dedupe-xfs.json
 vm_run vm-dedupe-xfs.log run dedupe --fs xfs --count 16 --range 64K -j "$j"
 check_run "vm dedupe xfs" "$out/$j" dedupe
 
+# trace -- CMD: only CMD's process is traced. The guest's root is tmpfs,
+# so cat reading a file there goes through shmem_file_read_iter; exec of
+# the (static) busybox adds a few small kernel reads of its ELF headers.
+j=trace-cat.json
+vm_run vm-trace-cat.log trace -t shmem -j "$j" -- /bin/busybox cat /bin/folioscope
+if jq -e . "$out/$j" >/dev/null 2>&1; then
+	size=$(stat -c %s "$FS")
+	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
+	expect_eq "vm trace -- cat: bytes cover the file, plus < 4K of exec reads" \
+		"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
+else
+	bad "vm trace -- cat" "no JSON; see $LOGDIR/vm-trace-cat.log"
+fi
+
 rm -rf "$out"
