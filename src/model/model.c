@@ -218,3 +218,22 @@ const struct fs_kv *model__kv_find(const struct fs_report *r,
 			return &r->kv[i];
 	return NULL;
 }
+
+void model__check(struct fs_report *r, bool ok, const char *layout,
+		  const char *expected, const char *got)
+{
+	struct fs_validation *v = &r->validation;
+	struct fs_case *c;
+
+	v->ran = true;
+	v->checks++;
+	if (ok)
+		return;
+	v->failures++;
+	if (v->ncases >= FS_MAX_CASES)
+		return;
+	c = &v->cases[v->ncases++];
+	snprintf(c->layout, sizeof(c->layout), "%s", layout);
+	snprintf(c->expected, sizeof(c->expected), "%s", expected);
+	snprintf(c->got, sizeof(c->got), "%s", got);
+}

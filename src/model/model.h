@@ -77,6 +77,24 @@ struct fs_kv {
 
 #define FS_MAX_KV 48
 
+/* One failed ground-truth check: the exact layout that triggered it. */
+struct fs_case {
+	char layout[320]; /* e.g. "fs=xfs bs=1024 src_off=1024 ..." */
+	char expected[96];
+	char got[96];
+};
+
+#define FS_MAX_CASES 64
+
+/* The kernel's answers checked against ground truth (issue: validation). */
+struct fs_validation {
+	bool ran; /* a validating workload ran */
+	__u64 checks;
+	__u64 failures;
+	int ncases; /* first FS_MAX_CASES failures kept */
+	struct fs_case cases[FS_MAX_CASES];
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
@@ -87,6 +105,7 @@ struct fs_report {
 	char workload_name[32];
 	int nkv;
 	struct fs_kv kv[FS_MAX_KV];
+	struct fs_validation validation;
 };
 
 /* Fill host facts and the static histogram specs of every target. */
@@ -115,6 +134,11 @@ void model__kv_u64(struct fs_report *r, const char *key, __u64 v);
 void model__kv_str(struct fs_report *r, const char *key, const char *s);
 const struct fs_kv *model__kv_find(const struct fs_report *r,
 				   const char *key);
+
+/* Count one ground-truth check; on failure keep the case (up to
+ * FS_MAX_CASES). */
+void model__check(struct fs_report *r, bool ok, const char *layout,
+		  const char *expected, const char *got);
 
 const char *model__target_name(enum fs_target t);
 int model__target_from_name(const char *name); /* -1 if unknown */
