@@ -111,4 +111,27 @@ static __always_inline __u64 folio__bytes(const void *page)
 	return psize << (order & 31);
 }
 
+/* x86-64 syscall numbers the syscall-level plan watches. */
+#define FS_NR_READ 0
+#define FS_NR_IOCTL 16
+#define FS_NR_PREAD64 17
+#define FS_NR_READV 19
+#define FS_NR_PREADV 295
+#define FS_NR_PREADV2 327
+
+/* The struct file behind fd in the current task, or NULL. */
+static __always_inline struct file *fd__file(long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= max)
+		return NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	return f;
+}
+
 #endif /* FS_COMMON_BPF_H */

@@ -20,7 +20,14 @@ enum dd_kind {
 	DD_KIND_PREP,  /* remap prep: 0 = same, -EBADE = differs, *len */
 	DD_KIND_ONE,   /* vfs_dedupe_file_range_one: bytes or -errno */
 	DD_KIND_CLONE, /* renamed clone: arguments unknown, timing only */
+	DD_KIND_SYSCALL, /* FIDEDUPERANGE ioctl: per-destination results */
 };
+
+#define FIDEDUPERANGE 0xC0189436
+#define FILE_DEDUPE_RANGE_SAME 0
+#define FILE_DEDUPE_RANGE_DIFFERS 1
+/* Destinations read back per ioctl; the verifier needs a bound. */
+#define DD_MAX_DESTS 16
 
 struct dd_call {
 	__u64 ts;
@@ -72,6 +79,38 @@ static __always_inline void dd__record(struct fs_stats *st, struct dd_call *c,
 	hist__add_align(st, FS_DD_DST_ALIGN, c->dstoff);
 }
 
+/*
+ * Syscall level: one FIDEDUPERANGE ioctl, its ranges and per-destination
+ * results read from the caller's struct file_dedupe_range. Each
+ * destination counts as one compare call; folio sizes are invisible here.
+ */
+static __always_inline void dd__sys_exit(struct fs_stats *st,
+					 struct dd_call *c, long ret)
+{
+	struct file_dedupe_range_info info;
+	const struct file_dedupe_range_info *infos;
+	__u32 n = c->same_ptr; /* dest_count, saved at entry */
+
+	infos = (const void *)(c->len_ptr + sizeof(struct file_dedupe_range));
+	for (__u32 i = 0; i < DD_MAX_DESTS; i++) {
+		if (i >= n)
+			break;
+		counter__inc(st, FS_DD_CALLS);
+		if (ret < 0 ||
+		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
+			counter__inc(st, FS_DD_ERRORS);
+			continue;
+		}
+		c->dstoff = info.dest_offset;
+		if (info.status == FILE_DEDUPE_RANGE_SAME)
+			dd__record(st, c, info.bytes_deduped, true);
+		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
+			dd__record(st, c, c->len, false);
+		else
+			counter__inc(st, FS_DD_ERRORS);
+	}
+}
+
 static __always_inline int dd__exit(long ret)
 {
 	__u64 tid = bpf_get_current_pid_tgid();
@@ -86,8 +125,12 @@ static __always_inline int dd__exit(long ret)
 	st = stats__get();
 	if (!st)
 		goto out;
-	counter__inc(st, FS_DD_CALLS);
 	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->ts);
+	if (c->kind == DD_KIND_SYSCALL) {
+		dd__sys_exit(st, c, ret);
+		goto out;
+	}
+	counter__inc(st, FS_DD_CALLS);
 
 	/* The compare and the prep return int: the register's upper half
 	 * is not part of the value. */
@@ -241,6 +284,33 @@ SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_folio, void *ret)
 {
 	return dd__folio(ret);
+}
+
+/* ---- syscall level: ioctl(fd, FIDEDUPERANGE, struct file_dedupe_range *) */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
+{
+	struct file_dedupe_range hdr;
+	__u64 arg;
+
+	if (id != FS_NR_IOCTL || BPF_CORE_READ(regs, si) != FIDEDUPERANGE ||
+	    !filter__pass())
+		return 0;
+	arg = BPF_CORE_READ(regs, dx);
+	if (bpf_probe_read_user(&hdr, sizeof(hdr), (void *)arg))
+		return 0;
+	/* len_ptr carries the user struct, same_ptr the destination count. */
+	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
+			 arg, hdr.dest_count, 0);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
+{
+	/* Every syscall exits here: leave before the map lookup. */
+	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || !filter__pass())
+		return 0;
+	return dd__exit(ret);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -171,7 +171,8 @@ static __always_inline int sh__exit(long ret)
 		counter__inc(st, FS_SH_ERRORS);
 	else
 		hist__add(st, FS_SH_BYTES, ret);
-	sh__chunk(st, c, sh__count(c));
+	if (c->to)
+		sh__chunk(st, c, sh__count(c));
 out:
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
@@ -233,6 +234,77 @@ SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_lookup, long ret)
 {
 	return sh__lookup_exit((int)ret);
+}
+
+/*
+ * Syscall level: read/pread64/readv/preadv/preadv2 on tmpfs files, told
+ * apart by the superblock magic. One such syscall is one
+ * shmem_file_read_iter call; folio lookups and copies are invisible here.
+ */
+#define TMPFS_MAGIC 0x01021994
+#define SH_MAX_IOVECS 16
+
+static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct sh_call c = {};
+	struct iovec iov;
+	struct file *f;
+	__u64 iovp, n;
+
+	f = fd__file(BPF_CORE_READ(regs, di));
+	if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != TMPFS_MAGIC)
+		return 0;
+	c.pos = BPF_CORE_READ(f, f_pos);
+	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
+		c.buf = BPF_CORE_READ(regs, si);
+		c.req = BPF_CORE_READ(regs, dx);
+		c.has_buf = 1;
+		if (id == FS_NR_PREAD64)
+			c.pos = BPF_CORE_READ(regs, r10);
+	} else {
+		iovp = BPF_CORE_READ(regs, si);
+		n = BPF_CORE_READ(regs, dx);
+		for (int i = 0; i < SH_MAX_IOVECS && i < n; i++) {
+			if (bpf_probe_read_user(&iov, sizeof(iov),
+						(void *)(iovp + i * sizeof(iov))))
+				break;
+			if (!i) {
+				c.buf = (__u64)iov.iov_base;
+				c.has_buf = 1;
+			}
+			c.req += iov.iov_len;
+		}
+		/* preadv2 with offset -1 reads at the file position. */
+		if (id != FS_NR_READV && (long)BPF_CORE_READ(regs, r10) != -1)
+			c.pos = BPF_CORE_READ(regs, r10);
+	}
+	c.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	return 0;
+}
+
+static __always_inline bool sh__is_read(long id)
+{
+	return id == FS_NR_READ || id == FS_NR_PREAD64 || id == FS_NR_READV ||
+	       id == FS_NR_PREADV || id == FS_NR_PREADV2;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(sys_enter_sh, struct pt_regs *regs, long id)
+{
+	if (!sh__is_read(id) || !filter__pass())
+		return 0;
+	return sh__sys_enter(regs, id);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
+{
+	/* Every syscall exits here: leave before the map lookup. */
+	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || !filter__pass())
+		return 0;
+	return sh__exit(ret);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -22,7 +22,7 @@ struct doctor_args {
 
 static const struct argp_option options[] = {
 	{ "json", 'J', NULL, 0, "print JSON", 0 },
-	{ "mode", 'm', "MODE", 0, "plan for auto (default), fentry or kprobe", 0 },
+	{ "mode", 'm', "MODE", 0, "plan for auto (default), fentry, kprobe or syscall", 0 },
 	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
 	{},
 };
@@ -37,7 +37,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'm':
 		if (plan__parse_mode(arg, &a->mode))
-			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
+			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe, syscall)",
 				   arg);
 		break;
 	case 'v':

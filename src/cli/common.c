@@ -12,7 +12,7 @@ struct common_opts *common_opts_target;
 static const struct argp_option options[] = {
 	{ "target", 't', "TARGET", 0, "dedupe, shmem or all", 0 },
 	{ "mode", 'm', "MODE", 0,
-	  "attach mechanism: auto (default), fentry or kprobe", 0 },
+	  "attach mechanism: auto (default), fentry, kprobe or syscall", 0 },
 	{ "json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0 },
 	{ "duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0 },
 	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
@@ -33,7 +33,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'm':
 		if (plan__parse_mode(arg, &c->mode))
-			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe)",
+			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe, syscall)",
 				   arg);
 		break;
 	case 'j':

@@ -32,8 +32,9 @@ static const struct caller dedupe_callers[] = {
 	  "itself" },
 };
 
-static const char *const mech_names[] = { "fentry", "kprobe" };
-static const char *const mode_names[] = { "auto", "fentry", "kprobe" };
+static const char *const mech_names[] = { "fentry", "kprobe", "syscall" };
+static const char *const mode_names[] = { "auto", "fentry", "kprobe",
+					  "syscall" };
 
 const char *plan__mech_name(enum plan_mech m)
 {
@@ -47,7 +48,7 @@ const char *plan__mode_name(enum plan_mode m)
 
 int plan__parse_mode(const char *s, enum plan_mode *m)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (!strcmp(s, mode_names[i])) {
 			*m = (enum plan_mode)i;
 			return 0;
@@ -82,6 +83,8 @@ static const struct expect expects[] = {
 	 * with struct page **. The out-pointer is checked below. */
 	[PLAN_H_SH_LOOKUP] = { 4, 8, { "ptr:struct inode", "u64" }, "s32" },
 	[PLAN_H_DD_FOLIO] = { 1, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_DD_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_SH_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 };
 
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
@@ -138,6 +141,12 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 	int err;
 
 	s->available = false;
+	if (s->role == ROLE_SYSCALL) {
+		/* Raw tracepoints need neither symbols nor kprobes; whether
+		 * the kernel lets them attach is found out by trying. */
+		s->available = true;
+		return;
+	}
 	if (!f->has_symbol(f, s->symbol)) {
 		snprintf(s->why, sizeof(s->why),
 			 "no symbol '%s' in kallsyms (inlined or absent)",
@@ -193,7 +202,8 @@ static void plan__add(const struct kfacts *f, struct plan *p,
 	if (p->nsteps >= PLAN_MAX_STEPS)
 		return;
 	if ((m == PLAN_FENTRY && mech != MECH_FENTRY) ||
-	    (m == PLAN_KPROBE && mech != MECH_KPROBE))
+	    (m == PLAN_KPROBE && mech != MECH_KPROBE) ||
+	    (m == PLAN_SYSCALL && mech != MECH_SYSCALL))
 		return;
 	s = &p->step[p->nsteps++];
 	memset(s, 0, sizeof(*s));
@@ -225,6 +235,10 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 		p->inlined = !f->has_symbol(f, p->function);
 		plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_SH_READ,
 			   NULL);
+		plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
+			  "sys_enter/sys_exit", PLAN_H_SH_SYSCALL,
+			  "syscall-level: read, pread64, readv, preadv, preadv2 "
+			  "on tmpfs files, one per shmem_file_read_iter call");
 		return;
 	}
 	p->function = "vfs_dedupe_file_range_compare";
@@ -241,6 +255,10 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 			  "renamed clone: its calling convention may differ "
 			  "from the source, so only calls and latency are "
 			  "measured");
+	plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL, "sys_enter/sys_exit",
+		  PLAN_H_DD_SYSCALL,
+		  "syscall-level: FIDEDUPERANGE ioctls, one call per "
+		  "destination");
 }
 
 int plan__next(const struct plan *p, int from)
@@ -262,7 +280,10 @@ void plan__reason(const struct plan *p, char *out, size_t n)
 		return;
 	}
 	s = &p->step[p->chosen];
-	if (s->role == ROLE_FUNC)
+	if (s->role == ROLE_SYSCALL)
+		len = snprintf(out, n, "%s: no function-level step attached",
+			       s->why);
+	else if (s->role == ROLE_FUNC)
 		len = snprintf(out, n, "%s on %s itself", plan__mech_name(s->mech),
 			       s->symbol);
 	else

@@ -41,14 +41,17 @@ struct kfacts {
 	void *priv;
 };
 
-enum plan_mode { PLAN_AUTO, PLAN_FENTRY, PLAN_KPROBE };
-enum plan_mech { MECH_FENTRY, MECH_KPROBE };
+enum plan_mode { PLAN_AUTO, PLAN_FENTRY, PLAN_KPROBE, PLAN_SYSCALL };
+/* MECH_SYSCALL: raw tracepoints at syscall entry/exit, the fallback when
+ * neither fentry nor kprobes attach (e.g. a locked-down kernel). */
+enum plan_mech { MECH_FENTRY, MECH_KPROBE, MECH_SYSCALL };
 
 /* Which BPF handler flavour a step uses. */
 enum plan_role {
 	ROLE_FUNC,   /* the function itself, arguments read */
 	ROLE_CALLER, /* a caller carrying the same arguments */
 	ROLE_CLONE,  /* renamed clone: timing only */
+	ROLE_SYSCALL, /* syscall level: what the syscall boundary shows */
 };
 
 struct plan_step {
@@ -70,6 +73,8 @@ enum {
 	PLAN_H_DD_ONE,
 	PLAN_H_DD_CLONE,
 	PLAN_H_SH_READ,
+	PLAN_H_DD_SYSCALL, /* FIDEDUPERANGE ioctls */
+	PLAN_H_SH_SYSCALL, /* read syscalls on tmpfs files */
 	PLAN_H_SH_LOOKUP, /* sub-probe: folio lookups of the read loop */
 	PLAN_H_DD_FOLIO, /* sub-probe: folios read by the compare */
 };

@@ -35,7 +35,7 @@ struct progset {
 
 static const struct progset *progset__get(int handler, enum plan_mech m)
 {
-	static const struct progset sets[][2] = {
+	static const struct progset sets[][3] = {
 		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", true },
 				    { "kprobe_cmp", "kretprobe_any", true } },
 		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", true },
@@ -46,6 +46,10 @@ static const struct progset *progset__get(int handler, enum plan_mech m)
 				      { "kprobe_clone", "kretprobe_any", false } },
 		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", true },
 				     { "kprobe_read", "kretprobe_read", true } },
+		[PLAN_H_DD_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_dd",
+							   "sys_exit_dd", false } },
+		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
+							   "sys_exit_sh", false } },
 	};
 
 	return &sets[handler][m];
@@ -174,10 +178,10 @@ static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
 								    name);
 	struct bpf_link *l;
 
-	if (m == MECH_FENTRY)
-		l = bpf_program__attach(prog);
-	else
+	if (m == MECH_KPROBE)
 		l = bpf_program__attach_kprobe(prog, retprobe, sym);
+	else /* fentry target set before load; raw_tp named in SEC() */
+		l = bpf_program__attach(prog);
 	if (!l)
 		return -errno;
 	pr->link[pr->nlinks++] = l;
@@ -263,7 +267,9 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 		       struct plan_step *s, const struct probe_opts *o)
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
-	enum plan_mech order[2] = { s->mech, !s->mech };
+	enum plan_mech order[2] = {
+		s->mech, s->mech == MECH_FENTRY ? MECH_KPROBE : MECH_FENTRY
+	};
 	char subwhy[256] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
@@ -353,6 +359,20 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	struct fs_target_report *tr = &r->target[t];
 	char why[320];
 
+	if (s->role == ROLE_SYSCALL) {
+		snprintf(why, sizeof(why),
+			 "syscall-level plan: %s not visible at the syscall "
+			 "boundary", t == FS_TGT_DEDUPE ?
+			 "the folios the compare reads are" :
+			 "folio lookups and copies to user space are");
+		if (t == FS_TGT_DEDUPE) {
+			model__not_measured(r, t, FS_DD_FOLIO_SIZE, why);
+		} else {
+			model__not_measured(r, t, FS_SH_FOLIO_SIZE, why);
+			model__not_measured(r, t, FS_SH_COPY_BYTES, why);
+		}
+		return;
+	}
 	if (s->role == ROLE_CLONE) {
 		snprintf(why, sizeof(why),
 			 "attached to renamed clone %s, whose arguments are "

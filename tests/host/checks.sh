@@ -41,12 +41,36 @@ rmdir "$shm"
 expect_error "not root" 1 "must run as root" setpriv --reuid=65534 --regid=65534 --clear-groups "$FS" run shmem-read
 expect_error "vm: missing kernel" 1 "cannot read kernel '/nonexistent/bzImage'" \
 	"$FS" vm --kernel /nonexistent/bzImage -- doctor
-if [ "$(jq -r '.targets.shmem.chosen' <<<"$docj")" == null ]; then
-	# Nothing attaches here: run must say so in one line and unmount.
-	expect_error "run without any attach step" 1 "shmem: cannot attach" \
-		"$FS" run shmem-read --size 4M
-	expect_error "forced kprobe without kprobes" 1 "cannot attach with --mode kprobe" \
-		"$FS" trace -t shmem -m kprobe -d 1
-else
-	skip "run without any attach step" "this kernel can attach to shmem_file_read_iter"
-fi
+expect_error "forced kprobe without kprobes" '!' "cannot attach with --mode kprobe|cannot attach" \
+	"$FS" trace -t shmem -m kprobe -d 1
+
+# Both workloads under auto on this host. Where no function-level step
+# attaches (this CI host), auto falls back to the syscall level; either
+# way the probes must see exactly what the workload did.
+hout=$(mktemp -d)
+for wl in "shmem-read --size 8M --bs 64K" "dedupe --count 16 --range 128K"; do
+	name=${wl%% *}
+	tgt=$([ "$name" == dedupe ] && echo dedupe || echo shmem)
+	# shellcheck disable=SC2086
+	if "$FS" run $wl -j "$hout/$name.json" >"$LOGDIR/host-$name.log" 2>&1; then
+		ok "host run $name (auto)"
+	else
+		bad "host run $name (auto)" "exit $?; see $LOGDIR/host-$name.log"
+		continue
+	fi
+	j=$hout/$name.json
+	mech=$(jq -r ".targets.$tgt.attach.mechanism" "$j")
+	expect_eq "host run $name: mechanism is what doctor chose" "$mech" \
+		"$(jq -r ".targets.$tgt.mechanism" <<<"$docj")"
+	expect_eq "host run $name: calls seen = calls made" \
+		"$(jq -r ".targets.$tgt.calls" "$j")" "$(jq -r .workload.calls "$j")"
+	expect_eq "host run $name: bytes summed = bytes moved" \
+		"$(jq -r ".targets.$tgt.histograms.bytes.sum" "$j")" "$(jq -r .workload.bytes "$j")"
+	if [ "$mech" == syscall ]; then
+		expect_eq "host run $name: folio sizes not measured at syscall level" \
+			"$(jq -r ".targets.$tgt.histograms.folio_size.measured" "$j")" false
+		expect_match "host run $name: labelled syscall-level" \
+			"$(jq -r ".targets.$tgt.attach.reason" "$j")" '^syscall-level'
+	fi
+done
+rm -rf "$hout"

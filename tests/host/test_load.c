@@ -16,13 +16,16 @@
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
 
+/* kprobe and raw tracepoint programs: the ones this host can load. */
 static int kprobe_only(struct bpf_object *obj)
 {
 	struct bpf_program *p;
 	int n = 0;
 
 	bpf_object__for_each_program(p, obj) {
-		bool kp = bpf_program__type(p) == BPF_PROG_TYPE_KPROBE;
+		enum bpf_prog_type t = bpf_program__type(p);
+		bool kp = t == BPF_PROG_TYPE_KPROBE ||
+			  t == BPF_PROG_TYPE_RAW_TRACEPOINT;
 
 		bpf_program__set_autoload(p, kp);
 		n += kp;
@@ -36,11 +39,13 @@ static void test_dedupe_loads(void **state)
 
 	assert_non_null(s);
 	s->rodata->filter_tgid = (__u32)getpid();
-	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio */
-	assert_int_equal(kprobe_only(s->obj), 6);
+	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
+	 * sys_enter_dd, sys_exit_dd */
+	assert_int_equal(kprobe_only(s->obj), 8);
 	assert_int_equal(dedupe_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_prep) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_folio) >= 0);
+	assert_true(bpf_program__fd(s->progs.sys_exit_dd) >= 0);
 	dedupe_bpf__destroy(s);
 }
 
@@ -49,10 +54,12 @@ static void test_shmem_loads(void **state)
 	struct shmem_bpf *s = shmem_bpf__open();
 
 	assert_non_null(s);
-	/* kprobe_read, kretprobe_read, kprobe_lookup, kretprobe_lookup */
-	assert_int_equal(kprobe_only(s->obj), 4);
+	/* kprobe_read, kretprobe_read, kprobe_lookup, kretprobe_lookup,
+	 * sys_enter_sh, sys_exit_sh */
+	assert_int_equal(kprobe_only(s->obj), 6);
 	assert_int_equal(shmem_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
+	assert_true(bpf_program__fd(s->progs.sys_enter_sh) >= 0);
 	shmem_bpf__destroy(s);
 }
 

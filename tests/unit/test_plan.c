@@ -130,7 +130,9 @@ static void test_debian61_auto(void **state)
 	fake_init(&f, &fk, deb61, N(deb61), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_true(p.inlined);
-	assert_int_equal(p.nsteps, 8);
+	/* 2 on the compare, 6 on callers, the syscall-level fallback */
+	assert_int_equal(p.nsteps, 9);
+	assert_int_equal(p.step[8].mech, MECH_SYSCALL);
 	/* compare: no symbol, both steps refused with that reason */
 	assert_false(p.step[0].available);
 	assert_non_null(strstr(p.step[0].why, "no symbol"));
@@ -207,7 +209,9 @@ static void test_changed_prototype_refused(void **state)
 			    "BTF prototype argument 5 is u32, expected s64");
 	assert_false(p.step[1].available);
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
-	assert_int_equal(plan__next(&p, 0), -1);
+	/* Both function steps refused: only the syscall level remains. */
+	assert_int_equal(plan__next(&p, 0), 2);
+	assert_int_equal(p.step[2].mech, MECH_SYSCALL);
 	assert_non_null(strstr(p.step[0].why, "has 3 arguments"));
 }
 
@@ -223,14 +227,17 @@ static void test_clone_timing_only_last(void **state)
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_string_equal(p.clone, fk.clone);
 	assert_true(p.inlined);
-	assert_int_equal(p.nsteps, 9);
+	assert_int_equal(p.nsteps, 10);
 	assert_int_equal(plan__next(&p, 0), 8);
 	assert_int_equal(p.step[8].role, ROLE_CLONE);
 	assert_int_equal(p.step[8].mech, MECH_KPROBE);
 	assert_non_null(strstr(p.step[8].why, "calling convention"));
-	/* With kprobes off the clone cannot be used either. */
+	/* With kprobes off only the syscall level is left. */
 	f.kprobes = 0;
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), 9);
+	assert_int_equal(p.step[9].role, ROLE_SYSCALL);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_KPROBE, &p);
 	assert_int_equal(plan__next(&p, 0), -1);
 }
 
@@ -280,6 +287,8 @@ static void test_parse_mode(void **state)
 	assert_int_equal(m, PLAN_KPROBE);
 	assert_int_equal(plan__parse_mode("fentry", &m), 0);
 	assert_int_equal(m, PLAN_FENTRY);
+	assert_int_equal(plan__parse_mode("syscall", &m), 0);
+	assert_int_equal(m, PLAN_SYSCALL);
 	assert_int_equal(plan__parse_mode("uprobe", &m), -EINVAL);
 }
 

@@ -88,6 +88,20 @@ for mode in auto fentry kprobe; do
 	fi
 done
 
+# The syscall-level plan, forced, on a kernel where it is not needed: it
+# must count the same calls and bytes as the function-level ones.
+for wl in "shmem-read --size 4M --bs 64K" "dedupe --count 8 --range 64K"; do
+	name=${wl%% *}
+	tgt=$([ "$name" == dedupe ] && echo dedupe || echo shmem)
+	j=$name-syscall.json
+	# shellcheck disable=SC2086
+	vm_run "vm-$name-syscall.log" run $wl -m syscall -j "$j"
+	if check_run "vm $name -m syscall" "$out/$j" "$tgt"; then
+		expect_eq "vm $name -m syscall: mechanism" \
+			"$(jq -r ".targets.$tgt.attach.mechanism" "$out/$j")" syscall
+	fi
+done
+
 j=dedupe-xfs.json
 vm_run vm-dedupe-xfs.log run dedupe --fs xfs --count 16 --range 64K -j "$j"
 check_run "vm dedupe xfs" "$out/$j" dedupe
