@@ -9,8 +9,20 @@
 
 #include "shared.h"
 
-/* Set between open and load; 0 = every process. */
-const volatile __u32 filter_tgid = 0;
+/*
+ * Filters, set between open and load (0 / empty = no filter). Process
+ * filters run first in every handler; file filters where the file is
+ * known (the superblock of the file being read or deduped).
+ */
+const volatile __u32 filter_tgid = 0;  /* exactly this process */
+const volatile __u32 filter_tree = 0;  /* this process and descendants */
+const volatile __u32 filter_pids[FS_MAX_PIDS] = {};
+const volatile __u32 nr_filter_pids = 0;
+const volatile char filter_comm[16] = {};
+const volatile __u32 has_filter_comm = 0;
+const volatile __u64 filter_cgroup = 0; /* cgroup v2 id */
+const volatile __u32 filter_dev = 0;    /* kernel dev_t of the fs */
+const volatile __u64 filter_magic = 0;  /* superblock magic (fs type) */
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
 
@@ -28,10 +40,72 @@ static __always_inline struct fs_stats *stats__get(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
+/* Is the current task tgid root or one of its descendants? */
+static __always_inline bool filter__in_tree(__u32 root)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	/* A bounded walk up the parents; deeper trees are not followed. */
+	for (int i = 0; i < 32; i++) {
+		__u32 tgid = BPF_CORE_READ(t, tgid);
+
+		if (tgid == root)
+			return true;
+		if (tgid <= 1)
+			return false;
+		t = BPF_CORE_READ(t, real_parent);
+	}
+	return false;
+}
+
 static __always_inline bool filter__pass(void)
 {
-	return !filter_tgid ||
-	       (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (filter_tgid && tgid != filter_tgid)
+		return false;
+	if (nr_filter_pids) {
+		bool hit = false;
+
+		for (int i = 0; i < FS_MAX_PIDS; i++)
+			if (i < nr_filter_pids && filter_pids[i] == tgid)
+				hit = true;
+		if (!hit)
+			return false;
+	}
+	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
+		return false;
+	if (has_filter_comm) {
+		char comm[16];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < 16; i++) {
+			if (comm[i] != filter_comm[i])
+				return false;
+			if (!comm[i])
+				break;
+		}
+	}
+	if (filter_tree && !filter__in_tree(filter_tree))
+		return false;
+	return true;
+}
+
+/* File filters on the superblock of the file the call works on. */
+static __always_inline bool filter__file_sb(const struct super_block *sb)
+{
+	if (filter_dev && BPF_CORE_READ(sb, s_dev) != filter_dev)
+		return false;
+	if (filter_magic && BPF_CORE_READ(sb, s_magic) != filter_magic)
+		return false;
+	return true;
+}
+
+static __always_inline bool filter__file(const struct file *f)
+{
+	if (!filter_dev && !filter_magic)
+		return true;
+	return f && filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
 }
 
 /*

@@ -46,14 +46,34 @@ struct {
 	__type(value, struct dd_call);
 } inflight SEC(".maps");
 
+/* The compare's first argument is a struct inode * before 5.18; user
+ * space sets this from the BTF prototype. */
+const volatile __u32 cmp_src_is_inode = 0;
+
+static __always_inline const struct super_block *dd__sb_of_file(const void *f)
+{
+	return BPF_CORE_READ((struct file *)f, f_inode, i_sb);
+}
+
+static __always_inline const struct super_block *dd__sb_of_cmp_src(const void *p)
+{
+	if (cmp_src_is_inode)
+		return BPF_CORE_READ((struct inode *)p, i_sb);
+	return dd__sb_of_file(p);
+}
+
 static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 				     __u64 len, __u64 len_ptr, __u64 same_ptr,
-				     __u64 flags)
+				     __u64 flags, const struct super_block *sb)
 {
 	__u64 tid = bpf_get_current_pid_tgid();
 	struct dd_call c = {};
+	struct fs_stats *st;
 
 	if (!filter__pass())
+		return 0;
+	/* With a file filter, calls on an unknown file are not counted. */
+	if ((filter_dev || filter_magic) && (!sb || !filter__file_sb(sb)))
 		return 0;
 	/* Callers also serve reflink clones; only dedupe runs the compare. */
 	if ((kind == DD_KIND_PREP || kind == DD_KIND_ONE) &&
@@ -66,7 +86,11 @@ static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 	c.len_ptr = len_ptr;
 	c.same_ptr = same_ptr;
 	c.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	if (bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY)) {
+		st = stats__get();
+		if (st)
+			counter__inc(st, FS_DD_DROPPED);
+	}
 	return 0;
 }
 
@@ -202,7 +226,7 @@ int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	     loff_t len, bool *is_same)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same,
-			 0);
+			 0, dd__sb_of_cmp_src(src));
 }
 
 SEC("kprobe")
@@ -210,7 +234,7 @@ int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	       loff_t len)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx),
-			 0);
+			 0, dd__sb_of_cmp_src(src));
 }
 
 SEC("kretprobe")
@@ -225,7 +249,7 @@ int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 	     loff_t *len, unsigned int flags)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 flags);
+			 flags, dd__sb_of_file(fin));
 }
 
 /* Shared by every fentry flavour: the return value comes from the
@@ -244,7 +268,7 @@ int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
 	       loff_t pos_out, loff_t *len)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 DD_PARM6(ctx));
+			 DD_PARM6(ctx), dd__sb_of_file(fin));
 }
 
 /* ---- vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len, flags) */
@@ -252,7 +276,8 @@ SEC("fentry")
 int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	     loff_t len, unsigned int flags)
 {
-	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags);
+	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags,
+			 dd__sb_of_file(src));
 }
 
 SEC("kprobe")
@@ -260,14 +285,14 @@ int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst,
 	       loff_t dst_pos, loff_t len)
 {
 	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
-			 DD_PARM6(ctx));
+			 DD_PARM6(ctx), dd__sb_of_file(src));
 }
 
 /* ---- a compiler-renamed clone: never read its arguments */
 SEC("kprobe")
 int BPF_KPROBE(kprobe_clone)
 {
-	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0);
+	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL);
 }
 
 /* ---- folios read by the compare */
@@ -301,7 +326,8 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 		return 0;
 	/* len_ptr carries the user struct, same_ptr the destination count. */
 	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
-			 arg, hdr.dest_count, 0);
+			 arg, hdr.dest_count, 0,
+			 dd__sb_of_file(fd__file(BPF_CORE_READ(regs, di))));
 }
 
 SEC("raw_tp/sys_exit")

@@ -28,11 +28,18 @@ enum fs_dedupe_hist {
 	FS_DD_NHIST,
 };
 
+/*
+ * "dropped": calls not measured because the in-flight table was full.
+ * "missed": program runs the kernel skipped (recursion), filled in by
+ * user space from bpf_prog_info, never by the BPF side.
+ */
 enum fs_dedupe_counter {
 	FS_DD_CALLS,
 	FS_DD_SAME,
 	FS_DD_DIFFERS,
 	FS_DD_ERRORS,
+	FS_DD_DROPPED,
+	FS_DD_MISSED,
 	FS_DD_NCOUNTERS,
 };
 
@@ -51,8 +58,13 @@ enum fs_shmem_hist {
 enum fs_shmem_counter {
 	FS_SH_CALLS,
 	FS_SH_ERRORS,
+	FS_SH_DROPPED,
+	FS_SH_MISSED,
 	FS_SH_NCOUNTERS,
 };
+
+/* Filters: at most this many -p PIDs. */
+#define FS_MAX_PIDS 8
 
 struct fs_hist_cell {
 	__u64 slot[FS_SLOTS];

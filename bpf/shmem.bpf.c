@@ -76,19 +76,31 @@ static __always_inline bool iter__user_addr(struct iov_iter *it, __u64 *addr)
 	return true;
 }
 
-static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
+/* Keep the call for its exit; a full table is counted, not hidden. */
+static __always_inline void sh__save(const struct sh_call *c)
 {
 	__u64 tid = bpf_get_current_pid_tgid();
+	struct fs_stats *st;
+
+	if (bpf_map_update_elem(&inflight, &tid, c, BPF_ANY)) {
+		st = stats__get();
+		if (st)
+			counter__inc(st, FS_SH_DROPPED);
+	}
+}
+
+static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
+{
 	struct sh_call c = {};
 
-	if (!filter__pass())
+	if (!filter__pass() || !filter__file(BPF_CORE_READ(iocb, ki_filp)))
 		return 0;
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
 	c.to = (__u64)to;
 	c.has_buf = iter__user_addr(to, &c.buf);
 	c.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	sh__save(&c);
 	return 0;
 }
 
@@ -246,14 +258,14 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
 
 static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct sh_call c = {};
 	struct iovec iov;
 	struct file *f;
 	__u64 iovp, n;
 
 	f = fd__file(BPF_CORE_READ(regs, di));
-	if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != TMPFS_MAGIC)
+	if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != TMPFS_MAGIC ||
+	    !filter__file(f))
 		return 0;
 	c.pos = BPF_CORE_READ(f, f_pos);
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
@@ -280,7 +292,7 @@ static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
 			c.pos = BPF_CORE_READ(regs, r10);
 	}
 	c.ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY);
+	sh__save(&c);
 	return 0;
 }
 

@@ -170,6 +170,7 @@ int cmd_run(int argc, char **argv)
 	struct run_args a = { .c = { .mode = PLAN_AUTO } };
 	struct workload *w = NULL;
 	struct session s = {};
+	struct probe_opts po = {};
 	struct fs_report r;
 	enum fs_target t;
 	int err, rc = 1;
@@ -190,13 +191,14 @@ int cmd_run(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	/* Only this process runs the workload: keep its events only. */
-	err = session__start(&s, a.c.mode, (__u32)getpid());
+	po.filter_tgid = (__u32)getpid();
+	err = session__start(&s, a.c.mode, &po);
 	if (err)
 		goto cleanup;
 	err = workload__run(w, &r);
 	if (err)
 		goto cleanup;
-	err = session__collect(&s, &r);
+	err = session__collect(&s, &r, false);
 	if (err)
 		goto cleanup;
 	rc = run__reconcile(&r, t) ? 1 : 0;

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* folioscope trace: attach, wait for -d, the command, or Ctrl-C; report. */
+/*
+ * folioscope trace: attach, report every -i interval or once at the end
+ * (duration, the command's exit, or Ctrl-C). With a command, only the
+ * command and its descendants are traced.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "commands.h"
 #include "common.h"
@@ -14,27 +21,164 @@
 
 static volatile sig_atomic_t exiting;
 
+/* First signal: finish with a final report. Second: leave at once. */
 static void on_signal(int sig)
 {
+	if (exiting)
+		_exit(130);
 	exiting = 1;
 }
 
 struct trace_args {
 	struct common_opts c;
+	struct probe_opts p;
+	double interval;
+	bool cumulative;
+	bool timestamps;
+	bool quiet;
 	char **cmd; /* after "--" */
 };
+
+enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE };
+
+static const struct argp_option options[] = {
+	{ "interval", 'i', "SECONDS", 0,
+	  "print a report every SECONDS (each shows only its own events)", 0 },
+	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
+	  "with -i: each report shows everything since the start", 0 },
+	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
+	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
+	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
+	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
+	{ "dev", OPT_DEV, "PATH|MAJ:MIN", 0,
+	  "only files on this device (a path on it, or major:minor)", 1 },
+	{ "fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1 },
+	{},
+};
+
+static const struct {
+	const char *name;
+	__u64 magic;
+} fs_magics[] = {
+	{ "tmpfs", 0x01021994 },
+	{ "btrfs", 0x9123683e },
+	{ "xfs", 0x58465342 },
+	{ "ext4", 0xef53 },
+};
+
+/* Kernel-internal dev_t (MKDEV: 12-bit major, 20-bit minor). */
+static __u32 kdev(unsigned int maj, unsigned int min)
+{
+	return (maj << 20) | min;
+}
+
+static int parse_dev(const char *s, __u32 *out)
+{
+	unsigned int maj, min;
+	struct stat st;
+	char extra;
+
+	if (sscanf(s, "%u:%u%c", &maj, &min, &extra) == 2) {
+		*out = kdev(maj, min);
+		return 0;
+	}
+	if (stat(s, &st))
+		return -errno;
+	*out = kdev(major(st.st_dev), minor(st.st_dev));
+	return 0;
+}
+
+/* The id bpf_get_current_cgroup_id() returns: the directory's handle. */
+static int parse_cgroup(const char *path, __u64 *id)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h = { .fh.handle_bytes = sizeof(__u64) };
+	int mnt;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+		return -errno;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+static double parse_seconds(struct argp_state *st, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 86400 * 365)
+		cli__usage_error(st, "invalid number of seconds '%s'", arg);
+	return v;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct trace_args *a = st->input;
+	char *end;
+	long pid;
+	int err;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
 		break;
+	case 'i':
+		a->interval = parse_seconds(st, arg);
+		break;
+	case OPT_CUMULATIVE:
+		a->cumulative = true;
+		break;
+	case 'T':
+		a->timestamps = true;
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case 'p':
+		errno = 0;
+		pid = strtol(arg, &end, 10);
+		if (errno || *end || pid <= 0 || pid > 0x3fffffff)
+			cli__usage_error(st, "invalid pid '%s'", arg);
+		if (a->p.npids == FS_MAX_PIDS)
+			cli__usage_error(st, "at most %d -p options", FS_MAX_PIDS);
+		a->p.pids[a->p.npids++] = (__u32)pid;
+		break;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15)
+			cli__usage_error(st, "--comm '%s': names are 1 to 15 "
+					 "characters", arg);
+		snprintf(a->p.comm, sizeof(a->p.comm), "%s", arg);
+		break;
+	case 'c':
+		err = parse_cgroup(arg, &a->p.cgroup);
+		if (err)
+			cli__usage_error(st, "cgroup '%s': %s", arg, strerror(-err));
+		break;
+	case OPT_DEV:
+		err = parse_dev(arg, &a->p.dev);
+		if (err)
+			cli__usage_error(st, "--dev '%s': %s", arg, strerror(-err));
+		break;
+	case OPT_FS:
+		for (size_t i = 0; i < sizeof(fs_magics) / sizeof(fs_magics[0]); i++)
+			if (!strcmp(arg, fs_magics[i].name))
+				a->p.magic = fs_magics[i].magic;
+		if (!a->p.magic)
+			cli__usage_error(st, "unknown --fs '%s' (tmpfs, btrfs, "
+					 "xfs, ext4)", arg);
+		break;
 	case ARGP_KEY_ARGS:
 		/* Declining ARGP_KEY_ARG hands argp's rest of argv here. */
 		a->cmd = st->argv + st->next;
+		break;
+	case ARGP_KEY_END:
+		if (a->cumulative && !a->interval)
+			cli__usage_error(st, "--cumulative needs -i");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -48,10 +192,12 @@ static const struct argp_child children[] = {
 };
 
 static const struct argp trace_argp = {
-	NULL, parse, "[-- CMD [ARGS...]]",
+	options, parse, "[-- CMD [ARGS...]]",
 	"Trace the dedupe compare and tmpfs reads until the duration ends, "
-	"CMD exits or Ctrl-C, then print the histograms.\vWith CMD, only "
-	"CMD's own process is traced.",
+	"CMD exits or Ctrl-C, then print the histograms.\vWith CMD, only CMD "
+	"and its descendants are traced. A first Ctrl-C (or SIGTERM) prints "
+	"the final report and exits 0; a second one exits at once. With -i, "
+	"-j FILE receives the totals of the whole run at the end.",
 	children, NULL, NULL,
 };
 
@@ -84,18 +230,58 @@ static pid_t cmd__spawn(char **cmd, int *go_fd)
 	return pid;
 }
 
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * One report: totals, or with delta the events since the previous one.
+ * label heads it in interval mode; JSON (-j) only when with_json.
+ */
+static int trace__report(struct session *s, const struct trace_args *a,
+			 bool delta, const char *label, bool with_json)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+	struct common_opts c = a->c;
+	char ts[64];
+	time_t now;
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	model__init(r);
+	err = session__collect(s, r, delta);
+	if (err)
+		goto cleanup;
+	if (a->timestamps) {
+		now = time(NULL);
+		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
+		printf("%s\n", ts);
+	}
+	if (label)
+		printf("== %s\n", label);
+	if (!with_json)
+		c.json = NULL;
+	err = common__output(&c, r);
+cleanup:
+	free(r);
+	return err;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
-	struct fs_report r;
-	struct timespec t0, now;
+	struct timespec t0, tick;
 	pid_t child = 0;
-	int go = -1, err, status = 0;
+	int go = -1, err, status = 0, n = 0;
 
 	argp_parse(&trace_argp, argc, argv, 0, NULL, &a);
-	err = session__check_root("trace");
-	if (err)
+	if (session__check_root("trace"))
 		return 1;
 	session__parse_targets(a.c.targets ? a.c.targets : "all", s.want);
 	if (a.cmd && a.cmd[0]) {
@@ -105,10 +291,11 @@ int cmd_trace(int argc, char **argv)
 				strerror(-child));
 			return 1;
 		}
+		a.p.filter_tree = (__u32)child;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	err = session__start(&s, a.c.mode, child > 0 ? (__u32)child : 0);
+	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
 	if (go >= 0) {
@@ -117,27 +304,42 @@ int cmd_trace(int argc, char **argv)
 		close(go);
 		go = -1;
 	}
-	if (child)
-		fprintf(stderr, "folioscope: tracing '%s'...\n", a.cmd[0]);
-	else if (!a.c.duration)
-		fprintf(stderr, "folioscope: tracing... Ctrl-C to stop\n");
+	if (!a.quiet) {
+		if (child)
+			fprintf(stderr, "folioscope: tracing '%s'...\n", a.cmd[0]);
+		else if (!a.c.duration)
+			fprintf(stderr, "folioscope: tracing... Ctrl-C to stop\n");
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!exiting) {
+	tick = t0;
+	while (!exiting && !err) {
 		if (child && waitpid(child, &status, WNOHANG) == child) {
 			child = 0;
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (a.c.duration &&
-		    (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 >=
-			    a.c.duration)
+		if (a.c.duration && since(&t0) >= a.c.duration)
 			break;
-		usleep(50000);
+		if (a.interval && since(&tick) >= a.interval) {
+			char label[32];
+
+			clock_gettime(CLOCK_MONOTONIC, &tick);
+			snprintf(label, sizeof(label), "interval %d", ++n);
+			err = trace__report(&s, &a, !a.cumulative, label, false);
+		}
+		usleep(20000);
 	}
-	model__init(&r);
-	err = session__collect(&s, &r);
+	if (err)
+		goto cleanup;
+	/* With -i: the last partial interval, then the run's totals. */
+	if (a.interval && !a.cumulative) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "interval %d", ++n);
+		err = trace__report(&s, &a, true, label, false);
+	}
 	if (!err)
-		err = common__output(&a.c, &r);
+		err = trace__report(&s, &a, false, a.interval ? "totals" : NULL,
+				    true);
 cleanup:
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */

@@ -49,9 +49,9 @@ static void plan__print_failure(const struct plan *p, enum plan_mode m)
 	fputc('\n', stderr);
 }
 
-int session__start(struct session *s, enum plan_mode m, __u32 filter_tgid)
+int session__start(struct session *s, enum plan_mode m,
+		   const struct probe_opts *o)
 {
-	struct probe_opts o = { .filter_tgid = filter_tgid };
 	int err;
 
 	err = kfacts__load(&s->facts);
@@ -62,7 +62,7 @@ int session__start(struct session *s, enum plan_mode m, __u32 filter_tgid)
 		if (!s->want[t])
 			continue;
 		plan__build(&s->facts, t, m, &s->plan[t]);
-		err = probe__attach(&s->facts, &s->plan[t], &o, &s->probe[t]);
+		err = probe__attach(&s->facts, &s->plan[t], o, &s->probe[t]);
 		if (err) {
 			plan__print_failure(&s->plan[t], m);
 			return err;
@@ -71,16 +71,24 @@ int session__start(struct session *s, enum plan_mode m, __u32 filter_tgid)
 	return 0;
 }
 
-int session__collect(struct session *s, struct fs_report *r)
+int session__collect(struct session *s, struct fs_report *r, bool delta)
 {
+	struct fs_stats now, d;
 	int err;
 
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->probe[t])
 			continue;
-		err = probe__collect(s->probe[t], &s->plan[t], r);
+		err = probe__read(s->probe[t], &now);
 		if (err)
 			return err;
+		d = now;
+		if (delta) {
+			model__stats_sub(&d, &s->last[t]);
+			s->last[t] = now;
+		}
+		probe__describe(s->probe[t], &s->plan[t], r);
+		model__add_stats(r, t, &d);
 	}
 	return 0;
 }

@@ -16,14 +16,20 @@ struct session {
 	bool want[FS_TGT_NR];
 	struct plan plan[FS_TGT_NR];
 	struct probe *probe[FS_TGT_NR];
+	struct fs_stats last[FS_TGT_NR]; /* at the previous delta collect */
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */
 int session__parse_targets(const char *s, bool want[FS_TGT_NR]);
 /* Plan and attach every wanted target; one error line per failure. */
-int session__start(struct session *s, enum plan_mode m, __u32 filter_tgid);
-/* Fill r from the live probes. */
-int session__collect(struct session *s, struct fs_report *r);
+int session__start(struct session *s, enum plan_mode m,
+		   const struct probe_opts *o);
+/*
+ * Fill r from the live probes: totals since start, or with delta the
+ * events since the previous delta collect. Nothing is ever cleared in
+ * the kernel, so consecutive deltas add up to the totals exactly.
+ */
+int session__collect(struct session *s, struct fs_report *r, bool delta);
 void session__stop(struct session *s);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);

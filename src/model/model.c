@@ -25,6 +25,8 @@ static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {
 	[FS_DD_SAME] = { "same" },
 	[FS_DD_DIFFERS] = { "differs" },
 	[FS_DD_ERRORS] = { "errors" },
+	[FS_DD_DROPPED] = { "dropped" },
+	[FS_DD_MISSED] = { "missed" },
 };
 
 static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
@@ -47,6 +49,8 @@ static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
 static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_CALLS] = { "calls" },
 	[FS_SH_ERRORS] = { "errors" },
+	[FS_SH_DROPPED] = { "dropped" },
+	[FS_SH_MISSED] = { "missed" },
 };
 
 static const char *const target_names[FS_TGT_NR] = {
@@ -236,4 +240,15 @@ void model__check(struct fs_report *r, bool ok, const char *layout,
 	snprintf(c->layout, sizeof(c->layout), "%s", layout);
 	snprintf(c->expected, sizeof(c->expected), "%s", expected);
 	snprintf(c->got, sizeof(c->got), "%s", got);
+}
+
+void model__stats_sub(struct fs_stats *a, const struct fs_stats *b)
+{
+	for (int h = 0; h < FS_MAX_HISTS; h++) {
+		for (int s = 0; s < FS_SLOTS; s++)
+			a->hist[h].slot[s] -= b->hist[h].slot[s];
+		a->hist[h].sum -= b->hist[h].sum;
+	}
+	for (int c = 0; c < FS_MAX_COUNTERS; c++)
+		a->counter[c] -= b->counter[c];
 }

@@ -118,6 +118,9 @@ void model__not_measured(struct fs_report *r, enum fs_target t, int hist,
 /* Add one CPU's (or an already summed) stats value into a target. */
 void model__add_stats(struct fs_report *r, enum fs_target t,
 		      const struct fs_stats *st);
+/* a -= b, element-wise: the events between two snapshots of the
+ * (only ever growing) kernel counters. */
+void model__stats_sub(struct fs_stats *a, const struct fs_stats *b);
 /* Index of the counter named name in target t, or -1. */
 int model__counter_index(const struct fs_report *r, enum fs_target t,
 			 const char *name);

@@ -25,6 +25,7 @@ struct probe {
 	char sub_why[256];
 	char sub_note[320]; /* sub-probe used the other mechanism: why */
 	int sub_arg;        /* shmem lookup: index of the folio out-pointer */
+	bool cmp_src_is_inode; /* compare's first argument (<= 5.17) */
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -81,19 +82,34 @@ static void skel__destroy(enum fs_target t, void *skel)
 		shmem_bpf__destroy(skel);
 }
 
+/* Both skeletons' rodata share these field names. */
+#define rodata__set_filters(rd, o)                                         \
+	do {                                                               \
+		(rd)->filter_tgid = (o)->filter_tgid;                      \
+		(rd)->filter_tree = (o)->filter_tree;                      \
+		for (__u32 i = 0; i < FS_MAX_PIDS; i++)                    \
+			(rd)->filter_pids[i] = (o)->pids[i];               \
+		(rd)->nr_filter_pids = (o)->npids;                         \
+		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);          \
+		(rd)->has_filter_comm = (o)->comm[0] != '\0';              \
+		(rd)->filter_cgroup = (o)->cgroup;                         \
+		(rd)->filter_dev = (o)->dev;                               \
+		(rd)->filter_magic = (o)->magic;                           \
+		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);            \
+	} while (0)
+
 /* Open the target's skeleton with every program off and filters set. */
 static int probe__open(struct probe *pr, const struct probe_opts *o)
 {
 	struct bpf_program *prog;
-	__u64 psize = (__u64)sysconf(_SC_PAGESIZE);
 
 	if (pr->target == FS_TGT_DEDUPE) {
 		struct dedupe_bpf *s = dedupe_bpf__open();
 
 		if (!s)
 			return -errno;
-		s->rodata->filter_tgid = o->filter_tgid;
-		s->rodata->page_size = psize;
+		rodata__set_filters(s->rodata, o);
+		s->rodata->cmp_src_is_inode = pr->cmp_src_is_inode;
 		pr->skel = s;
 		pr->obj = s->obj;
 		pr->stats = s->maps.stats;
@@ -102,8 +118,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 
 		if (!s)
 			return -errno;
-		s->rodata->filter_tgid = o->filter_tgid;
-		s->rodata->page_size = psize;
+		rodata__set_filters(s->rodata, o);
 		s->rodata->foliop_arg = pr->sub_arg;
 		pr->skel = s;
 		pr->obj = s->obj;
@@ -277,6 +292,12 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
+	if (s->handler == PLAN_H_DD_CMP) {
+		struct fn_proto proto;
+
+		pr->cmp_src_is_inode = !f->btf_proto(f, s->symbol, &proto) &&
+				       !strcmp(proto.arg[0], "ptr:struct inode");
+	}
 	if (ps->has_sub) {
 		sub_sym = sub__symbol(f, pr->target, &pr->sub_arg, subwhy,
 				      sizeof(subwhy));
@@ -393,11 +414,25 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	}
 }
 
-int probe__collect(const struct probe *pr, const struct plan *p,
-		   struct fs_report *r)
+/* Program runs the kernel skipped (recursion) over every loaded program. */
+static __u64 probe__missed(const struct probe *pr)
 {
-	const struct plan_step *s = &p->step[p->chosen];
-	struct fs_attach_info *ai = &r->target[pr->target].attach;
+	struct bpf_program *prog;
+	__u64 missed = 0;
+
+	bpf_object__for_each_program(prog, pr->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			missed += info.recursion_misses;
+	}
+	return missed;
+}
+
+int probe__read(const struct probe *pr, struct fs_stats *sum)
+{
 	int ncpu = libbpf_num_possible_cpus();
 	struct fs_stats *vals;
 	__u32 key = 0;
@@ -416,9 +451,30 @@ int probe__collect(const struct probe *pr, const struct plan *p,
 			strerror(errno));
 		goto cleanup;
 	}
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < ncpu; c++) {
+		for (int h = 0; h < FS_MAX_HISTS; h++) {
+			for (int s = 0; s < FS_SLOTS; s++)
+				sum->hist[h].slot[s] += vals[c].hist[h].slot[s];
+			sum->hist[h].sum += vals[c].hist[h].sum;
+		}
+		for (int k = 0; k < FS_MAX_COUNTERS; k++)
+			sum->counter[k] += vals[c].counter[k];
+	}
+	sum->counter[pr->target == FS_TGT_DEDUPE ? FS_DD_MISSED : FS_SH_MISSED] =
+		probe__missed(pr);
+cleanup:
+	free(vals);
+	return err;
+}
+
+void probe__describe(const struct probe *pr, const struct plan *p,
+		     struct fs_report *r)
+{
+	const struct plan_step *s = &p->step[p->chosen];
+	struct fs_attach_info *ai = &r->target[pr->target].attach;
+
 	model__enable(r, pr->target, true);
-	for (int c = 0; c < ncpu; c++)
-		model__add_stats(r, pr->target, &vals[c]);
 	snprintf(ai->function, sizeof(ai->function), "%s", p->function);
 	snprintf(ai->symbol, sizeof(ai->symbol), "%s", s->symbol);
 	snprintf(ai->mechanism, sizeof(ai->mechanism), "%s",
@@ -430,9 +486,6 @@ int probe__collect(const struct probe *pr, const struct plan *p,
 			 sizeof(ai->reason) - strlen(ai->reason), "%s",
 			 pr->sub_note);
 	probe__mark_unmeasured(pr, s, r);
-cleanup:
-	free(vals);
-	return err;
 }
 
 void probe__destroy(struct probe *pr)

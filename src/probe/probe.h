@@ -13,8 +13,16 @@
 
 struct probe;
 
+/* Filters, compiled into the BPF programs before load (0 = none). */
 struct probe_opts {
-	__u32 filter_tgid; /* 0 = all processes */
+	__u32 filter_tgid; /* exactly this process */
+	__u32 filter_tree; /* this process and its descendants */
+	__u32 pids[FS_MAX_PIDS]; /* -p: any of these processes */
+	__u32 npids;
+	char comm[16];     /* --comm: task name, "" = any */
+	__u64 cgroup;      /* -c: cgroup v2 id */
+	__u32 dev;         /* --dev: kernel dev_t of the file's fs */
+	__u64 magic;       /* --fs: superblock magic of the file's fs */
 	bool load_only;    /* load through the verifier, attach nothing */
 };
 
@@ -26,10 +34,13 @@ struct probe_opts {
  */
 int probe__attach(const struct kfacts *f, struct plan *p,
 		  const struct probe_opts *o, struct probe **out);
-/* Add the maps' current contents (summed over CPUs) to the report, with
- * attach info and "not measured" marks. */
-int probe__collect(const struct probe *pr, const struct plan *p,
-		   struct fs_report *r);
+/* The maps' current contents summed over CPUs, plus the kernel's count
+ * of missed program runs in the "missed" counter. Counters only grow, so
+ * two reads differ by exactly the events in between. */
+int probe__read(const struct probe *pr, struct fs_stats *sum);
+/* Attach info and "not measured" marks of the live probe into r. */
+void probe__describe(const struct probe *pr, const struct plan *p,
+		     struct fs_report *r);
 /* Detach and free; safe on NULL. */
 void probe__destroy(struct probe *pr);
 
