@@ -254,6 +254,8 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
  * shmem_file_read_iter call; folio lookups and copies are invisible here.
  */
 #define TMPFS_MAGIC 0x01021994
+#define S_IFMT 00170000
+#define S_IFREG 0100000
 #define SH_MAX_IOVECS 16
 
 static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
@@ -264,7 +266,10 @@ static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
 	__u64 iovp, n;
 
 	f = fd__file(BPF_CORE_READ(regs, di));
+	/* Regular files only: a fifo or socket on tmpfs is not read by
+	 * shmem_file_read_iter. */
 	if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != TMPFS_MAGIC ||
+	    (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFREG ||
 	    !filter__file(f))
 		return 0;
 	c.pos = BPF_CORE_READ(f, f_pos);

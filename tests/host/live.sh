@@ -1,0 +1,126 @@
+# Live tracing on this host (sourced by tests/check.sh): filters, intervals
+# and signals, with readers gated so they run only once the probes are in.
+# Every check filters to the test's own readers, so other activity on the
+# machine cannot change the counts.
+# shellcheck shell=bash
+lt=$(mktemp -d /dev/shm/fs-live.XXXXXX)
+head -c 1000000 /dev/urandom >"$lt/a"
+head -c 300000 /dev/urandom >"$lt/b"
+
+# reader NAME CMD...: a process blocked on fifo $lt/NAME.go that then execs
+# CMD under the same pid; its pid lands in $RPID.
+reader() {
+	local name=$1
+	shift
+	mkfifo "$lt/$name.go"
+	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$lt/$name.go" "$@" &
+	RPID=$!
+}
+go() { echo go >"$lt/$1.go"; rm -f "$lt/$1.go"; }
+
+# start_trace ARGS: trace shmem in the background until it has attached.
+start_trace() {
+	"$FS" trace -t shmem "$@" >"$lt/out" 2>"$lt/err" &
+	TPID=$!
+	for _ in $(seq 300); do
+		grep -q 'tracing' "$lt/err" 2>/dev/null && return 0
+		kill -0 $TPID 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+# stop_trace: SIGINT, which must print the final report and exit 0.
+stop_trace() {
+	kill -INT "$TPID"
+	wait "$TPID"
+	TRC=$?
+}
+jbytes() { jq -r '.targets.shmem.histograms.bytes.sum' "$1"; }
+
+# -p: only the first reader counts.
+reader a cat "$lt/a"; A=$RPID
+reader b cat "$lt/b"; B=$RPID
+if start_trace -p "$A" -j "$lt/p.json"; then
+	go a; go b; wait "$A" "$B"; stop_trace
+	expect_eq "trace: SIGINT gives the final report and exit 0" "$TRC" 0
+	expect_eq "trace -p: only that process's bytes" "$(jbytes "$lt/p.json")" 1000000
+else
+	bad "trace -p" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+fi
+
+# --comm: cat counts, dd does not.
+reader a cat "$lt/a"; A=$RPID
+reader b dd if="$lt/b" of=/dev/null bs=64k status=none; B=$RPID
+if start_trace --comm dd -j "$lt/c.json"; then
+	go a; go b; wait "$A" "$B"; stop_trace
+	expect_eq "trace --comm dd: only dd's bytes" "$(jbytes "$lt/c.json")" 300000
+else
+	bad "trace --comm" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+fi
+
+# -c: a cgroup v2 directory holding the first reader only.
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "$cg2" ] && mkdir "$cg2/fs-test-$$" 2>/dev/null; then
+	reader a cat "$lt/a"; A=$RPID
+	reader b cat "$lt/b"; B=$RPID
+	if echo "$A" >"$cg2/fs-test-$$/cgroup.procs" &&
+	   start_trace -c "$cg2/fs-test-$$" -j "$lt/g.json"; then
+		go a; go b; wait "$A" "$B"; stop_trace
+		expect_eq "trace -c: only the cgroup's bytes" "$(jbytes "$lt/g.json")" 1000000
+	else
+		bad "trace -c" "could not set up: $(cat "$lt/err" 2>/dev/null)"; kill "$A" "$B"
+	fi
+	rmdir "$cg2/fs-test-$$"
+else
+	skip "trace -c" "no writable cgroup v2 hierarchy"
+fi
+
+# --dev: the second file on another tmpfs mount.
+mkdir "$lt/m"
+if mount -t tmpfs -o size=4m folioscope-test "$lt/m"; then
+	cp "$lt/b" "$lt/m/b"
+	reader a cat "$lt/a"; A=$RPID
+	reader b cat "$lt/m/b"; B=$RPID
+	if start_trace --dev "$lt/m" -p "$A" -p "$B" -j "$lt/d.json"; then
+		go a; go b; wait "$A" "$B"; stop_trace
+		expect_eq "trace --dev: only files on that fs" "$(jbytes "$lt/d.json")" 300000
+	else
+		bad "trace --dev" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+	fi
+	umount "$lt/m"
+fi
+rmdir "$lt/m"
+
+# --fs: xfs sees none of these tmpfs reads, tmpfs all of them.
+for fs in xfs tmpfs; do
+	reader a cat "$lt/a"; A=$RPID
+	reader b cat "$lt/b"; B=$RPID
+	if start_trace --fs $fs -p "$A" -p "$B" -j "$lt/f.json"; then
+		go a; go b; wait "$A" "$B"; stop_trace
+		expect_eq "trace --fs $fs" "$(jbytes "$lt/f.json")" \
+			"$([ $fs == xfs ] && echo 0 || echo 1300000)"
+	else
+		bad "trace --fs $fs" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+	fi
+done
+
+# -i: interval reports add up to the totals exactly.
+reader a cat "$lt/a"; A=$RPID
+reader b cat "$lt/b"; B=$RPID
+if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/i.json"; then
+	go a; sleep 0.5; go b; wait "$A" "$B"; sleep 0.3; stop_trace
+	# Per interval: the calls line and the bytes line of the shmem target.
+	icalls=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+		on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$lt/out")
+	ibytes=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); s += v } }
+		END { print s + 0 }' "$lt/out")
+	n=$(grep -c '^== interval' "$lt/out")
+	expect_eq "trace -i: several intervals" "$([ "$n" -ge 3 ] && echo yes || echo "no ($n)")" yes
+	expect_eq "trace -i: interval calls add up to the totals" "$icalls" "$(jq -r .targets.shmem.calls "$lt/i.json")"
+	expect_eq "trace -i: interval bytes add up to the totals" "$ibytes" 1300000
+	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1300000
+else
+	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+fi
+rm -rf "$lt"
