@@ -120,4 +120,40 @@ else
 	bad "vm trace -- cat" "no JSON; see $LOGDIR/vm-trace-cat.log"
 fi
 
+# trace -i in the guest (function level): interval reports add up to the
+# totals exactly, while the command reads across several intervals.
+j=trace-interval.json
+vm_run vm-trace-interval.log trace -t shmem -i 0.4 -j "$j" -- /bin/busybox sh -c \
+	'for i in 1 2 3; do /bin/busybox cat /bin/folioscope >/dev/null; /bin/busybox sleep 0.5; done'
+if jq -e . "$out/$j" >/dev/null 2>&1; then
+	log=$LOGDIR/vm-trace-interval.log
+	icalls=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+		on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$log")
+	ibytes=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); s += v } }
+		END { print s + 0 }' "$log")
+	n=$(grep -c '^== interval' "$log")
+	expect_eq "vm trace -i: several intervals" "$([ "$n" -ge 3 ] && echo yes || echo "no ($n)")" yes
+	expect_eq "vm trace -i: interval calls add up to the totals" "$icalls" "$(jq -r .targets.shmem.calls "$out/$j")"
+	expect_eq "vm trace -i: interval bytes add up to the totals" "$ibytes" \
+		"$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")"
+	expect_eq "vm trace -i: three whole reads of the file" \
+		"$(jq -r ".targets.shmem.histograms.bytes.sum >= 3 * $(stat -c %s "$FS")" "$out/$j")" true
+else
+	bad "vm trace -i" "no JSON; see $LOGDIR/vm-trace-interval.log"
+fi
+
+# --comm in the guest: dd (a busybox link named dd) counts, cat does not.
+j=trace-comm.json
+vm_run vm-trace-comm.log trace -t shmem --comm dd -j "$j" -- /bin/busybox sh -c \
+	'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
+if jq -e . "$out/$j" >/dev/null 2>&1; then
+	size=$(stat -c %s "$FS")
+	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
+	expect_eq "vm trace --comm dd: dd's reads only (one file, not two)" \
+		"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
+else
+	bad "vm trace --comm" "no JSON; see $LOGDIR/vm-trace-comm.log"
+fi
+
 rm -rf "$out"
