@@ -34,7 +34,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-tru
 LDLIBS := -lbpf -lelf -lz -ljson-c
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
-BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS := -g -O2 -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Ivmlinux -Ibpf
 
 .PHONY: all static clean check unit test-host test-vm demo deps vmlinux \

@@ -26,6 +26,7 @@ const volatile __u64 filter_magic = 0;  /* superblock magic (fs type) */
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
 
+/* Sized by user space: 1 entry, or FS_STATS_ENTRIES with -P. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -33,11 +34,57 @@ struct {
 	__type(value, struct fs_stats);
 } stats SEC(".maps");
 
+/* -P: process -> stats entry, and who owns each entry. */
+const volatile __u32 per_proc = 0;
+__u32 next_proc_slot = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} proc_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FS_STATS_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct fs_proc_info);
+} proc_info SEC(".maps");
+
+/*
+ * The current process's stats entry. The hash lookup happens only with
+ * -P; a process seen for the first time takes the next free entry, or
+ * "other" when all are taken. Two threads racing on a new process may
+ * take two entries; user space merges entries by pid.
+ */
+static __always_inline __u32 proc__slot(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct fs_proc_info info = { .pid = tgid };
+	__u32 *slot, idx;
+
+	if (!per_proc)
+		return 0;
+	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	if (slot)
+		return *slot;
+	idx = __sync_fetch_and_add(&next_proc_slot, 1);
+	if (idx >= FS_PROC_SLOTS) {
+		idx = FS_PROC_OTHER;
+	} else {
+		bpf_get_current_comm(info.comm, sizeof(info.comm));
+		bpf_map_update_elem(&proc_info, &idx, &info, BPF_ANY);
+	}
+	bpf_map_update_elem(&proc_slots, &tgid, &idx, BPF_NOEXIST);
+	return idx;
+}
+
 static __always_inline struct fs_stats *stats__get(void)
 {
-	__u32 zero = 0;
+	__u32 key = proc__slot();
 
-	return bpf_map_lookup_elem(&stats, &zero);
+	return bpf_map_lookup_elem(&stats, &key);
 }
 
 /* Is the current task tgid root or one of its descendants? */

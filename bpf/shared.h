@@ -66,6 +66,20 @@ enum fs_shmem_counter {
 /* Filters: at most this many -p PIDs. */
 #define FS_MAX_PIDS 8
 
+/*
+ * Per-process breakdown (-P): stats entries 0..FS_PROC_SLOTS-1 belong to
+ * one process each, in order of first sight; later processes share the
+ * "other" entry. Without -P everything goes to entry 0.
+ */
+#define FS_PROC_SLOTS 64
+#define FS_PROC_OTHER FS_PROC_SLOTS
+#define FS_STATS_ENTRIES (FS_PROC_SLOTS + 1)
+
+struct fs_proc_info {
+	__u32 pid;
+	char comm[16];
+};
+
 struct fs_hist_cell {
 	__u64 slot[FS_SLOTS];
 	__u64 sum;

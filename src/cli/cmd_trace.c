@@ -48,6 +48,8 @@ static const struct argp_option options[] = {
 	  "with -i: each report shows everything since the start", 0 },
 	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
+	{ "per-process", 'P', NULL, 0,
+	  "also histograms per process (64 of them, then 'other')", 0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
 	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
@@ -138,6 +140,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'q':
 		a->quiet = true;
+		break;
+	case 'P':
+		a->p.per_proc = true;
 		break;
 	case 'p':
 		errno = 0;
@@ -268,6 +273,7 @@ static int trace__report(struct session *s, const struct trace_args *a,
 		c.json = NULL;
 	err = common__output(&c, r);
 cleanup:
+	model__free(r);
 	free(r);
 	return err;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "session.h"
@@ -57,6 +58,7 @@ int session__start(struct session *s, enum plan_mode m,
 	err = kfacts__load(&s->facts);
 	if (err)
 		return err;
+	s->per_proc = o->per_proc;
 	s->facts_loaded = true;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])
@@ -71,17 +73,54 @@ int session__start(struct session *s, enum plan_mode m,
 	return 0;
 }
 
+/* -P: each process's events (since the previous delta collect). */
+static int session__procs(struct session *s, int t, struct fs_report *r,
+			  struct fs_stats *slots, const struct fs_proc_info *info,
+			  bool delta)
+{
+	int err = 0;
+
+	if (delta && !s->last_slots[t]) {
+		s->last_slots[t] = calloc(FS_STATS_ENTRIES, sizeof(struct fs_stats));
+		if (!s->last_slots[t])
+			return -ENOMEM;
+	}
+	for (int k = 0; k < FS_STATS_ENTRIES && !err; k++) {
+		struct fs_stats d = slots[k];
+		bool other = k == FS_PROC_OTHER;
+
+		if (delta) {
+			model__stats_sub(&d, &s->last_slots[t][k]);
+			s->last_slots[t][k] = slots[k];
+		}
+		/* Unused entries, and processes idle in this interval. */
+		if ((!other && !info[k].pid) || !d.counter[0])
+			continue;
+		err = model__proc_add(r, info[k].pid, info[k].comm, other, t, &d);
+	}
+	return err;
+}
+
 int session__collect(struct session *s, struct fs_report *r, bool delta)
 {
-	struct fs_stats now, d;
-	int err;
+	struct fs_proc_info *info = NULL;
+	struct fs_stats now, d, *slots = NULL;
+	int err = 0;
 
-	for (int t = 0; t < FS_TGT_NR; t++) {
+	if (s->per_proc) {
+		slots = calloc(FS_STATS_ENTRIES, sizeof(*slots));
+		info = calloc(FS_STATS_ENTRIES, sizeof(*info));
+		if (!slots || !info) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	for (int t = 0; t < FS_TGT_NR && !err; t++) {
 		if (!s->probe[t])
 			continue;
-		err = probe__read(s->probe[t], &now);
+		err = probe__read(s->probe[t], &now, slots, info);
 		if (err)
-			return err;
+			break;
 		d = now;
 		if (delta) {
 			model__stats_sub(&d, &s->last[t]);
@@ -89,8 +128,13 @@ int session__collect(struct session *s, struct fs_report *r, bool delta)
 		}
 		probe__describe(s->probe[t], &s->plan[t], r);
 		model__add_stats(r, t, &d);
+		if (s->per_proc)
+			err = session__procs(s, t, r, slots, info, delta);
 	}
-	return 0;
+cleanup:
+	free(slots);
+	free(info);
+	return err;
 }
 
 void session__stop(struct session *s)
@@ -98,6 +142,8 @@ void session__stop(struct session *s)
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		probe__destroy(s->probe[t]);
 		s->probe[t] = NULL;
+		free(s->last_slots[t]);
+		s->last_slots[t] = NULL;
 	}
 	if (s->facts_loaded)
 		kfacts__free(&s->facts);

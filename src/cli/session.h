@@ -17,6 +17,9 @@ struct session {
 	struct plan plan[FS_TGT_NR];
 	struct probe *probe[FS_TGT_NR];
 	struct fs_stats last[FS_TGT_NR]; /* at the previous delta collect */
+	bool per_proc;
+	/* -P: each process entry at the previous delta collect (heap) */
+	struct fs_stats *last_slots[FS_TGT_NR];
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The histogram model: buckets, units, "not measured". */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
@@ -108,6 +110,62 @@ void model__init(struct fs_report *r)
 		    FS_SH_NHIST, shmem_counters, FS_SH_NCOUNTERS);
 }
 
+void model__free(struct fs_report *r)
+{
+	free(r->procs);
+	r->procs = NULL;
+	r->nprocs = 0;
+}
+
+/* Histograms only: a process's view has no attach info of its own. */
+static void stats__add(struct fs_target_report *tr, const struct fs_stats *st)
+{
+	for (int i = 0; i < tr->nhists; i++) {
+		for (int s = 0; s < FS_SLOTS; s++) {
+			tr->hist[i].slot[s] += st->hist[i].slot[s];
+			tr->hist[i].count += st->hist[i].slot[s];
+		}
+		tr->hist[i].sum += st->hist[i].sum;
+	}
+	for (int c = 0; c < tr->ncounters; c++)
+		tr->counter[c] += st->counter[c];
+}
+
+int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
+		    bool other, enum fs_target t, const struct fs_stats *st)
+{
+	struct fs_proc *p = NULL, *n;
+
+	for (int i = 0; i < r->nprocs; i++)
+		if (r->procs[i].other == other && (other || r->procs[i].pid == pid))
+			p = &r->procs[i];
+	if (!p) {
+		n = realloc(r->procs, (r->nprocs + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->procs = n;
+		p = &r->procs[r->nprocs++];
+		memset(p, 0, sizeof(*p));
+		p->pid = other ? 0 : pid;
+		p->other = other;
+		snprintf(p->comm, sizeof(p->comm), "%s", other ? "other" : comm);
+		target_init(&p->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE,
+			    dedupe_hists, FS_DD_NHIST, dedupe_counters,
+			    FS_DD_NCOUNTERS);
+		target_init(&p->target[FS_TGT_SHMEM], FS_TGT_SHMEM, shmem_hists,
+			    FS_SH_NHIST, shmem_counters, FS_SH_NCOUNTERS);
+	}
+	p->target[t].enabled = true;
+	/* What the whole target cannot measure, no process can. */
+	for (int i = 0; i < p->target[t].nhists; i++) {
+		p->target[t].hist[i].measured = r->target[t].hist[i].measured;
+		memcpy(p->target[t].hist[i].why, r->target[t].hist[i].why,
+		       sizeof(p->target[t].hist[i].why));
+	}
+	stats__add(&p->target[t], st);
+	return 0;
+}
+
 void model__enable(struct fs_report *r, enum fs_target t, bool on)
 {
 	r->target[t].enabled = on;
@@ -125,19 +183,7 @@ void model__not_measured(struct fs_report *r, enum fs_target t, int hist,
 void model__add_stats(struct fs_report *r, enum fs_target t,
 		      const struct fs_stats *st)
 {
-	struct fs_target_report *tr = &r->target[t];
-
-	for (int i = 0; i < tr->nhists; i++) {
-		struct fs_histogram *h = &tr->hist[i];
-
-		for (int s = 0; s < FS_SLOTS; s++) {
-			h->slot[s] += st->hist[i].slot[s];
-			h->count += st->hist[i].slot[s];
-		}
-		h->sum += st->hist[i].sum;
-	}
-	for (int c = 0; c < tr->ncounters; c++)
-		tr->counter[c] += st->counter[c];
+	stats__add(&r->target[t], st);
 }
 
 int model__counter_index(const struct fs_report *r, enum fs_target t,
@@ -240,6 +286,17 @@ void model__check(struct fs_report *r, bool ok, const char *layout,
 	snprintf(c->layout, sizeof(c->layout), "%s", layout);
 	snprintf(c->expected, sizeof(c->expected), "%s", expected);
 	snprintf(c->got, sizeof(c->got), "%s", got);
+}
+
+void model__stats_add(struct fs_stats *a, const struct fs_stats *b)
+{
+	for (int h = 0; h < FS_MAX_HISTS; h++) {
+		for (int s = 0; s < FS_SLOTS; s++)
+			a->hist[h].slot[s] += b->hist[h].slot[s];
+		a->hist[h].sum += b->hist[h].sum;
+	}
+	for (int c = 0; c < FS_MAX_COUNTERS; c++)
+		a->counter[c] += b->counter[c];
 }
 
 void model__stats_sub(struct fs_stats *a, const struct fs_stats *b)

@@ -95,6 +95,14 @@ struct fs_validation {
 	struct fs_case cases[FS_MAX_CASES];
 };
 
+/* One process of a per-process breakdown (-P), or the "other" bucket. */
+struct fs_proc {
+	__u32 pid;
+	char comm[16];
+	bool other; /* processes beyond the table's size */
+	struct fs_target_report target[FS_TGT_NR];
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
@@ -106,10 +114,19 @@ struct fs_report {
 	int nkv;
 	struct fs_kv kv[FS_MAX_KV];
 	struct fs_validation validation;
+	/* Per-process breakdown, heap-allocated; model__free releases it. */
+	int nprocs;
+	struct fs_proc *procs;
 };
 
 /* Fill host facts and the static histogram specs of every target. */
 void model__init(struct fs_report *r);
+/* Free what the report allocated (the per-process table). */
+void model__free(struct fs_report *r);
+/* Add a process's stats for target t (merged by pid; other = the bucket
+ * for processes past the table's size). Returns 0 or -ENOMEM. */
+int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
+		    bool other, enum fs_target t, const struct fs_stats *st);
 /* Mark a target enabled/disabled. */
 void model__enable(struct fs_report *r, enum fs_target t, bool on);
 /* Mark one histogram of a target as not measured, with the reason. */
@@ -118,6 +135,8 @@ void model__not_measured(struct fs_report *r, enum fs_target t, int hist,
 /* Add one CPU's (or an already summed) stats value into a target. */
 void model__add_stats(struct fs_report *r, enum fs_target t,
 		      const struct fs_stats *st);
+/* a += b, element-wise (summing CPUs or processes). */
+void model__stats_add(struct fs_stats *a, const struct fs_stats *b);
 /* a -= b, element-wise: the events between two snapshots of the
  * (only ever growing) kernel counters. */
 void model__stats_sub(struct fs_stats *a, const struct fs_stats *b);

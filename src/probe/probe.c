@@ -26,6 +26,7 @@ struct probe {
 	char sub_note[320]; /* sub-probe used the other mechanism: why */
 	int sub_arg;        /* shmem lookup: index of the folio out-pointer */
 	bool cmp_src_is_inode; /* compare's first argument (<= 5.17) */
+	__u32 nentries;     /* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -96,6 +97,7 @@ static void skel__destroy(enum fs_target t, void *skel)
 		(rd)->filter_dev = (o)->dev;                               \
 		(rd)->filter_magic = (o)->magic;                           \
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);            \
+		(rd)->per_proc = (o)->per_proc;                            \
 	} while (0)
 
 /* Open the target's skeleton with every program off and filters set. */
@@ -126,7 +128,8 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	}
 	bpf_object__for_each_program(prog, pr->obj)
 		bpf_program__set_autoload(prog, false);
-	return 0;
+	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
+	return bpf_map__set_max_entries(pr->stats, pr->nentries);
 }
 
 /*
@@ -431,40 +434,78 @@ static __u64 probe__missed(const struct probe *pr)
 	return missed;
 }
 
-int probe__read(const struct probe *pr, struct fs_stats *sum)
+/* Entry key of the stats map, summed over CPUs into out. */
+static int stats__read_entry(const struct probe *pr, __u32 key,
+			     struct fs_stats *vals, int ncpu,
+			     struct fs_stats *out)
+{
+	if (bpf_map__lookup_elem(pr->stats, &key, sizeof(key), vals,
+				 sizeof(*vals) * ncpu, 0)) {
+		fprintf(stderr, "folioscope: cannot read map 'stats': %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < ncpu; c++)
+		model__stats_add(out, &vals[c]);
+	return 0;
+}
+
+static int missed_counter(enum fs_target t)
+{
+	return t == FS_TGT_DEDUPE ? FS_DD_MISSED : FS_SH_MISSED;
+}
+
+static int probe__read_procs(const struct probe *pr, struct fs_stats *slots,
+			     struct fs_proc_info *info)
 {
 	int ncpu = libbpf_num_possible_cpus();
+	const struct bpf_map *pinfo;
 	struct fs_stats *vals;
-	__u32 key = 0;
-	int err;
+	int err = 0;
 
 	if (ncpu <= 0)
 		return ncpu ? ncpu : -EINVAL;
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	err = bpf_map__lookup_elem(pr->stats, &key, sizeof(key), vals,
-				   sizeof(*vals) * ncpu, 0);
-	if (err) {
-		err = -errno;
-		fprintf(stderr, "folioscope: cannot read map 'stats': %s\n",
-			strerror(errno));
-		goto cleanup;
+	pinfo = bpf_object__find_map_by_name(pr->obj, "proc_info");
+	for (__u32 k = 0; k < pr->nentries && !err; k++) {
+		err = stats__read_entry(pr, k, vals, ncpu, &slots[k]);
+		memset(&info[k], 0, sizeof(info[k]));
+		if (!err && pinfo && pr->nentries > 1)
+			bpf_map__lookup_elem(pinfo, &k, sizeof(k), &info[k],
+					     sizeof(info[k]), 0);
 	}
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < ncpu; c++) {
-		for (int h = 0; h < FS_MAX_HISTS; h++) {
-			for (int s = 0; s < FS_SLOTS; s++)
-				sum->hist[h].slot[s] += vals[c].hist[h].slot[s];
-			sum->hist[h].sum += vals[c].hist[h].sum;
-		}
-		for (int k = 0; k < FS_MAX_COUNTERS; k++)
-			sum->counter[k] += vals[c].counter[k];
-	}
-	sum->counter[pr->target == FS_TGT_DEDUPE ? FS_DD_MISSED : FS_SH_MISSED] =
-		probe__missed(pr);
-cleanup:
 	free(vals);
+	return err;
+}
+
+int probe__read(const struct probe *pr, struct fs_stats *sum,
+		struct fs_stats *slots_out, struct fs_proc_info *info_out)
+{
+	struct fs_stats *slots = slots_out;
+	struct fs_proc_info *info = info_out;
+	int err = -ENOMEM;
+
+	if (!slots)
+		slots = calloc(pr->nentries, sizeof(*slots));
+	if (!info)
+		info = calloc(pr->nentries, sizeof(*info));
+	if (!slots || !info)
+		goto cleanup;
+	err = probe__read_procs(pr, slots, info);
+	if (err)
+		goto cleanup;
+	*sum = slots[0];
+	for (__u32 k = 1; k < pr->nentries; k++)
+		model__stats_add(sum, &slots[k]);
+	sum->counter[missed_counter(pr->target)] = probe__missed(pr);
+cleanup:
+	if (slots != slots_out)
+		free(slots);
+	if (info != info_out)
+		free(info);
 	return err;
 }
 

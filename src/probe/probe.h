@@ -23,6 +23,7 @@ struct probe_opts {
 	__u64 cgroup;      /* -c: cgroup v2 id */
 	__u32 dev;         /* --dev: kernel dev_t of the file's fs */
 	__u64 magic;       /* --fs: superblock magic of the file's fs */
+	bool per_proc;     /* -P: one stats entry per process */
 	bool load_only;    /* load through the verifier, attach nothing */
 };
 
@@ -34,10 +35,15 @@ struct probe_opts {
  */
 int probe__attach(const struct kfacts *f, struct plan *p,
 		  const struct probe_opts *o, struct probe **out);
-/* The maps' current contents summed over CPUs, plus the kernel's count
- * of missed program runs in the "missed" counter. Counters only grow, so
- * two reads differ by exactly the events in between. */
-int probe__read(const struct probe *pr, struct fs_stats *sum);
+/*
+ * The maps' current contents summed over CPUs (and processes) into sum,
+ * plus the kernel's count of missed program runs in the "missed" counter.
+ * Counters only grow, so two reads differ by exactly the events in
+ * between. With -P, slots/info (FS_STATS_ENTRIES each, or NULL) receive
+ * each process's entry and owner (pid 0 = unused; the last is "other").
+ */
+int probe__read(const struct probe *pr, struct fs_stats *sum,
+		struct fs_stats *slots, struct fs_proc_info *info);
 /* Attach info and "not measured" marks of the live probe into r. */
 void probe__describe(const struct probe *pr, const struct plan *p,
 		     struct fs_report *r);

@@ -116,8 +116,9 @@ static void hist_to_json(struct builder *b, struct json_object *hists,
 	}
 }
 
+/* with_attach: false for a process's view, which has none of its own. */
 static void target_to_json(struct builder *b, struct json_object *targets,
-			   const struct fs_target_report *tr)
+			   const struct fs_target_report *tr, bool with_attach)
 {
 	static const char *const top[] = { "calls", "errors" };
 	const struct fs_attach_info *a = &tr->attach;
@@ -125,12 +126,14 @@ static void target_to_json(struct builder *b, struct json_object *targets,
 	int c;
 
 	t = put(b, targets, tr->name, json_object_new_object());
-	o = put(b, t, "attach", json_object_new_object());
-	put(b, o, "function", JSTR(a->function));
-	put(b, o, "symbol", JSTR(a->symbol));
-	put(b, o, "mechanism", JSTR(a->mechanism));
-	put(b, o, "inlined", json_object_new_boolean(a->inlined));
-	put(b, o, "reason", JSTR(a->reason));
+	if (with_attach) {
+		o = put(b, t, "attach", json_object_new_object());
+		put(b, o, "function", JSTR(a->function));
+		put(b, o, "symbol", JSTR(a->symbol));
+		put(b, o, "mechanism", JSTR(a->mechanism));
+		put(b, o, "inlined", json_object_new_boolean(a->inlined));
+		put(b, o, "reason", JSTR(a->reason));
+	}
 	/* calls/errors also at the top for quick jq queries. */
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
 		c = counter_of(tr, top[i]);
@@ -185,7 +188,27 @@ struct json_object *report__to_json(const struct fs_report *r)
 	o = put(&b, root, "targets", json_object_new_object());
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
-			target_to_json(&b, o, &r->target[t]);
+			target_to_json(&b, o, &r->target[t], true);
+	/* -P: "processes": [{"pid", "comm", "other", "targets"}] */
+	if (r->nprocs) {
+		struct json_object *arr = put(&b, root, "processes",
+					      json_object_new_array());
+
+		for (int i = 0; i < r->nprocs; i++) {
+			const struct fs_proc *p = &r->procs[i];
+			struct json_object *jp, *jt;
+
+			jp = push(&b, arr, json_object_new_object());
+			put(&b, jp, "pid", json_object_new_uint64(p->pid));
+			put(&b, jp, "comm", JSTR(p->comm));
+			put(&b, jp, "other", json_object_new_boolean(p->other));
+			jt = put(&b, jp, "targets", json_object_new_object());
+			for (int t = 0; t < FS_TGT_NR; t++)
+				if (p->target[t].enabled)
+					target_to_json(&b, jt, &p->target[t],
+						       false);
+		}
+	}
 	/* No workload object at all when none ran. */
 	if (r->workload_name[0] || r->nkv)
 		workload_to_json(&b, root, r);

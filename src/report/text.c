@@ -169,16 +169,20 @@ static const char *or_dash(const char *s)
 	return s[0] ? s : "-";
 }
 
-static void print_target(FILE *f, const struct fs_target_report *tr)
+/* A process's view of a target has no attach info of its own. */
+static void print_target(FILE *f, const struct fs_target_report *tr,
+			 bool with_attach)
 {
 	const struct fs_attach_info *a = &tr->attach;
 
 	fprintf(f, "%s:\n", tr->name);
-	fprintf(f, "  function:  %s\n", or_dash(a->function));
-	fprintf(f, "  symbol:    %s\n", or_dash(a->symbol));
-	fprintf(f, "  mechanism: %s\n", or_dash(a->mechanism));
-	fprintf(f, "  inlined:   %s\n", a->inlined ? "yes" : "no");
-	fprintf(f, "  reason:    %s\n", or_dash(a->reason));
+	if (with_attach) {
+		fprintf(f, "  function:  %s\n", or_dash(a->function));
+		fprintf(f, "  symbol:    %s\n", or_dash(a->symbol));
+		fprintf(f, "  mechanism: %s\n", or_dash(a->mechanism));
+		fprintf(f, "  inlined:   %s\n", a->inlined ? "yes" : "no");
+		fprintf(f, "  reason:    %s\n", or_dash(a->reason));
+	}
 	fprintf(f, "  counters: ");
 	for (int c = 0; c < tr->ncounters; c++)
 		fprintf(f, "%s %s %llu", c ? "," : "",
@@ -216,8 +220,20 @@ int report__text(FILE *f, const struct fs_report *r)
 		if (!r->target[t].enabled)
 			continue;
 		fputc('\n', f);
-		print_target(f, &r->target[t]);
+		print_target(f, &r->target[t], true);
 		shown++;
+	}
+	for (int i = 0; i < r->nprocs; i++) {
+		const struct fs_proc *p = &r->procs[i];
+
+		if (p->other)
+			fprintf(f, "\n=== other processes (past the table's "
+				"%d entries)\n", FS_PROC_SLOTS);
+		else
+			fprintf(f, "\n=== process %u (%s)\n", p->pid, p->comm);
+		for (int t = 0; t < FS_TGT_NR; t++)
+			if (p->target[t].enabled)
+				print_target(f, &p->target[t], false);
 	}
 	if (!shown)
 		fprintf(f, "\nno target enabled\n");

@@ -393,7 +393,10 @@ static int stage__args(const struct stage *s, int argc, char **argv)
 	size_t len = 0;
 	int i, err;
 
-	buf = strdup("set --");
+	/* A guest's stderr is a serial tty: keep progress lines out of
+	 * output the host redirects. */
+	buf = strdup(isatty(STDERR_FILENO) ? "set --" :
+		     "export FOLIOSCOPE_PROGRESS=0; set --");
 	if (!buf)
 		return -ENOMEM;
 	len = strlen(buf);

@@ -291,6 +291,11 @@ static int qemu__start(struct vm_run *r)
 	int n = 0, fd, err;
 	int c;
 
+	/* Progress for a person watching; redirected output stays clean. */
+	if (!r->o->verbose && isatty(STDERR_FILENO))
+		fprintf(stderr, "folioscope: vm: booting %s...",
+			r->release[0] ? r->release : r->bzimage);
+
 	/* KVM when we may use it; TCG is ~10x slower but always there. */
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	kvm = fd >= 0;
@@ -410,6 +415,8 @@ static void control__line(struct vm_run *r, char *line)
 		if (r->o->verbose)
 			fprintf(stderr, VM_ERR_PREFIX "guest booted in %.1f s\n",
 				since(&r->t_start));
+		else if (isatty(STDERR_FILENO))
+			fprintf(stderr, "\r\033[K");
 		return;
 	}
 	err = vm_outputs__control_line(&r->outs, line, &r->status);

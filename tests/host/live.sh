@@ -123,4 +123,26 @@ if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/i.json"; then
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
 fi
+# -P: one entry per process; past 64 processes, the "other" bucket.
+reader a cat "$lt/a"; A=$RPID
+reader b cat "$lt/b"; B=$RPID
+if start_trace -P -p "$A" -p "$B" -j "$lt/P.json"; then
+	go a; go b; wait "$A" "$B"; stop_trace
+	expect_eq "trace -P: bytes per process" \
+		"$(jq -c '[.processes[] | [.pid, .comm, .targets.shmem.histograms.bytes.sum]] | sort' "$lt/P.json")" \
+		"$(jq -nc --argjson a "$A" --argjson b "$B" '[[$a, "cat", 1000000], [$b, "cat", 300000]] | sort')"
+else
+	bad "trace -P" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+fi
+head -c 5000 /dev/urandom >"$lt/s"
+"$FS" trace -t shmem -P -q -j "$lt/P70.json" -- sh -c \
+	'for i in $(seq 70); do cat "$0" >/dev/null; done' "$lt/s" >/dev/null 2>&1
+expect_eq "trace -P: 64 processes, then other" \
+	"$(jq -c '[([.processes[] | select(.other | not)] | length), ([.processes[] | select(.other)] | length)]' "$lt/P70.json")" "[64,1]"
+expect_eq "trace -P: processes add up to the totals" \
+	"$(jq '[.processes[].targets.shmem.calls] | add' "$lt/P70.json")" \
+	"$(jq '.targets.shmem.calls' "$lt/P70.json")"
+expect_eq "trace -P: every cat read its file" \
+	"$(jq '.targets.shmem.histograms.bytes.sum' "$lt/P70.json")" 350000
+
 rm -rf "$lt"

@@ -373,6 +373,63 @@ static void test_kv(void **state)
 	assert_null(model__kv_find(&r, key));
 }
 
+/* Interval deltas: (b - a) + (c - b) == c - a, exactly. */
+static void test_stats_delta(void **state)
+{
+	struct fs_stats a = {}, b = {}, c = {}, d1, d2;
+
+	a.hist[1].slot[13] = 5;
+	a.hist[1].sum = 5 * 4096;
+	a.counter[0] = 5;
+	b = a;
+	b.hist[1].slot[13] += 3;
+	b.hist[1].sum += 3 * 4096;
+	b.counter[0] += 3;
+	c = b;
+	c.hist[1].slot[22] += 1;
+	c.counter[0] += 1;
+	d1 = b;
+	model__stats_sub(&d1, &a);
+	d2 = c;
+	model__stats_sub(&d2, &b);
+	assert_int_equal(d1.counter[0], 3);
+	assert_int_equal(d1.hist[1].slot[13], 3);
+	assert_int_equal(d2.hist[1].slot[22], 1);
+	assert_int_equal(d2.hist[1].slot[13], 0);
+	model__stats_add(&d1, &d2);
+	model__stats_add(&d1, &a);
+	assert_memory_equal(&d1, &c, sizeof(c));
+}
+
+static void test_proc_add(void **state)
+{
+	struct fs_report r;
+	struct fs_stats st = {};
+
+	model__init(&r);
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE, "syscall level");
+	st.counter[FS_SH_CALLS] = 2;
+	st.hist[FS_SH_BYTES].slot[13] = 2;
+	st.hist[FS_SH_BYTES].sum = 8192;
+	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(model__proc_add(&r, 43, "dd", false, FS_TGT_SHMEM, &st), 0);
+	/* Same pid again (two stats entries raced): merged. */
+	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(r.nprocs, 3);
+	assert_int_equal(r.procs[0].pid, 42);
+	assert_string_equal(r.procs[0].comm, "cat");
+	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS], 4);
+	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum, 16384);
+	assert_false(r.procs[0].target[FS_TGT_DEDUPE].enabled);
+	assert_false(r.procs[1].target[FS_TGT_SHMEM].hist[FS_SH_FOLIO_SIZE].measured);
+	assert_true(r.procs[2].other);
+	assert_string_equal(r.procs[2].comm, "other");
+	model__free(&r);
+	assert_null(r.procs);
+	assert_int_equal(r.nprocs, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +446,8 @@ int main(void)
 		cmocka_unit_test(test_add_stats),
 		cmocka_unit_test(test_not_measured),
 		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_stats_delta),
+		cmocka_unit_test(test_proc_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
