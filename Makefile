@@ -123,3 +123,7 @@ compdb: clean
 clean:
 	$(Q)rm -rf $(OUT) folioscope
 .SECONDARY:
+
+# ---- patched-kernel A/B (issue 4) ----
+# src/compare's statistics (log, exp, lgamma) need libm.
+LDLIBS += -lm

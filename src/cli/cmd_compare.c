@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * folioscope compare: two kernels' reports side by side, and --expect
+ * rules as a CI gate. Exit 0: compared, every rule holds; 1: a rule
+ * failed (or could not be evaluated); 2: usage error, malformed rule,
+ * unreadable report, or runs that measured different things (without
+ * --force).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "common.h"
+#include "compare/compare.h"
+#include "report/report.h"
+
+enum {
+	OPT_VS = 0x100,
+	OPT_FORCE,
+};
+
+/* At most this many runs per side: the run-to-run test's table limit. */
+#define MAX_RUNS 64
+#define MAX_RULES 64
+
+struct compare_args {
+	const char *paths[2][MAX_RUNS];
+	int npaths[2];
+	bool vs;     /* --vs seen: later files are new runs */
+	bool force;
+	bool quiet;
+	struct cmp_rule rules[MAX_RULES];
+	int nrules;
+};
+
+static const struct argp_option options[] = {
+	{ "expect", 'e', "RULE", 0,
+	  "exit 1 unless RULE holds, e.g. 'shmem.copy_bytes.p50>=64K', "
+	  "'dedupe.latency_ns.p50<base*0.9', 'validation.failures==0' "
+	  "(repeatable)", 0 },
+	{ "force", OPT_FORCE, NULL, 0,
+	  "compare even if attach plans or workloads differ", 0 },
+	{ "vs", OPT_VS, NULL, 0,
+	  "files before are base runs, files after are new runs", 0 },
+	{ "quiet", 'q', NULL, 0, "print only the rule verdicts", 0 },
+	{},
+};
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct compare_args *a = st->input;
+	char err[256];
+	int side;
+
+	switch (key) {
+	case 'e':
+		if (a->nrules >= MAX_RULES)
+			cli__usage_error(st, "more than %d --expect rules",
+					 MAX_RULES);
+		if (cmp__rule_parse(arg, &a->rules[a->nrules], err,
+				    sizeof(err)))
+			cli__usage_error(st, "bad rule '%s': %s", arg, err);
+		a->nrules++;
+		break;
+	case OPT_FORCE:
+		a->force = true;
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case OPT_VS:
+		if (a->vs)
+			cli__usage_error(st, "--vs given twice");
+		if (!a->npaths[0])
+			cli__usage_error(st, "--vs needs base runs before it");
+		a->vs = true;
+		break;
+	case ARGP_KEY_ARG:
+		side = a->vs ? 1 : 0;
+		if (a->npaths[side] >= MAX_RUNS)
+			cli__usage_error(st, "more than %d runs per side",
+					 MAX_RUNS);
+		a->paths[side][a->npaths[side]++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->vs) {
+			/* Without --vs: exactly BASE.json NEW.json. */
+			if (a->npaths[0] != 2)
+				cli__usage_error(st, "want BASE.json NEW.json (or "
+						 "BASE... --vs NEW... for repeated runs), got %d file%s",
+						 a->npaths[0],
+						 a->npaths[0] == 1 ? "" : "s");
+			a->paths[1][0] = a->paths[0][1];
+			a->npaths[0] = a->npaths[1] = 1;
+		} else if (!a->npaths[1]) {
+			cli__usage_error(st, "--vs needs new runs after it");
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp compare_argp = {
+	options, parse, "BASE.json NEW.json\nBASE.json... --vs NEW.json...",
+	"Compare reports written by 'run -j' or 'trace -j' on a base and a new "
+	"kernel: per histogram both distributions, count/mean/p50/p90/p99/max "
+	"with their change, and a G-test of homogeneity with Cramér's V. "
+	"With several runs per side the histograms are pooled and each "
+	"statistic's run-to-run range is shown beside the change."
+	"\vRULE = LHS OP RHS. LHS: TARGET.HIST.STAT, TARGET.COUNTER, "
+	"validation.failures, validation.checks or workload.KEY; STAT: count, "
+	"sum, mean, min, max, pN. OP: < <= > >= == !=. RHS: a number "
+	"(K/M/G/T suffixes) or base[.STAT][*FACTOR], the same quantity on the "
+	"base side. Counts are per run. Exit status: 0 all rules hold, 1 a "
+	"rule failed or had no value, 2 usage error, bad rule, unreadable "
+	"report, or runs whose attach plans or workloads differ (unless "
+	"--force).",
+	NULL, NULL, NULL,
+};
+
+static int side__load(struct cmp_side *s, const char *label,
+		      const char **paths, int n)
+{
+	s->label = label;
+	s->nruns = n;
+	s->paths = paths;
+	s->runs = calloc(n, sizeof(*s->runs));
+	if (!s->runs) {
+		fprintf(stderr, "folioscope: compare: out of memory\n");
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		/* report__json_read prints its one line on failure. */
+		if (report__json_read(paths[i], &s->runs[i]))
+			return -1;
+	cmp__pool(s);
+	return 0;
+}
+
+static int rules__check(const struct compare_args *a,
+			const struct cmp_side *base,
+			const struct cmp_side *new)
+{
+	struct cmp_verdict v;
+	char l[32], r[32];
+	int failed = 0;
+
+	if (!a->nrules)
+		return 0;
+	printf("%s", a->quiet ? "" : "\nrules\n");
+	for (int i = 0; i < a->nrules; i++) {
+		const struct cmp_rule *rule = &a->rules[i];
+
+		cmp__rule_eval(rule, base, new, &v);
+		if (!v.evaluated) {
+			printf("  FAIL  %s: no value (%s)\n", rule->text, v.why);
+			failed++;
+			continue;
+		}
+		cmp__fmt_value(l, sizeof(l), v.lhs, NULL);
+		cmp__fmt_value(r, sizeof(r), v.rhs, NULL);
+		printf("  %s  %s: new %s %s %s%s\n", v.pass ? "ok  " : "FAIL",
+		       rule->text, l, cmp__op_str(rule->op), r,
+		       rule->rhs_base ? " (from base)" : "");
+		if (!v.pass)
+			failed++;
+	}
+	printf("%s%d of %d rules hold\n", a->quiet ? "" : "\n",
+	       a->nrules - failed, a->nrules);
+	return failed;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cmp_side base = {}, new = {};
+	struct compare_args *a;
+	char why[1024];
+	int rc = 2;
+
+	/* A few hundred KiB of rules: not for the stack. */
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		fprintf(stderr, "folioscope: compare: out of memory\n");
+		return 2;
+	}
+	argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
+	if (side__load(&base, "base", a->paths[0], a->npaths[0]) ||
+	    side__load(&new, "new", a->paths[1], a->npaths[1]))
+		goto cleanup;
+	if (cmp__mismatch(&base, &new, why, sizeof(why))) {
+		if (!a->force) {
+			fprintf(stderr, "folioscope: compare: runs differ: %s "
+				"(--force compares anyway)\n", why);
+			goto cleanup;
+		}
+		printf("warning: compared with --force although runs differ: %s\n",
+		       why);
+	}
+	if (!a->quiet && cmp__report(stdout, &base, &new)) {
+		fprintf(stderr, "folioscope: compare: cannot write the report\n");
+		goto cleanup;
+	}
+	rc = rules__check(a, &base, &new) ? 1 : 0;
+	if (fflush(stdout))
+		rc = 2;
+cleanup:
+	free(base.runs);
+	free(new.runs);
+	free(a);
+	return rc;
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Sides of a comparison: pooling repeated runs, and refusing to compare
+ * runs that did not measure the same thing the same way.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "compare/compare.h"
+
+void cmp__pool(struct cmp_side *side)
+{
+	struct fs_report *p = &side->pooled;
+
+	*p = side->runs[0];
+	for (int i = 1; i < side->nruns; i++) {
+		const struct fs_report *r = &side->runs[i];
+		const struct fs_validation *v = &r->validation;
+
+		for (int t = 0; t < FS_TGT_NR; t++) {
+			struct fs_target_report *pt = &p->target[t];
+			const struct fs_target_report *rt = &r->target[t];
+
+			if (!pt->enabled || !rt->enabled)
+				continue;
+			for (int h = 0; h < pt->nhists; h++) {
+				struct fs_histogram *ph = &pt->hist[h];
+				const struct fs_histogram *rh = &rt->hist[h];
+
+				/* Measured only if measured in every run:
+				 * a missing run must not read as zeros. */
+				if (ph->measured && !rh->measured) {
+					ph->measured = false;
+					memcpy(ph->why, rh->why, sizeof(ph->why));
+				}
+				for (int s = 0; s < FS_SLOTS; s++)
+					ph->slot[s] += rh->slot[s];
+				ph->count += rh->count;
+				ph->sum += rh->sum;
+			}
+			for (int c = 0; c < pt->ncounters; c++)
+				pt->counter[c] += rt->counter[c];
+		}
+		if (v->ran) {
+			p->validation.ran = true;
+			p->validation.checks += v->checks;
+			p->validation.failures += v->failures;
+			for (int c = 0; c < v->ncases &&
+					p->validation.ncases < FS_MAX_CASES; c++)
+				p->validation.cases[p->validation.ncases++] =
+					v->cases[c];
+		}
+		/* Numbers add up (shown and tested per run); strings are
+		 * parameters, which cmp__mismatch() made sure agree. */
+		for (int k = 0; k < p->nkv; k++) {
+			const struct fs_kv *kv = model__kv_find(r, p->kv[k].key);
+
+			if (kv && kv->type == FS_KV_U64 &&
+			    p->kv[k].type == FS_KV_U64)
+				p->kv[k].u += kv->u;
+		}
+	}
+}
+
+/* Workload values that are settings, not results: runs with different
+ * settings measure different things. String values are settings too. */
+static const char *const param_keys[] = {
+	"fs", "range", "count", "dir", "huge", "size", "bs", "matrix",
+	"offsets", "block_size",
+};
+
+static bool is_param(const struct fs_kv *kv)
+{
+	if (kv->type == FS_KV_STR)
+		return strcmp(kv->key, "reconcile") != 0;
+	for (size_t i = 0; i < sizeof(param_keys) / sizeof(param_keys[0]); i++)
+		if (!strcmp(kv->key, param_keys[i]))
+			return true;
+	return false;
+}
+
+struct why {
+	char *buf;
+	size_t n, len;
+	int count;
+};
+
+__attribute__((format(printf, 2, 3))) static void add(struct why *w,
+						      const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	/* The first few differences say enough; keep the line short. */
+	if (++w->count > 4 || w->len >= w->n)
+		return;
+	if (w->len) {
+		r = snprintf(w->buf + w->len, w->n - w->len, "; ");
+		w->len += r > 0 ? (size_t)r : 0;
+		if (w->len >= w->n)
+			return;
+	}
+	va_start(ap, fmt);
+	r = vsnprintf(w->buf + w->len, w->n - w->len, fmt, ap);
+	va_end(ap);
+	w->len += r > 0 ? (size_t)r : 0;
+}
+
+static void kv_str(const struct fs_kv *kv, char *buf, size_t n)
+{
+	if (!kv)
+		snprintf(buf, n, "(none)");
+	else if (kv->type == FS_KV_U64)
+		snprintf(buf, n, "%llu", (unsigned long long)kv->u);
+	else
+		snprintf(buf, n, "%s", kv->s);
+}
+
+static void diff_runs(struct why *w, const struct fs_report *a,
+		      const char *an, const struct fs_report *b,
+		      const char *bn)
+{
+	char sa[160], sb[160];
+
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_attach_info *x = &a->target[t].attach;
+		const struct fs_attach_info *y = &b->target[t].attach;
+
+		if (a->target[t].enabled != b->target[t].enabled) {
+			add(w, "%s traced in %s only", model__target_name(t),
+			    a->target[t].enabled ? an : bn);
+			continue;
+		}
+		if (!a->target[t].enabled)
+			continue;
+		if (strcmp(x->mechanism, y->mechanism) ||
+		    strcmp(x->symbol, y->symbol))
+			add(w, "%s attached by %s %s in %s but %s %s in %s",
+			    model__target_name(t), x->mechanism, x->symbol, an,
+			    y->mechanism, y->symbol, bn);
+	}
+	if (strcmp(a->workload_name, b->workload_name)) {
+		add(w, "workload '%s' in %s but '%s' in %s", a->workload_name,
+		    an, b->workload_name, bn);
+		return;
+	}
+	for (int k = 0; k < a->nkv; k++) {
+		const struct fs_kv *x = &a->kv[k];
+		const struct fs_kv *y = model__kv_find(b, x->key);
+
+		if (!is_param(x) && !(y && is_param(y)))
+			continue;
+		kv_str(x, sa, sizeof(sa));
+		kv_str(y, sb, sizeof(sb));
+		if (strcmp(sa, sb))
+			add(w, "workload %s=%s in %s but %s in %s", x->key, sa,
+			    an, sb, bn);
+	}
+	/* Settings only the second run has. */
+	for (int k = 0; k < b->nkv; k++) {
+		const struct fs_kv *y = &b->kv[k];
+
+		if (!is_param(y) || model__kv_find(a, y->key))
+			continue;
+		kv_str(y, sb, sizeof(sb));
+		add(w, "workload %s=(none) in %s but %s in %s", y->key, an, sb,
+		    bn);
+	}
+}
+
+int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
+		  char *buf, size_t n)
+{
+	const struct fs_report *ref = &base->runs[0];
+	struct why w = { .buf = buf, .n = n };
+	const struct cmp_side *sides[2] = { base, new };
+
+	buf[0] = '\0';
+	for (int s = 0; s < 2; s++)
+		for (int i = s ? 0 : 1; i < sides[s]->nruns; i++)
+			diff_runs(&w, ref, base->paths[0], &sides[s]->runs[i],
+				  sides[s]->paths[i]);
+	if (w.count > 4 && w.len + 16 < n)
+		snprintf(buf + w.len, n - w.len, "; and %d more",
+			 w.count - 4);
+	return w.count ? 1 : 0;
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The comparison as text: per target, counters, then per histogram both
+ * distributions side by side, statistics with their change, the spread of
+ * repeated runs beside it, and the homogeneity test with its effect size.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "compare/compare.h"
+
+void cmp__fmt_value(char *buf, size_t n, double v, const char *unit)
+{
+	static const char *const bsuf[] = { "", "K", "M", "G", "T", "P" };
+	double a = fabs(v);
+	int i = 0;
+
+	if (unit && !strcmp(unit, "ns")) {
+		if (a < 1e3)
+			snprintf(buf, n, "%.0fns", v);
+		else if (a < 1e6)
+			snprintf(buf, n, "%.3gus", v / 1e3);
+		else if (a < 1e9)
+			snprintf(buf, n, "%.3gms", v / 1e6);
+		else
+			snprintf(buf, n, "%.3gs", v / 1e9);
+		return;
+	}
+	if (unit && !strcmp(unit, "bytes")) {
+		while (a >= 1024 && i < 5) {
+			a /= 1024;
+			v /= 1024;
+			i++;
+		}
+		if (v == floor(v))
+			snprintf(buf, n, "%.0f%s", v, bsuf[i]);
+		else
+			snprintf(buf, n, "%.3g%s", v, bsuf[i]);
+		return;
+	}
+	/* Counts: integers stay integers, per-run means get a decimal. */
+	if (v == floor(v) && a < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.1f", v);
+}
+
+/* "+12.3%", "-100%", "=", "new" (from zero); ratio added when large. */
+static void fmt_change(char *buf, size_t n, double base, double new)
+{
+	double pct;
+
+	if (base == new) {
+		snprintf(buf, n, "=");
+		return;
+	}
+	if (base == 0) {
+		snprintf(buf, n, "from 0");
+		return;
+	}
+	pct = (new - base) / fabs(base) * 100;
+	if (new / base >= 2 || (new / base <= 0.5 && new / base > 0))
+		snprintf(buf, n, "%+.1f%% (x%.3g)", pct, new / base);
+	else
+		snprintf(buf, n, "%+.1f%%", pct);
+}
+
+/* Bucket label: "0", "4K" (an alignment), "[4K, 8K)" (a log2 range). */
+static void fmt_bucket(char *buf, size_t n, const struct fs_histogram *h,
+		       int slot)
+{
+	char lo[32], hi[32];
+	struct fs_bucket b;
+
+	model__bucket(h, slot, &b);
+	cmp__fmt_value(lo, sizeof(lo), (double)b.lo, h->spec->unit);
+	if (slot == 0 || h->spec->kind == FS_KIND_ALIGN || b.lo == b.hi) {
+		snprintf(buf, n, "%s", lo);
+		return;
+	}
+	if (slot == FS_SLOTS - 1) {
+		snprintf(buf, n, ">= %s", lo);
+		return;
+	}
+	cmp__fmt_value(hi, sizeof(hi), (double)b.hi + 1, h->spec->unit);
+	snprintf(buf, n, "[%s, %s)", lo, hi);
+}
+
+/*
+ * Spread of q over a side's runs: min and max of the per-run values.
+ * False with one run, or when a run has no value.
+ */
+static bool spread(const struct cmp_side *s, const struct cmp_quantity *q,
+		   double *lo, double *hi)
+{
+	char why[256];
+	double v;
+
+	if (s->nruns < 2)
+		return false;
+	for (int i = 0; i < s->nruns; i++) {
+		if (!cmp__run_value(&s->runs[i], q, &v, why, sizeof(why)))
+			return false;
+		if (!i || v < *lo)
+			*lo = v;
+		if (!i || v > *hi)
+			*hi = v;
+	}
+	return true;
+}
+
+/* printf a line without the trailing blanks of empty last columns. */
+__attribute__((format(printf, 2, 3))) static void line_end(FILE *f,
+							   const char *fmt,
+							   ...)
+{
+	char buf[512];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+	fprintf(f, "%s\n", buf);
+}
+
+/* One statistic: base, new, change, and the runs' spread beside it. */
+static void stat_line(FILE *f, const char *label, const char *unit,
+		      const struct cmp_side *base, const struct cmp_side *new,
+		      const struct cmp_quantity *q)
+{
+	char b[32], nw[32], ch[48], why[256], sp[96] = "";
+	double bv, nv, blo, bhi, nlo, nhi;
+	bool hb, hn, sb, sn;
+
+	hb = cmp__value(base, q, &bv, why, sizeof(why));
+	hn = cmp__value(new, q, &nv, why, sizeof(why));
+	if (hb)
+		cmp__fmt_value(b, sizeof(b), bv, unit);
+	else
+		snprintf(b, sizeof(b), "-");
+	if (hn)
+		cmp__fmt_value(nw, sizeof(nw), nv, unit);
+	else
+		snprintf(nw, sizeof(nw), "-");
+	if (hb && hn)
+		fmt_change(ch, sizeof(ch), bv, nv);
+	else
+		snprintf(ch, sizeof(ch), "-");
+	sb = spread(base, q, &blo, &bhi);
+	sn = spread(new, q, &nlo, &nhi);
+	if (sb && sn) {
+		char a1[32], a2[32], a3[32], a4[32];
+
+		cmp__fmt_value(a1, sizeof(a1), blo, unit);
+		cmp__fmt_value(a2, sizeof(a2), bhi, unit);
+		cmp__fmt_value(a3, sizeof(a3), nlo, unit);
+		cmp__fmt_value(a4, sizeof(a4), nhi, unit);
+		/* Disjoint run ranges: the change is larger than the noise
+		 * these runs showed; overlapping ones: it is not. */
+		snprintf(sp, sizeof(sp), "%s..%s | %s..%s  %s", a1, a2, a3, a4,
+			 bv == nv ? "" :
+			 (bhi < nlo || nhi < blo) ? "runs separate" :
+						    "runs overlap");
+	}
+	line_end(f, "    %-7s %12s %12s  %-22s %s", label, b, nw, ch, sp);
+}
+
+static void counters(FILE *f, const struct cmp_side *base,
+		     const struct cmp_side *new, int t)
+{
+	const struct fs_target_report *tr = &base->pooled.target[t];
+	struct cmp_quantity q = { .kind = CMP_Q_COUNTER, .target = t };
+
+	line_end(f, "  %-9s %14s %12s  %-22s %s", "counters", "base", "new",
+		 "change (per run)",
+		 base->nruns > 1 && new->nruns > 1 ? "runs: base | new" : "");
+	for (int c = 0; c < tr->ncounters; c++) {
+		q.index = c;
+		stat_line(f, tr->counter_spec[c].name, NULL, base, new, &q);
+	}
+}
+
+/* Bucket counts of h on every run of both sides, one row per run. */
+static void rows_of(const struct cmp_side *s, int t, int hi, __u64 *rows)
+{
+	for (int i = 0; i < s->nruns; i++)
+		memcpy(rows + (size_t)i * FS_SLOTS,
+		       s->runs[i].target[t].hist[hi].slot,
+		       sizeof(__u64) * FS_SLOTS);
+}
+
+static void test_line(FILE *f, const struct cmp_side *base,
+		      const struct cmp_side *new, int t, int hi)
+{
+	const struct fs_histogram *hb = &base->pooled.target[t].hist[hi];
+	const struct fs_histogram *hn = &new->pooled.target[t].hist[hi];
+	__u64 two[2 * FS_SLOTS], runs[64 * FS_SLOTS];
+	struct cmp_test tt, tb, tn;
+	char p[32];
+	int k;
+
+	memcpy(two, hb->slot, sizeof(hb->slot));
+	memcpy(two + FS_SLOTS, hn->slot, sizeof(hn->slot));
+	if (cmp__homogeneity(two, 2, FS_SLOTS, &tt))
+		return;
+	if (tt.df == 0) {
+		fprintf(f, "    G-test: nothing to test (%s)\n",
+			tt.cols < 2 ? "both in one bucket" : "one side empty");
+		return;
+	}
+	if (tt.p == 0)
+		snprintf(p, sizeof(p), "p < 1e-300");
+	else
+		snprintf(p, sizeof(p), "p = %.3g", tt.p);
+	k = (tt.rows < tt.cols ? tt.rows : tt.cols) - 1;
+	fprintf(f, "    G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s\n",
+		tt.g, tt.df, p, tt.cramers_v,
+		cmp__effect_word(tt.cramers_v, k),
+		tt.sparse ? "; some expected counts < 5, p is rough" : "");
+	/* Run-to-run heterogeneity within each side: the noise floor the
+	 * effect size above should be read against. */
+	if (base->nruns < 2 || new->nruns < 2 || base->nruns > 64 ||
+	    new->nruns > 64)
+		return;
+	rows_of(base, t, hi, runs);
+	if (cmp__homogeneity(runs, base->nruns, FS_SLOTS, &tb))
+		return;
+	rows_of(new, t, hi, runs);
+	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
+		return;
+	fprintf(f, "    run to run: Cramér's V = %.3f among base runs, %.3f among new runs\n",
+		tb.cramers_v, tn.cramers_v);
+}
+
+static int nonempty(const struct fs_histogram *h)
+{
+	int n = 0;
+
+	for (int s = 0; s < FS_SLOTS; s++)
+		n += h->slot[s] != 0;
+	return n;
+}
+
+static void stat_value(char *buf, size_t n, const struct cmp_side *s,
+		       const struct cmp_quantity *q, const char *unit)
+{
+	char why[256];
+	double v;
+
+	if (cmp__value(s, q, &v, why, sizeof(why)))
+		cmp__fmt_value(buf, n, v, unit);
+	else
+		snprintf(buf, n, "-");
+}
+
+static void histogram(FILE *f, const struct cmp_side *base,
+		      const struct cmp_side *new, int t, int hi)
+{
+	const struct fs_histogram *hb = &base->pooled.target[t].hist[hi];
+	const struct fs_histogram *hn = &new->pooled.target[t].hist[hi];
+	const struct fs_hist_spec *sp = hb->spec;
+	struct cmp_quantity q = { .kind = CMP_Q_HIST, .target = t,
+				  .index = hi };
+	static const struct {
+		const char *label;
+		enum cmp_stat stat;
+		double pct;
+	} stats[] = {
+		{ "count", CMP_ST_COUNT, 0 }, { "mean", CMP_ST_MEAN, 0 },
+		{ "p50", CMP_ST_PCT, 50 },    { "p90", CMP_ST_PCT, 90 },
+		{ "p99", CMP_ST_PCT, 99 },    { "max", CMP_ST_MAX, 0 },
+	};
+	int f1, l1, f2, l2, first, last;
+	bool e1, e2;
+	char lab[48];
+
+	fprintf(f, "\n  %s.%s (%s): %s\n", base->pooled.target[t].name,
+		sp->name, sp->unit, sp->help);
+	if (!hb->measured || !hn->measured) {
+		/* Never compared as zeros: an unmeasured side has no data. */
+		fprintf(f, "    not measured%s%s%s%s%s\n",
+			hb->measured ? "" : " on base: ",
+			hb->measured ? "" : hb->why,
+			!hb->measured && !hn->measured ? ";" : "",
+			hn->measured ? "" : " on new: ",
+			hn->measured ? "" : hn->why);
+		return;
+	}
+	e1 = model__range(hb, &f1, &l1);
+	e2 = model__range(hn, &f2, &l2);
+	if (!e1 && !e2) {
+		fprintf(f, "    no events on either side\n");
+		return;
+	}
+	if (base->nruns == new->nruns &&
+	    !memcmp(hb->slot, hn->slot, sizeof(hb->slot))) {
+		/* Nothing to see side by side: say so in one line. */
+		q.stat = CMP_ST_PCT;
+		q.pct = 50;
+		stat_value(lab, sizeof(lab), base, &q, sp->unit);
+		fprintf(f, "    identical on both sides: %llu values in %d "
+			"bucket%s, p50 %s\n", (unsigned long long)hb->count,
+			nonempty(hb), nonempty(hb) > 1 ? "s" : "", lab);
+		return;
+	}
+	first = !e1 ? f2 : !e2 ? f1 : f1 < f2 ? f1 : f2;
+	last = !e1 ? l2 : !e2 ? l1 : l1 > l2 ? l1 : l2;
+	fprintf(f, "    %-18s %12s %7s %12s %7s  %s\n", "bucket", "base",
+		"share", "new", "share", "change");
+	for (int s = first; s <= last; s++) {
+		double sb = hb->count ? 100.0 * hb->slot[s] / hb->count : 0;
+		double sn = hn->count ? 100.0 * hn->slot[s] / hn->count : 0;
+
+		if (!hb->slot[s] && !hn->slot[s])
+			continue;
+		fmt_bucket(lab, sizeof(lab), hb, s);
+		fprintf(f, "    %-18s %12llu %6.1f%% %12llu %6.1f%%  %+.1f pp\n",
+			lab, (unsigned long long)hb->slot[s], sb,
+			(unsigned long long)hn->slot[s], sn, sn - sb);
+	}
+	line_end(f, "    %-7s %12s %12s  %-22s %s", "stat", "base", "new",
+		 "change",
+		 base->nruns > 1 && new->nruns > 1 ? "runs: base | new" : "");
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+		q.stat = stats[i].stat;
+		q.pct = stats[i].pct;
+		stat_line(f, stats[i].label,
+			  stats[i].stat == CMP_ST_COUNT ? NULL : sp->unit,
+			  base, new, &q);
+	}
+	test_line(f, base, new, t, hi);
+}
+
+static void validation(FILE *f, const struct cmp_side *base,
+		       const struct cmp_side *new)
+{
+	struct cmp_quantity q = { .kind = CMP_Q_VALIDATION };
+	const struct cmp_side *sides[2] = { base, new };
+	double fl, ch;
+	char why[256];
+
+	fprintf(f, "\nvalidation (kernel answers vs ground truth)\n");
+	for (int s = 0; s < 2; s++) {
+		const struct fs_report *p = &sides[s]->pooled;
+
+		snprintf(q.key, sizeof(q.key), "failures");
+		if (!cmp__run_value(p, &q, &fl, why, sizeof(why))) {
+			fprintf(f, "  %-5s %s\n", sides[s]->label, why);
+			continue;
+		}
+		snprintf(q.key, sizeof(q.key), "checks");
+		if (cmp__run_value(p, &q, &ch, why, sizeof(why)))
+			fprintf(f, "  %-5s %s: %.0f failures in %.0f checks over %d run%s\n",
+				sides[s]->label, fl ? "FAIL" : "ok", fl, ch,
+				sides[s]->nruns, sides[s]->nruns > 1 ? "s" : "");
+		else
+			fprintf(f, "  %-5s %s: %.0f failures over %d run%s\n",
+				sides[s]->label, fl ? "FAIL" : "ok", fl,
+				sides[s]->nruns, sides[s]->nruns > 1 ? "s" : "");
+		for (int c = 0; c < p->validation.ncases && c < 5; c++)
+			fprintf(f, "        %s: expected %s, got %s\n",
+				p->validation.cases[c].layout,
+				p->validation.cases[c].expected,
+				p->validation.cases[c].got);
+	}
+}
+
+int cmp__report(FILE *f, const struct cmp_side *base,
+		const struct cmp_side *new)
+{
+	const struct fs_report *b = &base->pooled, *n = &new->pooled;
+
+	fprintf(f, "base: kernel %s, %d run%s (%s%s)\n", b->kernel,
+		base->nruns, base->nruns > 1 ? "s" : "", base->paths[0],
+		base->nruns > 1 ? ", ..." : "");
+	fprintf(f, "new:  kernel %s, %d run%s (%s%s)\n", n->kernel, new->nruns,
+		new->nruns > 1 ? "s" : "", new->paths[0],
+		new->nruns > 1 ? ", ..." : "");
+	if (b->workload_name[0]) {
+		fprintf(f, "workload: %s", b->workload_name);
+		for (int k = 0; k < b->nkv; k++)
+			if (b->kv[k].type == FS_KV_STR &&
+			    strcmp(b->kv[k].key, "reconcile"))
+				fprintf(f, " %s=%s", b->kv[k].key, b->kv[k].s);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "mean and counts are exact; percentiles are estimated "
+		   "inside log2 buckets (exact where every value is a "
+		   "bucket's lower bound)\n");
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tb = &b->target[t];
+		const struct fs_target_report *tn = &n->target[t];
+
+		if (!tb->enabled || !tn->enabled)
+			continue;
+		fprintf(f, "\n%s: %s via %s %s (base) / %s %s (new)\n",
+			tb->name, tb->attach.function, tb->attach.mechanism,
+			tb->attach.symbol, tn->attach.mechanism,
+			tn->attach.symbol);
+		counters(f, base, new, t);
+		for (int h = 0; h < tb->nhists; h++)
+			histogram(f, base, new, t, h);
+	}
+	validation(f, base, new);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
