@@ -42,4 +42,117 @@ int report__json_write(const struct fs_report *r, const char *path);
  */
 int report__json_read(const char *path, struct fs_report *r);
 
+/* ---- export formats (issue 5) ---- */
+
+enum report_format {
+	REPORT_FMT_TEXT,
+	REPORT_FMT_JSON,
+	REPORT_FMT_CSV,
+	REPORT_FMT_OPENMETRICS, /* OpenMetrics 1.0 text, ends with "# EOF" */
+	REPORT_FMT_PROMETHEUS,	/* Prometheus text exposition 0.0.4 */
+	REPORT_FMT_SVG,
+	REPORT_FMT_HTML,
+	REPORT_FMT_NR,
+};
+
+/* "text, json, csv, ...": for usage messages. */
+#define REPORT_FORMATS "text, json, csv, openmetrics, prometheus, svg, html"
+
+/* Format by name; -EINVAL if unknown. */
+int report__format_parse(const char *name, enum report_format *fmt);
+const char *report__format_name(enum report_format fmt);
+/*
+ * Format from path's extension (.json .csv .om .prom .svg .html .htm
+ * .txt); -EINVAL if the name does not tell.
+ */
+int report__format_guess(const char *path, enum report_format *fmt);
+/* Formats that can show two runs side by side (svg, html). */
+bool report__format_ab(enum report_format fmt);
+
+/*
+ * CSV, one row per bucket of each measured histogram of each enabled
+ * target: "target,histogram,lo,hi,count" after a header row, CRLF line
+ * ends and RFC 4180 quoting. Same buckets as JSON (first to last
+ * non-empty slot). Returns 0 or -EIO.
+ */
+int report__csv(FILE *f, const struct fs_report *r);
+
+/*
+ * OpenMetrics (om = true) or Prometheus 0.0.4 text (om = false). One
+ * histogram family per measured histogram, folioscope_<target>_<name>
+ * with the unit as suffix (ns become seconds), every slot as a cumulative
+ * le bucket; one counter family per counter; folioscope_measured
+ * (0 with the reason for a histogram that is not measured, which is
+ * otherwise left out); folioscope_target_attached with the attach step.
+ * The two flavours differ only where the formats do: counter family names
+ * (OpenMetrics: no _total on the family), # UNIT and # EOF.
+ */
+int report__openmetrics(FILE *f, const struct fs_report *r, bool om);
+
+/*
+ * SVG picture / self-contained HTML page (no scripts, nothing fetched):
+ * host, attach plan, workload and validation verdict, and one bar chart
+ * per measured histogram. With next != NULL, an A/B view: base and next
+ * side by side in every chart and table.
+ */
+int report__svg(FILE *f, const struct fs_report *base,
+		const struct fs_report *next);
+int report__html(FILE *f, const struct fs_report *base,
+		 const struct fs_report *next);
+
+/* The JSON report as written by report__json_write, to a stream. */
+int report__json_stream(FILE *f, const struct fs_report *r);
+
+/*
+ * Any format to a stream; next is the second run of an A/B view
+ * (-EINVAL for a format that cannot show two). Returns 0 or -errno.
+ */
+int report__emit(FILE *f, enum report_format fmt,
+		 const struct fs_report *base, const struct fs_report *next);
+
+/*
+ * Render into memory, then write path atomically: a temp file in the same
+ * directory, fsync, rename. "-" is stdout. On failure prints one line to
+ * stderr ("folioscope: cannot write 'PATH': ..."), leaves no file behind
+ * (an existing file at path stays as it was) and returns -errno.
+ */
+int report__write(const char *path, enum report_format fmt,
+		  const struct fs_report *base, const struct fs_report *next);
+/* The atomic write of buf alone; same contract, no message printed. */
+int report__write_atomic(const char *path, const void *buf, size_t len);
+
+/* ---- helpers shared by the export reporters ---- */
+
+/*
+ * v in human units for an axis label: bytes as B/KiB/MiB/GiB/TiB (exact
+ * for powers of two, else 3 significant digits), ns as ns/µs/ms/s.
+ */
+void report__human(char *buf, size_t n, const char *unit, __u64 v);
+/* One CSV field, quoted per RFC 4180 when it has to be. */
+void report__csv_field(FILE *f, const char *s);
+/* Write s with &, <, >, " and ' escaped for XML/HTML. */
+void report__xml_escape(FILE *f, const char *s);
+/* The same for the first n bytes of s at most. */
+void report__xml_escape_n(FILE *f, const char *s, size_t n);
+
+/* One-line verdict of a run's checks ("passed: 12 checks", ...). */
+void report__verdict(char *buf, size_t n, const struct fs_report *r);
+/* Number of measured histograms of enabled targets: the charts drawn. */
+int report__nr_charts(const struct fs_report *r);
+
+/*
+ * One bar chart as an <svg> element (standalone = with the xmlns, for
+ * nesting in an SVG document it is harmless, for HTML it is left out).
+ * b is NULL unless A/B; a or b may be a histogram that is not measured.
+ */
+struct report_chart {
+	const char *target;
+	const struct fs_histogram *a, *b;
+	const char *a_label, *b_label; /* legend, A/B only */
+	int x, y;		       /* position inside an SVG document */
+};
+#define REPORT_CHART_W 760
+#define REPORT_CHART_H 280
+void report__svg_chart(FILE *f, const struct report_chart *c);
+
 #endif /* FS_REPORT_H */

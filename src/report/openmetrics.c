@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * OpenMetrics 1.0 and Prometheus 0.0.4 text exposition of the model, for
+ * files and for the /metrics endpoint.
+ *
+ * Names: folioscope_<target>_<histogram>, with the unit as suffix unless
+ * the name already ends with it; nanoseconds are exported as seconds (the
+ * Prometheus base unit), written as exact decimals, so
+ * dedupe latency_ns -> folioscope_dedupe_latency_seconds and
+ * shmem copy_bytes -> folioscope_shmem_copy_bytes. Every slot of the
+ * model is one cumulative bucket (le = the slot's largest value), so the
+ * bucket set never changes between scrapes and the slots can be recovered
+ * by differences. Counters: folioscope_<target>_<counter>_total.
+ *
+ * Not measured histograms are left out (zeros would read as "nothing
+ * happened"); folioscope_measured{target,histogram,reason} says
+ * 0 for them and 1 for the others, so a dashboard can tell the two apart.
+ *
+ * The two flavours differ only where the formats do: OpenMetrics names a
+ * counter family without _total and has # UNIT and # EOF; 0.0.4 (which
+ * promtool lints) names the family with _total and has neither.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "report/report.h"
+
+#define NAME_LEN 128
+
+struct om {
+	FILE *f;
+	bool om; /* OpenMetrics, else Prometheus 0.0.4 */
+	const struct fs_report *r;
+};
+
+static const struct {
+	const char *name, *help;
+} counter_help[] = {
+	{ "calls", "calls of the traced function" },
+	{ "same", "compares that found the ranges identical" },
+	{ "differs", "compares that found the ranges different" },
+	{ "errors", "calls that returned an error" },
+	{ "dropped", "calls not measured because the in-flight table was full" },
+	{ "missed", "probe runs the kernel skipped (recursion)" },
+};
+
+static const char *counter_help_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(counter_help) / sizeof(counter_help[0]);
+	     i++)
+		if (!strcmp(counter_help[i].name, name))
+			return counter_help[i].help;
+	return NULL;
+}
+
+/* Label values: backslash, double quote and line feed escaped. */
+static void om_label_value(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void om_label(FILE *f, bool *first, const char *key, const char *val)
+{
+	fprintf(f, "%s%s=", *first ? "" : ",", key);
+	om_label_value(f, val);
+	*first = false;
+}
+
+/* HELP text: 0.0.4 escapes only backslash and line feed. */
+static void om_help(struct om *o, const char *name, const char *target,
+		    const char *text, const char *tail)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%s%s%s", target ? target : "",
+		 target ? ": " : "", text, tail);
+	fprintf(o->f, "# HELP %s ", name);
+	for (const char *s = buf; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", o->f);
+		else if (*s == '\n')
+			fputs("\\n", o->f);
+		else if (*s == '"' && o->om)
+			fputs("\\\"", o->f);
+		else
+			fputc(*s, o->f);
+	}
+	fputc('\n', o->f);
+}
+
+/*
+ * Labels every target sample carries. comm is for the per-process
+ * breakdown, which the model does not have yet; when it does, each
+ * process's slice becomes its own series with comm="...".
+ */
+static void om_common_labels(struct om *o, bool *first,
+			     const struct fs_target_report *tr,
+			     const char *comm)
+{
+	om_label(o->f, first, "kernel", o->r->kernel);
+	om_label(o->f, first, "mechanism", tr->attach.mechanism);
+	if (comm)
+		om_label(o->f, first, "comm", comm);
+}
+
+/* Exact decimal seconds from ns: no binary float rounding in the text. */
+static void om_seconds(FILE *f, __u64 ns)
+{
+	char frac[16];
+	int n;
+
+	if (!(ns % 1000000000ULL)) {
+		fprintf(f, "%llu", (unsigned long long)(ns / 1000000000ULL));
+		return;
+	}
+	n = snprintf(frac, sizeof(frac), "%09llu",
+		     (unsigned long long)(ns % 1000000000ULL));
+	while (n > 1 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	fprintf(f, "%llu.%s", (unsigned long long)(ns / 1000000000ULL), frac);
+}
+
+static bool is_ns(const struct fs_hist_spec *sp)
+{
+	return !strcmp(sp->unit, "ns");
+}
+
+static void om_value(FILE *f, const struct fs_hist_spec *sp, __u64 v)
+{
+	if (is_ns(sp))
+		om_seconds(f, v);
+	else
+		fprintf(f, "%llu", (unsigned long long)v);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Family name and exported unit of a histogram. */
+static const char *om_hist_name(char *buf, size_t n, const char *target,
+				const struct fs_hist_spec *sp)
+{
+	const char *unit = is_ns(sp) ? "seconds" : sp->unit;
+	char base[64], suffix[32];
+	size_t len;
+
+	snprintf(base, sizeof(base), "%s", sp->name);
+	/* latency_ns: the unit changes, so its old suffix goes. */
+	len = strlen(base);
+	if (is_ns(sp) && ends_with(base, "_ns"))
+		base[len - 3] = '\0';
+	snprintf(suffix, sizeof(suffix), "_%s", unit);
+	if (!strcmp(base, unit) || ends_with(base, suffix))
+		snprintf(buf, n, "folioscope_%s_%s", target, base);
+	else
+		snprintf(buf, n, "folioscope_%s_%s_%s", target, base, unit);
+	return unit;
+}
+
+/*
+ * Upper bound of slot s. Alignments sit one power of two per slot; log2
+ * slots end at 2^s - 1. Both are integers, so "le" is exact.
+ */
+static __u64 slot_le(const struct fs_hist_spec *sp, int s)
+{
+	if (s == 0)
+		return 0;
+	if (sp->kind == FS_KIND_ALIGN)
+		return 1ULL << (s - 1);
+	return (1ULL << s) - 1;
+}
+
+/* Slots past the alignment cap can never fill: no buckets for them. */
+static int last_finite_slot(const struct fs_hist_spec *sp)
+{
+	if (sp->kind == FS_KIND_ALIGN)
+		return FS_ALIGN_CAP_SHIFT + 1;
+	return FS_SLOTS - 2;
+}
+
+static void om_hist(struct om *o, const struct fs_target_report *tr,
+		    const struct fs_histogram *h)
+{
+	const struct fs_hist_spec *sp = h->spec;
+	char name[NAME_LEN];
+	const char *unit;
+	__u64 cum = 0;
+	bool first;
+
+	unit = om_hist_name(name, sizeof(name), tr->name, sp);
+	om_help(o, name, tr->name, sp->help,
+		sp->kind == FS_KIND_ALIGN ?
+			" (largest power of two dividing it; 0 is offset 0)" :
+			"");
+	fprintf(o->f, "# TYPE %s histogram\n", name);
+	if (o->om)
+		fprintf(o->f, "# UNIT %s %s\n", name, unit);
+	for (int s = 0; s <= last_finite_slot(sp); s++) {
+		cum += h->slot[s];
+		first = true;
+		fprintf(o->f, "%s_bucket{", name);
+		om_common_labels(o, &first, tr, NULL);
+		fputs(",le=\"", o->f);
+		om_value(o->f, sp, slot_le(sp, s));
+		fprintf(o->f, "\"} %llu\n", (unsigned long long)cum);
+	}
+	first = true;
+	fprintf(o->f, "%s_bucket{", name);
+	om_common_labels(o, &first, tr, NULL);
+	fprintf(o->f, ",le=\"+Inf\"} %llu\n", (unsigned long long)h->count);
+	first = true;
+	fprintf(o->f, "%s_count{", name);
+	om_common_labels(o, &first, tr, NULL);
+	fprintf(o->f, "} %llu\n", (unsigned long long)h->count);
+	first = true;
+	fprintf(o->f, "%s_sum{", name);
+	om_common_labels(o, &first, tr, NULL);
+	fputs("} ", o->f);
+	om_value(o->f, sp, h->sum);
+	fputc('\n', o->f);
+}
+
+static void om_counter(struct om *o, const struct fs_target_report *tr,
+		       int c)
+{
+	const char *cname = tr->counter_spec[c].name;
+	const char *help = counter_help_of(cname);
+	char name[NAME_LEN], fallback[96];
+	bool first = true;
+
+	if (!help) {
+		snprintf(fallback, sizeof(fallback), "%s events", cname);
+		help = fallback;
+	}
+	snprintf(name, sizeof(name), "folioscope_%s_%s%s", tr->name, cname,
+		 o->om ? "" : "_total");
+	om_help(o, name, tr->name, help, "");
+	fprintf(o->f, "# TYPE %s counter\n", name);
+	fprintf(o->f, "folioscope_%s_%s_total{", tr->name, cname);
+	om_common_labels(o, &first, tr, NULL);
+	fprintf(o->f, "} %llu\n", (unsigned long long)tr->counter[c]);
+}
+
+static void om_measured(struct om *o)
+{
+	static const char name[] = "folioscope_measured";
+	const struct fs_report *r = o->r;
+	bool first;
+
+	om_help(o, name, NULL,
+		"1 if the histogram was measured, 0 (with the reason) if the "
+		"attach step cannot measure it and it is left out",
+		"");
+	fprintf(o->f, "# TYPE %s gauge\n", name);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &r->target[t];
+
+		if (!tr->enabled)
+			continue;
+		for (int i = 0; i < tr->nhists; i++) {
+			const struct fs_histogram *h = &tr->hist[i];
+
+			first = true;
+			fprintf(o->f, "%s{", name);
+			om_label(o->f, &first, "target", tr->name);
+			om_label(o->f, &first, "histogram", h->spec->name);
+			om_common_labels(o, &first, tr, NULL);
+			om_label(o->f, &first, "reason",
+				 h->measured ? "" : h->why);
+			fprintf(o->f, "} %d\n", h->measured ? 1 : 0);
+		}
+	}
+}
+
+static void om_attached(struct om *o)
+{
+	static const char name[] = "folioscope_target_attached";
+	const struct fs_report *r = o->r;
+	bool first;
+
+	om_help(o, name, NULL,
+		"1 if the target is attached, with the step used", "");
+	fprintf(o->f, "# TYPE %s gauge\n", name);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &r->target[t];
+		const struct fs_attach_info *a = &tr->attach;
+		bool on = a->mechanism[0] && strcmp(a->mechanism, "none");
+
+		if (!tr->enabled)
+			continue;
+		first = true;
+		fprintf(o->f, "%s{", name);
+		om_label(o->f, &first, "target", tr->name);
+		om_common_labels(o, &first, tr, NULL);
+		om_label(o->f, &first, "function", a->function);
+		om_label(o->f, &first, "symbol", a->symbol);
+		om_label(o->f, &first, "inlined", a->inlined ? "true" : "false");
+		fprintf(o->f, "} %d\n", on ? 1 : 0);
+	}
+}
+
+int report__openmetrics(FILE *f, const struct fs_report *r, bool om)
+{
+	struct om o = { .f = f, .om = om, .r = r };
+
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &r->target[t];
+
+		if (!tr->enabled)
+			continue;
+		for (int c = 0; c < tr->ncounters; c++)
+			om_counter(&o, tr, c);
+		for (int i = 0; i < tr->nhists; i++)
+			if (tr->hist[i].measured)
+				om_hist(&o, tr, &tr->hist[i]);
+	}
+	om_measured(&o);
+	om_attached(&o);
+	if (om)
+		fputs("# EOF\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
