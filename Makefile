@@ -31,7 +31,7 @@ HOST_BINS := $(patsubst tests/host/%.c,$(OUT)/host-tests/%,$(HOST_SRCS))
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
-LDLIBS := -lbpf -lelf -lz -ljson-c
+LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
 BPF_CFLAGS := -g -O2 -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
