@@ -16,6 +16,11 @@
  * happened"); folioscope_measured{target,histogram,reason} says
  * 0 for them and 1 for the others, so a dashboard can tell the two apart.
  *
+ * With a per-process breakdown (trace -P) every family is repeated as
+ * folioscope_process_<target>_... with comm and pid labels (pid "" for
+ * the "other" bucket): separate names, so sum() over the totals never
+ * counts an event twice.
+ *
  * The two flavours differ only where the formats do: OpenMetrics names a
  * counter family without _total and has # UNIT and # EOF; 0.0.4 (which
  * promtool lints) names the family with _total and has neither.
@@ -99,19 +104,26 @@ static void om_help(struct om *o, const char *name, const char *target,
 	fputc('\n', o->f);
 }
 
-/*
- * Labels every target sample carries. comm is for the per-process
- * breakdown, which the model does not have yet; when it does, each
- * process's slice becomes its own series with comm="...".
- */
-static void om_common_labels(struct om *o, bool *first,
-			     const struct fs_target_report *tr,
-			     const char *comm)
+/* Whose numbers a sample carries: a whole target, or one process's. */
+struct om_series {
+	const struct fs_target_report *whole; /* attach info */
+	const struct fs_target_report *tr;    /* the numbers */
+	const struct fs_proc *proc;	      /* NULL: the whole target */
+};
+
+/* Labels every target sample carries. */
+static void om_labels(struct om *o, bool *first, const struct om_series *s)
 {
+	char pid[16] = "";
+
 	om_label(o->f, first, "kernel", o->r->kernel);
-	om_label(o->f, first, "mechanism", tr->attach.mechanism);
-	if (comm)
-		om_label(o->f, first, "comm", comm);
+	om_label(o->f, first, "mechanism", s->whole->attach.mechanism);
+	if (!s->proc)
+		return;
+	om_label(o->f, first, "comm", s->proc->comm);
+	if (!s->proc->other)
+		snprintf(pid, sizeof(pid), "%u", s->proc->pid);
+	om_label(o->f, first, "pid", pid);
 }
 
 /* Exact decimal seconds from ns: no binary float rounding in the text. */
@@ -152,7 +164,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Family name and exported unit of a histogram. */
-static const char *om_hist_name(char *buf, size_t n, const char *target,
+static const char *om_hist_name(char *buf, size_t n, const char *prefix,
+				const char *target,
 				const struct fs_hist_spec *sp)
 {
 	const char *unit = is_ns(sp) ? "seconds" : sp->unit;
@@ -166,9 +179,9 @@ static const char *om_hist_name(char *buf, size_t n, const char *target,
 		base[len - 3] = '\0';
 	snprintf(suffix, sizeof(suffix), "_%s", unit);
 	if (!strcmp(base, unit) || ends_with(base, suffix))
-		snprintf(buf, n, "folioscope_%s_%s", target, base);
+		snprintf(buf, n, "%s_%s_%s", prefix, target, base);
 	else
-		snprintf(buf, n, "folioscope_%s_%s_%s", target, base, unit);
+		snprintf(buf, n, "%s_%s_%s_%s", prefix, target, base, unit);
 	return unit;
 }
 
@@ -193,67 +206,143 @@ static int last_finite_slot(const struct fs_hist_spec *sp)
 	return FS_SLOTS - 2;
 }
 
-static void om_hist(struct om *o, const struct fs_target_report *tr,
-		    const struct fs_histogram *h)
+static const char *om_hist_header(struct om *o, char *name, size_t n,
+				  const char *prefix, const char *target,
+				  const struct fs_hist_spec *sp)
 {
-	const struct fs_hist_spec *sp = h->spec;
-	char name[NAME_LEN];
-	const char *unit;
-	__u64 cum = 0;
-	bool first;
+	const char *unit = om_hist_name(name, n, prefix, target, sp);
+	char who[64];
 
-	unit = om_hist_name(name, sizeof(name), tr->name, sp);
-	om_help(o, name, tr->name, sp->help,
+	snprintf(who, sizeof(who), "%s%s", target,
+		 strcmp(prefix, "folioscope") ? " per process" : "");
+	om_help(o, name, who, sp->help,
 		sp->kind == FS_KIND_ALIGN ?
 			" (largest power of two dividing it; 0 is offset 0)" :
 			"");
 	fprintf(o->f, "# TYPE %s histogram\n", name);
 	if (o->om)
 		fprintf(o->f, "# UNIT %s %s\n", name, unit);
+	return unit;
+}
+
+static void om_hist_samples(struct om *o, const char *name,
+			    const struct om_series *se, int i)
+{
+	const struct fs_histogram *h = &se->tr->hist[i];
+	const struct fs_hist_spec *sp = h->spec;
+	__u64 cum = 0;
+	bool first;
+
 	for (int s = 0; s <= last_finite_slot(sp); s++) {
 		cum += h->slot[s];
 		first = true;
 		fprintf(o->f, "%s_bucket{", name);
-		om_common_labels(o, &first, tr, NULL);
+		om_labels(o, &first, se);
 		fputs(",le=\"", o->f);
 		om_value(o->f, sp, slot_le(sp, s));
 		fprintf(o->f, "\"} %llu\n", (unsigned long long)cum);
 	}
 	first = true;
 	fprintf(o->f, "%s_bucket{", name);
-	om_common_labels(o, &first, tr, NULL);
+	om_labels(o, &first, se);
 	fprintf(o->f, ",le=\"+Inf\"} %llu\n", (unsigned long long)h->count);
 	first = true;
 	fprintf(o->f, "%s_count{", name);
-	om_common_labels(o, &first, tr, NULL);
+	om_labels(o, &first, se);
 	fprintf(o->f, "} %llu\n", (unsigned long long)h->count);
 	first = true;
 	fprintf(o->f, "%s_sum{", name);
-	om_common_labels(o, &first, tr, NULL);
+	om_labels(o, &first, se);
 	fputs("} ", o->f);
 	om_value(o->f, sp, h->sum);
 	fputc('\n', o->f);
 }
 
-static void om_counter(struct om *o, const struct fs_target_report *tr,
-		       int c)
+/* Writes the header; the family's sample name goes to sample. */
+static void om_counter_header(struct om *o, char *sample, size_t n,
+			      const char *prefix,
+			      const struct fs_target_report *tr, int c)
 {
 	const char *cname = tr->counter_spec[c].name;
 	const char *help = counter_help_of(cname);
-	char name[NAME_LEN], fallback[96];
-	bool first = true;
+	char name[NAME_LEN], fallback[96], who[64];
 
 	if (!help) {
 		snprintf(fallback, sizeof(fallback), "%s events", cname);
 		help = fallback;
 	}
-	snprintf(name, sizeof(name), "folioscope_%s_%s%s", tr->name, cname,
+	snprintf(sample, n, "%s_%s_%s_total", prefix, tr->name, cname);
+	snprintf(name, sizeof(name), "%s_%s_%s%s", prefix, tr->name, cname,
 		 o->om ? "" : "_total");
-	om_help(o, name, tr->name, help, "");
+	snprintf(who, sizeof(who), "%s%s", tr->name,
+		 strcmp(prefix, "folioscope") ? " per process" : "");
+	om_help(o, name, who, help, "");
 	fprintf(o->f, "# TYPE %s counter\n", name);
-	fprintf(o->f, "folioscope_%s_%s_total{", tr->name, cname);
-	om_common_labels(o, &first, tr, NULL);
-	fprintf(o->f, "} %llu\n", (unsigned long long)tr->counter[c]);
+}
+
+static void om_counter_sample(struct om *o, const char *sample,
+			      const struct om_series *se, int c)
+{
+	bool first = true;
+
+	fprintf(o->f, "%s{", sample);
+	om_labels(o, &first, se);
+	fprintf(o->f, "} %llu\n", (unsigned long long)se->tr->counter[c]);
+}
+
+static void om_target(struct om *o, const struct fs_target_report *tr)
+{
+	struct om_series se = { .whole = tr, .tr = tr };
+	char name[NAME_LEN];
+
+	for (int c = 0; c < tr->ncounters; c++) {
+		om_counter_header(o, name, sizeof(name), "folioscope", tr, c);
+		om_counter_sample(o, name, &se, c);
+	}
+	for (int i = 0; i < tr->nhists; i++) {
+		if (!tr->hist[i].measured)
+			continue;
+		om_hist_header(o, name, sizeof(name), "folioscope", tr->name,
+			       tr->hist[i].spec);
+		om_hist_samples(o, name, &se, i);
+	}
+}
+
+/* The breakdown of target t: one series per process in each family. */
+static void om_processes(struct om *o, int t)
+{
+	const struct fs_report *r = o->r;
+	const struct fs_target_report *tr = &r->target[t];
+	struct om_series se = { .whole = tr };
+	char name[NAME_LEN];
+	bool any = false;
+
+	for (int p = 0; p < r->nprocs; p++)
+		any |= r->procs[p].target[t].enabled;
+	if (!any)
+		return;
+	for (int c = 0; c < tr->ncounters; c++) {
+		om_counter_header(o, name, sizeof(name), "folioscope_process",
+				  tr, c);
+		for (int p = 0; p < r->nprocs; p++) {
+			se.proc = &r->procs[p];
+			se.tr = &se.proc->target[t];
+			if (se.tr->enabled)
+				om_counter_sample(o, name, &se, c);
+		}
+	}
+	for (int i = 0; i < tr->nhists; i++) {
+		if (!tr->hist[i].measured)
+			continue;
+		om_hist_header(o, name, sizeof(name), "folioscope_process",
+			       tr->name, tr->hist[i].spec);
+		for (int p = 0; p < r->nprocs; p++) {
+			se.proc = &r->procs[p];
+			se.tr = &se.proc->target[t];
+			if (se.tr->enabled)
+				om_hist_samples(o, name, &se, i);
+		}
+	}
 }
 
 static void om_measured(struct om *o)
@@ -275,11 +364,13 @@ static void om_measured(struct om *o)
 		for (int i = 0; i < tr->nhists; i++) {
 			const struct fs_histogram *h = &tr->hist[i];
 
+			struct om_series se = { .whole = tr, .tr = tr };
+
 			first = true;
 			fprintf(o->f, "%s{", name);
 			om_label(o->f, &first, "target", tr->name);
 			om_label(o->f, &first, "histogram", h->spec->name);
-			om_common_labels(o, &first, tr, NULL);
+			om_labels(o, &first, &se);
 			om_label(o->f, &first, "reason",
 				 h->measured ? "" : h->why);
 			fprintf(o->f, "} %d\n", h->measured ? 1 : 0);
@@ -300,13 +391,14 @@ static void om_attached(struct om *o)
 		const struct fs_target_report *tr = &r->target[t];
 		const struct fs_attach_info *a = &tr->attach;
 		bool on = a->mechanism[0] && strcmp(a->mechanism, "none");
+		struct om_series se = { .whole = tr, .tr = tr };
 
 		if (!tr->enabled)
 			continue;
 		first = true;
 		fprintf(o->f, "%s{", name);
 		om_label(o->f, &first, "target", tr->name);
-		om_common_labels(o, &first, tr, NULL);
+		om_labels(o, &first, &se);
 		om_label(o->f, &first, "function", a->function);
 		om_label(o->f, &first, "symbol", a->symbol);
 		om_label(o->f, &first, "inlined", a->inlined ? "true" : "false");
@@ -318,17 +410,12 @@ int report__openmetrics(FILE *f, const struct fs_report *r, bool om)
 {
 	struct om o = { .f = f, .om = om, .r = r };
 
-	for (int t = 0; t < FS_TGT_NR; t++) {
-		const struct fs_target_report *tr = &r->target[t];
-
-		if (!tr->enabled)
-			continue;
-		for (int c = 0; c < tr->ncounters; c++)
-			om_counter(&o, tr, c);
-		for (int i = 0; i < tr->nhists; i++)
-			if (tr->hist[i].measured)
-				om_hist(&o, tr, &tr->hist[i]);
-	}
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (r->target[t].enabled)
+			om_target(&o, &r->target[t]);
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (r->target[t].enabled)
+			om_processes(&o, t);
 	om_measured(&o);
 	om_attached(&o);
 	if (om)
