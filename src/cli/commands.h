@@ -11,6 +11,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 
 #endif /* FS_COMMANDS_H */

@@ -1,23 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "commands.h"
 #include "common.h"
 #include "report/report.h"
 
 struct common_opts *common_opts_target;
 
+enum { OPT_FORMAT = 0x100 };
+
 static const struct argp_option options[] = {
 	{ "target", 't', "TARGET", 0, "dedupe, shmem or all", 0 },
 	{ "mode", 'm', "MODE", 0,
 	  "attach mechanism: auto (default), fentry, kprobe or syscall", 0 },
 	{ "json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "also write the report to FILE (atomically) in --format, or as "
+	  "FILE's extension says; - is stdout", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "format of -o, or of stdout when there is no -o: " REPORT_FORMATS,
+	  0 },
 	{ "duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0 },
 	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
 	{},
 };
+
+static int output__check(const char *path);
+
+/*
+ * -o's format and a writable place for it, before anything is traced: a
+ * long run should not end in "cannot write".
+ */
+static void output__resolve(const struct argp_state *st, struct common_opts *c)
+{
+	int err;
+
+	if (!c->output || !strcmp(c->output, "-"))
+		return;
+	if (!c->format_set && report__format_guess(c->output, &c->format))
+		cli__usage_error(st, "cannot tell the format of '%s' from its "
+				     "name; add --format (%s)",
+				 c->output, REPORT_FORMATS);
+	c->format_set = true;
+	err = output__check(c->output);
+	if (err) {
+		fprintf(stderr, "folioscope: cannot write '%s': %s\n",
+			c->output, strerror(-err));
+		exit(1);
+	}
+}
+
+/* The directory must take a new file, and path must not be a directory. */
+static int output__check(const char *path)
+{
+	struct stat sb;
+	char *copy;
+	int err = 0;
+
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+		return -EISDIR;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	if (access(dirname(copy), W_OK | X_OK))
+		err = -errno;
+	free(copy);
+	return err;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
@@ -38,6 +92,18 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'j':
 		c->json = arg;
+		break;
+	case 'o':
+		c->output = arg;
+		break;
+	case OPT_FORMAT:
+		if (report__format_parse(arg, &c->format))
+			cli__usage_error(st, "unknown format '%s' (%s)", arg,
+					 REPORT_FORMATS);
+		c->format_set = true;
+		break;
+	case ARGP_KEY_END:
+		output__resolve(st, c);
 		break;
 	case 'd':
 		errno = 0;
@@ -72,12 +138,23 @@ const struct argp common_argp = { options, parse, NULL, NULL, NULL, NULL,
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {
-	int err = report__text(stdout, r);
+	int err = 0, e;
 
-	fflush(stdout);
+	if (!c->output && c->format_set && c->format != REPORT_FMT_TEXT) {
+		/* --format alone: that format replaces the text on stdout. */
+		err = report__write("-", c->format, r, NULL);
+	} else if (!c->output || strcmp(c->output, "-")) {
+		err = report__text(stdout, r);
+		fflush(stdout);
+	}
 	if (c->json) {
-		int e = report__json_write(r, c->json);
-
+		e = report__json_write(r, c->json);
+		if (e)
+			err = e;
+	}
+	if (c->output) {
+		e = report__write(c->output, c->format_set ? c->format :
+						  REPORT_FMT_TEXT, r, NULL);
 		if (e)
 			err = e;
 	}

@@ -1,16 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Options trace and run share (-t, -m, -j, -d, -v), as an argp child. */
+/*
+ * Options trace and run share (-t, -m, -j, -o, --format, -d, -v), as an
+ * argp child.
+ */
 #ifndef FS_CLI_COMMON_H
 #define FS_CLI_COMMON_H
 
 #include <argp.h>
 #include "plan/plan.h"
 #include "model/model.h"
+#include "report/report.h"
 
 struct common_opts {
 	const char *targets; /* NULL = command's default */
 	enum plan_mode mode;
 	const char *json;    /* -j FILE */
+	const char *output;  /* -o FILE, "-" = stdout */
+	bool format_set;     /* --format given */
+	enum report_format format; /* for -o, or stdout instead of text */
 	double duration;     /* -d SECONDS, 0 = none */
 };
 
@@ -22,7 +29,10 @@ extern struct common_opts *common_opts_target;
 void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
-/* Print the report and write JSON when asked; returns 0 or -errno. */
+/*
+ * Print the report (as text, or in --format when there is no -o), then
+ * write -j and -o when asked; returns 0 or -errno.
+ */
 int common__output(const struct common_opts *c, const struct fs_report *r);
 
 #endif /* FS_CLI_COMMON_H */

@@ -27,6 +27,7 @@ static const struct {
 	{ "run", cmd_run, "drive the dedupe or shmem-read workload while tracing" },
 	{ "doctor", cmd_doctor, "explain how each target would be attached here" },
 	{ "vm", cmd_vm, "boot a kernel in qemu and run folioscope ARGS inside" },
+	{ "report", cmd_report, "write a saved JSON run as csv, openmetrics, svg, html...; or serve it" },
 	{ "compare", cmd_compare, "compare two kernels' reports; --expect rules as a CI gate" },
 };
 

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * folioscope report: convert a saved JSON run to another format, draw two
+ * runs side by side, or serve one at /metrics. JSON is the lossless
+ * source, so what this writes equals what trace/run -o would have.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include "commands.h"
+#include "common.h"
+#include "report/report.h"
+#include "serve/serve.h"
+
+enum { OPT_FORMAT = 0x100, OPT_SERVE, OPT_SERVE_ANY };
+
+struct report_args {
+	const char *in[2];
+	int nin;
+	const char *output;
+	const char *format;
+	const char *serve;
+	bool serve_any;
+};
+
+static const struct argp_option options[] = {
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "output format: " REPORT_FORMATS " (default: from -o's extension, "
+	  "else text)", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "write to FILE (atomically) instead of stdout", 0 },
+	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
+	  "serve the report at http://ADDR:PORT/metrics until Ctrl-C "
+	  "(ADDR defaults to 127.0.0.1)", 0 },
+	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
+	  "allow --serve on an address that is not loopback", 0 },
+	{},
+};
+
+static error_t parse(int key, char *arg, struct argp_state *st)
+{
+	struct report_args *a = st->input;
+	enum report_format fmt;
+
+	switch (key) {
+	case OPT_FORMAT:
+		if (report__format_parse(arg, &fmt))
+			cli__usage_error(st, "unknown format '%s' (%s)", arg,
+					 REPORT_FORMATS);
+		a->format = arg;
+		break;
+	case 'o':
+		a->output = arg;
+		break;
+	case OPT_SERVE:
+		a->serve = arg;
+		break;
+	case OPT_SERVE_ANY:
+		a->serve_any = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->nin == 2)
+			cli__usage_error(st, "unexpected argument '%s' (at most "
+					     "BASE.json and NEW.json)", arg);
+		a->in[a->nin++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->nin)
+			cli__usage_error(st, "expected a report: FILE.json");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp report_argp = {
+	options, parse, "FILE.json [NEW.json]",
+	"Write a saved JSON report (from -j or -o) as text, JSON, CSV, "
+	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
+	"With two reports (svg, html): an A/B view, FILE.json as the base."
+	"\vFILE.json may be - for stdin.",
+	NULL, NULL, NULL,
+};
+
+/* The saved run, the same at every scrape; r gets its own process table. */
+static int fill_saved(void *ctx, struct fs_report *r)
+{
+	const struct fs_report *saved = ctx;
+
+	memcpy(r, saved, sizeof(*r));
+	r->procs = NULL;
+	r->nprocs = 0;
+	if (!saved->nprocs)
+		return 0;
+	r->procs = malloc(saved->nprocs * sizeof(*r->procs));
+	if (!r->procs)
+		return -ENOMEM;
+	memcpy(r->procs, saved->procs, saved->nprocs * sizeof(*r->procs));
+	r->nprocs = saved->nprocs;
+	return 0;
+}
+
+static int report__serve(const struct report_args *a,
+			 const struct fs_report *r)
+{
+	struct serve_opts o = { .allow_remote = a->serve_any };
+	struct serve *s = NULL;
+	sigset_t set;
+	int sig, err;
+
+	/*
+	 * Block the stop signals before MHD's thread exists, so it inherits
+	 * the mask and sigwait() here is the one place they arrive.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	err = serve__start(&s, a->serve, &o, fill_saved, (void *)r);
+	if (err)
+		return err;
+	fprintf(stderr, "folioscope: serving %s; Ctrl-C to stop\n",
+		serve__url(s));
+	while (sigwait(&set, &sig))
+		;
+	serve__stop(s);
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = {};
+	struct fs_report *r[2] = { NULL, NULL };
+	enum report_format fmt = REPORT_FMT_TEXT;
+	struct argp_state st = { .name = "report" };
+	int err = 0;
+
+	argp_parse(&report_argp, argc, argv, 0, NULL, &a);
+	if (a.format)
+		report__format_parse(a.format, &fmt);
+	else if (a.output && strcmp(a.output, "-") &&
+		 report__format_guess(a.output, &fmt))
+		cli__usage_error(&st, "cannot tell the format of '%s' from its "
+				      "name; add --format (%s)",
+				 a.output, REPORT_FORMATS);
+	if (a.serve && (a.output || a.format || a.nin > 1))
+		cli__usage_error(&st, "--serve takes one report and no -o or "
+				      "--format");
+	if (a.serve_any && !a.serve)
+		cli__usage_error(&st, "--serve-any needs --serve");
+	if (a.nin > 1 && !report__format_ab(fmt))
+		cli__usage_error(&st, "two reports need --format svg or html, "
+				      "not %s",
+				 report__format_name(fmt));
+
+	for (int i = 0; i < a.nin; i++) {
+		r[i] = calloc(1, sizeof(*r[i]));
+		if (!r[i]) {
+			fprintf(stderr, "folioscope: report: out of memory\n");
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		/* Prints its own one-line error. */
+		err = report__json_read(a.in[i], r[i]);
+		if (err)
+			goto cleanup;
+	}
+	if (a.serve)
+		err = report__serve(&a, r[0]);
+	else
+		err = report__write(a.output ? a.output : "-", fmt, r[0], r[1]);
+
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		if (r[i])
+			model__free(r[i]);
+		free(r[i]);
+	}
+	return err ? 1 : 0;
+}
