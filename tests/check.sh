@@ -30,6 +30,7 @@ if [ "$what" == all ] || [ "$what" == host ]; then
 	echo "== host ($(uname -r))"
 	for t in build/host-tests/test_*; do run_cmocka "$t"; done
 	. tests/host/checks.sh
+	. tests/host/export.sh
 	. tests/host/live.sh
 fi
 if [ "$what" == all ] || [ "$what" == vm ]; then

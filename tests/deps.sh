@@ -4,6 +4,10 @@ set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       libjson-c-dev libcmocka-dev pkg-config qemu-system-x86 busybox-static
       cpio kmod btrfs-progs xfsprogs jq util-linux cppcheck clang-format)
+# Export tests (issue 5): libmicrohttpd for /metrics; promtool and a real
+# Prometheus, headless Chromium for the HTML report, curl and python3's
+# csv module in tests/host/export.sh.
+pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -30,6 +30,15 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
 /*
+ * argp_parse with each command-line error on one stderr line, exit 2
+ * (argp alone adds a "Try --help" line); --help is unchanged. Every
+ * command's argp_parse goes through it (argp1.c).
+ */
+error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
+			unsigned flags, int *end, void *input);
+#define argp_parse cli__argp_parse
+
+/*
  * Print the report (as text, or in --format when there is no -o), then
  * write -j and -o when asked; returns 0 or -errno.
  */

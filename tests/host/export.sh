@@ -1,0 +1,295 @@
+# Export checks (sourced by tests/check.sh): every format from a saved run,
+# promtool, a real Prometheus scraping `report --serve`, the HTML report in
+# headless Chromium, and bad input. Network traffic stays on 127.0.0.1.
+# shellcheck shell=bash
+
+ex_base=tests/fixtures/export-base.json
+ex_new=tests/fixtures/export-new.json
+ex_dir=$(mktemp -d /tmp/fs-export.XXXXXX)
+ex_serve_pid=
+ex_prom_pid=
+
+ex_cleanup() {
+	# shellcheck disable=SC2086
+	[ -n "$ex_chrome_pids" ] && kill $ex_chrome_pids 2>/dev/null && wait $ex_chrome_pids 2>/dev/null
+	[ -n "$ex_serve_pid" ] && kill "$ex_serve_pid" 2>/dev/null && wait "$ex_serve_pid" 2>/dev/null
+	[ -n "$ex_prom_pid" ] && kill "$ex_prom_pid" 2>/dev/null && wait "$ex_prom_pid" 2>/dev/null
+	mountpoint -q "$ex_dir/full" 2>/dev/null && umount "$ex_dir/full"
+	rm -rf "$ex_dir"
+	ex_serve_pid=
+	ex_prom_pid=
+	ex_chrome_pids=
+}
+# Interrupted: still no Prometheus or server left behind.
+trap 'ex_cleanup; exit 130' INT TERM
+
+# A TCP port nothing listens on, on 127.0.0.1.
+ex_free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		if [ -z "$(ss -Htln "sport = :$p")" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# ex_wait_line FILE REGEX: wait up to 10 s for a line; prints it.
+ex_wait_line() {
+	local i
+	for i in $(seq 100); do
+		if grep -Eo -- "$2" "$1" 2>/dev/null; then return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# "TARGET HISTOGRAM LO HI COUNT" for every bucket in a JSON report.
+ex_json_rows() {
+	jq -r '.targets | to_entries[] | .key as $t | .value.histograms
+		| to_entries[] | select(.value.measured) | .key as $h
+		| .value.buckets[] | "\($t) \($h) \(.lo) \(.hi) \(.count)"' "$1" | sort
+}
+
+# ---- every format, and JSON as the lossless source ----
+for fmt in text json csv openmetrics prometheus svg html; do
+	if "$FS" report "$ex_base" --format "$fmt" -o "$ex_dir/out.$fmt" 2>"$ex_dir/err" &&
+		[ -s "$ex_dir/out.$fmt" ] && [ ! -s "$ex_dir/err" ]; then
+		ok "report --format $fmt"
+	else
+		bad "report --format $fmt" "$(cat "$ex_dir/err")"
+	fi
+done
+expect_eq "json -> json keeps every byte" \
+	"$(cmp "$ex_base" "$ex_dir/out.json" 2>&1 && echo same)" same
+expect_eq "stdout default is text" \
+	"$("$FS" report "$ex_base" | cmp - "$ex_dir/out.text" 2>&1 && echo same)" same
+expect_eq "format from -o's extension" \
+	"$("$FS" report "$ex_base" -o "$ex_dir/guess.csv" && cmp "$ex_dir/guess.csv" "$ex_dir/out.csv" 2>&1 && echo same)" same
+expect_eq "json read from stdin" \
+	"$("$FS" report - --format csv <"$ex_base" | cmp - "$ex_dir/out.csv" 2>&1 && echo same)" same
+expect_eq "no temp file left beside the outputs" \
+	"$(find "$ex_dir" -mindepth 1 -maxdepth 1 -name '*.??????' | wc -l)" 0
+
+# ---- slow starters first: report --serve, Prometheus scraping it ----
+# (checked below, after the quick checks have given them time)
+ex_prom=
+if command -v prometheus >/dev/null && command -v curl >/dev/null; then
+	ex_prom=yes
+	"$FS" report "$ex_base" --serve 127.0.0.1:0 2>"$ex_dir/serve.err" &
+	ex_serve_pid=$!
+	url=$(ex_wait_line "$ex_dir/serve.err" 'http://127\.0\.0\.1:[0-9]+/metrics')
+	port=${url##*:}
+	port=${port%%/*}
+	pport=$(ex_free_port)
+	api="http://127.0.0.1:$pport/api/v1"
+	if [ -n "$url" ]; then
+		cat >"$ex_dir/prometheus.yml" <<-EOF
+			global:
+			  scrape_interval: 1s
+			  scrape_timeout: 1s
+			scrape_configs:
+			  - job_name: folioscope
+			    static_configs:
+			      - targets: ['127.0.0.1:$port']
+		EOF
+		timeout 120 prometheus --config.file="$ex_dir/prometheus.yml" \
+			--storage.tsdb.path="$ex_dir/tsdb" \
+			--web.listen-address="127.0.0.1:$pport" \
+			--log.level=warn >"$LOGDIR/prometheus.log" 2>&1 &
+		ex_prom_pid=$!
+	fi
+fi
+
+# Chromium takes seconds to start: render in the background meanwhile,
+# one profile each (a profile is locked by its browser).
+ex_chrome_pids=
+ex_chromium() {
+	local name=$1
+	shift
+	timeout 100 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$ex_dir/chrome-$name" \
+		--host-resolver-rules='MAP * ~NOTFOUND' "$@" 2>>"$LOGDIR/chromium.log" &
+	ex_chrome_pids="$ex_chrome_pids $!"
+}
+if command -v chromium >/dev/null; then
+	"$FS" report "$ex_base" "$ex_new" -o "$ex_dir/ab.html"
+	rm -f "$LOGDIR/report.png" "$LOGDIR/chromium.log"
+	ex_chromium dom --dump-dom "file://$ex_dir/out.html" >"$ex_dir/dom.html"
+	ex_chromium dom-ab --dump-dom "file://$ex_dir/ab.html" >"$ex_dir/dom-ab.html"
+	ex_chromium png --window-size=1000,5200 --screenshot="$LOGDIR/report.png" \
+		"file://$ex_dir/out.html" >/dev/null
+fi
+
+# ---- CSV parses back to the JSON numbers (Python's RFC 4180 reader) ----
+# Debian's python3 where there is one: a pyenv shim takes seconds to start.
+ex_py=$(command -v /usr/bin/python3 python3 | head -n 1)
+csv_rows=$("$ex_py" - "$ex_dir/out.csv" <<'EOF'
+import csv, sys
+with open(sys.argv[1], newline='') as f:
+    rows = list(csv.reader(f))
+if rows[0] != ['target', 'histogram', 'lo', 'hi', 'count']:
+    sys.exit('bad header: %r' % rows[0])
+for r in rows[1:]:
+    print(' '.join(r))
+EOF
+)
+expect_eq "csv: CRLF records" "$(head -c 30 "$ex_dir/out.csv" | od -c | grep -c '\\r  \\n')" 1
+expect_eq "csv parses back to the JSON buckets" "$(sort <<<"$csv_rows")" "$(ex_json_rows "$ex_base")"
+
+# ---- promtool ----
+# `promtool check metrics` lints the Prometheus 0.0.4 text format (what
+# curl gets from /metrics); it cannot read OpenMetrics counters (no _total
+# on the family), which the Prometheus scrape below parses instead.
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <"$ex_dir/out.prometheus" 2>&1)
+	expect_eq "promtool check metrics accepts --format prometheus" "$?:$out" "0:"
+else
+	skip "promtool check metrics" "promtool not installed (tests/deps.sh)"
+fi
+expect_eq "openmetrics ends with # EOF" "$(tail -n 1 "$ex_dir/out.openmetrics")" "# EOF"
+
+# ---- the server, and what Prometheus made of it ----
+if [ -n "$ex_prom" ]; then
+	if [ -z "$url" ]; then
+		bad "report --serve starts" "$(cat "$ex_dir/serve.err")"
+	else
+		ok "report --serve starts"
+		out=$(curl -sf "$url" | promtool check metrics 2>&1)
+		expect_eq "promtool accepts /metrics as curl gets it" "$?:$out" "0:"
+		expect_eq "/metrics for Prometheus is OpenMetrics" \
+			"$(curl -sf -H 'Accept: application/openmetrics-text;version=1.0.0' "$url" | cmp - "$ex_dir/out.openmetrics" 2>&1 && echo same)" same
+		expect_error "--serve: port in use" 1 \
+			"cannot serve on 127\.0\.0\.1:$port: Address already in use" \
+			"$FS" report "$ex_base" --serve "127.0.0.1:$port"
+
+		# promq QUERY [LABEL,...] -> "LABELS... VALUE" lines, sorted.
+		promq() {
+			curl -sf "$api/query" --data-urlencode "query=$1" |
+				jq -r --arg l "${2:-le}" '.data.result[]
+					| [.metric[($l | split(","))[]], .value[1]] | join(" ")' | sort
+		}
+		got=
+		for _ in $(seq 150); do
+			got=$(promq 'folioscope_shmem_bytes_count' __name__ 2>/dev/null)
+			[ -n "$got" ] && break
+			sleep 0.2
+		done
+		if [ -z "$got" ]; then
+			bad "prometheus scrapes /metrics" "no sample after 30 s: $(tail -n 5 "$LOGDIR/prometheus.log")"
+		else
+			ok "prometheus scrapes /metrics"
+			expect_eq "prometheus: scrape healthy" \
+				"$(curl -sf "$api/targets" | jq -r '.data.activeTargets[0] | "\(.health) \(.lastError)"')" "up "
+			# Every bucket of every bytes histogram: the cumulative JSON
+			# counts at each bucket's top (log2) or value (alignment),
+			# and +Inf = count. Prometheus has all slots; compare those.
+			want=$(jq -r '.targets | to_entries[] | .key as $t | .value.histograms
+				| to_entries[] | select(.value.measured and .value.unit == "bytes")
+				| ("folioscope_\($t)_\(.key)" + (if .key | endswith("bytes") then "" else "_bytes" end)) as $n
+				| .value | (if .kind == "align" then "lo" else "hi" end) as $k
+				| (reduce .buckets[] as $b ({c: 0, o: []};
+					.c += $b.count | .o += ["\($n)_bucket \($b[$k]) \(.c)"]) | .o[]),
+				  "\($n)_bucket +Inf \(.count)"' "$ex_base" | sort)
+			have=$(promq '{__name__=~"folioscope_.+_bytes_bucket"}' __name__,le |
+				awk 'NR == FNR { w[$1 " " $2]; next } ($1 " " $2) in w' <(echo "$want") - | sort)
+			expect_eq "prometheus: bytes histograms have the JSON's bucket counts" "$have" "$want"
+			expect_eq "prometheus: counters equal the JSON's" \
+				"$(promq '{__name__=~"folioscope_.+_total"}' __name__)" \
+				"$(jq -r '.targets | to_entries[] | .key as $t | .value.counters | to_entries[]
+					| "folioscope_\($t)_\(.key)_total \(.value)"' "$ex_base" | sort)"
+			expect_eq "prometheus: latency in seconds" \
+				"$(promq 'folioscope_shmem_latency_seconds_count' __name__ | cut -d' ' -f2)" \
+				"$(jq -r '.targets.shmem.histograms.latency_ns.count' "$ex_base")"
+			expect_eq "prometheus: not measured is 0 with the reason" \
+				"$(promq 'folioscope_measured{target="dedupe",histogram="folio_size"}' reason)" \
+				"$(jq -r '.targets.dedupe.histograms.folio_size.why' "$ex_base") 0"
+			# The unit only exists in OpenMetrics: proof the scrape used it.
+			expect_eq "prometheus: parsed OpenMetrics (# UNIT kept)" \
+				"$(curl -sf "$api/metadata?metric=folioscope_shmem_bytes" | jq -r '.data.folioscope_shmem_bytes[0] | "\(.type) \(.unit)"')" \
+				"histogram bytes"
+		fi
+		kill "$ex_prom_pid" 2>/dev/null
+		wait "$ex_prom_pid" 2>/dev/null
+		ex_prom_pid=
+	fi
+	kill -TERM "$ex_serve_pid" 2>/dev/null
+	wait "$ex_serve_pid"
+	expect_eq "report --serve stops on SIGTERM with 0" "$?" 0
+	ex_serve_pid=
+else
+	skip "prometheus scrape" "prometheus or curl not installed (tests/deps.sh)"
+fi
+
+# ---- HTML in headless Chromium (started above, in the background) ----
+if [ -n "$ex_chrome_pids" ]; then
+	ex_chrome_rc=
+	for pid in $ex_chrome_pids; do
+		wait "$pid"
+		ex_chrome_rc="$ex_chrome_rc $?"
+	done
+	ex_chrome_pids=
+	expect_eq "chromium: every run exits 0" "$ex_chrome_rc" " 0 0 0"
+	charts=$(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_base")
+	dom=$(cat "$ex_dir/dom.html")
+	expect_eq "chromium: one chart per measured histogram" \
+		"$(grep -o '<figure class="chart"' <<<"$dom" | wc -l)" "$charts"
+	expect_eq "chromium: every chart has bars" \
+		"$(grep -o '<figure class="chart".*</figure>' <<<"$(tr -d '\n' <<<"$dom" | sed 's|</figure>|</figure>\n|g')" |
+			grep -vc '<rect class="bar"')" 0
+	expect_match "chromium: validation verdict shown" "$dom" 'class="pass verdict">passed'
+	expect_eq "chromium: A/B has a chart per histogram measured in either" \
+		"$(grep -o '<figure class="chart"' "$ex_dir/dom-ab.html" | wc -l)" \
+		"$(jq -s '[.[].targets | to_entries[] | .key as $t | .value.histograms
+			| to_entries[] | select(.value.measured) | "\($t)/\(.key)"] | unique | length' "$ex_base" "$ex_new")"
+	if [ -s "$LOGDIR/report.png" ]; then
+		ok "chromium: screenshot in $LOGDIR/report.png"
+	else
+		bad "chromium: screenshot" "none written; see $LOGDIR/chromium.log"
+	fi
+else
+	skip "html in chromium" "chromium not installed (tests/deps.sh)"
+fi
+
+# ---- bad input: one line, non-zero exit, no partial file ----
+expect_error "report: unknown format" 2 "unknown format 'xml' \(text, json" \
+	"$FS" report "$ex_base" --format xml
+expect_error "trace: unknown format" 2 "unknown format 'xml'" "$FS" trace --format xml -d 1
+expect_error "report: format not told by the name" 2 "cannot tell the format of '$ex_dir/out.data'" \
+	"$FS" report "$ex_base" -o "$ex_dir/out.data"
+expect_error "report: unwritable output" 1 \
+	"cannot write '/nonexistent/dir/r.csv': No such file or directory" \
+	"$FS" report "$ex_base" -o /nonexistent/dir/r.csv
+expect_error "trace: unwritable -o, before tracing" 1 \
+	"cannot write '/nonexistent/dir/r.om': No such file or directory" \
+	"$FS" trace -o /nonexistent/dir/r.om -d 1
+expect_error "report: two runs in csv" 2 "two reports need --format svg or html" \
+	"$FS" report "$ex_base" "$ex_new" --format csv
+printf '{"schema": "folioscope/1", "tool": {' >"$ex_dir/bad.json"
+expect_error "report: malformed JSON" 1 "invalid report '$ex_dir/bad.json': malformed JSON" \
+	"$FS" report "$ex_dir/bad.json" -o "$ex_dir/bad.csv"
+expect_eq "malformed JSON: no output file" "$(ls "$ex_dir"/bad.csv* 2>/dev/null | wc -l)" 0
+expect_error "report: missing report" 1 "cannot read '$ex_dir/none.json': No such file" \
+	"$FS" report "$ex_dir/none.json"
+expect_error "--serve: not loopback" 1 "cannot serve on 0\.0\.0\.0:0: not a loopback address" \
+	"$FS" report "$ex_base" --serve 0.0.0.0:0
+expect_error "--serve: bad address" 1 "cannot serve on 127\.0\.0\.1: expected PORT" \
+	"$FS" report "$ex_base" --serve 127.0.0.1
+# A file system that fills up mid-write: the old file stays, no temp left.
+mkdir "$ex_dir/full"
+if mount -t tmpfs -o size=16k fs-export-full "$ex_dir/full" 2>/dev/null; then
+	echo old >"$ex_dir/full/r.html"
+	expect_error "report: disk full" 1 "cannot write '$ex_dir/full/r.html': No space left on device" \
+		"$FS" report "$ex_base" -o "$ex_dir/full/r.html"
+	expect_eq "disk full: old file kept, nothing else" \
+		"$(ls "$ex_dir/full"):$(cat "$ex_dir/full/r.html")" "r.html:old"
+	umount "$ex_dir/full"
+else
+	skip "report: disk full" "cannot mount a tmpfs here"
+fi
+
+ex_cleanup
+trap - INT TERM

@@ -1,0 +1,889 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests: export formats (CSV, OpenMetrics/Prometheus, SVG, HTML), the
+ * JSON round trip giving the same bytes in every format, the atomic write
+ * and the /metrics server.
+ *
+ * The run fixtures in tests/fixtures/ (used by tests/host/export.sh) are
+ * built here; FS_WRITE_FIXTURES=1 rewrites them after a schema change.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+#include "serve/serve.h"
+
+#define FIXTURE_BASE "tests/fixtures/export-base.json"
+#define FIXTURE_NEW "tests/fixtures/export-new.json"
+
+/* ---- fixtures ---- */
+
+static void set_str(char *dst, size_t cap, const char *s)
+{
+	snprintf(dst, cap, "%s", s);
+}
+
+#define SET(field, s) set_str(field, sizeof(field), s)
+
+static void add_value(struct fs_histogram *h, __u64 v)
+{
+	h->slot[fs_log2_slot(v)]++;
+	h->count++;
+	h->sum += v;
+}
+
+static void add_align(struct fs_histogram *h, __u64 off)
+{
+	__u64 a = fs_alignment(off);
+
+	h->slot[fs_log2_slot(a)]++;
+	h->count++;
+	h->sum += a;
+}
+
+/*
+ * A run as trace would record it while a tmpfs file of 16 MiB is read in
+ * 64 KiB blocks (one more read at EOF) and 64 dedupe ranges of 128 KiB
+ * are compared. huge: folios of 2 MiB instead of 4 KiB (the "new" run).
+ */
+static void make_run(struct fs_report *r, bool huge)
+{
+	struct fs_target_report *dd = &r->target[FS_TGT_DEDUPE];
+	struct fs_target_report *sh = &r->target[FS_TGT_SHMEM];
+	const __u64 size = 16 << 20, bs = 64 << 10, range = 128 << 10;
+	const __u64 folio = huge ? 2 << 20 : 4096;
+	__u64 pos;
+	int i;
+
+	model__init(r);
+	memset(r->kernel, 0, sizeof(r->kernel));
+	memset(r->machine, 0, sizeof(r->machine));
+	SET(r->kernel, huge ? "6.1.0-13-cloud-amd64+thp" : "6.1.0-13-cloud-amd64");
+	SET(r->machine, "x86_64");
+	SET(r->tool_version, "0.1.0");
+	r->page_size = 4096;
+
+	model__enable(r, FS_TGT_SHMEM, true);
+	SET(sh->attach.function, "shmem_file_read_iter");
+	SET(sh->attach.symbol, "shmem_file_read_iter");
+	SET(sh->attach.mechanism, "fentry");
+	SET(sh->attach.reason, "symbol and BTF prototype match: fentry");
+	for (pos = 0, i = 0; pos < size; pos += bs, i++) {
+		add_value(&sh->hist[FS_SH_BYTES], bs);
+		add_value(&sh->hist[FS_SH_REQ_BYTES], bs);
+		add_align(&sh->hist[FS_SH_POS_ALIGN], pos);
+		add_align(&sh->hist[FS_SH_BUF_ALIGN], 0x7f0000001000ULL);
+		add_value(&sh->hist[FS_SH_LATENCY],
+			  (huge ? 900 : 1500) + (__u64)(i * 7919 % 6000));
+		if (huge) {
+			add_value(&sh->hist[FS_SH_COPY_BYTES], bs);
+		} else {
+			for (__u64 p = 0; p < bs; p += folio)
+				add_value(&sh->hist[FS_SH_COPY_BYTES], folio);
+		}
+	}
+	for (pos = 0; pos < size; pos += folio)
+		add_value(&sh->hist[FS_SH_FOLIO_SIZE], folio);
+	/* The read at EOF returns 0 bytes. */
+	add_value(&sh->hist[FS_SH_BYTES], 0);
+	add_value(&sh->hist[FS_SH_REQ_BYTES], bs);
+	add_align(&sh->hist[FS_SH_POS_ALIGN], size);
+	add_align(&sh->hist[FS_SH_BUF_ALIGN], 0x7f0000001000ULL);
+	add_value(&sh->hist[FS_SH_LATENCY], 400);
+	sh->counter[FS_SH_CALLS] = size / bs + 1;
+
+	model__enable(r, FS_TGT_DEDUPE, true);
+	SET(dd->attach.function, "vfs_dedupe_file_range_compare");
+	SET(dd->attach.symbol, "__generic_remap_file_range_prep");
+	SET(dd->attach.mechanism, "kprobe");
+	dd->attach.inlined = true;
+	SET(dd->attach.reason, "the compare is inlined; fentry on its "
+			       "caller fails with error 524 (7 arguments)");
+	for (i = 0; i < 64; i++) {
+		add_value(&dd->hist[FS_DD_BYTES], range);
+		add_align(&dd->hist[FS_DD_SRC_ALIGN], i * range);
+		add_align(&dd->hist[FS_DD_DST_ALIGN], i * range + 4096);
+		add_value(&dd->hist[FS_DD_LATENCY],
+			  (huge ? 20000 : 45000) + (__u64)(i * 104729 % 30000));
+	}
+	model__not_measured(r, FS_TGT_DEDUPE, FS_DD_FOLIO_SIZE,
+			    "the compare is inlined: its folio reads cannot "
+			    "be told from the caller's");
+	dd->counter[FS_DD_CALLS] = 64;
+	dd->counter[FS_DD_SAME] = huge ? 56 : 48;
+	dd->counter[FS_DD_DIFFERS] = huge ? 8 : 16;
+
+	SET(r->workload_name, "shmem-read");
+	model__kv_str(r, "huge", huge ? "always" : "never");
+	model__kv_u64(r, "size", size);
+	model__kv_u64(r, "bs", bs);
+	model__kv_u64(r, "calls", size / bs + 1);
+	model__kv_u64(r, "bytes", size);
+	model__kv_u64(r, "validation_failures", 0);
+	model__kv_str(r, "reconcile", "ok");
+}
+
+/* ---- helpers ---- */
+
+static char *render(enum report_format fmt, const struct fs_report *a,
+		    const struct fs_report *b, size_t *lenp)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__emit(f, fmt, a, b), 0);
+	assert_int_equal(fclose(f), 0);
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("missing from output:\n%s\n--- output (start):\n%.2000s",
+			 needle, hay);
+}
+
+static void assert_lacks(const char *hay, const char *needle)
+{
+	if (strstr(hay, needle))
+		fail_msg("unexpected in output:\n%s", needle);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static char *make_dir(void)
+{
+	char *dir = strdup("/tmp/fs-export-unit.XXXXXX");
+
+	assert_non_null(dir);
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void remove_dir(char *dir)
+{
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+static int dir_entries(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path, size_t *lenp)
+{
+	char *buf = NULL;
+	size_t len = 0, n;
+	char chunk[4096];
+	FILE *f = fopen(path, "r"), *m;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)))
+		fwrite(chunk, 1, n, m);
+	fclose(f);
+	fclose(m);
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+/* ---- formats ---- */
+
+static void test_format_names(void **state)
+{
+	enum report_format fmt;
+
+	for (int i = 0; i < REPORT_FMT_NR; i++) {
+		assert_int_equal(report__format_parse(report__format_name(i),
+						      &fmt),
+				 0);
+		assert_int_equal(fmt, i);
+		assert_non_null(strstr(REPORT_FORMATS, report__format_name(i)));
+	}
+	assert_int_equal(report__format_parse("xml", &fmt), -EINVAL);
+	assert_int_equal(report__format_guess("a/b.CSV", &fmt), 0);
+	assert_int_equal(fmt, REPORT_FMT_CSV);
+	assert_int_equal(report__format_guess("run.om", &fmt), 0);
+	assert_int_equal(fmt, REPORT_FMT_OPENMETRICS);
+	assert_int_equal(report__format_guess("x.htm", &fmt), 0);
+	assert_int_equal(fmt, REPORT_FMT_HTML);
+	assert_int_equal(report__format_guess("dir.svg/out", &fmt), -EINVAL);
+	assert_int_equal(report__format_guess("/out/0", &fmt), -EINVAL);
+	assert_true(report__format_ab(REPORT_FMT_HTML));
+	assert_false(report__format_ab(REPORT_FMT_CSV));
+}
+
+static void test_human_units(void **state)
+{
+	static const struct {
+		const char *unit;
+		__u64 v;
+		const char *want;
+	} cases[] = {
+		{ "bytes", 0, "0 B" },
+		{ "bytes", 512, "512 B" },
+		{ "bytes", 4096, "4 KiB" },
+		{ "bytes", 1536, "1.5 KiB" },
+		{ "bytes", 2 << 20, "2 MiB" },
+		{ "bytes", 1ULL << 62, "4 EiB" },
+		{ "ns", 999, "999 ns" },
+		{ "ns", 1024, "1.02 µs" },
+		{ "ns", 999999, "1 ms" },
+		{ "ns", 4194304, "4.19 ms" },
+		{ "ns", 3000000000ULL, "3 s" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		report__human(buf, sizeof(buf), cases[i].unit, cases[i].v);
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
+static void test_csv_rows(void **state)
+{
+	static struct fs_report r;
+	char *out;
+
+	model__init(&r);
+	model__enable(&r, FS_TGT_SHMEM, true);
+	r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].slot[0] = 1;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].slot[2] = 5;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].count = 6;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN].slot[13] = 2;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN].count = 2;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_LATENCY].slot[FS_SLOTS - 1] = 1;
+	r.target[FS_TGT_SHMEM].hist[FS_SH_LATENCY].count = 1;
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE, "no, sir");
+	out = render(REPORT_FMT_CSV, &r, NULL, NULL);
+	assert_string_equal(out, "target,histogram,lo,hi,count\r\n"
+				 "shmem,bytes,0,0,1\r\n"
+				 "shmem,bytes,1,1,0\r\n"
+				 "shmem,bytes,2,3,5\r\n"
+				 "shmem,pos_align,4096,4096,2\r\n"
+				 "shmem,latency_ns,4611686018427387904,"
+				 "18446744073709551615,1\r\n");
+	free(out);
+}
+
+static void test_csv_quoting(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" },
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		report__csv_field(f, cases[i].in);
+		fclose(f);
+		assert_string_equal(buf, cases[i].want);
+		free(buf);
+	}
+}
+
+/* ---- OpenMetrics ---- */
+
+static void test_openmetrics_histogram(void **state)
+{
+	static struct fs_report r;
+	char *om, *prom;
+
+	make_run(&r, false);
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
+
+	/* shmem bytes: one 0-byte read, 256 reads of 64 KiB (slot 17). */
+	assert_contains(om, "# TYPE folioscope_shmem_bytes histogram\n"
+			    "# UNIT folioscope_shmem_bytes bytes\n"
+			    "folioscope_shmem_bytes_bucket{kernel=\""
+			    "6.1.0-13-cloud-amd64\",mechanism=\"fentry\","
+			    "le=\"0\"} 1\n");
+	assert_contains(om, "folioscope_shmem_bytes_bucket{kernel=\"6.1.0-13-"
+			    "cloud-amd64\",mechanism=\"fentry\",le=\"65535\"} 1\n");
+	assert_contains(om, "folioscope_shmem_bytes_bucket{kernel=\"6.1.0-13-"
+			    "cloud-amd64\",mechanism=\"fentry\",le=\"131071\"} "
+			    "257\n");
+	assert_contains(om, "le=\"+Inf\"} 257\nfolioscope_shmem_bytes_count{");
+	assert_contains(om, "folioscope_shmem_bytes_sum{kernel=\"6.1.0-13-cloud"
+			    "-amd64\",mechanism=\"fentry\"} 16777216\n");
+	/* Every slot but the open-ended last one is a finite bucket. */
+	assert_int_equal(count_of(om, "folioscope_shmem_bytes_bucket{"),
+			 FS_SLOTS);
+	/* Alignment buckets stop at the 2 MiB cap. */
+	assert_int_equal(count_of(om, "folioscope_shmem_pos_align_bytes_bucket{"),
+			 FS_ALIGN_CAP_SHIFT + 3);
+	assert_contains(om, "folioscope_shmem_pos_align_bytes_bucket{kernel=\"6.1"
+			    ".0-13-cloud-amd64\",mechanism=\"fentry\",le=\"2097152\"}"
+			    " 257\n");
+	/* ns become exact decimal seconds. */
+	assert_contains(om, "# TYPE folioscope_shmem_latency_seconds histogram\n"
+			    "# UNIT folioscope_shmem_latency_seconds seconds\n");
+	assert_contains(om, "le=\"0.000000511\"} 1\n");
+	assert_contains(om, "le=\"0.000001023\"} 1\n");
+	assert_contains(om, ",le=\"4611686018.427387903\"}");
+	/* Counters: OpenMetrics family without _total, 0.0.4 with it. */
+	assert_contains(om, "# TYPE folioscope_dedupe_calls counter\n"
+			    "folioscope_dedupe_calls_total{kernel=\"6.1.0-13-"
+			    "cloud-amd64\",mechanism=\"kprobe\"} 64\n");
+	assert_contains(prom, "# TYPE folioscope_dedupe_calls_total counter\n"
+			      "folioscope_dedupe_calls_total{");
+	assert_contains(om, "folioscope_dedupe_differs_total{kernel=\"6.1.0-13-"
+			    "cloud-amd64\",mechanism=\"kprobe\"} 16\n");
+	/* Not measured: no family, a 0 with the reason. */
+	assert_lacks(om, "folioscope_dedupe_folio_size_bytes");
+	assert_contains(om, "folioscope_measured{target=\"dedupe\","
+			    "histogram=\"folio_size\",kernel=\"6.1.0-13-cloud-"
+			    "amd64\",mechanism=\"kprobe\",reason=\"the compare "
+			    "is inlined: its folio reads cannot be told from "
+			    "the caller's\"} 0\n");
+	assert_contains(om, "histogram=\"bytes\",kernel=\"6.1.0-13-cloud-amd64\","
+			    "mechanism=\"kprobe\",reason=\"\"} 1\n");
+	assert_contains(om, "folioscope_target_attached{target=\"dedupe\",kernel"
+			    "=\"6.1.0-13-cloud-amd64\",mechanism=\"kprobe\","
+			    "function=\"vfs_dedupe_file_range_compare\",symbol="
+			    "\"__generic_remap_file_range_prep\",inlined=\"true\"}"
+			    " 1\n");
+	/* OpenMetrics ends with # EOF; 0.0.4 has neither it nor # UNIT. */
+	assert_string_equal(om + strlen(om) - 6, "# EOF\n");
+	assert_lacks(prom, "# EOF");
+	assert_lacks(prom, "# UNIT");
+	free(om);
+	free(prom);
+}
+
+static void test_openmetrics_escaping(void **state)
+{
+	static struct fs_report r;
+	char *om, *prom;
+
+	model__init(&r);
+	memset(r.kernel, 0, sizeof(r.kernel));
+	SET(r.kernel, "6.1 \"odd\\name\"\nx");
+	model__enable(&r, FS_TGT_SHMEM, true);
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_BYTES, "a \"b\" \\ c");
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
+	assert_contains(om, "kernel=\"6.1 \\\"odd\\\\name\\\"\\nx\"");
+	assert_contains(om, "reason=\"a \\\"b\\\" \\\\ c\"");
+	/* Empty but measured: zero buckets and +Inf, not left out. */
+	assert_contains(om, "folioscope_shmem_req_bytes_count{kernel=\"6.1 "
+			    "\\\"odd\\\\name\\\"\\nx\",mechanism=\"none\"} 0\n");
+	assert_contains(om, "folioscope_target_attached{target=\"shmem\","
+			    "kernel=");
+	assert_contains(om, "inlined=\"false\"} 0\n");
+	/* Label values escape the same way in 0.0.4. */
+	assert_contains(prom, "kernel=\"6.1 \\\"odd\\\\name\\\"\\nx\"");
+	free(om);
+	free(prom);
+}
+
+static void test_openmetrics_processes(void **state)
+{
+	static struct fs_report r;
+	static struct fs_stats st;
+	char *om, *prom;
+
+	make_run(&r, false);
+	memset(&st, 0, sizeof(st));
+	st.hist[FS_SH_BYTES].slot[17] = 200;
+	st.hist[FS_SH_BYTES].sum = 200 * 65536;
+	st.counter[FS_SH_CALLS] = 200;
+	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM,
+					 &st), 0);
+	st.hist[FS_SH_BYTES].slot[17] = 56;
+	st.hist[FS_SH_BYTES].slot[0] = 1;
+	st.hist[FS_SH_BYTES].sum = 56 * 65536;
+	st.counter[FS_SH_CALLS] = 57;
+	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st),
+			 0);
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
+	/* Totals stay as they were, without comm. */
+	assert_contains(om, "folioscope_shmem_calls_total{kernel=\"6.1.0-13-"
+			    "cloud-amd64\",mechanism=\"fentry\"} 257\n");
+	assert_contains(om, "# HELP folioscope_process_shmem_calls shmem per "
+			    "process: calls of the traced function\n"
+			    "# TYPE folioscope_process_shmem_calls counter\n"
+			    "folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
+			    "13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
+			    "pid=\"42\"} 200\n"
+			    "folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
+			    "13-cloud-amd64\",mechanism=\"fentry\",comm=\"other\","
+			    "pid=\"\"} 57\n");
+	assert_contains(om, "# TYPE folioscope_process_shmem_bytes histogram\n"
+			    "# UNIT folioscope_process_shmem_bytes bytes\n");
+	assert_contains(om, "folioscope_process_shmem_bytes_bucket{kernel=\"6.1."
+			    "0-13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
+			    "pid=\"42\",le=\"131071\"} 200\n");
+	assert_contains(om, "comm=\"other\",pid=\"\",le=\"0\"} 1\n");
+	/* No process has dedupe numbers: no dedupe breakdown. */
+	assert_lacks(om, "folioscope_process_dedupe");
+	assert_contains(prom, "# TYPE folioscope_process_shmem_calls_total "
+			      "counter\n");
+	model__free(&r);
+	free(om);
+	free(prom);
+}
+
+/* ---- pictures ---- */
+
+static void test_html_charts(void **state)
+{
+	static struct fs_report r;
+	char *html;
+
+	make_run(&r, false);
+	html = render(REPORT_FMT_HTML, &r, NULL, NULL);
+	assert_int_equal(report__nr_charts(&r), 11);
+	assert_int_equal(count_of(html, "<figure class=\"chart\""), 11);
+	assert_int_equal(count_of(html, "<svg class=\"bars\""), 11);
+	assert_contains(html, "<figure class=\"chart\" data-target=\"shmem\" "
+			      "data-histogram=\"folio_size\">");
+	assert_contains(html, "<p class=\"not-measured\">folio_size: not "
+			      "measured (the compare is inlined");
+	/* Human units on the axes. */
+	assert_contains(html, ">64 KiB</text>");
+	assert_contains(html, ">4 KiB</text>");
+	assert_contains(html, " µs</text>");
+	/* Plan, kernel, workload and verdict. */
+	assert_contains(html, "<td>__generic_remap_file_range_prep</td>");
+	assert_contains(html, "<td>6.1.0-13-cloud-amd64</td>");
+	assert_contains(html, "<td>shmem-read</td>");
+	assert_contains(html, "class=\"pass verdict\">passed: no validation "
+			      "failures; reconcile ok</td>");
+	/* Self-contained: nothing to fetch, nothing to run. */
+	assert_contains(html, "content=\"default-src 'none'; style-src "
+			      "'unsafe-inline'\"");
+	assert_lacks(html, "http:");
+	assert_lacks(html, "https:");
+	assert_lacks(html, "<script");
+	assert_lacks(html, " src=");
+	assert_lacks(html, "href=");
+	free(html);
+}
+
+static void test_ab_view(void **state)
+{
+	static struct fs_report a, b;
+	char *html, *svg;
+
+	make_run(&a, false);
+	make_run(&b, true);
+	model__check(&b, false, "fs=tmpfs huge=always off=4095",
+		     "SAME", "DIFFERS");
+	model__check(&b, true, "fs=tmpfs huge=always off=0", "SAME", "SAME");
+	html = render(REPORT_FMT_HTML, &a, &b, NULL);
+	assert_int_equal(count_of(html, "<figure class=\"chart\""), 11);
+	assert_contains(html, "<th>A (base)</th><th>B (new)</th><th>B - A</th>");
+	assert_contains(html, "<th>same</th><td class=\"num\">48</td>"
+			      "<td class=\"num\">56</td><td class=\"num\">+8"
+			      "</td>");
+	assert_contains(html, "class=\"fail verdict\">FAILED: 1 of 2 checks");
+	assert_contains(html, "<td>fs=tmpfs huge=always off=4095</td>");
+	assert_contains(html, ">B (new)</text>");
+	assert_contains(html, "fill=\"#e8772e\"");
+	svg = render(REPORT_FMT_SVG, &a, &b, NULL);
+	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 11);
+	assert_contains(svg, "folioscope A/B report");
+	free(html);
+	free(svg);
+}
+
+static void test_svg_document(void **state)
+{
+	static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+				   "<svg xmlns=\"http://www.w3.org/2000/svg\"";
+	static struct fs_report r;
+	char *svg;
+
+	make_run(&r, false);
+	svg = render(REPORT_FMT_SVG, &r, NULL, NULL);
+	assert_true(!strncmp(svg, head, strlen(head)));
+	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 11);
+	assert_contains(svg, "dedupe folio_size: not measured (the compare");
+	assert_contains(svg, "validation: passed");
+	assert_contains(svg, "shmem: fentry on shmem_file_read_iter");
+	assert_string_equal(svg + strlen(svg) - 7, "</svg>\n");
+	free(svg);
+}
+
+static void test_two_runs_need_picture(void **state)
+{
+	static struct fs_report r;
+	FILE *f = fopen("/dev/null", "w");
+
+	make_run(&r, false);
+	assert_int_equal(report__emit(f, REPORT_FMT_CSV, &r, &r), -EINVAL);
+	assert_int_equal(report__emit(f, REPORT_FMT_OPENMETRICS, &r, &r),
+			 -EINVAL);
+	fclose(f);
+}
+
+/* ---- JSON is the lossless source ---- */
+
+static void test_roundtrip_same_bytes(void **state)
+{
+	static struct fs_report r, back, r2, back2;
+	char *dir = make_dir(), path[512], out[512];
+
+	make_run(&r, false);
+	make_run(&r2, true);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	snprintf(path, sizeof(path), "%s/new.json", dir);
+	assert_int_equal(report__json_write(&r2, path), 0);
+	assert_int_equal(report__json_read(path, &back2), 0);
+
+	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
+		size_t la, lb, lf;
+		char *a = render(fmt, &r, NULL, &la);
+		char *b = render(fmt, &back, NULL, &lb);
+		char *file;
+
+		if (la != lb || memcmp(a, b, la))
+			fail_msg("%s differs after the JSON round trip",
+				 report__format_name(fmt));
+		/* The file write gives the same bytes as the stream. */
+		snprintf(out, sizeof(out), "%s/out.%d", dir, fmt);
+		assert_int_equal(report__write(out, fmt, &back, NULL), 0);
+		file = slurp(out, &lf);
+		assert_non_null(file);
+		assert_int_equal(lf, la);
+		assert_memory_equal(file, a, la);
+		free(a);
+		free(b);
+		free(file);
+		if (!report__format_ab(fmt))
+			continue;
+		a = render(fmt, &r, &r2, &la);
+		b = render(fmt, &back, &back2, &lb);
+		if (la != lb || memcmp(a, b, la))
+			fail_msg("%s A/B differs after the JSON round trip",
+				 report__format_name(fmt));
+		free(a);
+		free(b);
+	}
+	remove_dir(dir);
+}
+
+/* The committed fixtures are this file's runs, written by the writer. */
+static void test_fixtures_current(void **state)
+{
+	static struct fs_report r;
+	const char *paths[2] = { FIXTURE_BASE, FIXTURE_NEW };
+	bool rewrite = getenv("FS_WRITE_FIXTURES");
+
+	for (int i = 0; i < 2; i++) {
+		char *want, *have;
+		size_t lw, lh;
+		FILE *f;
+
+		make_run(&r, i == 1);
+		if (rewrite)
+			assert_int_equal(report__json_write(&r, paths[i]), 0);
+		f = open_memstream(&want, &lw);
+		assert_non_null(f);
+		assert_int_equal(report__json_stream(f, &r), 0);
+		fclose(f);
+		have = slurp(paths[i], &lh);
+		if (!have)
+			fail_msg("%s missing (run from the top directory; "
+				 "FS_WRITE_FIXTURES=1 writes it)",
+				 paths[i]);
+		if (lw != lh || memcmp(want, have, lw))
+			fail_msg("%s is stale: FS_WRITE_FIXTURES=1 %s rewrites "
+				 "it",
+				 paths[i], "build/tests/test_export");
+		free(want);
+		free(have);
+	}
+}
+
+/* ---- atomic write ---- */
+
+static void test_write_failures_leave_nothing(void **state)
+{
+	static struct fs_report r;
+	char *dir = make_dir(), path[512];
+	FILE *saved = stderr;
+
+	make_run(&r, false);
+	stderr = fopen("/dev/null", "w");
+	snprintf(path, sizeof(path), "%s/nope/out.csv", dir);
+	assert_int_equal(report__write(path, REPORT_FMT_CSV, &r, NULL),
+			 -ENOENT);
+	/* A directory in the way: the rename fails, the temp goes. */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(report__write(path, REPORT_FMT_HTML, &r, NULL),
+			 -EISDIR);
+	/* Two runs in a one-run format: nothing written either. */
+	snprintf(path, sizeof(path), "%s/two.csv", dir);
+	assert_int_equal(report__write(path, REPORT_FMT_CSV, &r, &r), -EINVAL);
+	fclose(stderr);
+	stderr = saved;
+	assert_int_equal(dir_entries(dir), 1);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(dir_entries(path), 0);
+	remove_dir(dir);
+}
+
+static void test_write_replaces(void **state)
+{
+	static struct fs_report r;
+	char *dir = make_dir(), path[512], *got;
+	struct stat st;
+
+	make_run(&r, false);
+	snprintf(path, sizeof(path), "%s/out.prom", dir);
+	assert_int_equal(report__write_atomic(path, "old\n", 4), 0);
+	assert_int_equal(report__write(path, REPORT_FMT_PROMETHEUS, &r, NULL),
+			 0);
+	got = slurp(path, NULL);
+	assert_true(!strncmp(got, "# HELP folioscope_dedupe_calls_total ", 37));
+	assert_int_equal(stat(path, &st), 0);
+	/* Not mkstemp's 0600. */
+	assert_true(st.st_mode & 0044);
+	assert_int_equal(dir_entries(dir), 1);
+	free(got);
+	remove_dir(dir);
+}
+
+/* ---- /metrics ---- */
+
+struct fill_ctx {
+	struct fs_report *r;
+	int calls;
+	int err;
+};
+
+static int fill(void *ctx, struct fs_report *r)
+{
+	struct fill_ctx *c = ctx;
+
+	c->calls++;
+	if (c->err)
+		return c->err;
+	memcpy(r, c->r, sizeof(*r));
+	/* Live counters grow between scrapes. */
+	r->target[FS_TGT_SHMEM].counter[FS_SH_CALLS] += c->calls;
+	return 0;
+}
+
+/* One HTTP/1.0 request to 127.0.0.1:port; the whole answer. */
+static char *http(unsigned short port, const char *method, const char *path,
+		  const char *accept)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char req[512], chunk[4096];
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	FILE *m;
+	int fd;
+
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
+		 method, path, accept ? "Accept: " : "", accept ? accept : "",
+		 accept ? "\r\n" : "");
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	m = open_memstream(&buf, &len);
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		fwrite(chunk, 1, n, m);
+	fclose(m);
+	close(fd);
+	return buf;
+}
+
+static void test_serve_metrics(void **state)
+{
+	static struct fs_report r, expect;
+	struct fill_ctx ctx = { .r = &r };
+	struct serve *s = NULL, *s2 = NULL;
+	char addr[64], *resp, *want;
+	unsigned short port;
+	FILE *saved = stderr;
+
+	make_run(&r, false);
+	assert_int_equal(serve__start(&s, "127.0.0.1:0", NULL, fill, &ctx), 0);
+	port = serve__port(s);
+	assert_true(port > 0);
+	snprintf(addr, sizeof(addr), "http://127.0.0.1:%u/metrics", port);
+	assert_string_equal(serve__url(s), addr);
+
+	/* Prometheus' Accept: OpenMetrics, exactly the file format. */
+	resp = http(port, "GET", "/metrics",
+		    "application/openmetrics-text;version=1.0.0,text/plain;"
+		    "version=0.0.4;q=0.5,*/*;q=0.1");
+	assert_contains(resp, " 200 OK\r\n");
+	assert_contains(resp, "Content-Type: application/openmetrics-text; "
+			      "version=1.0.0; charset=utf-8\r\n");
+	memcpy(&expect, &r, sizeof(r));
+	expect.target[FS_TGT_SHMEM].counter[FS_SH_CALLS] += 1;
+	want = render(REPORT_FMT_OPENMETRICS, &expect, NULL, NULL);
+	assert_non_null(strstr(resp, "\r\n\r\n"));
+	assert_string_equal(strstr(resp, "\r\n\r\n") + 4, want);
+	free(resp);
+	free(want);
+
+	/* curl: 0.0.4 text; and the counter has grown. */
+	resp = http(port, "GET", "/metrics", NULL);
+	assert_contains(resp, "Content-Type: text/plain; version=0.0.4; "
+			      "charset=utf-8\r\n");
+	assert_contains(resp, "folioscope_shmem_calls_total{kernel=\"6.1.0-13-"
+			      "cloud-amd64\",mechanism=\"fentry\"} 259\n");
+	free(resp);
+	resp = http(port, "GET", "/nope", NULL);
+	assert_contains(resp, " 404 ");
+	free(resp);
+	resp = http(port, "POST", "/metrics", NULL);
+	assert_contains(resp, " 405 ");
+	assert_contains(resp, "Allow: GET, HEAD\r\n");
+	free(resp);
+	ctx.err = -EIO;
+	resp = http(port, "GET", "/metrics", NULL);
+	assert_contains(resp, " 500 ");
+	assert_contains(resp, "cannot collect: Input/output error");
+	free(resp);
+
+	stderr = fopen("/dev/null", "w");
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	assert_int_equal(serve__start(&s2, addr, NULL, fill, &ctx),
+			 -EADDRINUSE);
+	snprintf(addr, sizeof(addr), ":%u", port);
+	assert_int_equal(serve__start(&s2, addr, NULL, fill, &ctx),
+			 -EADDRINUSE);
+	fclose(stderr);
+	stderr = saved;
+	serve__stop(s);
+}
+
+static void test_serve_addresses(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool remote;
+		int err;
+	} cases[] = {
+		{ "0.0.0.0:0", false, -EACCES },
+		{ "192.0.2.1:9100", false, -EACCES },
+		{ "[::]:0", false, -EACCES },
+		/* Allowed, then refused by the kernel: no such local
+		 * address, and nothing listens beyond loopback. */
+		{ "192.0.2.1:0", true, -EADDRNOTAVAIL },
+		{ "localhost:0", false, 0 },
+		{ "127.0.0.2:0", false, 0 },
+		{ "0", false, 0 },
+		{ "", false, -EINVAL },
+		{ "127.0.0.1", false, -EINVAL },
+		{ "127.0.0.1:65536", false, -EINVAL },
+		{ "127.0.0.1:-1", false, -EINVAL },
+		{ "127.0.0.1:80x", false, -EINVAL },
+		{ "::1:9100", false, -EINVAL },
+		{ "[::1]9100", false, -EINVAL },
+		{ "example.org:80", false, -EINVAL },
+	};
+	struct fill_ctx ctx = { .r = NULL };
+	FILE *saved = stderr;
+
+	stderr = fopen("/dev/null", "w");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct serve_opts o = { .allow_remote = cases[i].remote };
+		struct serve *s = NULL;
+		int err = serve__start(&s, cases[i].addr, &o, fill, &ctx);
+
+		if (err != cases[i].err) {
+			fclose(stderr);
+			stderr = saved;
+			fail_msg("'%s': got %d, want %d", cases[i].addr, err,
+				 cases[i].err);
+		}
+		serve__stop(err ? NULL : s);
+	}
+	fclose(stderr);
+	stderr = saved;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_names),
+		cmocka_unit_test(test_human_units),
+		cmocka_unit_test(test_csv_rows),
+		cmocka_unit_test(test_csv_quoting),
+		cmocka_unit_test(test_openmetrics_histogram),
+		cmocka_unit_test(test_openmetrics_escaping),
+		cmocka_unit_test(test_openmetrics_processes),
+		cmocka_unit_test(test_html_charts),
+		cmocka_unit_test(test_ab_view),
+		cmocka_unit_test(test_svg_document),
+		cmocka_unit_test(test_two_runs_need_picture),
+		cmocka_unit_test(test_roundtrip_same_bytes),
+		cmocka_unit_test(test_fixtures_current),
+		cmocka_unit_test(test_write_failures_leave_nothing),
+		cmocka_unit_test(test_write_replaces),
+		cmocka_unit_test(test_serve_metrics),
+		cmocka_unit_test(test_serve_addresses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
