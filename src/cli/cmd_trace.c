@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include "commands.h"
 #include "common.h"
+#include "cli/parse.h"
 #include "session.h"
 
 static volatile sig_atomic_t exiting;
@@ -108,13 +109,11 @@ static int parse_cgroup(const char *path, __u64 *id)
 
 static double parse_seconds(struct argp_state *st, const char *arg)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0) || v > 86400 * 365)
-		cli__usage_error(st, "invalid number of seconds '%s'", arg);
+	if (cli__parse_seconds(arg, &v))
+		cli__usage_error(st, "invalid number of seconds '%s' (want 0 < "
+				 "S <= %.0f)", arg, CLI_MAX_SECONDS);
 	return v;
 }
 

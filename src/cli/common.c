@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "commands.h"
 #include "common.h"
+#include "cli/parse.h"
 #include "report/report.h"
 
 struct common_opts *common_opts_target;
@@ -76,7 +77,6 @@ static int output__check(const char *path)
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct common_opts *c = common_opts_target;
-	char *end;
 
 	switch (key) {
 	case 't':
@@ -106,10 +106,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		output__resolve(st, c);
 		break;
 	case 'd':
-		errno = 0;
-		c->duration = strtod(arg, &end);
-		if (errno || *end || c->duration <= 0)
-			cli__usage_error(st, "invalid duration '%s'", arg);
+		/* strtod alone took "nan": a duration that never ends. */
+		if (cli__parse_seconds(arg, &c->duration))
+			cli__usage_error(st, "invalid duration '%s' (want 0 < "
+					 "SECONDS <= %.0f)", arg,
+					 CLI_MAX_SECONDS);
 		break;
 	case 'v':
 		fs_verbose = true;

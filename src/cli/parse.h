@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Number parsers of the command line, pure (no argp, no exit) so that the
+ * fuzz targets (tests/fuzz) call exactly what the commands call.
+ */
+#ifndef FS_CLI_PARSE_H
+#define FS_CLI_PARSE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/*
+ * A byte size: decimal (or 0x hex) digits and an optional K, M or G
+ * (binary) suffix, nothing else: no sign, no space, no overflow; zero
+ * only when zero is true. Returns 0 or -EINVAL.
+ */
+int cli__parse_size(const char *s, bool zero, __u64 *out);
+
+/* The longest duration or interval a command takes: a year. */
+#define CLI_MAX_SECONDS (86400.0 * 365)
+
+/*
+ * Seconds: a finite decimal number, 0 < v <= CLI_MAX_SECONDS (so no nan,
+ * inf, hex float, sign or space). Returns 0 or -EINVAL.
+ */
+int cli__parse_seconds(const char *s, double *out);
+
+#endif /* FS_CLI_PARSE_H */
