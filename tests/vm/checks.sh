@@ -156,4 +156,20 @@ else
 	bad "vm trace --comm" "no JSON; see $LOGDIR/vm-trace-comm.log"
 fi
 
+# -P in the guest: cat and dd get an entry each, and the entries add up to
+# the totals. (Exec's own small reads land on the child before it execs.)
+j=trace-procs.json
+vm_run vm-trace-procs.log trace -t shmem -P -j "$j" -- /bin/busybox sh -c \
+	'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
+if jq -e . "$out/$j" >/dev/null 2>&1; then
+	size=$(stat -c %s "$FS")
+	expect_eq "vm trace -P: process entries add up to the totals" \
+		"$(jq '[.processes[].targets.shmem.calls] | add' "$out/$j")" \
+		"$(jq '.targets.shmem.calls' "$out/$j")"
+	expect_eq "vm trace -P: two processes each read the whole file" \
+		"$(jq --argjson s "$size" '[.processes[] | .targets.shmem.histograms.bytes.sum | select(. >= $s and . < $s + 4096)] | length' "$out/$j")" 2
+else
+	bad "vm trace -P" "no JSON; see $LOGDIR/vm-trace-procs.log"
+fi
+
 rm -rf "$out"
