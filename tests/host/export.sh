@@ -254,6 +254,17 @@ else
 	skip "html in chromium" "chromium not installed (tests/deps.sh)"
 fi
 
+# ---- a real run: -o gives what report gives from the run's -j ----
+for fmt in openmetrics csv; do
+	if "$FS" run shmem-read --size 4M -j "$ex_dir/run-$fmt.json" \
+		-o "$ex_dir/run.$fmt" --format "$fmt" >"$ex_dir/run.out" 2>&1; then
+		expect_eq "run -o $fmt = report of its -j" \
+			"$("$FS" report "$ex_dir/run-$fmt.json" --format "$fmt" | cmp - "$ex_dir/run.$fmt" 2>&1 && echo same)" same
+	else
+		skip "run -o $fmt = report of its -j" "run shmem-read failed here: $(tail -n 1 "$ex_dir/run.out")"
+	fi
+done
+
 # ---- bad input: one line, non-zero exit, no partial file ----
 expect_error "report: unknown format" 2 "unknown format 'xml' \(text, json" \
 	"$FS" report "$ex_base" --format xml
