@@ -178,6 +178,10 @@ static bool take_stat_name(struct scan *sc, char *buf, size_t n)
 	len = strlen(buf);
 	if (buf[0] == 'p' && sc->s[0] == '.' &&
 	    isdigit((unsigned char)sc->s[1])) {
+		/* Room for the '.', a digit and the NUL: a name of n - 1
+		 * characters wrote its NUL past buf (found by fuzzing). */
+		if (len + 3 > n)
+			return false;
 		buf[len++] = '.';
 		sc->s++;
 		while (isdigit((unsigned char)*sc->s) && len + 1 < n)

@@ -345,6 +345,10 @@ static void test_rule_parse_malformed(void **state)
 		{ "shmem.==0", "expected a name after" },
 		{ "shmem.copy_bytes.==0", "expected a statistic" },
 		{ "shmem.copy_bytes.p50>=base.nope", "unknown statistic" },
+		/* Fuzzing: a 47-character pN and its '.' overflowed the stat
+		 * name buffer (ASan: stack-buffer-overflow, make check SAN=1). */
+		{ "shmem.copy_bytes.p9999999999999999999999999999999999999999999999.9>1",
+		  "expected a statistic" },
 	};
 	char err[256], longrule[400];
 	struct cmp_rule r;
