@@ -158,8 +158,10 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 	mode_t mask;
 
 	if (!strcmp(path, "-")) {
-		err = write_all(STDOUT_FILENO, buf, len);
-		return err;
+		/* After what stdio still holds (trace's "== interval" heads). */
+		if (fflush(stdout))
+			return -errno;
+		return write_all(STDOUT_FILENO, buf, len);
 	}
 	/* Same directory as path, so rename() is atomic. */
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
