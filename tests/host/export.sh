@@ -38,8 +38,7 @@ ex_free_port() {
 
 # ex_wait_line FILE REGEX: wait up to 10 s for a line; prints it.
 ex_wait_line() {
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		if grep -Eo -- "$2" "$1" 2>/dev/null; then return 0; fi
 		sleep 0.1
 	done
@@ -282,7 +281,7 @@ expect_error "report: two runs in csv" 2 "two reports need --format svg or html"
 printf '{"schema": "folioscope/1", "tool": {' >"$ex_dir/bad.json"
 expect_error "report: malformed JSON" 1 "invalid report '$ex_dir/bad.json': malformed JSON" \
 	"$FS" report "$ex_dir/bad.json" -o "$ex_dir/bad.csv"
-expect_eq "malformed JSON: no output file" "$(ls "$ex_dir"/bad.csv* 2>/dev/null | wc -l)" 0
+expect_eq "malformed JSON: no output file" "$(find "$ex_dir" -name 'bad.csv*' | wc -l)" 0
 expect_error "report: missing report" 1 "cannot read '$ex_dir/none.json': No such file" \
 	"$FS" report "$ex_dir/none.json"
 expect_error "--serve: not loopback" 1 "cannot serve on 0\.0\.0\.0:0: not a loopback address" \
