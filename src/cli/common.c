@@ -41,6 +41,15 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 {
 	int err;
 
+	/* -j too: it was only found unwritable after the whole run. */
+	if (c->json && strcmp(c->json, "-")) {
+		err = output__check(c->json);
+		if (err) {
+			fprintf(stderr, "folioscope: cannot write '%s': %s\n",
+				c->json, strerror(-err));
+			exit(1);
+		}
+	}
 	if (!c->output || !strcmp(c->output, "-"))
 		return;
 	if (!c->format_set && report__format_guess(c->output, &c->format))
