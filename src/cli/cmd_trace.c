@@ -19,6 +19,7 @@
 #include "common.h"
 #include "cli/parse.h"
 #include "session.h"
+#include "serve/serve.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -37,10 +38,13 @@ struct trace_args {
 	bool cumulative;
 	bool timestamps;
 	bool quiet;
+	const char *serve; /* --serve ADDR:PORT */
+	bool serve_any;
 	char **cmd; /* after "--" */
 };
 
-enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE };
+enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_SERVE,
+       OPT_SERVE_ANY };
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0,
@@ -49,6 +53,11 @@ static const struct argp_option options[] = {
 	  "with -i: each report shows everything since the start", 0 },
 	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
+	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
+	  "serve cumulative metrics at http://ADDR:PORT/metrics while tracing "
+	  "(default address 127.0.0.1)", 0 },
+	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
+	  "allow --serve on an address that is not loopback", 0 },
 	{ "per-process", 'P', NULL, 0,
 	  "also histograms per process (64 of them, then 'other')", 0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
@@ -143,6 +152,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case 'P':
 		a->p.per_proc = true;
 		break;
+	case OPT_SERVE:
+		a->serve = arg;
+		break;
+	case OPT_SERVE_ANY:
+		a->serve_any = true;
+		break;
 	case 'p':
 		errno = 0;
 		pid = strtol(arg, &end, 10);
@@ -183,6 +198,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (a->cumulative && !a->interval)
 			cli__usage_error(st, "--cumulative needs -i");
+		if (a->serve_any && !a->serve)
+			cli__usage_error(st, "--serve-any needs --serve");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -277,10 +294,21 @@ cleanup:
 	return err;
 }
 
+/*
+ * A scrape of --serve: totals since the start, on the server's thread.
+ * Cumulative collects only read the session, so they may run beside the
+ * main loop's interval collects.
+ */
+static int trace__fill(void *ctx, struct fs_report *r)
+{
+	return session__collect(ctx, r, false);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
+	struct serve *srv = NULL;
 	struct timespec t0, tick;
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
@@ -303,6 +331,15 @@ int cmd_trace(int argc, char **argv)
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
+	if (a.serve) {
+		struct serve_opts so = { .allow_remote = a.serve_any };
+
+		err = serve__start(&srv, a.serve, &so, trace__fill, &s);
+		if (err)
+			goto cleanup;
+		/* Even with -q: a scraper needs the (maybe chosen) port. */
+		fprintf(stderr, "folioscope: serving %s\n", serve__url(srv));
+	}
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
 			err = -errno;
@@ -346,6 +383,7 @@ int cmd_trace(int argc, char **argv)
 		err = trace__report(&s, &a, false, a.interval ? "totals" : NULL,
 				    true);
 cleanup:
+	serve__stop(srv);
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */
 	if (child > 0) {

@@ -123,6 +123,26 @@ if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/i.json"; then
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
 fi
+# --serve while tracing: /metrics holds the counts since the start.
+if command -v curl >/dev/null; then
+	reader a cat "$lt/a"; A=$RPID
+	if start_trace -p "$A" --serve 127.0.0.1:0 -j "$lt/s.json"; then
+		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
+		go a; wait "$A"
+		m=$(curl -s "$url")
+		stop_trace
+		expect_eq "trace --serve: bytes sum scraped while tracing" \
+			"$(awk '/^folioscope_shmem_bytes_sum/ { print $2 }' <<<"$m")" 1000000
+		expect_eq "trace --serve: calls scraped = calls in the final JSON" \
+			"$(awk '/^folioscope_shmem_calls_total/ { print $2 }' <<<"$m")" \
+			"$(jq .targets.shmem.calls "$lt/s.json")"
+	else
+		bad "trace --serve" "did not attach: $(cat "$lt/err")"; kill "$A"
+	fi
+else
+	skip "trace --serve" "curl not installed"
+fi
+
 # -P: one entry per process; past 64 processes, the "other" bucket.
 reader a cat "$lt/a"; A=$RPID
 reader b cat "$lt/b"; B=$RPID
