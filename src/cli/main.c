@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "commands.h"
+#include "cli/runguard.h"
 #include "version.h"
 #include <argp.h>
 
@@ -58,8 +59,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			if (commands[i].fn != cmd_run)
+				return commands[i].fn(argc - 1, argv + 1);
+			runguard__start();
+			return runguard__finish(cmd_run(argc - 1, argv + 1));
+		}
 	fprintf(stderr, "folioscope: unknown command '%s' (", argv[1]);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Removing what killed runs left behind; see stale.h. Everything removed
+ * must carry the workloads' own temp dir name, be a directory (not a
+ * symlink) owned by us, and belong to no live run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <linux/loop.h>
+#include "workload/stale.h"
+
+#define MAX_MOUNTS 64
+
+bool wl__stale_name(const char *name)
+{
+	static const char *const tags[] = { "folioscope-shmem-",
+					    "folioscope-dedupe-" };
+
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		size_t n = strlen(tags[i]);
+
+		if (strncmp(name, tags[i], n))
+			continue;
+		name += n;
+		/* mkdtemp's six characters. */
+		if (strlen(name) != 6)
+			return false;
+		for (; *name; name++)
+			if (!((*name >= 'a' && *name <= 'z') ||
+			      (*name >= 'A' && *name <= 'Z') ||
+			      (*name >= '0' && *name <= '9')))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* The file's first len - 1 bytes, NUL-terminated; bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+pid_t wl__run_alive(const char *procfs, pid_t self)
+{
+	char path[PATH_MAX], buf[256];
+	struct dirent *e;
+	pid_t found = 0;
+	ssize_t n;
+	DIR *d;
+
+	d = opendir(procfs);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "%s/%ld/comm", procfs, pid);
+		if (read_small(path, buf, sizeof(buf)) <= 0 ||
+		    strcmp(buf, "folioscope\n"))
+			continue;
+		/* argv NUL-separated; a zombie's is empty. */
+		snprintf(path, sizeof(path), "%s/%ld/cmdline", procfs, pid);
+		n = read_small(path, buf, sizeof(buf));
+		if (n <= 0)
+			continue;
+		if (strnlen(buf, n) + 1 < (size_t)n &&
+		    !strcmp(buf + strlen(buf) + 1, "run"))
+			found = (pid_t)pid;
+	}
+	closedir(d);
+	return found;
+}
+
+/* /proc/self/mountinfo escapes space, tab, newline and '\' as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+				      (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Detach every mount at or below dir, deepest (latest) first. */
+static int umount_under(const char *dir)
+{
+	char *mnt[MAX_MOUNTS], line[4096 + 256];
+	int n = 0, done = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	while (n < MAX_MOUNTS && fgets(line, sizeof(line), f)) {
+		char point[4096 + 1];
+
+		/* id parent maj:min root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4096s", point) != 1)
+			continue;
+		unescape(point);
+		if (under(point, dir) && (mnt[n] = strdup(point)))
+			n++;
+	}
+	fclose(f);
+	while (n--) {
+		if (!umount2(mnt[n], MNT_DETACH | UMOUNT_NOFOLLOW))
+			done++;
+		free(mnt[n]);
+	}
+	return done;
+}
+
+/* Unbind loop devices whose backing file is inside dir. */
+static void loops_under(const char *dir)
+{
+	char path[PATH_MAX], back[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	d = opendir("/sys/block");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		ssize_t n;
+		int fd;
+
+		if (strncmp(e->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file",
+			 e->d_name);
+		n = read_small(path, back, sizeof(back));
+		if (n <= 0)
+			continue;
+		back[strcspn(back, "\n")] = '\0';
+		if (!under(back, dir))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ioctl(fd, LOOP_CLR_FD, 0);
+			close(fd);
+		}
+	}
+	closedir(d);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type,
+		  struct FTW *ftw)
+{
+	/* Depth first, physical: a symlink is removed, never followed. */
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+int wl__stale_clean(const char *parent)
+{
+	return wl__stale_clean_at(parent, "/proc");
+}
+
+int wl__stale_clean_at(const char *parent, const char *procfs)
+{
+	char dir[PATH_MAX];
+	struct dirent *e;
+	struct stat sb;
+	int removed = 0;
+	DIR *d;
+
+	char real[PATH_MAX];
+
+	if (!parent) {
+		parent = getenv("TMPDIR");
+		if (!parent || !*parent)
+			parent = "/tmp";
+	}
+	if (wl__run_alive(procfs, getpid()))
+		return 0;
+	/* Mount points are listed canonical: "/tmp/", a symlinked TMPDIR. */
+	if (!realpath(parent, real))
+		return -errno;
+	parent = real;
+	d = opendir(parent);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		int mounts;
+
+		if (!wl__stale_name(e->d_name))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (snprintf(dir, sizeof(dir), "%s/%s", parent, e->d_name) >=
+		    (int)sizeof(dir))
+			continue;
+		mounts = umount_under(dir);
+		loops_under(dir);
+		/* FTW_MOUNT: a mount that would not go stays untouched. */
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		if (lstat(dir, &sb)) {
+			removed++;
+			fprintf(stderr, "folioscope: run: removed '%s' (%d "
+				"mount%s), left behind by a run that was "
+				"killed\n", dir, mounts, mounts == 1 ? "" : "s");
+		} else {
+			fprintf(stderr, "folioscope: run: cannot remove '%s', "
+				"left behind by a run that was killed\n", dir);
+		}
+	}
+	closedir(d);
+	return removed;
+}
