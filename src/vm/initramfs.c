@@ -76,6 +76,7 @@ static const char init_script[] =
 	"exec 3>/dev/ttyS3\n"
 	"for f in /out/*; do\n"
 	"\tn=${f#/out/}\n"
+	"\tn=${n%%.*}\n"
 	"\tcase $n in ''|*[!0-9]*) continue ;; esac\n"
 	"\t[ -f \"$f\" ] || continue\n"
 	"\techo \"FILE $n $(wc -c <\"$f\")\" >&3\n"

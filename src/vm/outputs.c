@@ -67,11 +67,12 @@ static int output__check(const char *path)
 	return err;
 }
 
-/* Registers host path; returns the guest path "/out/N" (malloc'd). */
+/* Registers host path; returns the guest path "/out/N[.ext]" (malloc'd). */
 static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
 			     int *err)
 {
 	struct vm_output *nv, *o;
+	const char *ext;
 	char *guest;
 
 	*err = output__check(host);
@@ -88,7 +89,13 @@ static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->host_path = strdup(host);
-	if (!o->host_path || asprintf(&guest, "/out/%d", outs->n) < 0) {
+	/* The guest path keeps the host's extension, so a format guessed
+	 * from it (-o x.csv) is the same inside the guest. */
+	ext = strrchr(host, '.');
+	if (!ext || strchr(ext, '/') || strlen(ext) > 8)
+		ext = "";
+	if (!o->host_path ||
+	    asprintf(&guest, "/out/%d%s", outs->n, ext) < 0) {
 		free(o->host_path);
 		goto nomem;
 	}
