@@ -36,5 +36,6 @@ fi
 if [ "$what" == all ] || [ "$what" == vm ]; then
 	echo "== vm"
 	. tests/vm/checks.sh
+	. tests/vm/validation.sh
 fi
 summary

@@ -2,7 +2,8 @@
 /*
  * folioscope run WORKLOAD: set the workload up, attach, run its traced
  * phase, report, and reconcile the histograms with the workload's own
- * totals (calls issued = calls seen, bytes moved = bytes summed).
+ * totals (calls issued = calls seen, bytes moved = bytes summed). Exits 1
+ * on a tracing mismatch or any failed ground-truth check.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,92 +13,254 @@
 #include <unistd.h>
 #include "commands.h"
 #include "common.h"
+#include "parse.h"
+#include "progress.h"
 #include "session.h"
 #include "workload/workload.h"
+
+/* Options that belong to one workload or are a layout of their own. */
+enum opt_class {
+	OC_DEDUPE = 1,	     /* dedupe only */
+	OC_SHMEM = 2,	     /* shmem-read only */
+	OC_LAYOUT = 4,	     /* a layout: not with --matrix */
+	OC_NOT_SEED = 8,     /* not with --files (the seed's own layout) */
+};
 
 struct run_args {
 	struct common_opts c;
 	const char *workload;
 	struct wl_opts w;
+	/* The first option given of each class, for conflict errors. */
+	const char *first[16];
 };
 
-enum { OPT_HUGE = 0x100, OPT_FS, OPT_DIR, OPT_RANGE, OPT_COUNT, OPT_SIZE,
-       OPT_BS };
+enum {
+	OPT_HUGE = 0x100,
+	OPT_FS,
+	OPT_DIR,
+	OPT_RANGE,
+	OPT_COUNT,
+	OPT_SIZE,
+	OPT_BS,
+	OPT_MATRIX,
+	OPT_INJECT,
+	OPT_BLOCK_SIZE,
+	OPT_SRC_OFF,
+	OPT_DST_OFF,
+	OPT_DESTS,
+	OPT_SAME_FILE,
+	OPT_DIFFER,
+	OPT_COLD,
+	OPT_FILES,
+	OPT_FILE_SIZE,
+	OPT_FILL,
+	OPT_OFFSET,
+	OPT_LENGTH,
+	OPT_BUF_ALIGN,
+	OPT_SYSCALL,
+	OPT_IOVECS,
+	OPT_READERS,
+};
 
 static const struct argp_option options[] = {
+	{ "matrix", OPT_MATRIX, NULL, 0,
+	  "run the default matrix of layouts (see README) instead of one", 0 },
+	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
+	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
+	  "flip the first expected answer", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
-	{ "fs", OPT_FS, "btrfs|xfs", 0, "filesystem to make on a loop image", 1 },
+	{ "fs", OPT_FS, "btrfs|xfs", 0,
+	  "filesystem to make on a loop image (--matrix: all)", 1 },
+	{ "block-size", OPT_BLOCK_SIZE, "BYTES", 0,
+	  "xfs block size (mkfs.xfs -b size=), 1024 .. page size", 1 },
 	{ "dir", OPT_DIR, "DIR", 0, "use DIR on btrfs/xfs instead of a loop image", 1 },
-	{ "range", OPT_RANGE, "BYTES", 0, "bytes per dedupe range (default 128K)", 1 },
-	{ "count", OPT_COUNT, "N", 0, "FIDEDUPERANGE calls (default 64)", 1 },
+	{ "range", OPT_RANGE, "BYTES", 0,
+	  "bytes per dedupe range (default 128K; --files: the file size)", 1 },
+	{ "count", OPT_COUNT, "N", 0,
+	  "consecutive ranges, one FIDEDUPERANGE each (default 64)", 1 },
+	{ "src-off", OPT_SRC_OFF, "BYTES", 0, "first source offset (default 0)", 1 },
+	{ "dst-off", OPT_DST_OFF, "BYTES", 0,
+	  "first destination offset (default: --src-off, or after the "
+	  "source ranges with --same-file)", 1 },
+	{ "dests", OPT_DESTS, "N", 0, "destinations per ioctl, 1 .. 16 (default 1)", 1 },
+	{ "same-file", OPT_SAME_FILE, NULL, 0, "destinations are ranges of the source file", 1 },
+	{ "differ", OPT_DIFFER, "WHERE", 0,
+	  "one byte differs per destination range: none, first, middle, "
+	  "word-end, word-start, last, past (just past what is compared)", 1 },
+	{ "cold", OPT_COLD, NULL, 0, "drop the files' pages before the dedupe", 1 },
+	{ "files", OPT_FILES, "N", 0,
+	  "seed workload: N identical files, deduped against the first", 1 },
+	{ "file-size", OPT_FILE_SIZE, "BYTES", 0,
+	  "size of each file (--files: default 4M; else: just the ranges)", 1 },
 	{ NULL, 0, NULL, 0, "shmem-read:", 2 },
 	{ "huge", OPT_HUGE, "MODE", 0, "tmpfs huge=always|never|within_size|advise", 2 },
+	{ "fill", OPT_FILL, "HOW", 0,
+	  "file contents: full, sparse (holes), mixed (2M chunks + sparse "
+	  "4K tail) (default full)", 2 },
 	{ "size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2 },
-	{ "bs", OPT_BS, "BYTES", 0, "read size (default 64K)", 2 },
+	{ "bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2 },
+	{ "offset", OPT_OFFSET, "BYTES", 0, "first file position read (default 0)", 2 },
+	{ "length", OPT_LENGTH, "BYTES", 0, "bytes to read (default: to EOF)", 2 },
+	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
+	  "user buffer = page-aligned base + N (default 0)", 2 },
+	{ "syscall", OPT_SYSCALL, "CALL", 0, "read, pread or readv (default read)", 2 },
+	{ "iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2 },
+	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64", 2 },
 	{},
 };
 
-/* "64K", "2M", "1G" or plain bytes. */
-static int parse_size(const char *s, __u64 *out)
+/* A count that must fit an unsigned int and be at most max. */
+static unsigned int parse_count(const struct argp_state *st, const char *name,
+				const char *arg, __u64 max)
 {
-	char *end;
-	unsigned long long v;
+	__u64 v = 0;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end || !v)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (cli__parse_size(arg, false, &v))
+		cli__usage_error(st, "invalid %s '%s'", name, arg);
+	if (v > max)
+		cli__usage_error(st, "%s %s is too large (at most %llu)", name,
+				 arg, (unsigned long long)max);
+	return (unsigned int)v;
+}
+
+static __u64 parse_bytes(const struct argp_state *st, const char *name,
+			 const char *arg, bool zero)
+{
+	__u64 v = 0;
+
+	if (cli__parse_size(arg, zero, &v))
+		cli__usage_error(st, "invalid size '%s' for %s", arg, name);
+	return v;
+}
+
+static void note(struct run_args *a, unsigned int cls, const char *name)
+{
+	for (int b = 0; b < 4; b++)
+		if (cls & (1u << b) && !a->first[b])
+			a->first[b] = name;
 }
 
 static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct run_args *a = st->input;
-	__u64 v = 0;
+	struct wl_opts *w = &a->w;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
 		break;
+	case OPT_MATRIX:
+		w->matrix = true;
+		break;
+	case OPT_INJECT:
+		w->inject_wrong = true;
+		break;
 	case OPT_FS:
 		if (strcmp(arg, "btrfs") && strcmp(arg, "xfs"))
 			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)", arg);
-		a->w.fs = arg;
+		w->fs = arg;
+		note(a, OC_DEDUPE, "--fs");
+		break;
+	case OPT_BLOCK_SIZE:
+		w->block_size = parse_count(st, "--block-size", arg, 65536);
+		note(a, OC_DEDUPE, "--block-size");
 		break;
 	case OPT_DIR:
-		a->w.dir = arg;
+		w->dir = arg;
+		note(a, OC_DEDUPE, "--dir");
+		break;
+	case OPT_RANGE:
+		w->range = parse_bytes(st, "--range", arg, false);
+		note(a, OC_DEDUPE | OC_LAYOUT, "--range");
+		break;
+	case OPT_COUNT:
+		w->count = parse_count(st, "--count", arg, 1000000);
+		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--count");
+		break;
+	case OPT_SRC_OFF:
+		w->src_off = parse_bytes(st, "--src-off", arg, true);
+		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--src-off");
+		break;
+	case OPT_DST_OFF:
+		w->dst_off = parse_bytes(st, "--dst-off", arg, true);
+		w->dst_off_set = true;
+		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--dst-off");
+		break;
+	case OPT_DESTS:
+		w->dests = parse_count(st, "--dests", arg, 16);
+		note(a, OC_DEDUPE | OC_LAYOUT, "--dests");
+		break;
+	case OPT_SAME_FILE:
+		w->same_file = true;
+		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--same-file");
+		break;
+	case OPT_DIFFER:
+		if (dd_diff__parse(arg) < 0)
+			cli__usage_error(st, "unknown --differ '%s' (none, first, middle, "
+					 "word-end, word-start, last, past)", arg);
+		w->differ = arg;
+		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--differ");
+		break;
+	case OPT_COLD:
+		w->cold = true;
+		note(a, OC_DEDUPE | OC_LAYOUT, "--cold");
+		break;
+	case OPT_FILES:
+		w->files = parse_count(st, "--files", arg, 1000000);
+		note(a, OC_DEDUPE | OC_LAYOUT, "--files");
+		break;
+	case OPT_FILE_SIZE:
+		w->file_size = parse_bytes(st, "--file-size", arg, false);
+		note(a, OC_DEDUPE | OC_LAYOUT, "--file-size");
 		break;
 	case OPT_HUGE:
 		if (strcmp(arg, "always") && strcmp(arg, "never") &&
 		    strcmp(arg, "within_size") && strcmp(arg, "advise"))
 			cli__usage_error(st, "unknown --huge '%s'", arg);
-		a->w.huge = arg;
+		w->huge = arg;
+		note(a, OC_SHMEM | OC_LAYOUT, "--huge");
 		break;
-	case OPT_RANGE:
+	case OPT_FILL:
+		if (sh_fill__parse(arg) < 0)
+			cli__usage_error(st, "unknown --fill '%s' (full, sparse, mixed)",
+					 arg);
+		w->fill = arg;
+		note(a, OC_SHMEM | OC_LAYOUT, "--fill");
+		break;
 	case OPT_SIZE:
+		w->size = parse_bytes(st, "--size", arg, false);
+		note(a, OC_SHMEM | OC_LAYOUT, "--size");
+		break;
 	case OPT_BS:
-	case OPT_COUNT:
-		if (parse_size(arg, &v))
-			cli__usage_error(st, "invalid size '%s'", arg);
-		if (key == OPT_RANGE)
-			a->w.range = v;
-		else if (key == OPT_SIZE)
-			a->w.size = v;
-		else if (key == OPT_BS)
-			a->w.bs = v;
-		else if (v > 1000000)
-			cli__usage_error(st, "--count %s is too large", arg);
-		else
-			a->w.count = (unsigned int)v;
+		w->bs = parse_bytes(st, "--bs", arg, false);
+		note(a, OC_SHMEM | OC_LAYOUT, "--bs");
+		break;
+	case OPT_OFFSET:
+		w->offset = parse_bytes(st, "--offset", arg, true);
+		note(a, OC_SHMEM | OC_LAYOUT, "--offset");
+		break;
+	case OPT_LENGTH:
+		w->length = parse_bytes(st, "--length", arg, false);
+		note(a, OC_SHMEM | OC_LAYOUT, "--length");
+		break;
+	case OPT_BUF_ALIGN:
+		w->buf_align = parse_bytes(st, "--buf-align", arg, true);
+		note(a, OC_SHMEM | OC_LAYOUT, "--buf-align");
+		break;
+	case OPT_SYSCALL:
+		if (sh_call__parse(arg) < 0)
+			cli__usage_error(st, "unknown --syscall '%s' (read, pread, readv)",
+					 arg);
+		w->syscall = arg;
+		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
+		break;
+	case OPT_IOVECS:
+		w->iovecs = parse_count(st, "--iovecs", arg, SH_MAX_IOVECS);
+		note(a, OC_SHMEM | OC_LAYOUT, "--iovecs");
+		break;
+	case OPT_READERS:
+		w->readers = parse_count(st, "--readers", arg, SH_MAX_READERS);
+		note(a, OC_SHMEM | OC_LAYOUT, "--readers");
 		break;
 	case ARGP_KEY_ARG:
 		if (a->workload)
@@ -110,6 +273,18 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (!a->workload)
 			cli__usage_error(st, "which workload? (dedupe, shmem-read)");
+		/* Indices: bit numbers of enum opt_class. */
+		if (!strcmp(a->workload, "dedupe") && a->first[1])
+			cli__usage_error(st, "%s is a shmem-read option",
+					 a->first[1]);
+		if (strcmp(a->workload, "dedupe") && a->first[0])
+			cli__usage_error(st, "%s is a dedupe option", a->first[0]);
+		if (w->matrix && a->first[2])
+			cli__usage_error(st, "--matrix runs its own layouts; drop %s",
+					 a->first[2]);
+		if (w->files && a->first[3])
+			cli__usage_error(st, "--files runs the seed's layout; drop %s",
+					 a->first[3]);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -124,8 +299,9 @@ static const struct argp_child children[] = {
 
 static const struct argp run_argp = {
 	options, parse, "dedupe|shmem-read",
-	"Drive a workload while tracing, report, and check the histograms "
-	"against the workload's own totals.",
+	"Drive a workload while tracing, check the kernel's answers against "
+	"ground truth, report, and check the histograms against the "
+	"workload's own totals.",
 	children, NULL, NULL,
 };
 
@@ -173,6 +349,7 @@ int cmd_run(int argc, char **argv)
 	struct probe_opts po = {};
 	struct fs_report r;
 	enum fs_target t;
+	__u64 calls, bytes;
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
@@ -187,26 +364,40 @@ int cmd_run(int argc, char **argv)
 	s.want[t] = true; /* the workload's own target is always traced */
 
 	model__init(&r);
+	progress__step("run", "preparing %s%s", a.workload,
+		       a.w.matrix ? " (matrix)" : "");
 	err = workload__prepare(&w, a.workload, &a.w);
 	if (err)
 		goto cleanup;
 	/* Only this process runs the workload: keep its events only. */
 	po.filter_tgid = (__u32)getpid();
+	progress__step("run", "attaching");
 	err = session__start(&s, a.c.mode, &po);
 	if (err)
 		goto cleanup;
+	progress__step("run", "running %s and checking its answers",
+		       a.workload);
 	err = workload__run(w, &r);
 	if (err)
 		goto cleanup;
+	progress__step("run", "collecting");
 	err = session__collect(&s, &r, false);
 	if (err)
 		goto cleanup;
+	progress__done();
+	/* What the plan's level sees: a syscall-level plan counts dedupe
+	 * destinations and bytes differently from the remap prep. */
+	workload__totals(w, !strcmp(r.target[t].attach.mechanism, "syscall"),
+			 &calls, &bytes);
+	model__kv_u64(&r, "calls", calls);
+	model__kv_u64(&r, "bytes", bytes);
 	rc = run__reconcile(&r, t) ? 1 : 0;
-	if (kv_u64(&r, "validation_failures"))
+	if (r.validation.failures || kv_u64(&r, "validation_failures"))
 		rc = 1;
 	if (common__output(&a.c, &r))
 		rc = 1;
 cleanup:
+	progress__done();
 	session__stop(&s);
 	workload__destroy(w);
 	return rc;

@@ -170,6 +170,27 @@ static void workload_to_json(struct builder *b, struct json_object *root,
 	}
 }
 
+/* "validation": {"checks", "failures", "cases": [{"layout", "expected",
+ * "got"}]}; cases are the first failures, FS_MAX_CASES at most. */
+static void validation_to_json(struct builder *b, struct json_object *root,
+			       const struct fs_validation *v)
+{
+	struct json_object *o, *arr, *e;
+
+	o = put(b, root, "validation", json_object_new_object());
+	put(b, o, "checks", json_object_new_uint64(v->checks));
+	put(b, o, "failures", json_object_new_uint64(v->failures));
+	arr = put(b, o, "cases", json_object_new_array());
+	for (int i = 0; i < v->ncases && i < FS_MAX_CASES; i++) {
+		const struct fs_case *c = &v->cases[i];
+
+		e = push(b, arr, json_object_new_object());
+		put(b, e, "layout", JSTR(c->layout));
+		put(b, e, "expected", JSTR(c->expected));
+		put(b, e, "got", JSTR(c->got));
+	}
+}
+
 struct json_object *report__to_json(const struct fs_report *r)
 {
 	struct builder b = { .oom = false };
@@ -212,6 +233,9 @@ struct json_object *report__to_json(const struct fs_report *r)
 	/* No workload object at all when none ran. */
 	if (r->workload_name[0] || r->nkv)
 		workload_to_json(&b, root, r);
+	/* Only when a validating workload ran: no checks is not "passed". */
+	if (r->validation.ran)
+		validation_to_json(&b, root, &r->validation);
 	if (b.oom) {
 		json_object_put(root);
 		return NULL;
@@ -655,6 +679,56 @@ static int parse_workload(struct reader *rd, struct fs_report *r,
 	return 0;
 }
 
+static int parse_validation(struct reader *rd, struct fs_report *r,
+			    struct json_object *o)
+{
+	static const char where[] = "validation";
+	struct fs_validation *v = &r->validation;
+	struct json_object *arr, *e;
+	__u64 kept;
+	char w[64];
+	size_t n;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	err = get_u64(rd, o, where, "checks", &v->checks);
+	err = err ?: get_u64(rd, o, where, "failures", &v->failures);
+	err = err ?: get(rd, o, where, "cases", json_type_array, &arr);
+	if (err)
+		return err;
+	if (v->failures > v->checks)
+		return bad(rd, "%s: %llu failures in %llu checks", where,
+			   (unsigned long long)v->failures,
+			   (unsigned long long)v->checks);
+	/* The writer keeps the first FS_MAX_CASES failures, no fewer. */
+	n = json_object_array_length(arr);
+	kept = v->failures < FS_MAX_CASES ? v->failures : FS_MAX_CASES;
+	if (n != kept)
+		return bad(rd, "%s.cases: %zu cases for %llu failures (want "
+			       "%llu)", where, n,
+			   (unsigned long long)v->failures,
+			   (unsigned long long)kept);
+	for (size_t i = 0; i < n; i++) {
+		struct fs_case *c = &v->cases[i];
+
+		snprintf(w, sizeof(w), "%s.cases[%zu]", where, i);
+		e = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(e, json_type_object))
+			return bad(rd, "%s: expected object", w);
+		err = get_str(rd, e, w, "layout", c->layout,
+			      sizeof(c->layout));
+		err = err ?: get_str(rd, e, w, "expected", c->expected,
+				     sizeof(c->expected));
+		err = err ?: get_str(rd, e, w, "got", c->got, sizeof(c->got));
+		if (err)
+			return err;
+	}
+	v->ncases = (int)n;
+	v->ran = true;
+	return 0;
+}
+
 static int parse_report(struct reader *rd, struct json_object *root,
 			struct fs_report *r)
 {
@@ -697,8 +771,14 @@ static int parse_report(struct reader *rd, struct json_object *root,
 	}
 
 	/* Absent when no workload ran. */
-	if (json_object_object_get_ex(root, "workload", &v))
-		return parse_workload(rd, r, v);
+	if (json_object_object_get_ex(root, "workload", &v)) {
+		err = parse_workload(rd, r, v);
+		if (err)
+			return err;
+	}
+	/* Absent when nothing was checked. */
+	if (json_object_object_get_ex(root, "validation", &v))
+		return parse_validation(rd, r, v);
 	return 0;
 }
 

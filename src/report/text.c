@@ -209,6 +209,21 @@ static void print_workload(FILE *f, const struct fs_report *r)
 	}
 }
 
+/* The verdict line, then every failed case kept, layout first. */
+static void print_validation(FILE *f, const struct fs_validation *v)
+{
+	fprintf(f, "validation: %llu checks, %llu failures\n",
+		(unsigned long long)v->checks,
+		(unsigned long long)v->failures);
+	for (int i = 0; i < v->ncases; i++)
+		fprintf(f, "  FAIL %s\n    expected: %s\n    got:      %s\n",
+			v->cases[i].layout, v->cases[i].expected,
+			v->cases[i].got);
+	if (v->failures > (__u64)v->ncases)
+		fprintf(f, "  (%llu more failures not kept)\n",
+			(unsigned long long)(v->failures - v->ncases));
+}
+
 int report__text(FILE *f, const struct fs_report *r)
 {
 	int shown = 0;
@@ -240,6 +255,10 @@ int report__text(FILE *f, const struct fs_report *r)
 	if (r->workload_name[0] || r->nkv) {
 		fputc('\n', f);
 		print_workload(f, r);
+	}
+	if (r->validation.ran) {
+		fputc('\n', f);
+		print_validation(f, &r->validation);
 	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

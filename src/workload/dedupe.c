@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * dedupe workload: FIDEDUPERANGE over two files with identical contents,
- * which makes the kernel compare every range (vfs_dedupe_file_range_compare).
- * Ground truth: the data are equal, so every range must come back
- * FILE_DEDUPE_RANGE_SAME with bytes_deduped == range.
+ * dedupe workload: FIDEDUPERANGE over ranges whose contents the tool wrote
+ * itself (vfs_dedupe_file_range_compare), so it knows every answer:
  *
- * The files live on a fresh loop-mounted btrfs/xfs image, or in a temp
- * dir under --dir when that is on btrfs or xfs.
+ *   default   one layout from the options: --count ranges of --range bytes
+ *             from --src-off of one file to --dst-off of --dests files (or
+ *             of the same file), optionally differing in one byte, cold
+ *   --matrix  the default matrix (truth.c) on btrfs and on xfs with 4096,
+ *             1024 and 2048 byte blocks, so that offsets sit at different
+ *             places inside a page
+ *   --files   the seed's workload: N identical files, deduped against the
+ *             first, with totals
+ *
+ * Each destination's status and bytes_deduped is one check; after the
+ * traced ioctls every compared range is read back from disk and must still
+ * hold what was written (one check per range).
+ *
+ * The files live on fresh loop-mounted btrfs/xfs images, or in a temp dir
+ * under --dir when that is on btrfs or xfs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,40 +29,58 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 
+#include "workload/safedir.h"
 #include "workload/workload.h"
 
 #define WL "dedupe"
 /* mkfs.xfs refuses images under 300 MB. */
-#define IMG_SIZE (320ULL << 20)
-/* What the two files may take on that image, leaving metadata room
- * (spelled out in the --count x --range hint). */
-#define IMG_DATA_MAX (192ULL << 20)
-/* Dedupe works in whole fs blocks; 4 KiB is the btrfs and xfs default
- * (the hint text below spells it out). */
-#define DD_BLOCK 4096ULL
+#define IMG_MIN (320ULL << 20)
+/* Sparse images: room for twice the data plus metadata costs nothing
+ * until written. */
+#define IMG_META (128ULL << 20)
+/* Per-ioctl ranges and files: far more than any sane run. */
+#define RANGES_MAX 1000000ULL
+#define FILES_MAX 1000000U
+#define READ_CHUNK (1ULL << 20)
 
-struct dedupe {
-	char fs[8];
-	__u64 range;
-	unsigned int count;
-	/* Loop mode: tmpdir holds the image and the mount point. */
-	char tmpdir[PATH_MAX];
+struct dd_mount {
 	char img[PATH_MAX];
 	char mnt[PATH_MAX];
 	char loopdev[32];
 	bool img_made, mnt_made, mounted, loop_node_made;
-	/* Where src and dst live: the mount point, or a temp dir in --dir. */
+	/* Where the files go: the mount point, or a temp dir in --dir. */
 	char work[PATH_MAX];
 	bool work_made;
-	char src[PATH_MAX];
-	char dst[PATH_MAX];
-	bool src_made, dst_made;
-	int src_fd, dst_fd;
-	struct file_dedupe_range *req; /* with room for one destination */
+};
+
+/* What the kernel answered for one destination of one ioctl. */
+struct dd_result {
+	int ioctl_err;
+	__s32 status;
+	__u64 bytes;
+};
+
+struct dedupe {
+	struct dd_plan plan;
+	const char *mode; /* "custom", "matrix" or "seed" */
+	/* Loop mode: tmpdir holds the images and mount points. */
+	char tmpdir[PATH_MAX];
+	struct dd_mount m[DD_MAX_FS];
+	bool *made;	       /* per file */
+	size_t *first;	       /* per case: index of its first result */
+	size_t nres;
+	struct dd_expect *want; /* per (case, range, destination) */
+	struct dd_result *got;
+	struct file_dedupe_range *req;
+	unsigned char *buf[2]; /* READ_CHUNK each, for the read-back */
+	bool inject;
+	__u64 cold_files, cold_cached, warm_uncached;
+	struct wl_totals tot;
 };
 
 static const char *fs_name(__u32 magic)
@@ -77,7 +106,13 @@ static const char *fs_name(__u32 magic)
 	return NULL;
 }
 
-static int check_opts(struct dedupe *d, const struct wl_opts *o)
+static bool pow2(__u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Option checks that need no filesystem; one error line each. */
+static int check_opts(const struct wl_opts *o, __u32 page)
 {
 	const char *fs = o->fs ? o->fs : "btrfs";
 	int err = -EINVAL;
@@ -86,57 +121,117 @@ static int check_opts(struct dedupe *d, const struct wl_opts *o)
 		wl__err(WL, err, "--fs '%s'", fs);
 		return err;
 	}
-	if (!o->range || o->range % DD_BLOCK) {
+	if (o->block_size) {
+		if (o->dir) {
+			wl__err_hint(WL, err, "(the block size is --dir's own)",
+				     "--block-size with --dir");
+			return err;
+		}
+		if (!strcmp(fs, "btrfs") && o->block_size != page) {
+			wl__err_hint(WL, err,
+				     "(btrfs here supports only the page size "
+				     "as block size)",
+				     "--block-size '%u'", o->block_size);
+			return err;
+		}
+		if (!pow2(o->block_size) || o->block_size < 1024 ||
+		    o->block_size > page) {
+			wl__err_hint(WL, err,
+				     "(xfs with reflink: a power of two from "
+				     "1024 to the page size)",
+				     "--block-size '%u'", o->block_size);
+			return err;
+		}
+	}
+	if (o->matrix)
+		return 0;
+	if (o->differ && dd_diff__parse(o->differ) < 0) {
 		wl__err_hint(WL, err,
-			     "(must be a non-zero multiple of 4096, the fs "
-			     "block size)",
-			     "--range '%llu'", (unsigned long long)o->range);
+			     "(want none, first, middle, word-end, "
+			     "word-start, last or past)",
+			     "--differ '%s'", o->differ);
 		return err;
+	}
+	if (o->dests < 1 || o->dests > DD_MAX_DESTS) {
+		wl__err_hint(WL, err, "(want 1 .. 16)", "--dests '%u'",
+			     o->dests);
+		return err;
+	}
+	if (o->files) {
+		__u64 size = o->file_size ? o->file_size : 4ULL << 20;
+		__u64 range = o->range ? o->range : size;
+
+		if (o->files < 2 || o->files > FILES_MAX) {
+			wl__err_hint(WL, err, "(want 2 .. 1000000)",
+				     "--files '%u'", o->files);
+			return err;
+		}
+		if (size / range > RANGES_MAX) {
+			wl__err_hint(WL, err, "(at most 1000000 ranges a file)",
+				     "--file-size / --range '%llu / %llu'",
+				     (unsigned long long)size,
+				     (unsigned long long)range);
+			return err;
+		}
+		if (size > (__u64)INT64_MAX / 2) {
+			wl__err(WL, -EOVERFLOW, "--file-size '%llu'",
+				(unsigned long long)size);
+			return -EOVERFLOW;
+		}
+		return 0;
 	}
 	if (!o->count) {
 		wl__err_hint(WL, err, "(must be at least 1)", "--count '0'");
 		return err;
 	}
-	/* Offsets are loff_t: the whole file must fit in INT64_MAX. */
-	if (o->range > (__u64)INT64_MAX / o->count) {
+	/* Offsets are loff_t: every range must end below INT64_MAX. */
+	if (o->range > (__u64)INT64_MAX / 4 / o->count / DD_MAX_DESTS ||
+	    o->src_off > (__u64)INT64_MAX / 4 ||
+	    o->dst_off > (__u64)INT64_MAX / 4 ||
+	    o->file_size > (__u64)INT64_MAX / 4) {
 		err = -EOVERFLOW;
 		wl__err(WL, err, "--count x --range '%u x %llu'", o->count,
 			(unsigned long long)o->range);
 		return err;
 	}
-	if (!o->dir && 2 * (__u64)o->count * o->range > IMG_DATA_MAX) {
-		err = -EFBIG;
-		wl__err_hint(WL, err,
-			     "(both files must fit in 192 MiB of the 320 MiB "
-			     "image; use --dir for more)",
-			     "--count x --range '%u x %llu'", o->count,
-			     (unsigned long long)o->range);
-		return err;
-	}
-	snprintf(d->fs, sizeof(d->fs), "%s", fs);
-	d->range = o->range;
-	d->count = o->count;
 	return 0;
+}
+
+/*
+ * Ranges after the first start at a multiple of --range: unless that is a
+ * block multiple they start inside a block, which the kernel refuses. A
+ * length that is not (a tail at EOF, a shortened range) needs one range.
+ */
+static int check_range(const struct dedupe *d, const struct wl_opts *o)
+{
+	__u32 bs = d->plan.fs[0].bs;
+	char hint[96];
+
+	if (o->matrix || !o->range || !(o->range % bs))
+		return 0;
+	if (o->files ? o->range >= (o->file_size ? o->file_size : 4 << 20) :
+		       o->count == 1)
+		return 0;
+	snprintf(hint, sizeof(hint),
+		 "(not a multiple of the block size %u, so later ranges would "
+		 "start inside a block)", bs);
+	wl__err_hint(WL, -EINVAL, hint, "--range '%llu'",
+		     (unsigned long long)o->range);
+	return -EINVAL;
 }
 
 /* --dir: must be a directory on btrfs or xfs; work in a temp dir inside. */
 static int use_dir(struct dedupe *d, const char *dir)
 {
+	struct dd_mount *m = &d->m[0];
 	struct statfs sfs;
-	struct stat st;
 	const char *name;
 	int err;
 
-	if (stat(dir, &st)) {
-		err = -errno;
-		wl__err(WL, err, "--dir '%s'", dir);
+	/* A real directory the user owns, not a symlink to elsewhere. */
+	err = wl__check_dir(WL, "--dir", dir);
+	if (err)
 		return err;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		err = -ENOTDIR;
-		wl__err(WL, err, "--dir '%s'", dir);
-		return err;
-	}
 	if (statfs(dir, &sfs)) {
 		err = -errno;
 		wl__err(WL, err, "statfs --dir '%s'", dir);
@@ -158,76 +253,148 @@ static int use_dir(struct dedupe *d, const char *dir)
 				dir, (__u32)sfs.f_type);
 		return err;
 	}
-	/* A 64 KiB-block xfs, say, cannot dedupe 4 KiB ranges. */
-	if (sfs.f_bsize > 0 && d->range % (__u64)sfs.f_bsize) {
-		char hint[64];
-
-		err = -EINVAL;
-		snprintf(hint, sizeof(hint),
-			 "(not a multiple of the --dir block size, %ld)",
-			 (long)sfs.f_bsize);
-		wl__err_hint(WL, err, hint, "--range '%llu'",
-			     (unsigned long long)d->range);
+	err = dd_plan__add_fs(&d->plan, name, (__u32)sfs.f_bsize);
+	if (err < 0)
 		return err;
-	}
-	snprintf(d->fs, sizeof(d->fs), "%s", name);
-	err = wl__mkdtemp(WL, dir, "dedupe", d->work, sizeof(d->work));
+	err = wl__mkdtemp(WL, dir, "dedupe", m->work, sizeof(m->work));
 	if (!err)
-		d->work_made = true;
+		m->work_made = true;
 	return err;
 }
 
-/* No --dir: sparse image, mkfs, loop device, mount, all under one tmpdir. */
-static int make_fs(struct dedupe *d)
+/* The filesystems of a loop-mode run; see the file comment. */
+static int pick_fs(struct dedupe *d, const struct wl_opts *o)
 {
-	char *btrfs[] = {"mkfs.btrfs", "-f", "-q", d->img, NULL};
-	char *xfs[] = {"mkfs.xfs", "-f", "-q", "-m", "reflink=1", d->img, NULL};
+	static const __u32 xfs_bs[] = { 4096, 1024, 2048 };
+	__u32 page = d->plan.page;
+	int err = 0;
+
+	if (!o->matrix || o->block_size) {
+		const char *fs = o->fs ? o->fs : "btrfs";
+		__u32 bs = o->block_size ? o->block_size :
+		       !strcmp(fs, "btrfs") ? page : 4096;
+
+		err = dd_plan__add_fs(&d->plan, fs, bs);
+		return err < 0 ? err : 0;
+	}
+	if (!o->fs || !strcmp(o->fs, "btrfs"))
+		err = dd_plan__add_fs(&d->plan, "btrfs", page);
+	for (size_t i = 0; err >= 0 && i < 3; i++)
+		if (!o->fs || !strcmp(o->fs, "xfs"))
+			if (xfs_bs[i] <= page)
+				err = dd_plan__add_fs(&d->plan, "xfs",
+						      xfs_bs[i]);
+	return err < 0 ? err : 0;
+}
+
+static __u64 fs_data(const struct dd_plan *p, int fs)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < p->nfiles; i++)
+		if (p->files[i].fs == fs)
+			sum += p->files[i].size;
+	return sum;
+}
+
+/* Is there room for the data where it will be written? */
+static int check_space(const struct dedupe *d, const char *where, __u64 need)
+{
+	struct statvfs sv;
+	__u64 avail;
+	char hint[96];
+
+	if (statvfs(where, &sv))
+		return 0; /* let the writes tell */
+	avail = (__u64)sv.f_bavail * sv.f_frsize;
+	if (need <= avail)
+		return 0;
+	snprintf(hint, sizeof(hint), "(%llu MiB free; use --dir or fewer "
+		 "bytes)", (unsigned long long)(avail >> 20));
+	wl__err_hint(WL, -ENOSPC, hint, "%llu MiB of test files in '%s'",
+		     (unsigned long long)(need >> 20), where);
+	return -ENOSPC;
+}
+
+/*
+ * Where the images or files live in RAM (a tmpfs /tmp, a VM's rootfs),
+ * writing them pins memory: keep that under half of MemAvailable.
+ */
+static int check_ram(const char *where, __u64 need)
+{
+	struct statfs sfs;
+	char what[PATH_MAX + 48];
+
+	if (statfs(where, &sfs))
+		return 0; /* let the writes tell */
+	if ((__u32)sfs.f_type != TMPFS_MAGIC &&
+	    (__u32)sfs.f_type != RAMFS_MAGIC)
+		return 0;
+	snprintf(what, sizeof(what),
+		 "%llu MiB of test files in RAM-backed '%s'",
+		 (unsigned long long)(need >> 20), where);
+	return wl__check_mem(WL, what, need);
+}
+
+/* Sparse image, mkfs, loop device, mount, for filesystem i. */
+static int make_fs(struct dedupe *d, int i)
+{
+	const struct dd_fsinfo *fs = &d->plan.fs[i];
+	struct dd_mount *m = &d->m[i];
+	__u64 size = fs_data(&d->plan, i) * 2 + IMG_META;
+	char name[32], bs[32];
+	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
+	char *xfs[] = { "mkfs.xfs", "-f", "-q", "-m", "reflink=1", "-b", bs,
+			m->img, NULL };
 	int fd = -1, loop_fd = -1, err;
 
-	err = wl__mkdtemp(WL, NULL, "dedupe", d->tmpdir, sizeof(d->tmpdir));
-	if (err)
-		goto cleanup;
-	err = wl__path(d->img, sizeof(d->img), d->tmpdir, "img");
+	if (size < IMG_MIN)
+		size = IMG_MIN;
+	size = (size + (1 << 20) - 1) >> 20 << 20;
+	snprintf(bs, sizeof(bs), "size=%u", fs->bs);
+	snprintf(name, sizeof(name), "img%d", i);
+	err = wl__path(m->img, sizeof(m->img), d->tmpdir, name);
+	snprintf(name, sizeof(name), "mnt%d", i);
 	if (!err)
-		err = wl__path(d->mnt, sizeof(d->mnt), d->tmpdir, "mnt");
+		err = wl__path(m->mnt, sizeof(m->mnt), d->tmpdir, name);
 	if (err) {
 		wl__err(WL, err, "paths in '%s'", d->tmpdir);
 		goto cleanup;
 	}
-	fd = open(d->img, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	fd = open(m->img, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
-		wl__err(WL, err, "create image '%s'", d->img);
+		wl__err(WL, err, "create image '%s'", m->img);
 		goto cleanup;
 	}
-	d->img_made = true;
-	if (ftruncate(fd, IMG_SIZE)) {
+	m->img_made = true;
+	if (ftruncate(fd, size)) {
 		err = -errno;
-		wl__err(WL, err, "truncate image '%s'", d->img);
+		wl__err(WL, err, "truncate image '%s'", m->img);
 		goto cleanup;
 	}
 	close(fd);
 	fd = -1;
-	err = wl__exec(WL, strcmp(d->fs, "xfs") ? btrfs : xfs);
+	err = wl__exec(WL, strcmp(fs->fs, "xfs") ? btrfs : xfs);
 	if (err)
 		goto cleanup;
-	if (mkdir(d->mnt, 0700)) {
+	if (mkdir(m->mnt, 0700)) {
 		err = -errno;
-		wl__err(WL, err, "mkdir '%s'", d->mnt);
+		wl__err(WL, err, "mkdir '%s'", m->mnt);
 		goto cleanup;
 	}
-	d->mnt_made = true;
-	err = wl__loop_attach(WL, d->img, d->loopdev, sizeof(d->loopdev),
-			      &loop_fd, &d->loop_node_made);
+	m->mnt_made = true;
+	err = wl__loop_attach(WL, m->img, m->loopdev, sizeof(m->loopdev),
+			      &loop_fd, &m->loop_node_made);
 	if (err)
 		goto cleanup;
-	err = wl__mount(d->loopdev, d->mnt, d->fs, NULL);
+	err = wl__mount(m->loopdev, m->mnt, fs->fs, NULL);
 	if (err) {
-		wl__err(WL, err, "mount %s '%s'", d->fs, d->loopdev);
+		wl__err(WL, err, "mount %s '%s'", fs->fs, m->loopdev);
 		goto cleanup;
 	}
-	d->mounted = true;
-	snprintf(d->work, sizeof(d->work), "%s", d->mnt);
+	m->mounted = true;
+	snprintf(m->work, sizeof(m->work), "%s", m->mnt);
 cleanup:
 	/* The mount holds the loop device now; without one, this close
 	 * detaches it (autoclear). */
@@ -238,33 +405,148 @@ cleanup:
 	return err;
 }
 
-static int make_file(const char *path, __u64 size, int *fd, bool *made)
+static int file_path(const struct dedupe *d, int i, char *buf, size_t n)
 {
-	int err;
+	char name[32];
 
-	*fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	if (*fd < 0) {
+	snprintf(name, sizeof(name), "f%07d", i);
+	return wl__path(buf, n, d->m[d->plan.files[i].fs].work, name);
+}
+
+/* Write file i's contents, fsync, and leave it cached or (cold) not. */
+static int make_file(struct dedupe *d, int i, unsigned char *buf)
+{
+	const struct dd_file *f = &d->plan.files[i];
+	char path[PATH_MAX];
+	__u64 off, cached, pages;
+	int fd = -1, err;
+
+	err = file_path(d, i, path, sizeof(path));
+	if (err) {
+		wl__err(WL, err, "path of file %d", i);
+		return err;
+	}
+	fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
 		err = -errno;
 		wl__err(WL, err, "create '%s'", path);
 		return err;
 	}
-	*made = true;
-	err = wl__write_pattern(WL, *fd, path, size);
-	if (err)
-		return err;
+	d->made[i] = true;
+	for (off = 0; off < f->size; off += WL_CHUNK) {
+		size_t len = f->size - off < WL_CHUNK ? f->size - off :
+							  WL_CHUNK;
+
+		dd_file__fill(f, off, buf, len);
+		err = wl__pwrite_full(fd, buf, len, off);
+		if (err) {
+			wl__err(WL, err, "write '%s'", path);
+			goto cleanup;
+		}
+	}
 	/* Dedupe writes back dirty pages before it compares; do that now
 	 * so the traced ioctls are the compare, not delalloc/writeback. */
-	if (fsync(*fd)) {
+	if (fsync(fd)) {
 		err = -errno;
 		wl__err(WL, err, "fsync '%s'", path);
+		goto cleanup;
 	}
+	if (f->cold) {
+		/* Clean pages go; the compare must read them from disk. */
+		err = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (err) {
+			wl__err(WL, err, "fadvise DONTNEED '%s'", path);
+			goto cleanup;
+		}
+	}
+	/* Prove the layout's cache state rather than assume it. */
+	err = wl__cached_pages(fd, f->size, &cached, &pages);
+	if (!err && !f->cold && cached < pages) {
+		/* With blocks below the page size, the EOF folio is only
+		 * partly uptodate after the writes, which mincore counts as
+		 * not cached: read whole chunks, past EOF, to fill it. */
+		for (off = 0; off < f->size; off += WL_CHUNK) {
+			if (pread(fd, buf, WL_CHUNK, off) < 0) {
+				err = -errno;
+				break;
+			}
+		}
+		if (!err)
+			err = wl__cached_pages(fd, f->size, &cached, &pages);
+	}
+	if (err) {
+		wl__err(WL, err, "page cache state of '%s'", path);
+		goto cleanup;
+	}
+	if (f->cold) {
+		d->cold_files++;
+		d->cold_cached += cached;
+	} else {
+		d->warm_uncached += pages - cached;
+	}
+cleanup:
+	close(fd);
 	return err;
+}
+
+/* Every expected answer, before anything is traced. */
+static int plan_answers(struct dedupe *d)
+{
+	const struct dd_plan *p = &d->plan;
+	size_t n = 0;
+
+	d->first = calloc(p->ncases ? p->ncases : 1, sizeof(*d->first));
+	if (!d->first)
+		return -ENOMEM;
+	for (int c = 0; c < p->ncases; c++) {
+		d->first[c] = n;
+		n += (size_t)p->cases[c].count * p->cases[c].ndest;
+	}
+	d->nres = n;
+	d->want = calloc(n ? n : 1, sizeof(*d->want));
+	d->got = calloc(n ? n : 1, sizeof(*d->got));
+	if (!d->want || !d->got)
+		return -ENOMEM;
+	for (int c = 0; c < p->ncases; c++) {
+		const struct dd_case *cs = &p->cases[c];
+
+		for (__u32 k = 0; k < cs->count; k++)
+			for (unsigned int j = 0; j < cs->ndest; j++)
+				dd__expect(p, cs, k, j,
+					   &d->want[d->first[c] +
+						    (size_t)k * cs->ndest + j]);
+	}
+	return 0;
+}
+
+/* --inject-wrong-expectation: turn the first answer into a wrong one,
+ * so that a test can show the checker fails when the kernel and the
+ * expectation disagree. */
+static void inject(struct dedupe *d)
+{
+	struct dd_expect *e = &d->want[0];
+	const struct dd_case *c = &d->plan.cases[0];
+
+	if (!d->nres)
+		return;
+	d->inject = true;
+	if (!e->ioctl_err && e->status == FILE_DEDUPE_RANGE_SAME) {
+		e->status = FILE_DEDUPE_RANGE_DIFFERS;
+		e->bytes_deduped = 0;
+	} else {
+		e->ioctl_err = 0;
+		e->status = FILE_DEDUPE_RANGE_SAME;
+		e->bytes_deduped = c->len < DD_CAP ? c->len : DD_CAP;
+	}
 }
 
 int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 {
+	struct wl_opts co = *o;
+	unsigned char *buf = NULL;
 	struct dedupe *d;
-	__u64 size;
+	const char *where;
+	__u64 need = 0;
 	int err;
 
 	*out = NULL;
@@ -274,126 +556,405 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 		wl__err(WL, err, "allocate state");
 		return err;
 	}
-	d->src_fd = -1;
-	d->dst_fd = -1;
-	err = check_opts(d, o);
+	dd_plan__init(&d->plan, (__u32)sysconf(_SC_PAGESIZE));
+	err = check_opts(o, d->plan.page);
 	if (err)
 		goto cleanup;
-	err = o->dir ? use_dir(d, o->dir) : make_fs(d);
+	if (!co.range)
+		co.range = co.files ? 0 : 128 << 10;
+	d->mode = o->matrix ? "matrix" : o->files ? "seed" : "custom";
+	err = o->dir ? use_dir(d, o->dir) : pick_fs(d, o);
 	if (err)
 		goto cleanup;
-	err = wl__path(d->src, sizeof(d->src), d->work, "src");
-	if (!err)
-		err = wl__path(d->dst, sizeof(d->dst), d->work, "dst");
+	err = check_range(d, &co);
+	if (err)
+		goto cleanup;
+	for (int i = 0; !err && i < d->plan.nfs; i++)
+		err = o->matrix ? dd_plan__matrix(&d->plan, i) :
+		      o->files	? dd_plan__seed(&d->plan, i, &co) :
+				  dd_plan__custom(&d->plan, i, &co);
 	if (err) {
-		wl__err(WL, err, "paths in '%s'", d->work);
+		wl__err(WL, err, "build the %s layout", d->mode);
 		goto cleanup;
 	}
-	size = (__u64)d->count * d->range;
-	err = make_file(d->src, size, &d->src_fd, &d->src_made);
+	for (int i = 0; i < d->plan.nfs; i++)
+		need += fs_data(&d->plan, i);
+	where = o->dir ? o->dir : getenv("TMPDIR");
+	if (!where || !*where)
+		where = "/tmp";
+	/* Images hold data and metadata; 1/8 more is a rough bound. */
+	err = check_space(d, where, need + need / 8);
 	if (!err)
-		err = make_file(d->dst, size, &d->dst_fd, &d->dst_made);
+		err = check_ram(where, need + need / 8);
 	if (err)
 		goto cleanup;
+	err = plan_answers(d);
+	if (err) {
+		wl__err(WL, err, "allocate %zu answers", d->nres);
+		goto cleanup;
+	}
+	if (o->inject_wrong)
+		inject(d);
+	if (!o->dir) {
+		err = wl__mkdtemp(WL, NULL, "dedupe", d->tmpdir,
+				  sizeof(d->tmpdir));
+		for (int i = 0; !err && i < d->plan.nfs; i++)
+			err = make_fs(d, i);
+		if (err)
+			goto cleanup;
+	}
+	d->made = calloc(d->plan.nfiles ? d->plan.nfiles : 1,
+			 sizeof(*d->made));
+	buf = malloc(WL_CHUNK);
+	d->buf[0] = malloc(READ_CHUNK);
+	d->buf[1] = malloc(READ_CHUNK);
 	/* Allocated here so the traced phase makes no mmap/brk calls. */
 	d->req = calloc(1, sizeof(*d->req) +
-				   sizeof(struct file_dedupe_range_info));
-	if (!d->req) {
+				   DD_MAX_DESTS * sizeof(d->req->info[0]));
+	if (!d->made || !buf || !d->buf[0] || !d->buf[1] || !d->req) {
 		err = -ENOMEM;
-		wl__err(WL, err, "allocate FIDEDUPERANGE request");
+		wl__err(WL, err, "allocate buffers");
 		goto cleanup;
 	}
+	for (int i = 0; !err && i < d->plan.nfiles; i++)
+		err = make_file(d, i, buf);
+	if (err)
+		goto cleanup;
 	*out = d;
 cleanup:
+	free(buf);
 	if (err)
 		dedupe__destroy(d);
 	return err;
 }
 
+static int open_file(const struct dedupe *d, int i, int flags)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (file_path(d, i, path, sizeof(path)))
+		return -ENAMETOOLONG;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The traced phase of one case: its ioctls, nothing else but open/close. */
+static int run_case(struct dedupe *d, int ci)
+{
+	const struct dd_case *c = &d->plan.cases[ci];
+	struct file_dedupe_range_info *info = d->req->info;
+	int fds[DD_MAX_DESTS + 1], err = 0;
+	unsigned int j, nfd = 0;
+
+	fds[nfd] = open_file(d, c->src, O_RDONLY);
+	if (fds[nfd] < 0) {
+		err = fds[nfd];
+		goto cleanup;
+	}
+	nfd++;
+	for (j = 0; j < c->ndest; j++, nfd++) {
+		fds[nfd] = open_file(d, c->dest[j].file, O_RDWR);
+		if (fds[nfd] < 0) {
+			err = fds[nfd];
+			goto cleanup;
+		}
+	}
+	for (__u32 k = 0; k < c->count; k++) {
+		struct dd_result *res =
+			&d->got[d->first[ci] + (size_t)k * c->ndest];
+		int ret;
+
+		memset(d->req, 0,
+		       sizeof(*d->req) + c->ndest * sizeof(*info));
+		d->req->src_offset = c->src_off + (__u64)k * c->len;
+		d->req->src_length = c->len;
+		d->req->dest_count = c->ndest;
+		for (j = 0; j < c->ndest; j++) {
+			info[j].dest_fd = fds[1 + j];
+			info[j].dest_offset =
+				c->dest[j].off + (__u64)k * c->len;
+		}
+		ret = ioctl(fds[0], FIDEDUPERANGE, d->req) ? -errno : 0;
+		for (j = 0; j < c->ndest; j++) {
+			res[j].ioctl_err = ret;
+			res[j].status = ret ? 0 : info[j].status;
+			res[j].bytes = ret ? 0 : info[j].bytes_deduped;
+		}
+	}
+cleanup:
+	while (nfd)
+		close(fds[--nfd]);
+	if (err)
+		wl__err(WL, err, "open the files of case '%s'", c->name);
+	return err;
+}
+
+/* Totals at both levels; see struct wl_totals. */
+static void count(struct dedupe *d, const struct dd_case *c,
+		  const struct dd_expect *e, const struct dd_result *g)
+{
+	/* The syscall-level probe counts every destination of every ioctl,
+	 * with the byte count the ioctl reports (the request's length for
+	 * DIFFERS). */
+	d->tot.sys_calls++;
+	if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME)
+		d->tot.sys_bytes += g->bytes;
+	else if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS)
+		d->tot.sys_bytes += c->len;
+	/* The function-level probe sees the remap prep, which runs unless
+	 * the whole ioctl failed, with the length it compared. */
+	if (!g->ioctl_err && e->reaches_prep)
+		d->tot.calls++;
+	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
+			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
+		d->tot.bytes += e->cmp_len;
+}
+
+static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
+{
+	if (e->ioctl_err || g->ioctl_err)
+		return e->ioctl_err == g->ioctl_err;
+	return e->status == g->status && e->bytes_deduped == g->bytes;
+}
+
+static void layout(const struct dedupe *d, const struct dd_case *c, __u32 k,
+		   unsigned int j, const char *extra, char *buf, size_t n)
+{
+	size_t len;
+
+	dd__layout(&d->plan, c, k, j, buf, n);
+	len = strlen(buf);
+	snprintf(buf + len, n - len, "%s%s", extra,
+		 d->inject && c == d->plan.cases && !k && !j ?
+			 " injected=wrong-expectation" :
+			 "");
+}
+
+/*
+ * Read [off, off + len) of file i back and compare it with what was
+ * written. Returns the number of bytes that differ (0: unchanged), or
+ * -errno; *where and the bytes tell about the first difference.
+ */
+static __s64 read_back(struct dedupe *d, int i, __u64 off, __u64 len,
+		       __u64 *where, unsigned char *want, unsigned char *got)
+{
+	const struct dd_file *f = &d->plan.files[i];
+	__s64 bad = 0;
+	int fd, err = 0;
+
+	if (off >= f->size)
+		return 0;
+	if (len > f->size - off)
+		len = f->size - off;
+	fd = open_file(d, i, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	/* From disk, not from pages the dedupe left behind. */
+	posix_fadvise(fd, off, len, POSIX_FADV_DONTNEED);
+	while (len) {
+		size_t n = len < READ_CHUNK ? len : READ_CHUNK, x;
+
+		err = wl__pread_full(fd, d->buf[1], n, off);
+		if (err)
+			break;
+		dd_file__fill(f, off, d->buf[0], n);
+		x = wl__first_diff(d->buf[0], d->buf[1], n);
+		if (x < n) {
+			if (!bad) {
+				*where = off + x;
+				*want = d->buf[0][x];
+				*got = d->buf[1][x];
+			}
+			bad += n - x; /* at least; enough to say "differs" */
+		}
+		off += n;
+		len -= n;
+	}
+	close(fd);
+	return err ? err : bad;
+}
+
+static void check_read_back(struct dedupe *d, struct fs_report *r,
+			    const struct dd_case *c, __u32 k, unsigned int j,
+			    bool src, __u64 *rereads)
+{
+	int file = src ? c->src : c->dest[j].file;
+	__u64 off = (src ? c->src_off : c->dest[j].off) + (__u64)k * c->len;
+	__u64 len = c->len < DD_CAP ? c->len : DD_CAP, where = 0;
+	unsigned char want = 0, got = 0;
+	char lay[320], msg[96];
+	__s64 bad;
+
+	bad = read_back(d, file, off, len, &where, &want, &got);
+	(*rereads)++;
+	if (bad < 0)
+		snprintf(msg, sizeof(msg), "read error: %s", strerror(-bad));
+	else if (bad)
+		snprintf(msg, sizeof(msg),
+			 "changed from offset %llu: want 0x%02x, got 0x%02x",
+			 (unsigned long long)where, want, got);
+	else
+		snprintf(msg, sizeof(msg), "as written");
+	layout(d, c, k, j, src ? " reread=src" : " reread=dst", lay,
+	       sizeof(lay));
+	model__check(r, bad == 0, lay, "as written", msg);
+}
+
 int dedupe__run(struct dedupe *d, struct fs_report *r)
 {
-	struct file_dedupe_range_info *info = &d->req->info[0];
-	__u64 calls = 0, bytes = 0, same = 0, differs = 0, errors = 0;
-	__u64 bad = 0;
-	const char *hint = NULL;
-	int first_err = 0;
-	unsigned int i, first_i = 0;
+	const struct dd_plan *p = &d->plan;
+	__u64 same = 0, differs = 0, errors = 0, ioctls = 0, deduped = 0;
+	__u64 rereads = 0;
+	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
+	int err = 0, first_err = 0;
 
-	for (i = 0; i < d->count; i++) {
-		__u64 off = (__u64)i * d->range;
-		int st;
+	/* Traced phase: the ioctls (and open/close), nothing else. */
+	for (int c = 0; !err && c < p->ncases; c++)
+		err = run_case(d, c);
+	if (err)
+		return err;
 
-		memset(d->req, 0, sizeof(*d->req) + sizeof(*info));
-		d->req->src_offset = off;
-		d->req->src_length = d->range;
-		d->req->dest_count = 1;
-		info->dest_fd = d->dst_fd;
-		info->dest_offset = off;
-		calls++;
-		if (ioctl(d->src_fd, FIDEDUPERANGE, d->req)) {
-			st = -errno;
-		} else {
-			st = info->status;
-			bytes += info->bytes_deduped;
+	/* Checks, then the read-back: dedupe must never change data. */
+	for (int ci = 0; ci < p->ncases; ci++) {
+		const struct dd_case *c = &p->cases[ci];
+
+		for (__u32 k = 0; k < c->count; k++) {
+			bool src_read = false;
+
+			ioctls++;
+			for (unsigned int j = 0; j < c->ndest; j++) {
+				size_t i = d->first[ci] +
+					   (size_t)k * c->ndest + j;
+				const struct dd_expect *e = &d->want[i];
+				const struct dd_result *g = &d->got[i];
+				bool ok = answer_ok(e, g);
+
+				count(d, c, e, g);
+				if (g->ioctl_err || g->status < 0)
+					errors++;
+				else if (g->status == FILE_DEDUPE_RANGE_SAME)
+					same++;
+				else
+					differs++;
+				deduped += g->bytes;
+				if (!first_err && !ok)
+					first_err = g->ioctl_err ?: g->status;
+				layout(d, c, k, j, "", lay, sizeof(lay));
+				dd__answer(e->ioctl_err, e->status,
+					   e->bytes_deduped, want,
+					   sizeof(want));
+				dd__answer(g->ioctl_err, g->status, g->bytes,
+					   got, sizeof(got));
+				model__check(r, ok, lay, want, got);
+				if (g->ioctl_err || g->status < 0)
+					continue;
+				if (!src_read)
+					check_read_back(d, r, c, k, j, true,
+							&rereads);
+				src_read = true;
+				check_read_back(d, r, c, k, j, false,
+						&rereads);
+			}
 		}
-		if (st == FILE_DEDUPE_RANGE_SAME)
-			same++;
-		else if (st == FILE_DEDUPE_RANGE_DIFFERS)
-			differs++;
-		else
-			errors++;
-		if (st < 0 && !first_err) {
-			first_err = st;
-			first_i = i;
-		}
-		if (st != FILE_DEDUPE_RANGE_SAME ||
-		    info->bytes_deduped != d->range)
-			bad++;
 	}
-	/* Reported after the loop to keep the traced phase to ioctls. */
-	if (first_err == -EOPNOTSUPP && !strcmp(d->fs, "xfs"))
-		hint = "(xfs needs reflink=1)";
-	if (first_err)
-		wl__err_hint(WL, first_err, hint,
-			     "FIDEDUPERANGE range %u of '%s'", first_i, d->dst);
-	model__kv_str(r, "fs", d->fs);
-	model__kv_u64(r, "range", d->range);
-	model__kv_u64(r, "count", d->count);
-	model__kv_u64(r, "calls", calls); /* one destination per ioctl */
-	model__kv_u64(r, "bytes", bytes);
+	/* The matrix expects some errors; only a surprise one gets a hint. */
+	if (first_err == -EOPNOTSUPP)
+		wl__err_hint(WL, first_err, "(xfs needs reflink=1)",
+			     "FIDEDUPERANGE");
+	for (int i = 0; i < p->nfs; i++) {
+		size_t n = strlen(fsl), m = strlen(bsl);
+
+		snprintf(fsl + n, sizeof(fsl) - n, "%s%s", i ? "," : "",
+			 p->fs[i].fs);
+		snprintf(bsl + m, sizeof(bsl) - m, "%s%u", i ? "," : "",
+			 p->fs[i].bs);
+	}
+	model__kv_str(r, "mode", d->mode);
+	model__kv_str(r, "fs", fsl);
+	model__kv_str(r, "block_sizes", bsl);
+	if (p->ncases == 1) {
+		model__kv_u64(r, "range", p->cases[0].len);
+		model__kv_u64(r, "count", p->cases[0].count);
+		model__kv_u64(r, "dests", p->cases[0].ndest);
+	}
+	if (!strcmp(d->mode, "seed")) {
+		model__kv_u64(r, "files", p->nfiles);
+		model__kv_u64(r, "file_size", p->files[0].size);
+	}
+	model__kv_u64(r, "cases", p->ncases);
+	model__kv_u64(r, "ioctls", ioctls);
+	/* Function-level totals; run replaces them with what its plan's
+	 * level sees (workload__totals). */
+	model__kv_u64(r, "calls", d->tot.calls);
+	model__kv_u64(r, "bytes", d->tot.bytes);
 	model__kv_u64(r, "same", same);
 	model__kv_u64(r, "differs", differs);
 	model__kv_u64(r, "errors", errors);
-	model__kv_u64(r, "validation_failures", bad);
+	model__kv_u64(r, "bytes_deduped", deduped);
+	model__kv_u64(r, "rereads", rereads);
+	model__kv_u64(r, "cold_files", d->cold_files);
+	model__kv_u64(r, "cold_pages_cached", d->cold_cached);
+	model__kv_u64(r, "warm_pages_uncached", d->warm_uncached);
+	if (d->cold_cached)
+		wl__err(WL, 0,
+			"warning: %llu pages of the cold files stayed in the "
+			"page cache after POSIX_FADV_DONTNEED",
+			(unsigned long long)d->cold_cached);
+	model__kv_u64(r, "validation_checks", r->validation.checks);
+	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return 0;
+}
+
+const struct wl_totals *dedupe__totals(const struct dedupe *d)
+{
+	return &d->tot;
+}
+
+static void remove_files(struct dedupe *d)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; d->made && i < d->plan.nfiles; i++)
+		if (d->made[i] && !file_path(d, i, path, sizeof(path)))
+			wl__remove(WL, path, false);
 }
 
 void dedupe__destroy(struct dedupe *d)
 {
+	bool busy = false;
+
 	if (!d)
 		return;
-	free(d->req);
-	if (d->src_fd >= 0)
-		close(d->src_fd);
-	if (d->dst_fd >= 0)
-		close(d->dst_fd);
-	if (d->src_made)
-		wl__remove(WL, d->src, false);
-	if (d->dst_made)
-		wl__remove(WL, d->dst, false);
-	if (d->work_made)
-		wl__remove(WL, d->work, true);
-	/* Autoclear unbinds the loop device as the umount drops it. If the
-	 * umount failed, keep the mount point and image it still uses. */
-	if (!d->mounted || !wl__umount(WL, d->mnt)) {
-		if (d->loop_node_made)
-			wl__remove(WL, d->loopdev, false);
-		if (d->mnt_made)
-			wl__remove(WL, d->mnt, true);
-		if (d->img_made)
-			wl__remove(WL, d->img, false);
-		if (d->tmpdir[0])
-			wl__remove(WL, d->tmpdir, true);
+	remove_files(d);
+	for (int i = 0; i < DD_MAX_FS; i++) {
+		struct dd_mount *m = &d->m[i];
+
+		if (m->work_made)
+			wl__remove(WL, m->work, true);
+		/* Autoclear unbinds the loop device as the umount drops it.
+		 * If the umount failed, keep the mount point and image it
+		 * still uses. */
+		if (m->mounted && wl__umount(WL, m->mnt)) {
+			busy = true;
+			continue;
+		}
+		if (m->loop_node_made)
+			wl__remove(WL, m->loopdev, false);
+		if (m->mnt_made)
+			wl__remove(WL, m->mnt, true);
+		if (m->img_made)
+			wl__remove(WL, m->img, false);
 	}
+	if (d->tmpdir[0] && !busy)
+		wl__remove(WL, d->tmpdir, true);
+	free(d->made);
+	free(d->first);
+	free(d->want);
+	free(d->got);
+	free(d->req);
+	free(d->buf[0]);
+	free(d->buf[1]);
+	dd_plan__free(&d->plan);
 	free(d);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Plumbing shared by the workloads: the public entry points (which only
- * dispatch by name), temp dirs, fork/exec, loop devices, mount/umount and
- * the deterministic test pattern.
+ * dispatch by name), temp dirs, fork/exec, loop devices, mount/umount,
+ * whole-buffer I/O and page cache / huge page probes.
  *
  * Mounting lives here so that <sys/mount.h> stays out of dedupe.c, which
  * needs <linux/fs.h> for FIDEDUPERANGE: that pulls in <linux/mount.h>, and
@@ -16,8 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <linux/loop.h>
@@ -35,12 +37,16 @@ struct workload {
 void workload__defaults(struct wl_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->fs = "btrfs";
-	o->range = 128 << 10;
+	/* range 0: 128 KiB, or a whole file for the seed workload. */
 	o->count = 64;
+	o->dests = 1;
 	o->huge = "always";
+	o->fill = "full";
 	o->size = 16 << 20;
 	o->bs = 64 << 10;
+	o->syscall = "read";
+	o->iovecs = 1;
+	o->readers = 1;
 }
 
 int workload__prepare(struct workload **out, const char *name,
@@ -85,6 +91,16 @@ int workload__run(struct workload *w, struct fs_report *r)
 	return shmem__run(w->sh, r);
 }
 
+void workload__totals(const struct workload *w, bool syscall, __u64 *calls,
+		      __u64 *bytes)
+{
+	const struct wl_totals *t =
+		w->dd ? dedupe__totals(w->dd) : shmem__totals(w->sh);
+
+	*calls = syscall ? t->sys_calls : t->calls;
+	*bytes = syscall ? t->sys_bytes : t->bytes;
+}
+
 void workload__destroy(struct workload *w)
 {
 	if (!w)
@@ -100,8 +116,10 @@ static void report(const char *wl, int err, const char *hint, const char *fmt,
 	char msg[512];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* One fprintf so the line is written whole. */
-	fprintf(stderr, "folioscope: run %s: %s%s%s%s%s\n", wl, msg,
+	/* One fprintf so the line is written whole; on a terminal, first
+	 * erase a progress line the command may be showing. */
+	fprintf(stderr, "%sfolioscope: run %s: %s%s%s%s%s\n",
+		isatty(STDERR_FILENO) ? "\r\033[K" : "", wl, msg,
 		err ? ": " : "", err ? strerror(-err) : "", hint ? " " : "",
 		hint ? hint : "");
 }
@@ -406,6 +424,13 @@ int wl__mount(const char *src, const char *dir, const char *fstype,
 	return 0;
 }
 
+int wl__remount(const char *dir, const char *data)
+{
+	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, data))
+		return -errno;
+	return 0;
+}
+
 int wl__umount(const char *wl, const char *dir)
 {
 	int err, i;
@@ -427,22 +452,40 @@ int wl__umount(const char *wl, const char *dir)
 	return err;
 }
 
-void wl__pattern_fill(void *buf, __u64 off, size_t len)
+int wl__pread_full(int fd, void *buf, size_t len, __u64 off)
 {
 	unsigned char *p = buf;
+	ssize_t n;
 
-	for (size_t i = 0; i < len; i++)
-		p[i] = wl__pattern_byte(off + i);
+	while (len) {
+		n = pread(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
 }
 
-size_t wl__pattern_check(const void *buf, __u64 off, size_t len)
+int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off)
 {
 	const unsigned char *p = buf;
-	size_t bad = 0;
+	ssize_t n;
 
-	for (size_t i = 0; i < len; i++)
-		bad += p[i] != wl__pattern_byte(off + i);
-	return bad;
+	while (len) {
+		n = pwrite(fd, p, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
 }
 
 int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size)
@@ -459,25 +502,106 @@ int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size)
 	}
 	while (off < size) {
 		size_t len = size - off < WL_CHUNK ? size - off : WL_CHUNK;
-		size_t done = 0;
 
 		wl__pattern_fill(buf, off, len);
-		while (done < len) {
-			ssize_t n =
-				pwrite(fd, buf + done, len - done, off + done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				err = n < 0 ? -errno : -EIO;
-				wl__err(wl, err, "write '%s'", path);
-				goto cleanup;
-			}
-			done += n;
+		err = wl__pwrite_full(fd, buf, len, off);
+		if (err) {
+			wl__err(wl, err, "write '%s'", path);
+			break;
 		}
 		off += len;
 	}
-cleanup:
 	free(buf);
 	return err;
+}
+
+int wl__cached_pages(int fd, __u64 size, __u64 *cached, __u64 *pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *vec = NULL;
+	void *map = MAP_FAILED;
+	int err = 0;
+
+	*cached = 0;
+	*pages = (size + page - 1) / page;
+	if (!size)
+		return 0;
+	/* mincore on a shared file mapping reports the page cache, and
+	 * never faults pages in itself. */
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	vec = malloc(*pages);
+	if (!vec) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (mincore(map, size, vec)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (__u64 i = 0; i < *pages; i++)
+		*cached += vec[i] & 1;
+cleanup:
+	free(vec);
+	munmap(map, size);
+	return err;
+}
+
+/* The value of one "Key: N kB" line of /proc/meminfo; false if absent. */
+static bool meminfo_kb(const char *key, __u64 *kb)
+{
+	unsigned long long v;
+	size_t klen = strlen(key);
+	bool found = false;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':' &&
+		    sscanf(line + klen + 1, " %llu kB", &v) == 1)
+			found = true;
+	fclose(f);
+	if (found)
+		*kb = v;
+	return found;
+}
+
+__u64 wl__shmem_huge_kb(void)
+{
+	__u64 kb = 0;
+
+	meminfo_kb("ShmemHugePages", &kb);
+	return kb;
+}
+
+__u64 wl__mem_available(void)
+{
+	struct sysinfo si;
+	__u64 kb;
+
+	if (meminfo_kb("MemAvailable", &kb))
+		return kb << 10;
+	/* Before 3.14 there is no MemAvailable: free RAM is the bound. */
+	if (!sysinfo(&si))
+		return (__u64)si.freeram * si.mem_unit;
+	return 0;
+}
+
+int wl__check_mem(const char *wl, const char *what, __u64 need)
+{
+	__u64 avail = wl__mem_available();
+	char hint[128];
+
+	if (wl__mem_fits(need, avail))
+		return 0;
+	snprintf(hint, sizeof(hint),
+		 "(needs %llu MiB of RAM, over half of MemAvailable %llu MiB)",
+		 (unsigned long long)(need >> 20),
+		 (unsigned long long)(avail >> 20));
+	wl__err_hint(wl, -ENOMEM, hint, "%s", what);
+	return -ENOMEM;
 }

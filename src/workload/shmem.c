@@ -1,58 +1,149 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * shmem-read workload: read(2) a file on a fresh tmpfs mount from start to
- * EOF in bs-sized calls (shmem_file_read_iter). Ground truth: the bytes
- * returned are the pattern we wrote, size of them in total.
+ * shmem-read workload: read files on fresh tmpfs mounts
+ * (shmem_file_read_iter) with read, pread or readv, from one or several
+ * threads, and check every call: its return value against the file size
+ * and every byte against what was written (zeros in holes), plus guard
+ * bytes around the user buffer.
+ *
+ *   default   one file (--fill, --size) on one mount (--huge), read with
+ *             one pattern (--syscall, --bs, --offset, --length,
+ *             --buf-align, --iovecs, --readers)
+ *   --matrix  the default matrix: full, sparse and mixed files on
+ *             huge=always, within_size, advise and never mounts, each read
+ *             with every pattern of truth.c's table
+ *
+ * Files are written so that their folios mix sizes: "mixed" writes its
+ * 4 KiB tail pieces while the mount is huge=never and only then switches
+ * to its huge= mode for the whole 2 MiB chunks, so even huge=always keeps
+ * the tail in small folios.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "workload/workload.h"
 
 #define WL "shmem-read"
-#define PMD_BYTES (2ULL << 20)
 /* Larger requests are cut by read(2) to 0x7ffff000 anyway; the --bs
  * hint says "1 GiB". */
 #define BS_MAX (1ULL << 30)
+/* Reader buffers of all threads together. */
+#define BUF_TOTAL_MAX (4ULL << 30)
+/* Guard bytes before and after the buffer and between iovecs: the
+ * kernel must not write outside what it was given. */
+#define GUARD 64
+#define IOV_GAP 3
+#define CANARY 0xa5
+#define NMODES 4
+#define MATRIX_FILES 3
 
-struct shmem {
-	char huge[16];
-	__u64 size, bs;
-	char dir[PATH_MAX];
-	char path[PATH_MAX];
-	bool mounted, file_made;
-	unsigned char *buf;
-};
-
-static const char *const huge_modes[] = {
+static const char *const huge_modes[NMODES] = {
 	"always",
-	"never",
 	"within_size",
 	"advise",
+	"never",
 };
+
+struct sh_mount {
+	const char *huge;
+	char dir[PATH_MAX];
+	bool mounted;
+	__u64 huge_kb; /* ShmemHugePages growth while its files were made */
+	bool expect_huge;
+};
+
+struct sh_inst {
+	struct sh_file f;
+	int mount;
+	char path[PATH_MAX];
+	bool made;
+};
+
+struct shmem;
+
+/* Readers wait here until all exist, so that their reads overlap; or
+ * leave without reading when one could not be started. */
+struct sh_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int state; /* 0 wait, 1 go, -1 give up */
+};
+
+struct sh_reader {
+	struct shmem *s;
+	const struct sh_inst *in;
+	const struct sh_plan *pl;
+	__u32 idx;
+	unsigned char *mem; /* page-aligned buffer, made in prepare */
+	unsigned char *exp; /* expected bytes of one call */
+	struct iovec iov[SH_MAX_IOVECS];
+	struct sh_gate *gate;
+	__u64 calls, bytes;
+	int err;
+};
+
+struct shmem {
+	const char *mode; /* "custom" or "matrix" */
+	int nmount;
+	struct sh_mount m[NMODES];
+	int ninst;
+	struct sh_inst inst[NMODES * MATRIX_FILES];
+	int nplans;
+	const struct sh_plan *plans;
+	struct sh_plan custom;
+	__u64 page, bufsize, expsize;
+	__u32 nreaders; /* buffers made */
+	struct sh_reader rd[SH_MAX_READERS];
+	/* Checks come from several threads; model__check is not atomic. */
+	pthread_mutex_t lock;
+	struct fs_report *r;
+	bool inject, first_run;
+	struct wl_totals tot;
+};
+
+static int parse_in(const char *name, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
 
 static int check_opts(struct shmem *s, const struct wl_opts *o)
 {
 	const char *huge = o->huge ? o->huge : "always";
+	const char *fill = o->fill ? o->fill : "full";
+	const char *call = o->syscall ? o->syscall : "read";
+	struct sh_plan *pl = &s->custom;
 	int err = -EINVAL;
-	size_t i;
 
-	for (i = 0; i < sizeof(huge_modes) / sizeof(huge_modes[0]); i++)
-		if (!strcmp(huge, huge_modes[i]))
-			break;
-	if (i == sizeof(huge_modes) / sizeof(huge_modes[0])) {
+	if (parse_in(huge, huge_modes, NMODES) < 0) {
 		wl__err_hint(WL, err,
 			     "(want always, never, within_size or advise)",
 			     "--huge '%s'", huge);
 		return err;
 	}
-	if (!o->size || o->size > (__u64)INT64_MAX - 2 * PMD_BYTES) {
+	if (o->matrix)
+		return 0;
+	if (sh_fill__parse(fill) < 0) {
+		wl__err_hint(WL, err, "(want full, sparse or mixed)",
+			     "--fill '%s'", fill);
+		return err;
+	}
+	if (sh_call__parse(call) < 0) {
+		wl__err_hint(WL, err, "(want read, pread or readv)",
+			     "--syscall '%s'", call);
+		return err;
+	}
+	if (!o->size || o->size > (__u64)INT64_MAX - 2 * WL_PMD) {
 		wl__err(WL, err, "--size '%llu'", (unsigned long long)o->size);
 		return err;
 	}
@@ -61,56 +152,305 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 			     (unsigned long long)o->bs);
 		return err;
 	}
-	snprintf(s->huge, sizeof(s->huge), "%s", huge);
-	s->size = o->size;
-	s->bs = o->bs;
+	if (!o->iovecs || o->iovecs > SH_MAX_IOVECS || o->iovecs > o->bs ||
+	    (o->iovecs > 1 && strcmp(call, "readv"))) {
+		wl__err_hint(WL, err,
+			     "(want 1 .. 64 and at most --bs; more than 1 "
+			     "needs --syscall readv)",
+			     "--iovecs '%u'", o->iovecs);
+		return err;
+	}
+	if (!o->readers || o->readers > SH_MAX_READERS) {
+		wl__err_hint(WL, err, "(want 1 .. 64)", "--readers '%u'",
+			     o->readers);
+		return err;
+	}
+	if (o->buf_align > WL_PMD) {
+		wl__err_hint(WL, err, "(want 0 .. 2 MiB)", "--buf-align '%llu'",
+			     (unsigned long long)o->buf_align);
+		return err;
+	}
+	if (o->offset > (__u64)INT64_MAX / 2 ||
+	    o->length > (__u64)INT64_MAX / 2) {
+		wl__err(WL, err, "--offset/--length '%llu/%llu'",
+			(unsigned long long)o->offset,
+			(unsigned long long)o->length);
+		return err;
+	}
+	if ((o->bs + o->buf_align) * o->readers > BUF_TOTAL_MAX) {
+		err = -ENOMEM;
+		wl__err_hint(WL, err, "(all readers' buffers: at most 4 GiB)",
+			     "--bs x --readers '%llu x %u'",
+			     (unsigned long long)o->bs, o->readers);
+		return err;
+	}
+	snprintf(pl->name, sizeof(pl->name), "custom");
+	pl->call = sh_call__parse(call);
+	pl->iovecs = o->iovecs;
+	pl->bs = o->bs;
+	pl->offset = (__s64)o->offset;
+	pl->length = o->length;
+	pl->buf_align = o->buf_align;
+	pl->readers = o->readers;
 	return 0;
 }
 
-static int mount_tmpfs(struct shmem *s)
+static __u64 roundup_pmd(__u64 v)
 {
-	/* Room for the file in whole huge folios, plus slack. */
-	__u64 limit =
-		(s->size + PMD_BYTES - 1) / PMD_BYTES * PMD_BYTES + PMD_BYTES;
+	return (v + WL_PMD - 1) / WL_PMD * WL_PMD;
+}
+
+/* Mount i (its files chosen), tmpfs sized for its files in whole huge
+ * folios. */
+static int mount_tmpfs(struct shmem *s, int i, const char *huge)
+{
+	struct sh_mount *m = &s->m[i];
+	__u64 limit = WL_PMD;
 	char data[128];
 	int err;
 
-	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", s->huge,
+	for (int j = 0; j < s->ninst; j++)
+		if (s->inst[j].mount == i)
+			limit += roundup_pmd(s->inst[j].f.size);
+	err = wl__mkdtemp(WL, NULL, "shmem", m->dir, sizeof(m->dir));
+	if (err)
+		return err;
+	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", huge,
 		 (unsigned long long)limit);
-	err = wl__mount("folioscope", s->dir, "tmpfs", data);
+	err = wl__mount("folioscope", m->dir, "tmpfs", data);
 	if (!err) {
-		s->mounted = true;
+		m->mounted = true;
 		return 0;
 	}
 	/* tmpfs accepts huge=never everywhere, anything else only with THP. */
-	if (err == -EINVAL && strcmp(s->huge, "never"))
+	if (err == -EINVAL && strcmp(huge, "never"))
 		wl__err_hint(WL, err,
 			     "(tmpfs huge= needs a kernel with "
 			     "CONFIG_TRANSPARENT_HUGEPAGE)",
-			     "mount tmpfs huge=%s '%s'", s->huge, s->dir);
+			     "mount tmpfs huge=%s '%s'", huge, m->dir);
 	else
-		wl__err(WL, err, "mount tmpfs huge=%s '%s'", s->huge, s->dir);
+		wl__err(WL, err, "mount tmpfs huge=%s '%s'", huge, m->dir);
 	return err;
 }
 
-static int write_file(struct shmem *s)
+/* Write the early or the late pieces of a file, a 2 MiB region per
+ * pwrite so that each fills one PMD folio at most. */
+static int write_pieces(struct sh_inst *in, int fd, bool early,
+			unsigned char *buf)
 {
-	int fd, err;
+	struct sh_piece p;
+	int err;
 
-	fd = open(s->path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		wl__err(WL, err, "create '%s'", s->path);
-		return err;
+	for (__u64 i = 0; sh_file__piece(&in->f, i, &p); i++) {
+		__u64 off = p.start;
+
+		if (p.early != early)
+			continue;
+		while (off < p.end) {
+			__u64 end = (off / WL_PMD + 1) * WL_PMD;
+			size_t n = (end < p.end ? end : p.end) - off;
+
+			wl__pattern_fill(buf, off, n);
+			err = wl__pwrite_full(fd, buf, n, off);
+			if (err) {
+				wl__err(WL, err, "write '%s'", in->path);
+				return err;
+			}
+			off += n;
+		}
 	}
-	s->file_made = true;
-	err = wl__write_pattern(WL, fd, s->path, s->size);
-	close(fd);
+	return 0;
+}
+
+static bool has_early(const struct sh_file *f)
+{
+	struct sh_piece p;
+
+	for (__u64 i = 0; sh_file__piece(f, i, &p); i++)
+		if (p.early)
+			return true;
+	return false;
+}
+
+/* Mount i and make its files; see the file comment for the order. */
+static int make_mount(struct shmem *s, int i, unsigned char *buf)
+{
+	struct sh_mount *m = &s->m[i];
+	bool early = false;
+	int fds[MATRIX_FILES * NMODES], n = 0, err;
+	__u64 kb0, kb1;
+	char data[64];
+
+	for (int j = 0; j < s->ninst; j++)
+		if (s->inst[j].mount == i && has_early(&s->inst[j].f))
+			early = true;
+	early = early && strcmp(m->huge, "never");
+	kb0 = wl__shmem_huge_kb();
+	err = mount_tmpfs(s, i, early ? "never" : m->huge);
+	if (err)
+		return err;
+	for (int j = 0; j < s->ninst; j++) {
+		struct sh_inst *in = &s->inst[j];
+		char name[16];
+
+		if (in->mount != i)
+			continue;
+		snprintf(name, sizeof(name), "%s", sh_fill__name(in->f.fill));
+		err = wl__path(in->path, sizeof(in->path), m->dir, name);
+		if (err) {
+			wl__err(WL, err, "path in '%s'", m->dir);
+			goto cleanup;
+		}
+		fds[n] = open(in->path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
+			      0600);
+		if (fds[n] < 0) {
+			err = -errno;
+			wl__err(WL, err, "create '%s'", in->path);
+			goto cleanup;
+		}
+		in->made = true;
+		/* Size first: huge=within_size decides by i_size, and the
+		 * holes at the end need it anyway. */
+		if (ftruncate(fds[n], in->f.size)) {
+			err = -errno;
+			wl__err(WL, err, "truncate '%s'", in->path);
+			n++;
+			goto cleanup;
+		}
+		err = write_pieces(in, fds[n], true, buf);
+		n++;
+		if (err)
+			goto cleanup;
+	}
+	if (early) {
+		snprintf(data, sizeof(data), "huge=%s", m->huge);
+		err = wl__remount(m->dir, data);
+		if (err) {
+			wl__err(WL, err, "remount tmpfs %s '%s'", data, m->dir);
+			goto cleanup;
+		}
+	}
+	for (int j = 0, k = 0; j < s->ninst; j++) {
+		if (s->inst[j].mount != i)
+			continue;
+		err = write_pieces(&s->inst[j], fds[k++], false, buf);
+		if (err)
+			goto cleanup;
+	}
+	/* Growth only: others freeing huge pages meanwhile is not ours. */
+	kb1 = wl__shmem_huge_kb();
+	m->huge_kb = kb1 > kb0 ? kb1 - kb0 : 0;
+	/* A 2 MiB folio needs a 2 MiB region inside i_size for within_size;
+	 * huge=always gets one anywhere. */
+	for (int j = 0; j < s->ninst; j++)
+		if (s->inst[j].mount == i && s->inst[j].f.size >= WL_PMD &&
+		    (!strcmp(m->huge, "always") ||
+		     !strcmp(m->huge, "within_size")))
+			m->expect_huge = true;
+cleanup:
+	while (n)
+		close(fds[--n]);
 	return err;
+}
+
+/*
+ * Size the readers' buffers: the most readers any plan has, each buffer
+ * big enough for all plans. Returns how many readers.
+ */
+static __u32 size_buffers(struct shmem *s)
+{
+	__u64 need = 0, exp = 0;
+	__u32 readers = 0;
+
+	for (int p = 0; p < s->nplans; p++) {
+		const struct sh_plan *pl = &s->plans[p];
+		__u64 n = pl->buf_align + pl->bs +
+			  (pl->iovecs - 1) * (__u64)IOV_GAP + GUARD;
+
+		need = n > need ? n : need;
+		exp = pl->bs > exp ? pl->bs : exp;
+		readers = pl->readers > readers ? pl->readers : readers;
+	}
+	/* A page in front: the base is page-aligned (not more), with the
+	 * leading guard bytes in the page before it. */
+	s->bufsize = s->page + need;
+	s->expsize = exp;
+	return readers;
+}
+
+/* Does the kernel force huge folios on every tmpfs mount? */
+static bool thp_shmem_forced(void)
+{
+	char line[128] = "";
+	FILE *f;
+
+	f = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "re");
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return strstr(line, "[force]") != NULL;
+}
+
+/*
+ * tmpfs pages cannot be reclaimed (no swap here), so the files and the
+ * buffers must leave most of the machine free: refuse a run that needs
+ * more than half of MemAvailable, before anything is written.
+ */
+static int check_mem(struct shmem *s, const struct wl_opts *o)
+{
+	bool forced = thp_shmem_forced();
+	__u64 need, readers = size_buffers(s);
+	char what[96];
+
+	need = readers * (s->bufsize + s->expsize);
+	for (int i = 0; i < s->ninst; i++) {
+		const char *huge = s->m[s->inst[i].mount].huge;
+
+		need += sh_file__mem(&s->inst[i].f,
+				     forced || strcmp(huge, "never"));
+	}
+	if (o->matrix)
+		snprintf(what, sizeof(what), "--matrix");
+	else
+		snprintf(what, sizeof(what),
+			 "--size '%llu' with --bs x --readers '%llu x %u'",
+			 (unsigned long long)o->size,
+			 (unsigned long long)o->bs, o->readers);
+	return wl__check_mem(WL, what, need);
+}
+
+/* Allocate and fault in the buffers size_buffers sized. */
+static int make_buffers(struct shmem *s)
+{
+	__u32 readers = size_buffers(s);
+	__u64 exp = s->expsize;
+
+	for (__u32 i = 0; i < readers; i++) {
+		struct sh_reader *rd = &s->rd[i];
+		int err;
+
+		err = -posix_memalign((void **)&rd->mem, WL_PMD, s->bufsize);
+		if (err) {
+			rd->mem = NULL;
+			return err;
+		}
+		s->nreaders++;
+		rd->exp = malloc(exp);
+		if (!rd->exp)
+			return -ENOMEM;
+		/* Fault them in now: the traced reads should copy, not
+		 * fault. */
+		memset(rd->mem, 0, s->bufsize);
+		memset(rd->exp, 0, exp);
+	}
+	return 0;
 }
 
 int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 {
+	unsigned char *buf = NULL;
 	struct shmem *s;
 	int err;
 
@@ -121,138 +461,404 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 		wl__err(WL, err, "allocate state");
 		return err;
 	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->page = (__u64)sysconf(_SC_PAGESIZE);
+	s->inject = o->inject_wrong;
 	err = check_opts(s, o);
 	if (err)
 		goto cleanup;
-	err = wl__mkdtemp(WL, NULL, "shmem", s->dir, sizeof(s->dir));
+	if (o->matrix) {
+		static const struct sh_file files[MATRIX_FILES] = {
+			{ SH_FILL_FULL, (4ULL << 20) + 4097 },
+			{ SH_FILL_SPARSE, (4ULL << 20) + 20000 },
+			{ SH_FILL_MIXED, (2ULL << 20) + 300003 },
+		};
+
+		s->mode = "matrix";
+		s->nmount = NMODES;
+		for (int i = 0; i < NMODES; i++) {
+			s->m[i].huge = huge_modes[i];
+			for (int j = 0; j < MATRIX_FILES; j++) {
+				s->inst[s->ninst].f = files[j];
+				s->inst[s->ninst++].mount = i;
+			}
+		}
+		s->nplans = sh_plan__matrix(&s->plans);
+	} else {
+		s->mode = "custom";
+		s->nmount = 1;
+		s->m[0].huge = huge_modes[parse_in(o->huge ? o->huge :
+							     "always",
+						   huge_modes, NMODES)];
+		s->inst[0].f.fill = sh_fill__parse(o->fill ? o->fill : "full");
+		s->inst[0].f.size = o->size;
+		s->ninst = 1;
+		s->plans = &s->custom;
+		s->nplans = 1;
+	}
+	err = check_mem(s, o);
 	if (err)
 		goto cleanup;
-	err = mount_tmpfs(s);
-	if (err)
-		goto cleanup;
-	err = wl__path(s->path, sizeof(s->path), s->dir, "data");
-	if (err) {
-		wl__err(WL, err, "path in '%s'", s->dir);
+	buf = malloc(WL_PMD);
+	if (!buf) {
+		err = -ENOMEM;
+		wl__err(WL, err, "allocate write buffer");
 		goto cleanup;
 	}
-	err = write_file(s);
+	for (int i = 0; !err && i < s->nmount; i++)
+		err = make_mount(s, i, buf);
 	if (err)
 		goto cleanup;
-	/* PMD-aligned so the buffer's alignment is the same on every run. */
-	err = -posix_memalign((void **)&s->buf, PMD_BYTES, s->bs);
-	if (err) {
-		s->buf = NULL;
-		wl__err(WL, err, "allocate %llu-byte read buffer",
-			(unsigned long long)s->bs);
-		goto cleanup;
-	}
-	/* Fault it in now: the traced reads should copy, not fault. */
-	memset(s->buf, 0, s->bs);
-	*out = s;
+	err = make_buffers(s);
+	if (err)
+		wl__err(WL, err, "allocate %llu-byte read buffers",
+			(unsigned long long)s->bufsize);
+	else
+		*out = s;
 cleanup:
+	free(buf);
 	if (err)
 		shmem__destroy(s);
 	return err;
 }
 
-/* ShmemHugePages from /proc/meminfo in kB; 0 when absent (no THP). */
-static __u64 shmem_huge_kb(void)
+static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
+		  const char *want, const char *got)
 {
-	unsigned long long kb = 0;
-	char line[256];
-	FILE *f;
+	char lay[320] = "";
+	size_t n;
 
-	f = fopen("/proc/meminfo", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "ShmemHugePages: %llu kB", &kb) == 1)
+	if (!ok) {
+		sh__layout(rd->s->m[rd->in->mount].huge, &rd->in->f, rd->pl,
+			   rd->idx, call, pos, lay, sizeof(lay));
+		n = strlen(lay);
+		if (rd->s->inject && rd->s->first_run && !rd->idx && !call)
+			snprintf(lay + n, sizeof(lay) - n,
+				 " injected=wrong-expectation");
+	}
+	pthread_mutex_lock(&rd->s->lock);
+	model__check(rd->s->r, ok, lay, want, got);
+	pthread_mutex_unlock(&rd->s->lock);
+}
+
+static void set_guards(struct sh_reader *rd, unsigned char *base, __u32 n)
+{
+	memset(base - GUARD, CANARY, GUARD);
+	for (__u32 j = 0; j + 1 < n; j++)
+		memset((unsigned char *)rd->iov[j].iov_base +
+			       rd->iov[j].iov_len,
+		       CANARY, IOV_GAP);
+	memset((unsigned char *)rd->iov[n - 1].iov_base +
+		       rd->iov[n - 1].iov_len,
+	       CANARY, GUARD);
+}
+
+/* Offset from base of the first guard byte that changed, or -1. */
+static long guards_hit(const struct sh_reader *rd, unsigned char *base,
+		       __u32 n)
+{
+	const unsigned char *g;
+
+	for (int i = 0; i < GUARD; i++)
+		if (base[i - GUARD] != CANARY)
+			return i - GUARD;
+	for (__u32 j = 0; j < n; j++) {
+		size_t len = j + 1 < n ? IOV_GAP : GUARD;
+
+		g = (unsigned char *)rd->iov[j].iov_base + rd->iov[j].iov_len;
+		for (size_t i = 0; i < len; i++)
+			if (g[i] != CANARY)
+				return g + i - base;
+	}
+	return -1;
+}
+
+/*
+ * Check one call's result: return value, data (scattered over the iovecs
+ * for readv) and guards. Builds "got" only when something is wrong.
+ */
+static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
+		       __u64 call, __u64 pos, ssize_t ret, int err)
+{
+	const struct sh_plan *pl = rd->pl;
+	__u64 want = sh__expect_ret(rd->in->f.size, pos, pl->bs);
+	char w[96], got[96];
+	__u64 done = 0;
+	long hit;
+
+	snprintf(w, sizeof(w), "ret=%llu, data as written, guards intact",
+		 (unsigned long long)want);
+	if (ret < 0) {
+		snprintf(got, sizeof(got), "error %d (%s)", err,
+			 strerror(-err));
+		check(rd, false, call, pos, w, got);
+		return;
+	}
+	if ((__u64)ret != want) {
+		snprintf(got, sizeof(got), "ret=%lld", (long long)ret);
+		check(rd, false, call, pos, w, got);
+		return;
+	}
+	sh_file__fill(&rd->in->f, pos, rd->exp, ret);
+	if (rd->s->inject && rd->s->first_run && !rd->idx && !call && ret)
+		rd->exp[0] ^= 0xff;
+	for (__u32 j = 0; j < n && done < (__u64)ret; j++) {
+		size_t len = rd->iov[j].iov_len, x;
+
+		if (len > ret - done)
+			len = ret - done;
+		x = wl__first_diff(rd->exp + done, rd->iov[j].iov_base, len);
+		if (x < len) {
+			snprintf(got, sizeof(got),
+				 "ret=%lld, file offset %llu: want 0x%02x, "
+				 "got 0x%02x",
+				 (long long)ret,
+				 (unsigned long long)(pos + done + x),
+				 rd->exp[done + x],
+				 ((unsigned char *)rd->iov[j].iov_base)[x]);
+			check(rd, false, call, pos, w, got);
+			return;
+		}
+		done += len;
+	}
+	hit = guards_hit(rd, base, n);
+	if (hit != -1) {
+		snprintf(got, sizeof(got),
+			 "ret=%lld, wrote outside the buffer at base%+ld",
+			 (long long)ret, hit);
+		check(rd, false, call, pos, w, got);
+		return;
+	}
+	check(rd, true, call, pos, w, "");
+}
+
+/* One reader: open, read the plan's range call by call, close. */
+static void *reader(void *arg)
+{
+	struct sh_reader *rd = arg;
+	const struct sh_plan *pl = rd->pl;
+	__u64 start = sh_plan__start(pl, rd->in->f.size), pos = start;
+	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
+	__u32 n = pl->call == SH_READV ? pl->iovecs : 1;
+	__u64 call = 0;
+	ssize_t ret;
+	int fd;
+
+	p = base;
+	for (__u32 j = 0; j < n; j++) {
+		rd->iov[j].iov_base = p;
+		rd->iov[j].iov_len = sh__iov_len(pl->bs, n, j);
+		p += rd->iov[j].iov_len + IOV_GAP;
+	}
+	if (rd->gate) {
+		pthread_mutex_lock(&rd->gate->lock);
+		while (!rd->gate->state)
+			pthread_cond_wait(&rd->gate->cond, &rd->gate->lock);
+		pthread_mutex_unlock(&rd->gate->lock);
+		if (rd->gate->state < 0)
+			return NULL;
+	}
+	fd = open(rd->in->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rd->err = -errno;
+		return NULL;
+	}
+	/* Each reader has its own file position. */
+	if (pl->call != SH_PREAD && lseek(fd, start, SEEK_SET) < 0) {
+		rd->err = -errno;
+		goto cleanup;
+	}
+	while (!pl->length || pos - start < pl->length) {
+		int err = 0;
+
+		set_guards(rd, base, n);
+		if (pl->call == SH_READ)
+			ret = read(fd, base, pl->bs);
+		else if (pl->call == SH_PREAD)
+			ret = pread(fd, base, pl->bs, pos);
+		else
+			ret = readv(fd, rd->iov, n);
+		/* Every call reaches shmem_file_read_iter: count it. */
+		rd->calls++;
+		if (ret < 0)
+			err = -errno;
+		if (err == -EINTR)
+			continue;
+		check_call(rd, base, n, call++, pos, ret, err);
+		if (ret <= 0)
 			break;
-	fclose(f);
-	return kb;
+		rd->bytes += ret;
+		pos += ret;
+	}
+cleanup:
+	close(fd);
+	return NULL;
+}
+
+/* Plan pl on file in with its readers, concurrently when several. */
+static void gate_open(struct sh_gate *g, int state)
+{
+	pthread_mutex_lock(&g->lock);
+	g->state = state;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Plan pl on file in with its readers, concurrently when several. */
+static int run_plan(struct shmem *s, const struct sh_inst *in,
+		    const struct sh_plan *pl)
+{
+	struct sh_gate gate = { PTHREAD_MUTEX_INITIALIZER,
+				PTHREAD_COND_INITIALIZER, 0 };
+	pthread_t tid[SH_MAX_READERS];
+	__u32 made = 0;
+	int err = 0;
+
+	for (__u32 i = 0; i < pl->readers; i++) {
+		struct sh_reader *rd = &s->rd[i];
+
+		rd->s = s;
+		rd->in = in;
+		rd->pl = pl;
+		rd->idx = i;
+		rd->calls = rd->bytes = 0;
+		rd->err = 0;
+		rd->gate = pl->readers > 1 ? &gate : NULL;
+	}
+	if (pl->readers == 1) {
+		reader(&s->rd[0]);
+	} else {
+		for (; made < pl->readers; made++) {
+			err = -pthread_create(&tid[made], NULL, reader,
+					      &s->rd[made]);
+			if (err)
+				break;
+		}
+		gate_open(&gate, err ? -1 : 1);
+		for (__u32 i = 0; i < made; i++)
+			pthread_join(tid[i], NULL);
+		if (err) {
+			wl__err(WL, err, "start reader %u of plan '%s'", made,
+				pl->name);
+			return err;
+		}
+	}
+	for (__u32 i = 0; i < pl->readers; i++) {
+		s->tot.calls += s->rd[i].calls;
+		s->tot.bytes += s->rd[i].bytes;
+		if (s->rd[i].err && !err) {
+			err = s->rd[i].err;
+			wl__err(WL, err, "reader %u of plan '%s' on '%s'", i,
+				pl->name, in->path);
+		}
+	}
+	return err;
+}
+
+static void report_huge(struct shmem *s, struct fs_report *r)
+{
+	char msg[128] = "", key[32];
+	size_t n;
+	__u64 total = 0;
+
+	for (int i = 0; i < s->nmount; i++) {
+		const struct sh_mount *m = &s->m[i];
+
+		total += m->huge_kb;
+		if (s->nmount > 1) {
+			snprintf(key, sizeof(key), "huge_kb_%s", m->huge);
+			model__kv_u64(r, key, m->huge_kb);
+		}
+		if (!m->expect_huge)
+			continue;
+		n = strlen(msg);
+		if (m->huge_kb) {
+			snprintf(msg + n, sizeof(msg) - n,
+				 "%s%s: in effect (+%llu kB)", n ? ", " : "",
+				 m->huge, (unsigned long long)m->huge_kb);
+			continue;
+		}
+		snprintf(msg + n, sizeof(msg) - n, "%s%s: NOT in effect",
+			 n ? ", " : "", m->huge);
+		wl__err(WL, 0,
+			"WARNING: huge=%s but ShmemHugePages did not grow "
+			"while the files were written: tmpfs is NOT using "
+			"2 MiB folios, this run measures 4 KiB ones (see "
+			"/sys/kernel/mm/transparent_hugepage/shmem_enabled)",
+			m->huge);
+	}
+	model__kv_u64(r, "shmem_huge_kb", total);
+	model__kv_str(r, "huge_folios",
+		      *msg ? msg : "none expected (no huge= mode that makes "
+				   "them)");
 }
 
 int shmem__run(struct shmem *s, struct fs_report *r)
 {
-	__u64 calls = 0, bytes = 0, bad = 0, huge_kb;
-	__u64 bad_reads = 0, first_bad = 0;
-	int fd, err = 0, read_err = 0;
-	ssize_t n;
+	int err = 0;
 
-	huge_kb = shmem_huge_kb();
-	if (!huge_kb && !strcmp(s->huge, "always"))
-		wl__err(WL, 0,
-			"warning: huge=always but ShmemHugePages is 0 kB, so "
-			"tmpfs is not using huge folios (see "
-			"/sys/kernel/mm/transparent_hugepage/shmem_enabled)");
-
-	/* Traced phase: open, read to EOF, close; nothing else. */
-	fd = open(s->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		wl__err(WL, err, "open '%s'", s->path);
-		goto cleanup;
-	}
-	for (;;) {
-		n = read(fd, s->buf, s->bs);
-		calls++;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			/* A failing read is a wrong answer, not a setup
-			 * problem: count it and stop. */
-			read_err = -errno;
-			bad++;
-			break;
+	s->r = r;
+	/* Before the reads: say whether the huge-page layout holds. */
+	report_huge(s, r);
+	s->first_run = true;
+	/* Traced phase: the readers' open, reads and close. */
+	for (int i = 0; !err && i < s->ninst; i++) {
+		for (int p = 0; !err && p < s->nplans; p++) {
+			err = run_plan(s, &s->inst[i], &s->plans[p]);
+			s->first_run = false;
 		}
-		if (!n)
-			break;
-		/* Check the buffer we got, not the file again. */
-		if (wl__pattern_check(s->buf, bytes, n)) {
-			if (!bad_reads++)
-				first_bad = bytes;
-			bad++;
-		}
-		bytes += n;
 	}
-	close(fd);
+	s->tot.sys_calls = s->tot.calls;
+	s->tot.sys_bytes = s->tot.bytes;
+	model__kv_str(r, "mode", s->mode);
+	if (s->nmount == 1) {
+		const struct sh_plan *pl = &s->plans[0];
 
-	if (read_err)
-		wl__err(WL, read_err, "read '%s' at offset %llu", s->path,
-			(unsigned long long)bytes);
-	if (bad_reads)
-		wl__err(WL, 0,
-			"'%s': wrong data in %llu reads, the first one at "
-			"offset %llu",
-			s->path, (unsigned long long)bad_reads,
-			(unsigned long long)first_bad);
-	/* A read error already counted: the short total follows from it. */
-	if (!read_err && bytes != s->size) {
-		bad++;
-		wl__err(WL, 0, "'%s': read %llu bytes in total, wrote %llu",
-			s->path, (unsigned long long)bytes,
-			(unsigned long long)s->size);
+		model__kv_str(r, "huge", s->m[0].huge);
+		model__kv_str(r, "fill", sh_fill__name(s->inst[0].f.fill));
+		model__kv_u64(r, "size", s->inst[0].f.size);
+		model__kv_str(r, "syscall", sh_call__name(pl->call));
+		model__kv_u64(r, "bs", pl->bs);
+		model__kv_u64(r, "offset", (__u64)pl->offset);
+		model__kv_u64(r, "length", pl->length);
+		model__kv_u64(r, "buf_align", pl->buf_align);
+		model__kv_u64(r, "iovecs", pl->iovecs);
+		model__kv_u64(r, "readers", pl->readers);
+	} else {
+		model__kv_u64(r, "files", s->ninst);
+		model__kv_u64(r, "plans", s->nplans);
 	}
-cleanup:
-	model__kv_str(r, "huge", s->huge);
-	model__kv_u64(r, "size", s->size);
-	model__kv_u64(r, "bs", s->bs);
-	model__kv_u64(r, "calls", calls);
-	model__kv_u64(r, "bytes", bytes);
-	model__kv_u64(r, "validation_failures", bad);
-	model__kv_u64(r, "shmem_huge_pages_kb", huge_kb);
+	/* A read is one shmem_file_read_iter call at either level. */
+	model__kv_u64(r, "calls", s->tot.calls);
+	model__kv_u64(r, "bytes", s->tot.bytes);
+	model__kv_u64(r, "validation_checks", r->validation.checks);
+	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;
+}
+
+const struct wl_totals *shmem__totals(const struct shmem *s)
+{
+	return &s->tot;
 }
 
 void shmem__destroy(struct shmem *s)
 {
 	if (!s)
 		return;
-	free(s->buf);
-	if (s->file_made)
-		wl__remove(WL, s->path, false);
-	/* Only remove the mount point once nothing is mounted on it. */
-	if ((!s->mounted || !wl__umount(WL, s->dir)) && s->dir[0])
-		wl__remove(WL, s->dir, true);
+	for (__u32 i = 0; i < s->nreaders; i++) {
+		free(s->rd[i].mem);
+		free(s->rd[i].exp);
+	}
+	for (int i = 0; i < s->ninst; i++)
+		if (s->inst[i].made)
+			wl__remove(WL, s->inst[i].path, false);
+	/* Only remove a mount point once nothing is mounted on it. */
+	for (int i = 0; i < s->nmount; i++) {
+		struct sh_mount *m = &s->m[i];
+
+		if ((!m->mounted || !wl__umount(WL, m->dir)) && m->dir[0])
+			wl__remove(WL, m->dir, true);
+	}
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -4,13 +4,16 @@
  * answers against ground truth. They run in the calling process, because
  * the BPF programs keep only events of folioscope's own tgid.
  *
- *   dedupe      FIDEDUPERANGE over two identical files on btrfs or xfs
- *               (vfs_dedupe_file_range_compare)
- *   shmem-read  sequential read(2) of a file on a fresh tmpfs mount
+ *   dedupe      FIDEDUPERANGE over ranges whose contents the tool built,
+ *               on btrfs or xfs (vfs_dedupe_file_range_compare)
+ *   shmem-read  read/pread/readv of files on fresh tmpfs mounts
  *               (shmem_file_read_iter)
  *
- * Lifecycle: prepare (set up, not traced) -> run (the traced phase, only
- * the measured syscalls) -> destroy (undo everything prepare did).
+ * Every answer of the kernel (status, byte count, data read back) is one
+ * model__check: a wrong one is kept with the exact layout that caused it.
+ *
+ * Lifecycle: prepare (set up, not traced) -> run (the traced phase) ->
+ * destroy (undo everything prepare did).
  */
 #ifndef FS_WORKLOAD_H
 #define FS_WORKLOAD_H
@@ -21,16 +24,35 @@
 #include "model/model.h"
 
 struct wl_opts {
+	bool matrix; /* the default matrix of layouts instead of one */
+	bool inject_wrong; /* debug: flip one expected answer */
 	/* dedupe */
 	const char *dir; /* existing dir on btrfs/xfs; NULL = loop-mounted fs */
-	const char *fs;	 /* "btrfs" (default) or "xfs" */
-	__u64 range;	 /* bytes per dedupe range, default 128 KiB */
-	unsigned int count; /* FIDEDUPERANGE calls, default 64 */
+	const char *fs;	 /* "btrfs" (default) or "xfs"; matrix: NULL = all */
+	__u32 block_size; /* xfs mkfs -b size=; 0 = default (4096) */
+	__u64 range;	 /* bytes per dedupe range; 0 = default */
+	unsigned int count; /* ranges (one ioctl each), default 64 */
+	__u64 src_off;	 /* first source offset */
+	__u64 dst_off;	 /* first destination offset */
+	bool dst_off_set;
+	unsigned int dests; /* destinations per ioctl, default 1 */
+	bool same_file;	 /* destinations are ranges of the source file */
+	const char *differ; /* byte that differs per destination, or NULL */
+	bool cold;	 /* drop the files' pages before the dedupe */
+	unsigned int files; /* seed workload: N identical files, 0 = off */
+	__u64 file_size; /* seed: size of each file; else 0 = fit ranges */
 	/* shmem-read */
 	const char *huge; /* tmpfs huge=: "always" (default), "never",
 			   * "within_size", "advise" */
+	const char *fill; /* "full" (default), "sparse", "mixed" */
 	__u64 size;	  /* file size, default 16 MiB */
 	__u64 bs;	  /* read size, default 64 KiB */
+	__u64 offset;	  /* first file position read */
+	__u64 length;	  /* bytes to read from offset; 0 = to EOF */
+	__u64 buf_align;  /* buffer = page-aligned base + buf_align */
+	const char *syscall; /* "read" (default), "pread", "readv" */
+	unsigned int iovecs; /* readv: iovecs per call, default 1 */
+	unsigned int readers; /* concurrent reader threads, default 1 */
 };
 
 struct workload; /* opaque */
@@ -45,29 +67,46 @@ int workload__prepare(struct workload **w, const char *name,
 /*
  * Run the traced phase and record the workload's totals in r. Returns 0,
  * or a negative errno on a setup-like failure; ground-truth mismatches are
- * counted in the "validation_failures" key, not returned.
+ * model__check failures (and the "validation_failures" key), not returned.
  */
 int workload__run(struct workload *w, struct fs_report *r);
+/*
+ * Calls and bytes the traced phase caused as seen at one level: the
+ * function level (syscall = false: the kernel function the plan attaches
+ * to) or the syscall boundary (syscall = true). They differ for dedupe,
+ * where an ioctl with an error or a shortened range is seen differently.
+ */
+void workload__totals(const struct workload *w, bool syscall, __u64 *calls,
+		      __u64 *bytes);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 
 /*
- * Internal: shared by the files of src/workload/ only. Nothing outside
- * this directory should call what follows.
+ * Internal: shared by the files of src/workload/ (and their unit tests).
+ * Nothing else outside this directory should call what follows.
  */
 struct dedupe;
 struct shmem;
 
+/* Calls and bytes at the two levels (see workload__totals). */
+struct wl_totals {
+	__u64 calls, bytes;
+	__u64 sys_calls, sys_bytes;
+};
+
 int dedupe__prepare(struct dedupe **d, const struct wl_opts *o);
 int dedupe__run(struct dedupe *d, struct fs_report *r);
+const struct wl_totals *dedupe__totals(const struct dedupe *d);
 void dedupe__destroy(struct dedupe *d);
 
 int shmem__prepare(struct shmem **s, const struct wl_opts *o);
 int shmem__run(struct shmem *s, struct fs_report *r);
+const struct wl_totals *shmem__totals(const struct shmem *s);
 void shmem__destroy(struct shmem *s);
 
 /* Chunk for writing test files: one PMD-sized folio per pwrite. */
 #define WL_CHUNK (2ULL << 20)
+#define WL_PMD (2ULL << 20)
 
 /*
  * Print "folioscope: run WL: <fmt>: strerror(-err)" as one line; with
@@ -98,9 +137,32 @@ int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
  * so callers can word the error (tmpfs huge= needs its own hint). */
 int wl__mount(const char *src, const char *dir, const char *fstype,
 	      const char *data);
+/* Change the options of the mount at dir (MS_REMOUNT); prints nothing. */
+int wl__remount(const char *dir, const char *data);
 /* umount2, retrying briefly while busy and then detaching lazily (with an
  * error line); a negative errno means it is still mounted. */
 int wl__umount(const char *wl, const char *dir);
+/* pread/pwrite all of len at off; -EIO for an unexpected EOF. */
+int wl__pread_full(int fd, void *buf, size_t len, __u64 off);
+int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off);
+/*
+ * Pages of the file behind fd in the page cache (mincore on a mapping):
+ * *cached of *pages. Proves a "cold" range really is not cached.
+ */
+int wl__cached_pages(int fd, __u64 size, __u64 *cached, __u64 *pages);
+/* ShmemHugePages from /proc/meminfo in kB; 0 when absent (no THP). */
+__u64 wl__shmem_huge_kb(void);
+/* MemAvailable in bytes (free RAM without it; 0 when unknown). */
+__u64 wl__mem_available(void);
+/*
+ * Refuse a workload that would pin more than half of MemAvailable in RAM
+ * (tmpfs pages cannot be reclaimed without swap): one error line naming
+ * what (e.g. "--size '24G'") and -ENOMEM. RAM-backed data must never be
+ * able to fill the machine.
+ */
+int wl__check_mem(const char *wl, const char *what, __u64 need);
+
+/* ---- ground truth, pure (truth.c): no system calls ---- */
 
 /* The deterministic test data: the byte at file offset off. */
 static inline unsigned char wl__pattern_byte(__u64 off)
@@ -113,10 +175,221 @@ static inline unsigned char wl__pattern_byte(__u64 off)
 	return (unsigned char)(v >> ((off & 7) * 8));
 }
 
+/* buf[i] = wl__pattern_byte(off + i), a word at a time where it can. */
 void wl__pattern_fill(void *buf, __u64 off, size_t len);
 /* Number of bytes of buf that differ from the pattern at off. */
 size_t wl__pattern_check(const void *buf, __u64 off, size_t len);
+/* First index where a and b differ, or len. */
+size_t wl__first_diff(const void *a, const void *b, size_t len);
 /* Write size bytes of pattern to fd in WL_CHUNK pwrites. */
 int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size);
+
+/* need fits in half of avail (a safe share; unknown avail = 0: no). */
+static inline bool wl__mem_fits(__u64 need, __u64 avail)
+{
+	return need <= avail / 2;
+}
+
+/* -- dedupe -- */
+
+/* FIDEDUPERANGE destinations per ioctl (the syscall-level probe reads
+ * as many); the kernel takes up to a page of them. */
+#define DD_MAX_DESTS 16
+/* Copied-in ranges per file: a source with a destination range per
+ * destination of one case at most. */
+#define DD_MAX_SEGS DD_MAX_DESTS
+#define DD_MAX_FS 4
+/* vfs_dedupe_file_range caps one request at 1 GiB. */
+#define DD_CAP (1ULL << 30)
+
+/* Where the one differing byte of a destination range sits. */
+enum dd_diff {
+	DD_DIFF_NONE,
+	DD_DIFF_FIRST,	    /* offset 0 of the range */
+	DD_DIFF_MIDDLE,	    /* len/2 + 3: inside a word */
+	DD_DIFF_WORD_END,   /* 8k - 1: last byte of a word */
+	DD_DIFF_WORD_START, /* 8k: first byte of the next word */
+	DD_DIFF_LAST,	    /* the last byte the kernel compares */
+	DD_DIFF_PAST,	    /* the first byte after what it compares */
+	DD_DIFF_NR,
+};
+
+const char *dd_diff__name(enum dd_diff d);
+/* The enum for a name, or -1. */
+int dd_diff__parse(const char *name);
+/* Offset of the differing byte in a compared range of cmp bytes. */
+__u64 dd_diff__pos(enum dd_diff d, __u64 cmp);
+
+/*
+ * Part of a file copied from elsewhere: [start, start + count * len) holds
+ * pattern(off + delta); with flip, byte start + k*len + flip_pos of each
+ * of the count pieces is inverted (the one differing byte).
+ */
+struct dd_seg {
+	__u64 start, len, delta, flip_pos;
+	__u32 count;
+	bool flip;
+};
+
+/* A test file: pattern(off + delta) outside its segments. */
+struct dd_file {
+	__u64 size, delta;
+	int fs; /* index of the filesystem it lives on */
+	bool cold; /* dropped from the page cache before the dedupe */
+	int nseg;
+	struct dd_seg seg[DD_MAX_SEGS];
+};
+
+/* The contents of f at [off, off + len). */
+void dd_file__fill(const struct dd_file *f, __u64 off, void *buf,
+		   size_t len);
+/* Do a at aoff and b at boff hold the same len bytes? */
+bool dd_file__equal(const struct dd_file *a, __u64 aoff,
+		    const struct dd_file *b, __u64 boff, __u64 len);
+
+struct dd_dest {
+	int file;
+	__u64 off;
+	enum dd_diff diff;
+};
+
+/*
+ * One layout: count FIDEDUPERANGE ioctls, the k-th comparing
+ * [src_off + k*len, +len) of the source with [dest.off + k*len, +len) of
+ * each destination.
+ */
+struct dd_case {
+	char name[24];
+	int src;
+	__u64 src_off, len;
+	__u32 count;
+	unsigned int ndest;
+	struct dd_dest dest[DD_MAX_DESTS];
+};
+
+struct dd_fsinfo {
+	char fs[8]; /* "btrfs" or "xfs" */
+	__u32 bs;   /* block size */
+};
+
+/* Everything a run does, with its files' contents: built before it runs. */
+struct dd_plan {
+	__u32 page;
+	int nfs;
+	struct dd_fsinfo fs[DD_MAX_FS];
+	int nfiles, cap_files;
+	struct dd_file *files;
+	int ncases, cap_cases;
+	struct dd_case *cases;
+};
+
+/* What the kernel must answer for one destination of one ioctl. */
+struct dd_expect {
+	int ioctl_err; /* the whole ioctl fails with this -errno, or 0 */
+	int status;    /* FILE_DEDUPE_RANGE_SAME/_DIFFERS or -errno */
+	__u64 bytes_deduped;
+	__u64 cmp_len; /* bytes the kernel compares (0: none) */
+	bool reaches_prep; /* the fs's remap prep runs (the traced caller) */
+};
+
+void dd_plan__init(struct dd_plan *p, __u32 page);
+void dd_plan__free(struct dd_plan *p);
+/* Add a filesystem; returns its index or -ENOSPC. */
+int dd_plan__add_fs(struct dd_plan *p, const char *fs, __u32 bs);
+/* Add a file of size bytes on filesystem fs; returns its index or -errno. */
+int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold);
+/*
+ * Add a case and write its destination ranges (copies of the source
+ * range, plus each destination's differing byte) into the file models.
+ * Returns 0 or -errno (-ENOSPC: too many segments in one file).
+ */
+int dd_plan__add_case(struct dd_plan *p, const struct dd_case *c);
+/* The default matrix for filesystem fs (see truth.c for the list). */
+int dd_plan__matrix(struct dd_plan *p, int fs);
+/* One layout from the options (--range, --count, --dests, ...). */
+int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o);
+/* The seed's workload: o->files identical files, file 0 the source. */
+int dd_plan__seed(struct dd_plan *p, int fs, const struct wl_opts *o);
+
+/*
+ * The kernel's answer for destination d of the k-th ioctl of case c,
+ * from the checks of vfs_dedupe_file_range and generic_remap_checks and
+ * the file contents.
+ */
+void dd__expect(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, struct dd_expect *e);
+/* The exact layout of one destination of one ioctl, for a failed check. */
+void dd__layout(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, char *buf, size_t n);
+/* "SAME bytes_deduped=N", "DIFFERS ...", "status -22 (EINVAL)", ... */
+void dd__answer(int ioctl_err, int status, __u64 bytes, char *buf, size_t n);
+
+/* -- shmem-read -- */
+
+enum sh_fill {
+	SH_FILL_FULL,	/* pattern from 0 to size */
+	SH_FILL_SPARSE, /* small pieces in every other 2 MiB, holes between */
+	SH_FILL_MIXED,	/* whole 2 MiB chunks, then a sparse 4 KiB tail */
+	SH_FILL_NR,
+};
+
+enum sh_call { SH_READ, SH_PREAD, SH_READV, SH_CALL_NR };
+
+#define SH_MAX_IOVECS 64
+#define SH_MAX_READERS 64
+
+struct sh_file {
+	enum sh_fill fill;
+	__u64 size;
+};
+
+/* One written piece of a file; early pieces are written before the
+ * mount switches to its huge= mode, so they stay in 4 KiB folios. */
+struct sh_piece {
+	__u64 start, end;
+	bool early;
+};
+
+const char *sh_fill__name(enum sh_fill f);
+int sh_fill__parse(const char *name);
+const char *sh_call__name(enum sh_call c);
+int sh_call__parse(const char *name);
+/* The i-th written piece of f, in file order; false past the last. */
+bool sh_file__piece(const struct sh_file *f, __u64 i, struct sh_piece *p);
+/* Expected contents at [off, off + len): pattern, zeros in holes and
+ * past EOF. */
+void sh_file__fill(const struct sh_file *f, __u64 off, void *buf, size_t len);
+/*
+ * RAM the written pieces of f take on tmpfs, at most: whole 2 MiB folios
+ * for the pieces written in a huge= mode (huge), pages for the rest.
+ * Holes take nothing.
+ */
+__u64 sh_file__mem(const struct sh_file *f, bool huge);
+/* What a read of req bytes at pos must return. */
+__u64 sh__expect_ret(__u64 size, __u64 pos, __u64 req);
+
+/* A read pattern. Offset from_eof: the start is size + offset. */
+struct sh_plan {
+	char name[20];
+	enum sh_call call;
+	__u32 iovecs;
+	__u64 bs;
+	__s64 offset;
+	bool from_eof;
+	__u64 length; /* 0 = to EOF */
+	__u64 buf_align;
+	__u32 readers;
+};
+
+/* The default matrix's read patterns; returns how many. */
+int sh_plan__matrix(const struct sh_plan **plans);
+/* The start of a plan's reads in a file of size bytes. */
+__u64 sh_plan__start(const struct sh_plan *pl, __u64 size);
+/* Length of iovec j of a call of bs bytes split in n. */
+__u64 sh__iov_len(__u64 bs, __u32 n, __u32 j);
+/* The exact layout of one read call, for a failed check. */
+void sh__layout(const char *huge, const struct sh_file *f,
+		const struct sh_plan *pl, __u32 reader, __u64 call, __u64 pos,
+		char *buf, size_t n);
 
 #endif /* FS_WORKLOAD_H */

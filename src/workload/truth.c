@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Ground truth of the workloads, with no system calls so that unit tests
+ * can pin it down: the test pattern, what every test file holds, what the
+ * kernel must answer for each dedupe range and read, the default matrices
+ * and the layout strings a failed check is reported with.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+
+#include "workload/workload.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+static __u64 max_u64(__u64 a, __u64 b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- the pattern ---- */
+
+static inline __u64 pattern_word(__u64 word)
+{
+	__u64 v = (word + 1) * 0x9e3779b97f4a7c15ULL;
+
+	return v ^ (v >> 32);
+}
+
+void wl__pattern_fill(void *buf, __u64 off, size_t len)
+{
+	unsigned char *p = buf;
+	size_t i = 0;
+
+	/* Byte by byte up to a word boundary of the file offset, then whole
+	 * words: little-endian, so byte k of a word is bits 8k..8k+7, as in
+	 * wl__pattern_byte. */
+	for (; i < len && ((off + i) & 7); i++)
+		p[i] = wl__pattern_byte(off + i);
+	for (; i + 8 <= len; i += 8) {
+		__u64 v = htole64(pattern_word((off + i) >> 3));
+
+		memcpy(p + i, &v, 8);
+	}
+	for (; i < len; i++)
+		p[i] = wl__pattern_byte(off + i);
+}
+
+size_t wl__pattern_check(const void *buf, __u64 off, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len; i++)
+		bad += p[i] != wl__pattern_byte(off + i);
+	return bad;
+}
+
+size_t wl__first_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i = 0;
+
+	/* memcmp first: mismatches are rare, and it is fast. */
+	if (!memcmp(a, b, len))
+		return len;
+	while (i < len && x[i] == y[i])
+		i++;
+	return i;
+}
+
+/* ---- dedupe: file contents ---- */
+
+static const char *const diff_names[DD_DIFF_NR] = {
+	[DD_DIFF_NONE] = "none",
+	[DD_DIFF_FIRST] = "first",
+	[DD_DIFF_MIDDLE] = "middle",
+	[DD_DIFF_WORD_END] = "word-end",
+	[DD_DIFF_WORD_START] = "word-start",
+	[DD_DIFF_LAST] = "last",
+	[DD_DIFF_PAST] = "past",
+};
+
+const char *dd_diff__name(enum dd_diff d)
+{
+	return d < DD_DIFF_NR ? diff_names[d] : "?";
+}
+
+int dd_diff__parse(const char *name)
+{
+	for (int d = 0; d < DD_DIFF_NR; d++)
+		if (!strcmp(name, diff_names[d]))
+			return d;
+	return -1;
+}
+
+/*
+ * The word boundary sits a quarter into the range plus 5 words, so that
+ * it is neither the middle nor, for page-sized ranges, a page boundary.
+ * Ranges too short for that use their last word boundary.
+ */
+static __u64 word_boundary(__u64 cmp)
+{
+	__u64 w = (cmp / 4) / 8 * 8 + 40;
+
+	if (w < cmp)
+		return w;
+	return cmp > 8 ? (cmp - 1) / 8 * 8 : 0;
+}
+
+__u64 dd_diff__pos(enum dd_diff d, __u64 cmp)
+{
+	__u64 w = word_boundary(cmp);
+
+	if (!cmp)
+		return 0;
+	switch (d) {
+	case DD_DIFF_MIDDLE:
+		return min_u64(cmp / 2 + 3, cmp - 1);
+	case DD_DIFF_WORD_END:
+		return w ? w - 1 : cmp - 1;
+	case DD_DIFF_WORD_START:
+		return w ? w : cmp - 1;
+	case DD_DIFF_LAST:
+		return cmp - 1;
+	case DD_DIFF_PAST:
+		return cmp;
+	default:
+		return 0;
+	}
+}
+
+/* Invert the flipped bytes of seg s that fall in [off, off + len). */
+static void seg_flips(const struct dd_seg *s, __u64 off, unsigned char *buf,
+		      size_t len)
+{
+	__u64 first = s->start + s->flip_pos, k = 0;
+
+	/* Only inside its own piece: a "past" byte of an unshortened range
+	 * would otherwise land in the next range. */
+	if (!s->flip || s->flip_pos >= s->len)
+		return;
+	if (off > first)
+		k = (off - first + s->len - 1) / s->len;
+	for (; k < s->count; k++) {
+		__u64 pos = first + k * s->len;
+
+		if (pos >= off + len)
+			break;
+		buf[pos - off] ^= 0xff;
+	}
+}
+
+void dd_file__fill(const struct dd_file *f, __u64 off, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	wl__pattern_fill(p, off + f->delta, len);
+	/* Later segments win, as they were written later. */
+	for (int i = 0; i < f->nseg; i++) {
+		const struct dd_seg *s = &f->seg[i];
+		__u64 end = s->start + s->len * s->count;
+		__u64 a = max_u64(off, s->start), b = min_u64(off + len, end);
+
+		if (a >= b)
+			continue;
+		wl__pattern_fill(p + (a - off), a + s->delta, b - a);
+		seg_flips(s, a, p + (a - off), b - a);
+	}
+}
+
+bool dd_file__equal(const struct dd_file *a, __u64 aoff,
+		    const struct dd_file *b, __u64 boff, __u64 len)
+{
+	unsigned char x[16384], y[16384];
+
+	while (len) {
+		size_t n = min_u64(len, sizeof(x));
+
+		dd_file__fill(a, aoff, x, n);
+		dd_file__fill(b, boff, y, n);
+		if (memcmp(x, y, n))
+			return false;
+		aoff += n;
+		boff += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* ---- dedupe: plans ---- */
+
+void dd_plan__init(struct dd_plan *p, __u32 page)
+{
+	memset(p, 0, sizeof(*p));
+	p->page = page;
+}
+
+void dd_plan__free(struct dd_plan *p)
+{
+	free(p->files);
+	free(p->cases);
+	p->files = NULL;
+	p->cases = NULL;
+	p->nfiles = p->ncases = p->cap_files = p->cap_cases = 0;
+}
+
+int dd_plan__add_fs(struct dd_plan *p, const char *fs, __u32 bs)
+{
+	struct dd_fsinfo *f;
+
+	if (p->nfs >= DD_MAX_FS)
+		return -ENOSPC;
+	f = &p->fs[p->nfs];
+	snprintf(f->fs, sizeof(f->fs), "%s", fs);
+	f->bs = bs;
+	return p->nfs++;
+}
+
+/* Grow *arr (of *cap elements of size sz) to hold n + 1 elements. */
+static int grow(void **arr, int *cap, int n, size_t sz)
+{
+	int ncap;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	na = realloc(*arr, (size_t)ncap * sz);
+	if (!na)
+		return -ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold)
+{
+	struct dd_file *f;
+	int err;
+
+	err = grow((void **)&p->files, &p->cap_files, p->nfiles,
+		   sizeof(*p->files));
+	if (err)
+		return err;
+	f = &p->files[p->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->size = size;
+	f->fs = fs;
+	f->cold = cold;
+	/* A base of its own per file, so that whatever lies outside the
+	 * copied ranges differs from the source: a compare that reads the
+	 * wrong place finds different bytes there. */
+	f->delta = (__u64)p->nfiles << 40;
+	return p->nfiles++;
+}
+
+/* Everything of dd__expect but the compare of the contents. */
+static void geometry(const struct dd_plan *p, const struct dd_case *c,
+		     __u32 k, unsigned int d, struct dd_expect *e)
+{
+	const struct dd_file *sf = &p->files[c->src];
+	const struct dd_file *df = &p->files[c->dest[d].file];
+	__u64 bs = p->fs[sf->fs].bs;
+	__u64 so = c->src_off + (__u64)k * c->len;
+	__u64 doff = c->dest[d].off + (__u64)k * c->len;
+	__u64 len = c->len, bcount;
+
+	memset(e, 0, sizeof(*e));
+	e->status = FILE_DEDUPE_RANGE_SAME;
+	/* vfs_dedupe_file_range: the whole request fails when the source
+	 * range, before the cap, does not lie inside the source file. */
+	if (so + len < so || so + len > sf->size) {
+		e->ioctl_err = -EINVAL;
+		return;
+	}
+	len = min_u64(len, DD_CAP);
+	/* vfs_dedupe_file_range_one: nothing to do, no remap call. */
+	if (!len)
+		return;
+	e->reaches_prep = true;
+	/* generic_remap_checks, in its order. */
+	if (so % bs || doff % bs || doff + len < doff) {
+		e->status = -EINVAL;
+		return;
+	}
+	if (so >= sf->size || doff >= df->size || doff + len > df->size) {
+		e->status = -EINVAL;
+		return;
+	}
+	/* Ending at EOF of both files, the tail block may be partial;
+	 * otherwise the length is rounded down to whole blocks
+	 * (REMAP_FILE_CAN_SHORTEN). */
+	if (so + len == sf->size && doff + len == df->size) {
+		e->cmp_len = len;
+		bcount = (sf->size + bs - 1) / bs * bs - so;
+	} else {
+		e->cmp_len = len / bs * bs;
+		bcount = e->cmp_len;
+	}
+	if (c->dest[d].file == c->src && doff + bcount > so &&
+	    doff < so + bcount) {
+		e->cmp_len = 0;
+		e->status = -EINVAL;
+		return;
+	}
+	/* The ioctl reports the request's (capped) length as deduped, even
+	 * when the remap shortened it to whole blocks. */
+	e->bytes_deduped = len;
+}
+
+void dd__expect(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, struct dd_expect *e)
+{
+	const struct dd_dest *dst = &c->dest[d];
+
+	geometry(p, c, k, d, e);
+	if (e->ioctl_err || e->status != FILE_DEDUPE_RANGE_SAME ||
+	    !e->cmp_len)
+		return;
+	if (dd_file__equal(&p->files[c->src], c->src_off + (__u64)k * c->len,
+			   &p->files[dst->file], dst->off + (__u64)k * c->len,
+			   e->cmp_len))
+		return;
+	e->status = FILE_DEDUPE_RANGE_DIFFERS;
+	e->bytes_deduped = 0;
+}
+
+/* Where dest d's differing byte goes, relative to its range. */
+static __u64 flip_pos(const struct dd_plan *p, const struct dd_case *c,
+		      unsigned int d)
+{
+	struct dd_expect e;
+
+	geometry(p, c, 0, d, &e);
+	return dd_diff__pos(c->dest[d].diff,
+			    e.cmp_len ? e.cmp_len : min_u64(c->len, DD_CAP));
+}
+
+int dd_plan__add_case(struct dd_plan *p, const struct dd_case *c)
+{
+	int err;
+
+	if (c->ndest < 1 || c->ndest > DD_MAX_DESTS || c->count < 1 ||
+	    c->src < 0 || c->src >= p->nfiles)
+		return -EINVAL;
+	for (unsigned int d = 0; d < c->ndest; d++) {
+		const struct dd_dest *dst = &c->dest[d];
+		struct dd_file *f;
+		struct dd_seg *s;
+
+		if (dst->file < 0 || dst->file >= p->nfiles)
+			return -EINVAL;
+		f = &p->files[dst->file];
+		/* Nothing to write where the copy holds what the file
+		 * already has (the seed's identical files). */
+		if (!f->nseg && dst->diff == DD_DIFF_NONE &&
+		    c->src_off + p->files[c->src].delta - dst->off ==
+			    f->delta)
+			continue;
+		if (f->nseg >= DD_MAX_SEGS)
+			return -ENOSPC;
+		s = &f->seg[f->nseg++];
+		memset(s, 0, sizeof(*s));
+		s->start = dst->off;
+		s->len = c->len;
+		s->count = c->count;
+		/* Wraps for dst->off > src_off + delta: that is intended,
+		 * the pattern is defined on all of __u64. */
+		s->delta = c->src_off + p->files[c->src].delta - dst->off;
+		s->flip = dst->diff != DD_DIFF_NONE;
+		s->flip_pos = s->flip ? flip_pos(p, c, d) : 0;
+	}
+	err = grow((void **)&p->cases, &p->cap_cases, p->ncases,
+		   sizeof(*p->cases));
+	if (err)
+		return err;
+	p->cases[p->ncases++] = *c;
+	return 0;
+}
+
+/* A destination of a matrix case: its own file (with its size, 0 = off +
+ * count * len + pad) or, with same, a range of the source file. */
+struct dspec {
+	bool same;
+	__u64 off, size;
+	enum dd_diff diff;
+};
+
+static int add(struct dd_plan *p, int fs, const char *name, bool cold,
+	       __u64 src_off, __u64 len, __u32 count, __u64 src_size,
+	       unsigned int ndest, const struct dspec *ds)
+{
+	struct dd_case c;
+	int src, f;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	src = dd_plan__add_file(p, fs, src_size, cold);
+	if (src < 0)
+		return src;
+	c.src = src;
+	c.src_off = src_off;
+	c.len = len;
+	c.count = count;
+	c.ndest = ndest;
+	for (unsigned int d = 0; d < ndest; d++) {
+		__u64 size = ds[d].size;
+
+		if (!size)
+			size = ds[d].off + (__u64)count * len + p->page;
+		f = ds[d].same ? src : dd_plan__add_file(p, fs, size, cold);
+		if (f < 0)
+			return f;
+		c.dest[d].file = f;
+		c.dest[d].off = ds[d].off;
+		c.dest[d].diff = ds[d].diff;
+	}
+	return dd_plan__add_case(p, &c);
+}
+
+/* Source size that leaves the range a page short of EOF. */
+#define PADDED(off, len) ((off) + (len) + P)
+
+/*
+ * The default matrix on one filesystem of block size b. With b below the
+ * page size, "-poff" cases put source and destination at different
+ * positions inside a page (b vs 2b), "-samepoff" at the same one; with
+ * b = page size they differ in page index only. Kept to ~16 MiB per
+ * filesystem (no file above 4 MiB + 2 pages) so that it runs in seconds
+ * in a TCG guest with 2 GiB. The 1 GiB per-call cap is a custom layout
+ * (README: --range 1G, or more to see the cap cut it).
+ */
+int dd_plan__matrix(struct dd_plan *p, int fs)
+{
+	const __u64 b = p->fs[fs].bs, P = p->page;
+	const __u64 tail_size = 48 * KiB + 1001, tail_off = 8 * KiB + b;
+	const __u64 short_len = 16 * KiB + b / 2 + 3;
+	int err = 0;
+
+	/* Lengths: one block (sub-page when b < page), a page, many pages,
+	 * a PMD folio (cold: read from disk page by page), two PMD folios
+	 * from a block in. */
+	err = err ?: add(p, fs, "block", false, b, b, 1, PADDED(b, b), 1,
+			 (struct dspec[]){ { .off = 2 * b } });
+	err = err ?: add(p, fs, "page", false, 0, P, 1, PADDED(0, P), 1,
+			 (struct dspec[]){ { .off = P } });
+	err = err ?: add(p, fs, "multi-poff", false, b, 64 * KiB, 1,
+			 PADDED(b, 64 * KiB), 1,
+			 (struct dspec[]){ { .off = 2 * b } });
+	err = err ?: add(p, fs, "multi-samepoff", false, b, 64 * KiB, 1,
+			 PADDED(b, 64 * KiB), 1,
+			 (struct dspec[]){ { .off = b + 2 * P } });
+	err = err ?: add(p, fs, "folio", true, 0, 2 * MiB, 1,
+			 PADDED(0, 2 * MiB), 1,
+			 (struct dspec[]){ { .off = 2 * MiB } });
+	err = err ?: add(p, fs, "large", false, b, 4 * MiB, 1,
+			 PADDED(b, 4 * MiB), 1,
+			 (struct dspec[]){ { .off = 0 } });
+	/* Tails that end at EOF of both files (same size): the length is
+	 * not a block multiple; and a file smaller than a block. */
+	err = err ?: add(p, fs, "tail", false, tail_off, tail_size - tail_off,
+			 1, tail_size, 1,
+			 (struct dspec[]){ { .off = tail_off,
+					     .size = tail_size } });
+	err = err ?: add(p, fs, "tail-last", true, tail_off,
+			 tail_size - tail_off, 1, tail_size, 1,
+			 (struct dspec[]){ { .off = tail_off,
+					     .size = tail_size,
+					     .diff = DD_DIFF_LAST } });
+	err = err ?: add(p, fs, "tiny", false, 0, 1000, 1, 1000, 1,
+			 (struct dspec[]){ { .off = 0, .size = 1000 } });
+	/* One source, many destinations: every differing position, at
+	 * in-page positions b, 2b, ..., and a range of the source file. */
+	err = err ?: add(p, fs, "dests", false, b, 16 * KiB, 1,
+			 PADDED(b + 16 * KiB + b, 16 * KiB), 7,
+			 (struct dspec[]){
+				 { .off = b },
+				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
+				 { .off = 3 * b, .diff = DD_DIFF_MIDDLE },
+				 { .off = 4 * b, .diff = DD_DIFF_WORD_END },
+				 { .off = 5 * b, .diff = DD_DIFF_WORD_START },
+				 { .off = 6 * b, .diff = DD_DIFF_LAST },
+				 { .same = true, .off = b + 16 * KiB + b },
+			 });
+	err = err ?: add(p, fs, "dests-samepoff", true, 2 * b, 3 * P, 1,
+			 PADDED(2 * b, 3 * P), 6,
+			 (struct dspec[]){
+				 { .off = 2 * b, .diff = DD_DIFF_WORD_START },
+				 { .off = 2 * b + P },
+				 { .off = 2 * b + 2 * P, .diff = DD_DIFF_LAST },
+				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
+				 { .off = 2 * b + P },
+				 { .off = 2 * b + 3 * P,
+				   .diff = DD_DIFF_MIDDLE },
+			 });
+	/* Source and destination in the same file. */
+	err = err ?: add(p, fs, "same-file", false, 0, 64 * KiB, 1,
+			 PADDED(64 * KiB + 2 * b, 64 * KiB), 1,
+			 (struct dspec[]){ { .same = true,
+					     .off = 64 * KiB + 2 * b } });
+	err = err ?: add(p, fs, "same-file-differs", true, b, 64 * KiB, 1,
+			 PADDED(64 * KiB + 3 * b, 64 * KiB), 1,
+			 (struct dspec[]){ { .same = true,
+					     .off = 64 * KiB + 3 * b,
+					     .diff = DD_DIFF_WORD_END } });
+	/* Not a block multiple and not at EOF: the kernel compares whole
+	 * blocks only, so a byte past them does not count. */
+	err = err ?: add(p, fs, "shortened", false, b, short_len, 1,
+			 PADDED(b, short_len), 1,
+			 (struct dspec[]){ { .off = 2 * b,
+					     .diff = DD_DIFF_PAST } });
+	err = err ?: add(p, fs, "shortened-last", false, b, short_len, 1,
+			 PADDED(b, short_len), 1,
+			 (struct dspec[]){ { .off = 2 * b,
+					     .diff = DD_DIFF_LAST } });
+	/* Consecutive ranges, one ioctl each. */
+	err = err ?: add(p, fs, "ranges", false, 0, 4 * b, 8,
+			 PADDED(0, 32 * b), 1,
+			 (struct dspec[]){ { .off = 8 * b } });
+	err = err ?: add(p, fs, "ranges-differs", true, b, 16 * KiB, 4,
+			 PADDED(b, 64 * KiB), 1,
+			 (struct dspec[]){ { .off = 3 * b,
+					     .diff = DD_DIFF_MIDDLE } });
+	/* Errors: an offset inside a block, a destination range past its
+	 * EOF, overlapping ranges of one file (per destination), and a
+	 * source range past EOF (the whole ioctl). */
+	err = err ?: add(p, fs, "unaligned", false, b + b / 2, 4 * b, 1,
+			 PADDED(b, 8 * b), 1,
+			 (struct dspec[]){ { .off = 2 * b } });
+	err = err ?: add(p, fs, "dst-past-eof", false, 0, 8 * b, 1,
+			 PADDED(0, 8 * b), 1,
+			 (struct dspec[]){ { .off = 2 * b, .size = 9 * b } });
+	err = err ?: add(p, fs, "overlap", false, 0, 8 * b, 1,
+			 PADDED(0, 16 * b), 1,
+			 (struct dspec[]){ { .same = true, .off = 4 * b } });
+	err = err ?: add(p, fs, "src-past-eof", false, 0, 5 * b, 1, 4 * b, 1,
+			 (struct dspec[]){ { .off = 0 } });
+	return err;
+}
+
+int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o)
+{
+	__u64 span = (__u64)o->count * o->range, dst_off, size;
+	unsigned int ndest = o->dests ? o->dests : 1;
+	int diff = o->differ ? dd_diff__parse(o->differ) : DD_DIFF_NONE;
+	struct dd_case c;
+	int src, f;
+
+	if (diff < 0 || ndest > DD_MAX_DESTS)
+		return -EINVAL;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "custom");
+	c.src_off = o->src_off;
+	c.len = o->range;
+	c.count = o->count;
+	c.ndest = ndest;
+	if (o->same_file) {
+		/* Right after the source ranges unless told otherwise. */
+		dst_off = o->dst_off_set ? o->dst_off : o->src_off + span;
+		size = o->file_size ? o->file_size :
+				      max_u64(o->src_off + span,
+					      dst_off + ndest * span);
+		src = dd_plan__add_file(p, fs, size, o->cold);
+		if (src < 0)
+			return src;
+		for (unsigned int d = 0; d < ndest; d++) {
+			c.dest[d].file = src;
+			c.dest[d].off = dst_off + d * span;
+			c.dest[d].diff = diff;
+		}
+	} else {
+		dst_off = o->dst_off_set ? o->dst_off : o->src_off;
+		size = o->file_size ? o->file_size : o->src_off + span;
+		src = dd_plan__add_file(p, fs, size, o->cold);
+		if (src < 0)
+			return src;
+		size = o->file_size ? o->file_size : dst_off + span;
+		for (unsigned int d = 0; d < ndest; d++) {
+			f = dd_plan__add_file(p, fs, size, o->cold);
+			if (f < 0)
+				return f;
+			c.dest[d].file = f;
+			c.dest[d].off = dst_off;
+			c.dest[d].diff = diff;
+		}
+	}
+	c.src = src;
+	return dd_plan__add_case(p, &c);
+}
+
+int dd_plan__seed(struct dd_plan *p, int fs, const struct wl_opts *o)
+{
+	__u64 size = o->file_size ? o->file_size : 4 * MiB;
+	__u64 range = o->range ? o->range : min_u64(size, DD_CAP);
+	unsigned int per = o->dests ? o->dests : 1;
+	__u32 full = size / range;
+	__u64 tail = size % range;
+	int first = -1, err, g = 0;
+	struct dd_case c;
+
+	if (o->files < 2 || per > DD_MAX_DESTS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < o->files; i++) {
+		err = dd_plan__add_file(p, fs, size, o->cold);
+		if (err < 0)
+			return err;
+		if (!i)
+			first = err;
+		/* Fully duplicated data: every file is the same pattern. */
+		p->files[err].delta = 0;
+	}
+	/* File 0 is the source of every destination, as a dedupe tool
+	 * that found them all identical would do. */
+	for (unsigned int i = 1; i < o->files; i += per, g++) {
+		memset(&c, 0, sizeof(c));
+		c.src = first;
+		c.ndest = min_u64(per, o->files - i);
+		for (unsigned int d = 0; d < c.ndest; d++)
+			c.dest[d].file = first + i + d;
+		if (full) {
+			snprintf(c.name, sizeof(c.name), "seed-%d", g);
+			c.len = range;
+			c.count = full;
+			err = dd_plan__add_case(p, &c);
+			if (err)
+				return err;
+		}
+		if (tail) {
+			/* The rest, ending at EOF of both files. */
+			snprintf(c.name, sizeof(c.name), "seed-tail-%d", g);
+			c.src_off = (__u64)full * range;
+			for (unsigned int d = 0; d < c.ndest; d++)
+				c.dest[d].off = c.src_off;
+			c.len = tail;
+			c.count = 1;
+			err = dd_plan__add_case(p, &c);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+void dd__layout(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, char *buf, size_t n)
+{
+	const struct dd_file *sf = &p->files[c->src];
+	const struct dd_dest *dst = &c->dest[d];
+	const struct dd_file *df = &p->files[dst->file];
+	const struct dd_fsinfo *fs = &p->fs[sf->fs];
+	__u64 so = c->src_off + (__u64)k * c->len;
+	__u64 doff = dst->off + (__u64)k * c->len;
+	char diff[48];
+
+	if (dst->diff == DD_DIFF_NONE)
+		snprintf(diff, sizeof(diff), "none");
+	else
+		snprintf(diff, sizeof(diff), "%s@+%llu",
+			 dd_diff__name(dst->diff),
+			 (unsigned long long)flip_pos(p, c, d));
+	snprintf(buf, n,
+		 "fs=%s bs=%u case=%s src_off=%llu len=%llu range=%u/%u "
+		 "dest=%u/%u dst=%s dst_off=%llu poff=%llu/%llu "
+		 "sizes=%llu/%llu diff=%s cache=%s",
+		 fs->fs, fs->bs, c->name, (unsigned long long)so,
+		 (unsigned long long)c->len, k + 1, c->count, d + 1, c->ndest,
+		 dst->file == c->src ? "same-file" : "other-file",
+		 (unsigned long long)doff,
+		 (unsigned long long)(so % p->page),
+		 (unsigned long long)(doff % p->page),
+		 (unsigned long long)sf->size, (unsigned long long)df->size,
+		 diff, sf->cold ? "cold" : "warm");
+}
+
+void dd__answer(int ioctl_err, int status, __u64 bytes, char *buf, size_t n)
+{
+	if (ioctl_err)
+		snprintf(buf, n, "ioctl error %d (%s)", ioctl_err,
+			 strerror(-ioctl_err));
+	else if (status == FILE_DEDUPE_RANGE_SAME)
+		snprintf(buf, n, "SAME bytes_deduped=%llu",
+			 (unsigned long long)bytes);
+	else if (status == FILE_DEDUPE_RANGE_DIFFERS)
+		snprintf(buf, n, "DIFFERS bytes_deduped=%llu",
+			 (unsigned long long)bytes);
+	else
+		snprintf(buf, n, "status %d (%s) bytes_deduped=%llu", status,
+			 status < 0 ? strerror(-status) : "unknown",
+			 (unsigned long long)bytes);
+}
+
+/* ---- shmem-read ---- */
+
+static const char *const fill_names[SH_FILL_NR] = {
+	[SH_FILL_FULL] = "full",
+	[SH_FILL_SPARSE] = "sparse",
+	[SH_FILL_MIXED] = "mixed",
+};
+
+static const char *const call_names[SH_CALL_NR] = {
+	[SH_READ] = "read",
+	[SH_PREAD] = "pread",
+	[SH_READV] = "readv",
+};
+
+const char *sh_fill__name(enum sh_fill f)
+{
+	return f < SH_FILL_NR ? fill_names[f] : "?";
+}
+
+int sh_fill__parse(const char *name)
+{
+	for (int f = 0; f < SH_FILL_NR; f++)
+		if (!strcmp(name, fill_names[f]))
+			return f;
+	return -1;
+}
+
+const char *sh_call__name(enum sh_call c)
+{
+	return c < SH_CALL_NR ? call_names[c] : "?";
+}
+
+int sh_call__parse(const char *name)
+{
+	for (int c = 0; c < SH_CALL_NR; c++)
+		if (!strcmp(name, call_names[c]))
+			return c;
+	return -1;
+}
+
+/* sparse: 12293 bytes in every other 2 MiB region, at a start that moves
+ * by a page per piece (and 1 byte in), so pieces cross page boundaries
+ * at different places. */
+#define SPARSE_PIECE (3 * 4096 + 5)
+/* mixed: the tail after the whole 2 MiB chunks holds two pieces with a
+ * hole between and after them. */
+#define MIXED_A 8195
+#define MIXED_B_START 20491
+#define MIXED_B_END_GAP 4103
+
+bool sh_file__piece(const struct sh_file *f, __u64 i, struct sh_piece *p)
+{
+	__u64 h = f->size / WL_PMD * WL_PMD, t = f->size - h;
+	struct sh_piece v[3];
+	int n = 0;
+
+	memset(p, 0, sizeof(*p));
+	switch (f->fill) {
+	case SH_FILL_FULL:
+		if (i || !f->size)
+			return false;
+		p->end = f->size;
+		return true;
+	case SH_FILL_SPARSE:
+		p->start = 2 * i * WL_PMD + (i % 256) * 4096 + 1;
+		if (p->start >= f->size)
+			return false;
+		p->end = min_u64(p->start + SPARSE_PIECE, f->size);
+		return true;
+	case SH_FILL_MIXED:
+		if (h)
+			v[n++] = (struct sh_piece){ 0, h, false };
+		if (t)
+			v[n++] = (struct sh_piece){ h, h + min_u64(t, MIXED_A),
+						    true };
+		if (t > MIXED_B_START + MIXED_B_END_GAP)
+			v[n++] = (struct sh_piece){ h + MIXED_B_START,
+						    f->size - MIXED_B_END_GAP,
+						    true };
+		if (i >= (__u64)n)
+			return false;
+		*p = v[i];
+		return true;
+	default:
+		return false;
+	}
+}
+
+void sh_file__fill(const struct sh_file *f, __u64 off, void *buf, size_t len)
+{
+	unsigned char *b = buf;
+	struct sh_piece p;
+	__u64 i = 0;
+
+	memset(buf, 0, len);
+	/* Pieces are in file order; sparse ones sit one per 4 MiB. */
+	if (f->fill == SH_FILL_SPARSE)
+		i = off / (2 * WL_PMD);
+	for (; sh_file__piece(f, i, &p) && p.start < off + len; i++) {
+		__u64 a = max_u64(off, p.start), e = min_u64(off + len, p.end);
+
+		if (a < e)
+			wl__pattern_fill(b + (a - off), a, e - a);
+	}
+}
+
+__u64 sh_file__mem(const struct sh_file *f, bool huge)
+{
+	struct sh_piece p;
+	__u64 sum = 0;
+
+	/* One piece per 4 MiB, each inside one 2 MiB region and over 4
+	 * pages: a bound without walking a huge sparse file. */
+	if (f->fill == SH_FILL_SPARSE)
+		return (f->size / (2 * WL_PMD) + 1) *
+		       (huge ? WL_PMD : 4 * 4096);
+	for (__u64 i = 0; sh_file__piece(f, i, &p); i++) {
+		/* Early pieces are written while the mount is huge=never. */
+		__u64 unit = huge && !p.early ? WL_PMD : 4096;
+		__u64 a = p.start / unit * unit;
+		__u64 b = (p.end + unit - 1) / unit * unit;
+
+		sum += b - a;
+	}
+	return sum;
+}
+
+__u64 sh__expect_ret(__u64 size, __u64 pos, __u64 req)
+{
+	return pos >= size ? 0 : min_u64(req, size - pos);
+}
+
+/*
+ * The default read patterns, each run on every file of the matrix. Sizes
+ * there are 4 MiB + 4097 (full), 2 MiB + 300003 (mixed) and 4 MiB + 20000
+ * (sparse): all reach past the first 2 MiB folio and end mid-page.
+ */
+static const struct sh_plan matrix_plans[] = {
+	/* name, call, iovecs, bs, offset, from_eof, length, buf_align,
+	 * readers */
+	{ "seq-64k", SH_READ, 1, 64 * KiB, 0, false, 0, 0, 1 },
+	{ "bytes-1", SH_PREAD, 1, 1, 2 * MiB - 300, false, 600, 1, 1 },
+	{ "odd-7", SH_READV, 2, 7, 4090, false, 70, 5, 1 },
+	{ "readv-3m", SH_READV, 3, 3 * MiB + 5, 4095, false, 0, 3, 1 },
+	{ "pages-x4", SH_PREAD, 1, 4096, 4096, false, 256 * KiB, 8, 4 },
+	{ "folio-2m", SH_READ, 1, 2 * MiB, 2 * MiB, false, 0, 4095, 1 },
+	{ "readv16-x2", SH_READV, 16, 64 * KiB + 17, 1, false, 512 * KiB, 1,
+	  2 },
+	{ "read-x3", SH_READ, 1, 100000, 12345, false, 1 * MiB, 2, 3 },
+	{ "to-eof", SH_PREAD, 1, 4096, -12288, true, 0, 0, 1 },
+	{ "past-eof", SH_READV, 2, 4096, -100, true, 0, 7, 1 },
+	{ "beyond-eof", SH_PREAD, 1, 4096, 1, true, 0, 0, 1 },
+};
+
+int sh_plan__matrix(const struct sh_plan **plans)
+{
+	*plans = matrix_plans;
+	return sizeof(matrix_plans) / sizeof(matrix_plans[0]);
+}
+
+__u64 sh_plan__start(const struct sh_plan *pl, __u64 size)
+{
+	if (!pl->from_eof)
+		return (__u64)pl->offset;
+	if (pl->offset < 0 && (__u64)-pl->offset > size)
+		return 0;
+	return size + pl->offset;
+}
+
+__u64 sh__iov_len(__u64 bs, __u32 n, __u32 j)
+{
+	return bs / n + (j == n - 1 ? bs % n : 0);
+}
+
+void sh__layout(const char *huge, const struct sh_file *f,
+		const struct sh_plan *pl, __u32 reader, __u64 call, __u64 pos,
+		char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "huge=%s file=%s size=%llu plan=%s syscall=%s iovecs=%u "
+		 "bs=%llu offset=%llu length=%llu buf_align=%llu readers=%u "
+		 "reader=%u call=%llu pos=%llu",
+		 huge, sh_fill__name(f->fill), (unsigned long long)f->size,
+		 pl->name, sh_call__name(pl->call), pl->iovecs,
+		 (unsigned long long)pl->bs,
+		 (unsigned long long)sh_plan__start(pl, f->size),
+		 (unsigned long long)pl->length,
+		 (unsigned long long)pl->buf_align, pl->readers, reader,
+		 (unsigned long long)call, (unsigned long long)pos);
+}

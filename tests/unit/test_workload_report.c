@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests: how a workload's ground-truth checks reach the reports: the
+ * JSON "validation" section (written, read back, malformed input refused)
+ * and the text verdict with the failed cases.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "report/report.h"
+
+static char dir[] = "/tmp/fs-test-validation-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	unlink(path);
+	return rmdir(dir);
+}
+
+static void path_of(char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/r.json", dir);
+}
+
+static void write_file(const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	path_of(path, sizeof(path));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A run with 3 checks, 2 of which failed. */
+static void make_report(struct fs_report *r)
+{
+	model__init(r);
+	snprintf(r->workload_name, sizeof(r->workload_name), "dedupe");
+	model__kv_u64(r, "validation_failures", 2);
+	model__check(r, true, "", "", "");
+	model__check(r, false, "fs=xfs bs=1024 case=dests dest=2/7",
+		     "DIFFERS bytes_deduped=0", "SAME bytes_deduped=16384");
+	model__check(r, false, "huge=always file=sparse call=3",
+		     "ret=4096, data as written",
+		     "ret=4096, file offset 5: want 0x00, got 0x17");
+}
+
+static void test_json_round_trip(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r)), *back = malloc(sizeof(*r));
+	char path[128];
+
+	(void)state;
+	make_report(r);
+	path_of(path, sizeof(path));
+	assert_int_equal(report__json_write(r, path), 0);
+	assert_int_equal(report__json_read(path, back), 0);
+	assert_true(back->validation.ran);
+	assert_int_equal(back->validation.checks, 3);
+	assert_int_equal(back->validation.failures, 2);
+	assert_int_equal(back->validation.ncases, 2);
+	assert_string_equal(back->validation.cases[0].layout,
+			    "fs=xfs bs=1024 case=dests dest=2/7");
+	assert_string_equal(back->validation.cases[1].got,
+			    "ret=4096, file offset 5: want 0x00, got 0x17");
+	free(r);
+	free(back);
+}
+
+static void test_json_absent_without_checks(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r)), *back = malloc(sizeof(*r));
+	char path[128], text[4096];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	model__init(r);
+	path_of(path, sizeof(path));
+	assert_int_equal(report__json_write(r, path), 0);
+	f = fopen(path, "r");
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	/* No checks ran: no section, which is not "0 failures". */
+	assert_null(strstr(text, "\"validation\""));
+	assert_int_equal(report__json_read(path, back), 0);
+	assert_false(back->validation.ran);
+	free(r);
+	free(back);
+}
+
+/* Only the first FS_MAX_CASES failures are kept, and written. */
+static void test_json_many_failures(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r)), *back = malloc(sizeof(*r));
+	char path[128];
+
+	(void)state;
+	model__init(r);
+	for (int i = 0; i < FS_MAX_CASES + 10; i++)
+		model__check(r, false, "l", "e", "g");
+	path_of(path, sizeof(path));
+	assert_int_equal(report__json_write(r, path), 0);
+	assert_int_equal(report__json_read(path, back), 0);
+	assert_int_equal(back->validation.failures, FS_MAX_CASES + 10);
+	assert_int_equal(back->validation.ncases, FS_MAX_CASES);
+	free(r);
+	free(back);
+}
+
+static void test_json_rejects(void **state)
+{
+	static const char head[] =
+		"{\"schema\":\"folioscope/1\",\"tool\":{\"version\":\"x\"},"
+		"\"host\":{\"kernel\":\"k\",\"machine\":\"m\",\"page_size\":4096},"
+		"\"targets\":{},";
+	static const char *const bad[] = {
+		"\"validation\":[]}",
+		"\"validation\":{\"checks\":1,\"failures\":2,\"cases\":"
+		"[{\"layout\":\"a\",\"expected\":\"b\",\"got\":\"c\"},"
+		"{\"layout\":\"a\",\"expected\":\"b\",\"got\":\"c\"}]}}",
+		"\"validation\":{\"checks\":3,\"failures\":2,\"cases\":"
+		"[{\"layout\":\"a\",\"expected\":\"b\",\"got\":\"c\"}]}}",
+		"\"validation\":{\"checks\":3,\"failures\":1,\"cases\":"
+		"[{\"layout\":\"a\",\"expected\":\"b\"}]}}",
+		"\"validation\":{\"checks\":3,\"cases\":[]}}",
+		"\"validation\":{\"checks\":-3,\"failures\":0,\"cases\":[]}}",
+	};
+	struct fs_report *r = malloc(sizeof(*r));
+	char path[128], text[1024];
+
+	(void)state;
+	path_of(path, sizeof(path));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, bad[i]);
+		write_file(text);
+		assert_int_equal(report__json_read(path, r), -EINVAL);
+	}
+	/* And the well-formed one passes. */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "\"validation\":{\"checks\":3,\"failures\":1,\"cases\":"
+		 "[{\"layout\":\"a\",\"expected\":\"b\",\"got\":\"c\"}]}}");
+	write_file(text);
+	assert_int_equal(report__json_read(path, r), 0);
+	assert_int_equal(r->validation.failures, 1);
+	free(r);
+}
+
+static void test_text_verdict(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	make_report(r);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report__text(f, r), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\nvalidation: 3 checks, 2 failures\n"));
+	assert_non_null(strstr(buf,
+			       "  FAIL fs=xfs bs=1024 case=dests dest=2/7\n"
+			       "    expected: DIFFERS bytes_deduped=0\n"
+			       "    got:      SAME bytes_deduped=16384\n"));
+	free(buf);
+
+	/* Nothing checked: no verdict line at all. */
+	model__init(r);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report__text(f, r), 0);
+	fclose(f);
+	assert_null(strstr(buf, "validation:"));
+	free(buf);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_absent_without_checks),
+		cmocka_unit_test(test_json_many_failures),
+		cmocka_unit_test(test_json_rejects),
+		cmocka_unit_test(test_text_verdict),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

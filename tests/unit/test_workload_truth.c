@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests: the workloads' ground truth (src/workload/truth.c): the
+ * pattern, file contents, the answers the kernel must give, the default
+ * matrices and the layout strings of failed checks.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+#include <linux/fs.h>
+
+#include "workload/workload.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * 1024)
+#define SAME FILE_DEDUPE_RANGE_SAME
+#define DIFFERS FILE_DEDUPE_RANGE_DIFFERS
+
+/* ---- pattern ---- */
+
+static void test_pattern_fill_matches_bytes(void **state)
+{
+	static const __u64 offs[] = { 0, 1, 7, 8, 9, 4095, 4096,
+				      (1ULL << 40) + 3, ~0ULL - 20 };
+	static const size_t lens[] = { 0, 1, 7, 8, 9, 17, 100 };
+	unsigned char buf[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+			memset(buf, 0x5a, sizeof(buf));
+			wl__pattern_fill(buf, offs[i], lens[j]);
+			for (size_t k = 0; k < lens[j]; k++)
+				assert_int_equal(buf[k],
+						 wl__pattern_byte(offs[i] + k));
+			/* Nothing written past len. */
+			assert_int_equal(buf[lens[j]], 0x5a);
+			assert_int_equal(
+				wl__pattern_check(buf, offs[i], lens[j]), 0);
+		}
+	}
+}
+
+static void test_pattern_properties(void **state)
+{
+	unsigned char a[64], b[64];
+
+	(void)state;
+	/* A misplaced word shows up: shifted data is not the same. */
+	wl__pattern_fill(a, 0, sizeof(a));
+	wl__pattern_fill(b, 8, sizeof(b));
+	assert_int_not_equal(memcmp(a, b, sizeof(a)), 0);
+	assert_int_equal(wl__pattern_check(b, 0, sizeof(b)) > 0, 1);
+	/* first_diff finds the one changed byte. */
+	memcpy(b, a, sizeof(a));
+	assert_int_equal(wl__first_diff(a, b, sizeof(a)), sizeof(a));
+	b[37] ^= 1;
+	assert_int_equal(wl__first_diff(a, b, sizeof(a)), 37);
+	assert_int_equal(wl__pattern_check(b, 0, sizeof(b)), 1);
+}
+
+/* ---- dedupe: differing positions ---- */
+
+static void test_diff_names(void **state)
+{
+	(void)state;
+	for (int d = 0; d < DD_DIFF_NR; d++)
+		assert_int_equal(dd_diff__parse(dd_diff__name(d)), d);
+	assert_int_equal(dd_diff__parse("word"), -1);
+	assert_string_equal(dd_diff__name(DD_DIFF_WORD_END), "word-end");
+}
+
+static void test_diff_pos(void **state)
+{
+	(void)state;
+	/* 16 KiB: the word boundary a quarter in plus 5 words. */
+	assert_int_equal(dd_diff__pos(DD_DIFF_FIRST, 16384), 0);
+	assert_int_equal(dd_diff__pos(DD_DIFF_MIDDLE, 16384), 8195);
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_END, 16384), 4135);
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_START, 16384), 4136);
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_START, 16384) % 8, 0);
+	assert_int_equal(dd_diff__pos(DD_DIFF_LAST, 16384), 16383);
+	assert_int_equal(dd_diff__pos(DD_DIFF_PAST, 16384), 16384);
+	/* Short ranges: the last word boundary inside, or the last byte. */
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_END, 12), 7);
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_START, 12), 8);
+	assert_int_equal(dd_diff__pos(DD_DIFF_WORD_START, 5), 4);
+	assert_int_equal(dd_diff__pos(DD_DIFF_MIDDLE, 1), 0);
+	/* Every position but past lies inside the range. */
+	for (__u64 cmp = 1; cmp < 100; cmp++)
+		for (int d = DD_DIFF_FIRST; d < DD_DIFF_PAST; d++)
+			assert_true(dd_diff__pos(d, cmp) < cmp);
+}
+
+/* ---- dedupe: file contents and answers ---- */
+
+/* xfs with 1 KiB blocks on 4 KiB pages. */
+static void plan_xfs1k(struct dd_plan *p)
+{
+	dd_plan__init(p, 4096);
+	assert_int_equal(dd_plan__add_fs(p, "xfs", 1024), 0);
+}
+
+/* A one-destination case from src (size ssz) at so to a new file of
+ * size dsz at doff, len bytes, differing at diff. */
+static const struct dd_case *one(struct dd_plan *p, __u64 ssz, __u64 so,
+				 __u64 len, __u64 dsz, __u64 doff,
+				 enum dd_diff diff, bool same_file)
+{
+	struct dd_case c = { .name = "t", .src_off = so, .len = len,
+			     .count = 1, .ndest = 1 };
+
+	c.src = dd_plan__add_file(p, 0, ssz, false);
+	c.dest[0].file = same_file ? c.src : dd_plan__add_file(p, 0, dsz,
+							      false);
+	c.dest[0].off = doff;
+	c.dest[0].diff = diff;
+	assert_int_equal(dd_plan__add_case(p, &c), 0);
+	return &p->cases[p->ncases - 1];
+}
+
+static void expect(const struct dd_plan *p, const struct dd_case *c,
+		   int ioctl_err, int status, __u64 bytes, __u64 cmp,
+		   bool prep)
+{
+	struct dd_expect e;
+
+	dd__expect(p, c, 0, 0, &e);
+	assert_int_equal(e.ioctl_err, ioctl_err);
+	if (!ioctl_err) {
+		assert_int_equal(e.status, status);
+		assert_int_equal(e.bytes_deduped, bytes);
+		assert_int_equal(e.cmp_len, cmp);
+	}
+	assert_int_equal(e.reaches_prep, prep);
+}
+
+static void test_expect_same_and_differs(void **state)
+{
+	struct dd_plan p;
+	const struct dd_case *c;
+
+	(void)state;
+	plan_xfs1k(&p);
+	/* Different in-page positions (1024 vs 3072), identical data. */
+	c = one(&p, 80 * KiB, 1024, 64 * KiB, 80 * KiB, 3072, DD_DIFF_NONE,
+		false);
+	expect(&p, c, 0, SAME, 64 * KiB, 64 * KiB, true);
+	for (int d = DD_DIFF_FIRST; d <= DD_DIFF_LAST; d++) {
+		c = one(&p, 80 * KiB, 1024, 64 * KiB, 80 * KiB, 3072, d,
+			false);
+		expect(&p, c, 0, DIFFERS, 0, 64 * KiB, true);
+	}
+	/* The same file, ranges apart. */
+	c = one(&p, 160 * KiB, 0, 64 * KiB, 0, 66 * KiB, DD_DIFF_NONE, true);
+	expect(&p, c, 0, SAME, 64 * KiB, 64 * KiB, true);
+	c = one(&p, 160 * KiB, 0, 64 * KiB, 0, 66 * KiB, DD_DIFF_MIDDLE, true);
+	expect(&p, c, 0, DIFFERS, 0, 64 * KiB, true);
+	dd_plan__free(&p);
+}
+
+static void test_expect_geometry(void **state)
+{
+	struct dd_plan p;
+	const struct dd_case *c;
+
+	(void)state;
+	plan_xfs1k(&p);
+	/* Offsets inside a block: the remap prep refuses them. */
+	c = one(&p, 64 * KiB, 512, 4096, 64 * KiB, 1024, DD_DIFF_NONE, false);
+	expect(&p, c, 0, -EINVAL, 0, 0, true);
+	c = one(&p, 64 * KiB, 1024, 4096, 64 * KiB, 1536, DD_DIFF_NONE, false);
+	expect(&p, c, 0, -EINVAL, 0, 0, true);
+	/* Destination range past its EOF. */
+	c = one(&p, 64 * KiB, 0, 8192, 9 * KiB, 2048, DD_DIFF_NONE, false);
+	expect(&p, c, 0, -EINVAL, 0, 0, true);
+	/* Source range past EOF: the whole ioctl fails, no prep runs. */
+	c = one(&p, 4096, 0, 5120, 64 * KiB, 0, DD_DIFF_NONE, false);
+	expect(&p, c, -EINVAL, 0, 0, 0, false);
+	/* Overlapping ranges of one file. */
+	c = one(&p, 64 * KiB, 0, 8192, 0, 4096, DD_DIFF_NONE, true);
+	expect(&p, c, 0, -EINVAL, 0, 0, true);
+	/* A tail at EOF of both files: all of it is compared. */
+	c = one(&p, 50153, 9216, 50153 - 9216, 50153, 9216, DD_DIFF_NONE,
+		false);
+	expect(&p, c, 0, SAME, 50153 - 9216, 50153 - 9216, true);
+	c = one(&p, 50153, 9216, 50153 - 9216, 50153, 9216, DD_DIFF_LAST,
+		false);
+	expect(&p, c, 0, DIFFERS, 0, 50153 - 9216, true);
+	/* Ending at EOF of the source only: rounded down to blocks. */
+	c = one(&p, 50153, 9216, 50153 - 9216, 60000, 9216, DD_DIFF_NONE,
+		false);
+	expect(&p, c, 0, SAME, 50153 - 9216, 39936, true);
+	/* Shortened: a byte past the whole blocks does not count, and
+	 * bytes_deduped is still the request's length. */
+	c = one(&p, 64 * KiB, 1024, 16 * KiB + 515, 64 * KiB, 2048,
+		DD_DIFF_PAST, false);
+	expect(&p, c, 0, SAME, 16 * KiB + 515, 16 * KiB, true);
+	c = one(&p, 64 * KiB, 1024, 16 * KiB + 515, 64 * KiB, 2048,
+		DD_DIFF_LAST, false);
+	expect(&p, c, 0, DIFFERS, 0, 16 * KiB, true);
+	/* Shorter than a block and not at EOF: nothing is compared. */
+	c = one(&p, 64 * KiB, 0, 100, 64 * KiB, 0, DD_DIFF_NONE, false);
+	expect(&p, c, 0, SAME, 100, 0, true);
+	/* Zero length: no remap call at all. */
+	c = one(&p, 64 * KiB, 0, 0, 64 * KiB, 0, DD_DIFF_NONE, false);
+	expect(&p, c, 0, SAME, 0, 0, false);
+	dd_plan__free(&p);
+}
+
+static void test_expect_cap(void **state)
+{
+	struct dd_plan p;
+	const struct dd_case *c;
+
+	(void)state;
+	plan_xfs1k(&p);
+	/* 1.5 GiB asked: 1 GiB compared and reported. The first byte
+	 * differs so that the compare of the model stops at once. */
+	c = one(&p, 2048 * MiB, 0, 1536 * MiB, 2048 * MiB, 0, DD_DIFF_FIRST,
+		false);
+	expect(&p, c, 0, DIFFERS, 0, DD_CAP, true);
+	dd_plan__free(&p);
+}
+
+static void test_file_fill(void **state)
+{
+	struct dd_plan p;
+	const struct dd_case *c;
+	unsigned char a[8192], b[8192];
+
+	(void)state;
+	plan_xfs1k(&p);
+	c = one(&p, 16 * KiB, 1024, 4096, 16 * KiB, 3072, DD_DIFF_MIDDLE,
+		false);
+	/* The destination range is the source's, but for one byte. */
+	dd_file__fill(&p.files[c->src], 1024, a, 4096);
+	dd_file__fill(&p.files[c->dest[0].file], 3072, b, 4096);
+	assert_int_equal(wl__first_diff(a, b, 4096), 2048 + 3);
+	b[2048 + 3] ^= 0xff;
+	assert_memory_equal(a, b, 4096);
+	/* Outside it, each file has a base of its own. */
+	dd_file__fill(&p.files[c->src], 0, a, 1024);
+	dd_file__fill(&p.files[c->dest[0].file], 0, b, 1024);
+	assert_int_not_equal(memcmp(a, b, 1024), 0);
+	/* A fill across the copied range matches piecewise fills. */
+	dd_file__fill(&p.files[c->dest[0].file], 1000, a, 8000);
+	dd_file__fill(&p.files[c->dest[0].file], 1000, b, 2072);
+	dd_file__fill(&p.files[c->dest[0].file], 3072, b + 2072, 5928);
+	assert_memory_equal(a, b, 8000);
+	assert_false(dd_file__equal(&p.files[c->src], 1024,
+				    &p.files[c->dest[0].file], 3072, 4096));
+	assert_true(dd_file__equal(&p.files[c->src], 1024,
+				   &p.files[c->dest[0].file], 3072, 2048));
+	dd_plan__free(&p);
+}
+
+static void test_repeated_ranges(void **state)
+{
+	struct dd_plan p;
+	struct dd_case c = { .name = "r", .src_off = 0, .len = 4096,
+			     .count = 4, .ndest = 1 };
+	struct dd_expect e;
+
+	(void)state;
+	plan_xfs1k(&p);
+	c.src = dd_plan__add_file(&p, 0, 16 * KiB, false);
+	c.dest[0].file = dd_plan__add_file(&p, 0, 16 * KiB + 2048, false);
+	c.dest[0].off = 2048;
+	c.dest[0].diff = DD_DIFF_WORD_START;
+	assert_int_equal(dd_plan__add_case(&p, &c), 0);
+	/* Every range has its own differing byte. */
+	for (__u32 k = 0; k < 4; k++) {
+		dd__expect(&p, &p.cases[0], k, 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		assert_int_equal(e.cmp_len, 4096);
+	}
+	dd_plan__free(&p);
+}
+
+static void test_layout_and_answer(void **state)
+{
+	struct dd_plan p;
+	const struct dd_case *c;
+	char buf[320];
+
+	(void)state;
+	plan_xfs1k(&p);
+	c = one(&p, 69632, 1024, 65536, 69632, 3072, DD_DIFF_WORD_END, false);
+	p.files[c->src].cold = true;
+	dd__layout(&p, c, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "fs=xfs bs=1024 case=t src_off=1024 len=65536 "
+			    "range=1/1 dest=1/1 dst=other-file dst_off=3072 "
+			    "poff=1024/3072 sizes=69632/69632 "
+			    "diff=word-end@+16423 cache=cold");
+	dd__answer(0, SAME, 65536, buf, sizeof(buf));
+	assert_string_equal(buf, "SAME bytes_deduped=65536");
+	dd__answer(0, DIFFERS, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "DIFFERS bytes_deduped=0");
+	dd__answer(-EINVAL, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "ioctl error -22 (Invalid argument)");
+	dd__answer(0, -EXDEV, 0, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "status -18 (Invalid cross-device link) "
+			    "bytes_deduped=0");
+	dd_plan__free(&p);
+}
+
+/* Answer of the case named name, destination d. */
+static void named(const struct dd_plan *p, const char *name, unsigned int d,
+		  struct dd_expect *e)
+{
+	for (int i = 0; i < p->ncases; i++) {
+		if (strcmp(p->cases[i].name, name))
+			continue;
+		dd__expect(p, &p->cases[i], 0, d, e);
+		return;
+	}
+	fail_msg("no case '%s'", name);
+}
+
+static void test_matrix(void **state)
+{
+	static const __u32 sizes[] = { 4096, 1024, 2048 };
+	struct dd_expect e;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		__u32 bs = sizes[i];
+		bool poff_same = false, poff_differs = false, multi = false;
+		bool same_file = false, cold = false, tail = false;
+		bool folio = false, ioctl_err = false;
+		int diffs_seen = 0;
+		__u64 total = 0;
+		struct dd_plan p;
+
+		dd_plan__init(&p, 4096);
+		dd_plan__add_fs(&p, "xfs", bs);
+		assert_int_equal(dd_plan__matrix(&p, 0), 0);
+		for (int ci = 0; ci < p.ncases; ci++) {
+			const struct dd_case *c = &p.cases[ci];
+
+			multi |= c->ndest > 1;
+			cold |= p.files[c->src].cold;
+			for (unsigned int d = 0; d < c->ndest; d++) {
+				__u64 sp = c->src_off % 4096;
+				__u64 dp = c->dest[d].off % 4096;
+
+				dd__expect(&p, c, 0, d, &e);
+				same_file |= c->dest[d].file == c->src;
+				diffs_seen |= 1 << c->dest[d].diff;
+				ioctl_err |= e.ioctl_err != 0;
+				tail |= e.status == SAME && e.cmp_len % bs;
+				folio |= e.status == SAME &&
+					 e.cmp_len >= 2 * MiB;
+				if (sp != dp && e.status == SAME)
+					poff_same = true;
+				if (sp != dp && e.status == DIFFERS)
+					poff_differs = true;
+			}
+		}
+		/* Small enough for a TCG guest with 2 GiB: no file over
+		 * 4 MiB + 2 pages, under 20 MiB on each filesystem. */
+		for (int f = 0; f < p.nfiles; f++) {
+			assert_true(p.files[f].size <= 4 * MiB + 8192);
+			total += p.files[f].size;
+		}
+		assert_true(total < 20 * MiB);
+		/* What the issue asks the matrix to cover. */
+		assert_true(multi && same_file && cold && tail && folio);
+		assert_true(ioctl_err);
+		assert_int_equal(diffs_seen, (1 << DD_DIFF_NR) - 1);
+		if (bs < 4096)
+			assert_true(poff_same && poff_differs);
+		/* Each case's intended answer. */
+		named(&p, "block", 0, &e);
+		assert_int_equal(e.status, SAME);
+		assert_int_equal(e.cmp_len, bs);
+		named(&p, "tail-last", 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		named(&p, "tiny", 0, &e);
+		assert_int_equal(e.status, SAME);
+		assert_int_equal(e.cmp_len, 1000);
+		named(&p, "dests", 0, &e);
+		assert_int_equal(e.status, SAME);
+		for (unsigned int d = 1; d <= 5; d++) {
+			named(&p, "dests", d, &e);
+			assert_int_equal(e.status, DIFFERS);
+		}
+		named(&p, "dests", 6, &e);
+		assert_int_equal(e.status, SAME);
+		named(&p, "shortened", 0, &e);
+		assert_int_equal(e.status, SAME);
+		assert_int_equal(e.cmp_len, 16 * KiB);
+		named(&p, "shortened-last", 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		named(&p, "unaligned", 0, &e);
+		assert_int_equal(e.status, -EINVAL);
+		named(&p, "dst-past-eof", 0, &e);
+		assert_int_equal(e.status, -EINVAL);
+		named(&p, "overlap", 0, &e);
+		assert_int_equal(e.status, -EINVAL);
+		named(&p, "src-past-eof", 0, &e);
+		assert_int_equal(e.ioctl_err, -EINVAL);
+		named(&p, "same-file-differs", 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		dd_plan__free(&p);
+	}
+}
+
+static void test_custom_and_seed(void **state)
+{
+	struct wl_opts o;
+	struct dd_plan p;
+	struct dd_expect e;
+
+	(void)state;
+	workload__defaults(&o);
+	o.range = 8192;
+	o.count = 3;
+	o.dests = 2;
+	o.same_file = true;
+	o.differ = "last";
+	plan_xfs1k(&p);
+	assert_int_equal(dd_plan__custom(&p, 0, &o), 0);
+	/* One file: the source ranges, then one span per destination. */
+	assert_int_equal(p.nfiles, 1);
+	assert_int_equal(p.files[0].size, 3 * 24576);
+	assert_int_equal(p.cases[0].dest[1].off, 2 * 24576);
+	dd__expect(&p, &p.cases[0], 2, 1, &e);
+	assert_int_equal(e.status, DIFFERS);
+	dd_plan__free(&p);
+
+	workload__defaults(&o);
+	o.files = 4;
+	o.file_size = 1 * MiB + 1000;
+	o.range = 256 * KiB;
+	o.dests = 2;
+	plan_xfs1k(&p);
+	assert_int_equal(dd_plan__seed(&p, 0, &o), 0);
+	assert_int_equal(p.nfiles, 4);
+	/* Two groups of destinations, each whole ranges plus a tail. */
+	assert_int_equal(p.ncases, 4);
+	assert_int_equal(p.cases[0].count, 4);
+	assert_int_equal(p.cases[1].len, 1000);
+	assert_int_equal(p.cases[2].ndest, 1);
+	dd__expect(&p, &p.cases[1], 0, 1, &e);
+	assert_int_equal(e.status, SAME);
+	assert_int_equal(e.cmp_len, 1000);
+	dd__expect(&p, &p.cases[0], 3, 0, &e);
+	assert_int_equal(e.status, SAME);
+	assert_int_equal(e.bytes_deduped, 256 * KiB);
+	dd_plan__free(&p);
+}
+
+/* ---- shmem-read ---- */
+
+static void test_sh_names(void **state)
+{
+	(void)state;
+	for (int f = 0; f < SH_FILL_NR; f++)
+		assert_int_equal(sh_fill__parse(sh_fill__name(f)), f);
+	for (int c = 0; c < SH_CALL_NR; c++)
+		assert_int_equal(sh_call__parse(sh_call__name(c)), c);
+	assert_int_equal(sh_fill__parse("holes"), -1);
+	assert_int_equal(sh_call__parse("preadv"), -1);
+}
+
+static void test_sh_pieces(void **state)
+{
+	struct sh_file full = { SH_FILL_FULL, 4 * MiB + 4097 };
+	struct sh_file sparse = { SH_FILL_SPARSE, 4 * MiB + 20000 };
+	struct sh_file mixed = { SH_FILL_MIXED, 2 * MiB + 300003 };
+	struct sh_piece pc;
+
+	(void)state;
+	assert_true(sh_file__piece(&full, 0, &pc));
+	assert_int_equal(pc.start, 0);
+	assert_int_equal(pc.end, full.size);
+	assert_false(sh_file__piece(&full, 1, &pc));
+	/* Sparse: a piece in the 1st and 3rd 2 MiB region, holes around. */
+	assert_true(sh_file__piece(&sparse, 0, &pc));
+	assert_int_equal(pc.start, 1);
+	assert_int_equal(pc.end, 1 + 12293);
+	assert_true(sh_file__piece(&sparse, 1, &pc));
+	assert_int_equal(pc.start, 4 * MiB + 4097);
+	assert_true(pc.end < sparse.size);
+	assert_false(sh_file__piece(&sparse, 2, &pc));
+	/* Mixed: a whole 2 MiB chunk, then early 4 KiB pieces. */
+	assert_true(sh_file__piece(&mixed, 0, &pc));
+	assert_int_equal(pc.end, 2 * MiB);
+	assert_false(pc.early);
+	assert_true(sh_file__piece(&mixed, 1, &pc));
+	assert_true(pc.early);
+	assert_int_equal(pc.start, 2 * MiB);
+	assert_true(sh_file__piece(&mixed, 2, &pc));
+	assert_true(pc.early && pc.end == mixed.size - 4103);
+	assert_false(sh_file__piece(&mixed, 3, &pc));
+}
+
+static void test_sh_fill(void **state)
+{
+	struct sh_file sparse = { SH_FILL_SPARSE, 4 * MiB + 20000 };
+	unsigned char buf[20000];
+
+	(void)state;
+	/* Byte 0 is a hole, 1 .. 12293 pattern, then zeros. */
+	sh_file__fill(&sparse, 0, buf, sizeof(buf));
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(wl__pattern_check(buf + 1, 1, 12293), 0);
+	for (size_t i = 12294; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	/* Across the second piece's start, in the third region. */
+	sh_file__fill(&sparse, 4 * MiB + 4000, buf, 200);
+	for (int i = 0; i < 97; i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(wl__pattern_check(buf + 97, 4 * MiB + 4097, 103), 0);
+	/* Past EOF: zeros. */
+	sh_file__fill(&sparse, sparse.size - 10, buf, 100);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(buf[i], 0);
+}
+
+static void test_sh_mem(void **state)
+{
+	struct sh_file full = { SH_FILL_FULL, 4 * MiB + 4097 };
+	struct sh_file sparse = { SH_FILL_SPARSE, 4 * MiB + 20000 };
+	struct sh_file mixed = { SH_FILL_MIXED, 2 * MiB + 300003 };
+	struct sh_file big = { SH_FILL_SPARSE, 1ULL << 40 };
+
+	(void)state;
+	/* Huge: whole 2 MiB folios; else pages. */
+	assert_int_equal(sh_file__mem(&full, true), 6 * MiB);
+	assert_int_equal(sh_file__mem(&full, false), 4 * MiB + 8192);
+	/* Two pieces, each in one 2 MiB region and over 4 pages. */
+	assert_int_equal(sh_file__mem(&sparse, true), 4 * MiB);
+	assert_int_equal(sh_file__mem(&sparse, false), 2 * 16 * KiB);
+	/* The tail is written before huge= is on: pages in both modes
+	 * (3 pages, then 68 from the page holding byte 20491 in). */
+	assert_int_equal(sh_file__mem(&mixed, true), 2 * MiB + 71 * 4096);
+	assert_int_equal(sh_file__mem(&mixed, false), 2 * MiB + 71 * 4096);
+	/* A 1 TiB sparse file: a bound, at once, without walking it. */
+	assert_int_equal(sh_file__mem(&big, false), (262144ULL + 1) * 16 * KiB);
+	assert_int_equal(sh_file__mem(&big, true), (262144ULL + 1) * 2 * MiB);
+	/* Half of what is available, at most; unknown (0) fits nothing. */
+	assert_true(wl__mem_fits(512 * MiB, 1024 * MiB));
+	assert_false(wl__mem_fits(512 * MiB + 1, 1024 * MiB));
+	assert_false(wl__mem_fits(1, 0));
+	assert_true(wl__mem_fits(0, 0));
+}
+
+static void test_sh_expect_and_plans(void **state)
+{
+	const struct sh_plan *pl;
+	int n, calls = 0, multi = 0, from_eof = 0, tiny = 0, huge = 0;
+	char buf[320];
+
+	(void)state;
+	assert_int_equal(sh__expect_ret(100, 0, 64), 64);
+	assert_int_equal(sh__expect_ret(100, 90, 64), 10);
+	assert_int_equal(sh__expect_ret(100, 100, 64), 0);
+	assert_int_equal(sh__expect_ret(100, 200, 64), 0);
+	/* readv: the remainder goes to the last iovec. */
+	assert_int_equal(sh__iov_len(7, 2, 0), 3);
+	assert_int_equal(sh__iov_len(7, 2, 1), 4);
+	n = sh_plan__matrix(&pl);
+	assert_true(n >= 8);
+	for (int i = 0; i < n; i++) {
+		__u64 sum = 0;
+
+		calls |= 1 << pl[i].call;
+		multi |= pl[i].readers > 1;
+		from_eof |= pl[i].from_eof;
+		tiny |= pl[i].bs == 1;
+		huge |= pl[i].bs > 2 * MiB;
+		for (__u32 j = 0; j < pl[i].iovecs; j++)
+			sum += sh__iov_len(pl[i].bs, pl[i].iovecs, j);
+		assert_int_equal(sum, pl[i].bs);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(pl[i].name, pl[j].name);
+	}
+	assert_int_equal(calls, 7);
+	assert_true(multi && from_eof && tiny && huge);
+	/* Offsets from EOF: ending exactly at it, and starting past it. */
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(pl[i].name, "to-eof"))
+			assert_int_equal(sh_plan__start(&pl[i], 100000),
+					 100000 - 12288);
+		if (!strcmp(pl[i].name, "beyond-eof"))
+			assert_int_equal(sh_plan__start(&pl[i], 100000),
+					 100001);
+	}
+	sh__layout("always", &(struct sh_file){ SH_FILL_MIXED, 2 * MiB + 3 },
+		   &pl[0], 0, 5, 327680, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "huge=always file=mixed size=2097155 plan=seq-64k "
+			    "syscall=read iovecs=1 bs=65536 offset=0 length=0 "
+			    "buf_align=0 readers=1 reader=0 call=5 pos=327680");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pattern_fill_matches_bytes),
+		cmocka_unit_test(test_pattern_properties),
+		cmocka_unit_test(test_diff_names),
+		cmocka_unit_test(test_diff_pos),
+		cmocka_unit_test(test_expect_same_and_differs),
+		cmocka_unit_test(test_expect_geometry),
+		cmocka_unit_test(test_expect_cap),
+		cmocka_unit_test(test_file_fill),
+		cmocka_unit_test(test_repeated_ranges),
+		cmocka_unit_test(test_layout_and_answer),
+		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_custom_and_seed),
+		cmocka_unit_test(test_sh_names),
+		cmocka_unit_test(test_sh_pieces),
+		cmocka_unit_test(test_sh_fill),
+		cmocka_unit_test(test_sh_mem),
+		cmocka_unit_test(test_sh_expect_and_plans),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+# VM validation checks (sourced by tests/check.sh): on Debian 12's 6.1
+# kernel (or $FS_VM_KERNEL) the default matrices of both workloads pass
+# with 0 failures in kprobe and fentry modes, the probes see exactly what
+# the workloads did, and a deliberately wrong expectation is reported as a
+# failure with its layout. All runs share one boot when `folioscope vm`
+# has --exec; otherwise each gets its own.
+# shellcheck shell=bash
+valvm=()
+[ -n "${FS_VM_KERNEL:-}" ] && valvm+=(--kernel "$FS_VM_KERNEL")
+[ -n "${FS_VM_MODULES:-}" ] && valvm+=(--modules "$FS_VM_MODULES")
+valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
+vallog=$LOGDIR/vm-validation.log
+
+# NAME EXIT ARGS: the exit status each run must have.
+valjobs=(
+	"dedupe-kprobe 0 run dedupe --matrix -m kprobe"
+	"dedupe-fentry 0 run dedupe --matrix -m fentry"
+	"shmem-kprobe 0 run shmem-read --matrix -m kprobe"
+	"shmem-fentry 0 run shmem-read --matrix -m fentry"
+	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
+	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
+)
+declare -A valrc=()
+
+valstart=$SECONDS
+if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
+	# One boot: the guest script runs folioscope once per group of its
+	# arguments (each ended by ":::") and prints each exit status.
+	cat >"$valout/guest.sh" <<-'EOF'
+	#!/bin/sh
+	n=0
+	cmd=
+	for a in "$@" :::; do
+		if [ "$a" != ::: ]; then
+			cmd="$cmd $a"
+			continue
+		fi
+		[ -n "$cmd" ] || continue
+		# shellcheck disable=SC2086
+		/bin/folioscope $cmd
+		echo "== job $n exit $?"
+		n=$((n + 1))
+		cmd=
+	done
+	EOF
+	valargs=()
+	for job in "${valjobs[@]}"; do
+		read -r name _ args <<<"$job"
+		# shellcheck disable=SC2206
+		valargs+=($args -j "$valout/$name.json" :::)
+	done
+	(cd "$valout" && "$FS" vm "${valvm[@]}" --exec "$valout/guest.sh" -- "${valargs[@]}") >"$vallog" 2>&1
+	i=0
+	for job in "${valjobs[@]}"; do
+		read -r name _ <<<"$job"
+		valrc[$name]=$(sed -n "s/^== job $i exit \([0-9]*\).*/\1/p" "$vallog")
+		i=$((i + 1))
+	done
+else
+	: >"$vallog"
+	for job in "${valjobs[@]}"; do
+		read -r name _ args <<<"$job"
+		# shellcheck disable=SC2086
+		(cd "$valout" && "$FS" vm "${valvm[@]}" -- $args -j "$valout/$name.json") >>"$vallog" 2>&1
+		valrc[$name]=$?
+	done
+fi
+echo "  validation runs: $((SECONDS - valstart)) s in the VM; log $vallog"
+
+# val_common NAME TARGET: what every run must show.
+val_common() {
+	local name=$1 tgt=$2 j=$valout/$1.json
+	expect_eq "vm validation $name: calls seen = calls made" \
+		"$(jq -r ".targets.$tgt.calls" "$j")" "$(jq -r .workload.calls "$j")"
+	expect_eq "vm validation $name: bytes summed = bytes moved" \
+		"$(jq -r ".targets.$tgt.histograms.bytes.sum" "$j")" "$(jq -r .workload.bytes "$j")"
+	expect_eq "vm validation $name: reconcile" "$(jq -r .workload.reconcile "$j")" ok
+	echo "  $name: $(jq -r '"\(.validation.checks) checks, \(.validation.failures) failures"' "$j")"
+}
+
+for job in "${valjobs[@]}"; do
+	read -r name want args <<<"$job"
+	j=$valout/$name.json
+	tgt=$([[ $name == dedupe* ]] && echo dedupe || echo shmem)
+	mode=${name#*-}
+	expect_eq "vm validation $name: exit status" "${valrc[$name]:-none}" "$want"
+	if ! jq -e .validation "$j" >/dev/null 2>&1; then
+		bad "vm validation $name" "no JSON with validation; see $vallog"
+		continue
+	fi
+	val_common "$name" "$tgt"
+	if [ "$mode" == wrong ]; then
+		# The checker can fail: the flipped answer is a failure, with
+		# the layout that was run.
+		expect_eq "vm validation $name: failures >= 1" \
+			"$(jq -r '.validation.failures >= 1 and (.validation.cases | length) >= 1' "$j")" true
+		if [ "$tgt" == dedupe ]; then
+			re='^fs=xfs bs=1024 case=custom src_off=1024 len=3072 range=1/1 dest=1/1 dst=other-file dst_off=2048 poff=1024/2048 .* injected=wrong-expectation$'
+		else
+			re='^huge=always file=full size=3145728 plan=custom syscall=read .* reader=0 call=0 pos=0 injected=wrong-expectation$'
+		fi
+		expect_match "vm validation $name: failed case names its layout" \
+			"$(jq -r '.validation.cases[0].layout' "$j")" "$re"
+		continue
+	fi
+	expect_eq "vm validation $name: mechanism" \
+		"$(jq -r ".targets.$tgt.attach.mechanism" "$j")" "$mode"
+	expect_eq "vm validation $name: 0 failures of > 0 checks" \
+		"$(jq -r '"\(.validation.failures) \(.validation.checks > 0) \(.validation.cases | length)"' "$j")" "0 true 0"
+	if [ "$tgt" == dedupe ]; then
+		expect_eq "vm validation $name: btrfs and xfs at 4096, 1024, 2048" \
+			"$(jq -r '.workload.fs + " " + .workload.block_sizes' "$j")" \
+			"btrfs,xfs,xfs,xfs 4096,4096,1024,2048"
+		expect_eq "vm validation $name: SAME, DIFFERS and errors all seen" \
+			"$(jq -r '[.workload.same, .workload.differs, .workload.errors] | map(. > 0) | all' "$j")" true
+		expect_eq "vm validation $name: cold files not cached" \
+			"$(jq -r '"\(.workload.cold_files > 0) \(.workload.cold_pages_cached)"' "$j")" "true 0"
+		# Sub-page block sizes put offsets inside pages: alignments of
+		# 1 KiB and 2 KiB reach the histograms.
+		expect_eq "vm validation $name: sub-page source offsets seen" \
+			"$(jq -r '[.targets.dedupe.histograms.src_align.buckets[] | select(.count > 0) | .lo] | contains([1024, 2048])' "$j")" true
+	else
+		expect_match "vm validation $name: huge folios in effect" \
+			"$(jq -r .workload.huge_folios "$j")" \
+			'always: in effect .*within_size: in effect'
+		expect_eq "vm validation $name: 2 MiB and 4 KiB folios read" \
+			"$(jq -r '[.targets.shmem.histograms.folio_size.buckets[] | select(.count > 0) | .lo] | contains([4096, 2097152])' "$j")" true
+	fi
+done
+rm -rf "$valout"
