@@ -62,9 +62,39 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-pid_t wl__run_alive(const char *procfs, pid_t self)
+/*
+ * The dir a process's workloads make their temp dirs in: its $TMPDIR, or
+ * /tmp, resolved as that process sees it (relative to its cwd).
+ */
+static bool temp_parent(const char *procfs, long pid, char *out)
 {
-	char path[PATH_MAX], buf[256];
+	char path[PATH_MAX], env[16384], tmp[PATH_MAX];
+	const char *dir = "/tmp";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%ld/environ", procfs, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	env[n] = '\0';
+	for (char *e = env; e < env + n; e += strlen(e) + 1)
+		if (!strncmp(e, "TMPDIR=", 7) && e[7])
+			dir = e + 7;
+	if (dir[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s", dir);
+	else
+		snprintf(tmp, sizeof(tmp), "%s/%ld/cwd/%s", procfs, pid, dir);
+	return realpath(tmp, out) != NULL;
+}
+
+pid_t wl__run_alive(const char *procfs, pid_t self, const char *parent)
+{
+	char path[PATH_MAX], buf[256], theirs[PATH_MAX];
 	struct dirent *e;
 	pid_t found = 0;
 	ssize_t n;
@@ -88,9 +118,15 @@ pid_t wl__run_alive(const char *procfs, pid_t self)
 		n = read_small(path, buf, sizeof(buf));
 		if (n <= 0)
 			continue;
-		if (strnlen(buf, n) + 1 < (size_t)n &&
-		    !strcmp(buf + strlen(buf) + 1, "run"))
-			found = (pid_t)pid;
+		if (strnlen(buf, n) + 1 >= (size_t)n ||
+		    strcmp(buf + strlen(buf) + 1, "run"))
+			continue;
+		/* A run with its temp dirs elsewhere cannot own ours; one
+		 * whose environment cannot be read might. */
+		if (parent && temp_parent(procfs, pid, theirs) &&
+		    strcmp(theirs, parent))
+			continue;
+		found = (pid_t)pid;
 	}
 	closedir(d);
 	return found;
@@ -215,12 +251,12 @@ int wl__stale_clean_at(const char *parent, const char *procfs)
 		if (!parent || !*parent)
 			parent = "/tmp";
 	}
-	if (wl__run_alive(procfs, getpid()))
-		return 0;
 	/* Mount points are listed canonical: "/tmp/", a symlinked TMPDIR. */
 	if (!realpath(parent, real))
 		return -errno;
 	parent = real;
+	if (wl__run_alive(procfs, getpid(), parent))
+		return 0;
 	d = opendir(parent);
 	if (!d)
 		return -errno;

@@ -4,8 +4,8 @@
  * workloads' private temp dirs "folioscope-shmem-XXXXXX" and
  * "folioscope-dedupe-XXXXXX", with the tmpfs or loop-device filesystems
  * mounted in them. The next run removes them before it starts (and says
- * so), but only when no other 'folioscope run' is alive, since a live run
- * cannot be told from a dead one by its dir alone.
+ * so), but only when no other 'folioscope run' using the same temp dir
+ * is alive, since a live run cannot be told from a dead one by its dir.
  */
 #ifndef FS_WORKLOAD_STALE_H
 #define FS_WORKLOAD_STALE_H
@@ -18,16 +18,19 @@ bool wl__stale_name(const char *name);
 
 /*
  * pid of another live 'folioscope run' process (comm folioscope, argv[1]
- * run), or 0. procfs is the /proc to look in (tests pass a fake one).
+ * run) that makes its temp dirs in parent (a real path; its $TMPDIR or
+ * /tmp; any parent if NULL or if its environment cannot be read), or 0.
+ * procfs is the /proc to look in (tests pass a fake one).
  */
-pid_t wl__run_alive(const char *procfs, pid_t self);
+pid_t wl__run_alive(const char *procfs, pid_t self, const char *parent);
 
 /*
  * In parent (NULL: $TMPDIR or /tmp), remove every workload temp dir that
  * is a real directory owned by the effective uid: detach the mounts at or
  * below it (and loop devices backed by files in it), then delete the
  * tree without following symlinks or crossing into a mount. Prints one
- * line per dir removed. Does nothing while another run is alive. Returns
+ * line per dir removed. Does nothing while another run that makes its temp
+ * dirs in parent is alive. Returns
  * the number of dirs removed, or a negative errno.
  */
 int wl__stale_clean(const char *parent);

@@ -44,38 +44,51 @@ static void put(const char *dir, const char *name, const void *buf,
 }
 
 static void fake_proc(const char *proc, int pid, const char *comm,
-		      const char *cmdline, size_t len)
+		      const char *cmdline, size_t len, const char *tmpdir)
 {
-	char dir[512];
+	char dir[512], env[512];
+	int n = 0;
 
 	snprintf(dir, sizeof(dir), "%s/%d", proc, pid);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	put(dir, "comm", comm, strlen(comm));
 	put(dir, "cmdline", cmdline, len);
+	n = snprintf(env, sizeof(env), "PATH=/bin");
+	if (tmpdir)
+		n += 1 + snprintf(env + n + 1, sizeof(env) - n - 1,
+				  "TMPDIR=%s", tmpdir);
+	put(dir, "environ", env, n + 1);
 }
 
 static char tmp[] = "/tmp/test-stale-XXXXXX";
 
 static void test_run_alive(void **state)
 {
-	char proc[600];
+	char proc[600], real[600];
 
 	assert_non_null(mkdtemp(tmp));
+	assert_non_null(realpath(tmp, real));
 	snprintf(proc, sizeof(proc), "%s/proc", tmp);
 	assert_int_equal(mkdir(proc, 0700), 0);
-	assert_int_equal(wl__run_alive(proc, 1), 0);
+	assert_int_equal(wl__run_alive(proc, 1, NULL), 0);
 	/* Not runs: a trace, a vm whose guest runs 'run', a zombie, cat. */
-	fake_proc(proc, 10, "folioscope\n", "folioscope\0trace\0", 17);
-	fake_proc(proc, 11, "folioscope\n", "folioscope\0vm\0run\0", 18);
-	fake_proc(proc, 12, "folioscope\n", "", 0);
-	fake_proc(proc, 13, "cat\n", "cat\0run\0", 8);
-	assert_int_equal(wl__run_alive(proc, 1), 0);
+	fake_proc(proc, 10, "folioscope\n", "folioscope\0trace\0", 17, NULL);
+	fake_proc(proc, 11, "folioscope\n", "folioscope\0vm\0run\0", 18, NULL);
+	fake_proc(proc, 12, "folioscope\n", "", 0, NULL);
+	fake_proc(proc, 13, "cat\n", "cat\0run\0", 8, NULL);
+	assert_int_equal(wl__run_alive(proc, 1, NULL), 0);
+	/* A run with its temp dirs in /tmp: blocks /tmp only. */
 	fake_proc(proc, 14, "folioscope\n", "./folioscope\0run\0shmem-read\0",
-		  28);
-	assert_int_equal(wl__run_alive(proc, 1), 14);
+		  28, NULL);
+	assert_int_equal(wl__run_alive(proc, 1, NULL), 14);
+	assert_int_equal(wl__run_alive(proc, 1, "/tmp"), 14);
+	assert_int_equal(wl__run_alive(proc, 1, real), 0);
 	/* Itself does not count. */
-	assert_int_equal(wl__run_alive(proc, 14), 0);
-	/* Another run blocks the clean-up. */
+	assert_int_equal(wl__run_alive(proc, 14, NULL), 0);
+	/* One with TMPDIR=tmp blocks the clean-up of tmp. */
+	fake_proc(proc, 15, "folioscope\n", "folioscope\0run\0dedupe\0", 24,
+		  real);
+	assert_int_equal(wl__run_alive(proc, 14, real), 15);
 	assert_int_equal(wl__stale_clean_at(tmp, proc), 0);
 }
 
