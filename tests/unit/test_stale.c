@@ -86,7 +86,7 @@ static void test_run_alive(void **state)
 	/* Itself does not count. */
 	assert_int_equal(wl__run_alive(proc, 14, NULL), 0);
 	/* One with TMPDIR=tmp blocks the clean-up of tmp. */
-	fake_proc(proc, 15, "folioscope\n", "folioscope\0run\0dedupe\0", 24,
+	fake_proc(proc, 15, "folioscope\n", "folioscope\0run\0dedupe\0", 22,
 		  real);
 	assert_int_equal(wl__run_alive(proc, 14, real), 15);
 	assert_int_equal(wl__stale_clean_at(tmp, proc), 0);
