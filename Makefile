@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # folioscope: BPF objects -> bpftool skeletons -> one static binary, all in $(OUT).
+# make SAN=1 ...: an ASan + UBSan build of its own in build/san, dynamic
+# (ASan cannot link statically); make check SAN=1 runs unit + host on it.
+ifeq ($(SAN),1)
+OUT ?= build/san
+endif
 OUT ?= build
 CLANG ?= clang
 CC ?= gcc
@@ -34,6 +39,23 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-tru
 LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	     -fno-omit-frame-pointer
+CFLAGS += $(SAN_FLAGS)
+LDFLAGS_APP := $(SAN_FLAGS)
+# Reports go to files the suites look for (tests/check.sh): a leak or UB
+# report fails the run even where a test does not look at stderr.
+CHECK_ENV := SAN=1 ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(OUT))/test-logs/san \
+	     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(abspath $(OUT))/test-logs/san
+CHECK_WHAT := novm
+APP := $(OUT)/folioscope
+else
+CHECK_WHAT := all
+APP := folioscope
+endif
+CHECK_ENV += BUILD=$(OUT) FS=$(abspath $(OUT))/folioscope \
+	     LOGDIR=$(abspath $(OUT))/test-logs
 BPF_CFLAGS := -g -O2 -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Ivmlinux -Ibpf
 
@@ -79,14 +101,15 @@ $(OUT):
 	$(Q)mkdir -p $@
 
 unit: $(UNIT_BINS)
-	$(Q)tests/check.sh unit
+	$(Q)$(CHECK_ENV) tests/check.sh unit
 
-# All tests: unit, host (BPF load against the running kernel), VM.
-check: folioscope $(UNIT_BINS) $(HOST_BINS)
-	$(Q)tests/check.sh
+# All tests: unit, host (BPF load against the running kernel), VM (not
+# with SAN=1: the guest needs the static binary).
+check: $(APP) $(OUT)/folioscope-dyn $(UNIT_BINS) $(HOST_BINS)
+	$(Q)$(CHECK_ENV) tests/check.sh $(CHECK_WHAT)
 
-test-host: folioscope $(HOST_BINS)
-	$(Q)tests/check.sh host
+test-host: $(APP) $(OUT)/folioscope-dyn $(HOST_BINS)
+	$(Q)$(CHECK_ENV) tests/check.sh host
 
 test-vm: folioscope
 	$(Q)tests/check.sh vm
@@ -127,3 +150,34 @@ clean:
 # ---- patched-kernel A/B (issue 4) ----
 # src/compare's statistics (log, exp, lgamma) need libm.
 LDLIBS += -lm
+
+# ---- reliability (issue 8) ----
+# The same objects linked dynamically: valgrind cannot follow malloc in a
+# static binary (tests/host/reliability.sh runs doctor/report/compare in it).
+$(OUT)/folioscope-dyn: $(APP_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(filter-out -static,$(LDFLAGS_APP)) -o $@ $^ $(LDLIBS)
+
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="json rule parse"]: libFuzzer
+# (clang, ASan + UBSan) on the JSON reader, the --expect rule parser and
+# the size/seconds parsers, from the committed corpus in
+# tests/fuzz/corpus/TARGET; new inputs go to $(OUT)/fuzz, crashes fail.
+FUZZ_TARGETS ?= json rule parse
+FUZZ_SECONDS ?= 15
+FUZZ_BINS := $(patsubst %,$(OUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_LIB := $(wildcard src/model/*.c src/report/*.c src/compare/*.c) \
+	    src/cli/parse.c
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \
+	       -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+.PHONY: fuzz fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard src/*/*.h) \
+		src/version.h bpf/shared.h
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) -ljson-c -lm
+
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -5,7 +5,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
+# BUILD: the build dir (make SAN=1 uses build/san); novm = unit + host.
+BUILD=${BUILD:-build}
+want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
+	{ [ "$what" == novm ] && [ "$1" != vm ]; }; }
 . tests/lib.sh
+[ -n "${SAN:-}" ] && rm -f "$LOGDIR"/san.*
 
 # cmocka binaries: count their own test results.
 run_cmocka() {
@@ -22,20 +27,29 @@ run_cmocka() {
 	fi
 }
 
-if [ "$what" == all ] || [ "$what" == unit ]; then
+if want unit; then
 	echo "== unit"
-	for t in build/tests/test_*; do run_cmocka "$t"; done
+	for t in "$BUILD"/tests/test_*; do run_cmocka "$t"; done
 fi
-if [ "$what" == all ] || [ "$what" == host ]; then
+if want host; then
 	echo "== host ($(uname -r))"
-	for t in build/host-tests/test_*; do run_cmocka "$t"; done
+	for t in "$BUILD"/host-tests/test_*; do run_cmocka "$t"; done
 	. tests/host/checks.sh
 	. tests/host/export.sh
 	. tests/host/live.sh
+	. tests/host/reliability.sh
 fi
-if [ "$what" == all ] || [ "$what" == vm ]; then
+if want vm; then
 	echo "== vm"
 	. tests/vm/checks.sh
 	. tests/vm/validation.sh
+fi
+# make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
+if [ -n "${SAN:-}" ]; then
+	if ls "$LOGDIR"/san.* >/dev/null 2>&1; then
+		for f in "$LOGDIR"/san.*; do bad "sanitizer report" "$f: $(grep -m1 -E 'ERROR|runtime error' "$f")"; done
+	else
+		ok "no ASan/UBSan reports"
+	fi
 fi
 summary

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target: the command line's size and seconds parsers
+ * (src/cli/parse.c), with their contracts checked: a size that parses
+ * prints back (in plain bytes) to itself, seconds are finite and in range.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s, back[32];
+	__u64 v, w;
+	double d;
+
+	s = malloc(size + 1);
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	for (int zero = 0; zero < 2; zero++) {
+		if (cli__parse_size(s, zero, &v))
+			continue;
+		if (!zero && !v)
+			abort();
+		snprintf(back, sizeof(back), "%llu", (unsigned long long)v);
+		if (cli__parse_size(back, true, &w) || w != v)
+			abort();
+	}
+	if (!cli__parse_seconds(s, &d) &&
+	    (!isfinite(d) || !(d > 0) || d > CLI_MAX_SECONDS))
+		abort();
+	free(s);
+	return 0;
+}
