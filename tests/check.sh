@@ -37,6 +37,7 @@ if want host; then
 	. tests/host/checks.sh
 	. tests/host/export.sh
 	. tests/host/live.sh
+	. tests/host/peers.sh
 	. tests/host/reliability.sh
 fi
 if want vm; then

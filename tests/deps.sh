@@ -8,6 +8,8 @@ pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 # Prometheus, headless Chromium for the HTML report, curl and python3's
 # csv module in tests/host/export.sh.
 pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
+# tests/host/peers.sh: real tools under trace -- CMD.
+pkgs+=(fio duperemove)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

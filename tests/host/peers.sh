@@ -1,0 +1,51 @@
+# Real peer tools under `trace -- CMD` on this host (sourced by
+# tests/check.sh): only CMD and its descendants count, and the counts
+# equal what the tools themselves report.
+# shellcheck shell=bash
+if command -v fio >/dev/null; then
+	pd=$(mktemp -d /dev/shm/fs-peers.XXXXXX)
+	for bs in 64k 4k; do
+		"$FS" trace -t shmem -q -j "$pd/t.json" -- fio --name=r \
+			--filename="$pd/f" --size=4M --bs=$bs --rw=read \
+			--ioengine=psync --output-format=json \
+			--output="$pd/fio.json" >/dev/null 2>&1
+		expect_eq "trace -- fio bs=$bs: calls = fio's read ios" \
+			"$(jq .targets.shmem.calls "$pd/t.json" 2>/dev/null)" \
+			"$(jq '.jobs[0].read.total_ios' "$pd/fio.json" 2>/dev/null)"
+		expect_eq "trace -- fio bs=$bs: bytes = fio's read bytes" \
+			"$(jq .targets.shmem.histograms.bytes.sum "$pd/t.json" 2>/dev/null)" \
+			"$(jq '.jobs[0].read.io_bytes' "$pd/fio.json" 2>/dev/null)"
+		rm -f "$pd/f" "$pd/t.json" "$pd/fio.json"
+	done
+	rm -rf "$pd"
+else
+	skip "trace -- fio" "fio not installed"
+fi
+
+if command -v duperemove >/dev/null && command -v mkfs.btrfs >/dev/null; then
+	pd=$(mktemp -d)
+	truncate -s 320M "$pd/img"
+	if mkfs.btrfs -q -f "$pd/img" >/dev/null 2>&1 && mkdir "$pd/m" &&
+	   mount -o loop "$pd/img" "$pd/m"; then
+		head -c 4194304 /dev/urandom >"$pd/a"
+		# Real copies: cp would reflink on btrfs, leaving nothing to do.
+		for f in a b c; do cp --reflink=never "$pd/a" "$pd/m/$f"; done
+		sync
+		"$FS" trace -t dedupe -q -j "$pd/t.json" -- duperemove -d -r -v "$pd/m" \
+			>"$pd/out" 2>&1
+		# "Dedupe N extents (id: X) with target: (OFF, LEN), FILE"
+		want=$(sed -nE 's/.*Dedupe ([0-9]+) extents .* with target: \(([0-9]+), ([0-9]+)\).*/\1 \3/p' "$pd/out" |
+			awk '{ n += $1; b += $1 * $2 } END { print n + 0, b + 0 }')
+		expect_eq "trace -- duperemove -d: calls and bytes = its dedupes" \
+			"$(jq -r '"\(.targets.dedupe.calls) \(.targets.dedupe.histograms.bytes.sum)"' "$pd/t.json" 2>/dev/null)" \
+			"$want"
+		expect_eq "trace -- duperemove -d: something was deduped" \
+			"$([ "${want%% *}" -gt 0 ] && echo yes || echo no)" yes
+		umount "$pd/m"
+	else
+		skip "trace -- duperemove" "cannot mount a btrfs loop image here"
+	fi
+	rm -rf "$pd"
+else
+	skip "trace -- duperemove" "duperemove or btrfs-progs not installed"
+fi
