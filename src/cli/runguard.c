@@ -39,8 +39,17 @@ void runguard__start(void)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]);
-	     i++)
+	     i++) {
+		struct sigaction old;
+
+		/* Under nohup a hangup stays ignored. (SIGINT is taken even
+		 * when ignored, as trace does: a shell's background job has
+		 * it ignored and is still stopped with kill -INT.) */
+		if (stop_signals[i] == SIGHUP &&
+		    !sigaction(SIGHUP, NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
 		sigaction(stop_signals[i], &sa, NULL);
+	}
 }
 
 int runguard__finish(int rc)
