@@ -57,24 +57,24 @@ known() { skip "$1" "known bug: $2"; }
 
 # ---- inputs ----
 echo "-- reliability: inputs (${SECONDS}s)"
-good=$rel/pub/good.json
+rel_good=$rel/pub/good.json
 mkdir -m 755 "$rel/pub" "$rel/ro"
-cp tests/fixtures/export-base.json "$good"
-chmod 644 "$good"
+cp tests/fixtures/export-base.json "$rel_good"
+chmod 644 "$rel_good"
 printf '{' >"$rel/open.json"
-head -c 3000 "$good" >"$rel/truncated.json"
+head -c 3000 "$rel_good" >"$rel/truncated.json"
 : >"$rel/empty.json"
 head -c 4096 /dev/urandom >"$rel/garbage.json"
-sed 's|folioscope/1|folioscope/2|' "$good" >"$rel/schema.json"
-{ cat "$good"; echo '{}'; } >"$rel/trailing.json"
+sed 's|folioscope/1|folioscope/2|' "$rel_good" >"$rel/schema.json"
+{ cat "$rel_good"; echo '{}'; } >"$rel/trailing.json"
 printf '[]' >"$rel/array.json"
 # Past the reader's 16 MiB limit, valid JSON all the same.
 { printf '{"schema":"folioscope/1","pad":"'; head -c $((17 << 20)) /dev/zero | tr '\0' a; printf '"}'; } >"$rel/huge.json"
-install -m 600 "$good" "$rel/pub/secret.json"
+install -m 600 "$rel_good" "$rel/pub/secret.json"
 head -c 100000 /dev/urandom >"$rel/notakernel"
 echo text >"$rel/file"
-stat_rule="shmem.copy_bytes.p$(printf '9%.0s' $(seq 46)).9>1"
-nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+rel_stat_rule="shmem.copy_bytes.p$(printf '9%.0s' $(seq 46)).9>1"
+rel_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
 # ---- bad input: NAME EXIT REGEX CMD... (one stderr line, nothing left) ----
 echo "-- reliability: bad input: NAME EXIT REGEX CMD... (one stderr line, nothing left) (${SECONDS}s)"
@@ -86,8 +86,8 @@ B "misspelt run option" 2 "unrecognized option '--sise'" "$FS" run shmem-read --
 B "missing option argument" 2 "run: option requires an argument -- 'j'" "$FS" run shmem-read -j
 B "ambiguous option" 2 "option '--s' is ambiguous" "$FS" run shmem-read --s 1M
 B "argument to a flag" 2 "option '--json' doesn't allow an argument" "$FS" doctor --json=yes
-B "report: unknown option" 2 "report: unrecognized option '--nope'" "$FS" report --nope "$good"
-B "compare: unknown option" 2 "compare: unrecognized option '--nope'" "$FS" compare --nope "$good" "$good"
+B "report: unknown option" 2 "report: unrecognized option '--nope'" "$FS" report --nope "$rel_good"
+B "compare: unknown option" 2 "compare: unrecognized option '--nope'" "$FS" compare --nope "$rel_good" "$rel_good"
 B "vm: unknown option" 2 "vm: unrecognized option '--nope'" "$FS" vm --nope -- doctor
 B "doctor: stray argument" 2 "unexpected argument 'extra'" "$FS" doctor extra
 B "run: no workload" 2 "which workload" "$FS" run
@@ -126,23 +126,23 @@ B "shmem option for dedupe" 2 "--huge is a shmem-read option" "$FS" run dedupe -
 B "--matrix with a layout" 2 "--matrix runs its own layouts; drop --range" "$FS" run dedupe --matrix --range 64K
 B "--files with --count" 2 "--files runs the seed's layout; drop --count" "$FS" run dedupe --files 4 --count 2
 B "--cumulative without -i" 2 "--cumulative needs -i" "$FS" trace --cumulative
-B "report: two runs as csv" 2 "two reports need --format svg or html" "$FS" report --format csv "$good" "$good"
-B "report: --serve-any alone" 2 "--serve-any needs --serve" "$FS" report --serve-any "$good"
-B "report: --serve with -o" 2 "--serve takes one report" "$FS" report --serve 127.0.0.1:0 -o "$rel/x.csv" "$good"
-B "report: format from a bad name" 2 "cannot tell the format of" "$FS" report -o "$rel/x.nope" "$good"
+B "report: two runs as csv" 2 "two reports need --format svg or html" "$FS" report --format csv "$rel_good" "$rel_good"
+B "report: --serve-any alone" 2 "--serve-any needs --serve" "$FS" report --serve-any "$rel_good"
+B "report: --serve with -o" 2 "--serve takes one report" "$FS" report --serve 127.0.0.1:0 -o "$rel/x.csv" "$rel_good"
+B "report: format from a bad name" 2 "cannot tell the format of" "$FS" report -o "$rel/x.nope" "$rel_good"
 B "trace: unknown --format" 2 "unknown format 'nope'" "$FS" trace --format nope
-B "compare: one file" 2 "want BASE.json NEW.json" "$FS" compare "$good"
-B "compare: --vs first" 2 "--vs needs base runs before it" "$FS" compare --vs "$good"
-B "compare: nothing after --vs" 2 "--vs needs new runs after it" "$FS" compare "$good" --vs
+B "compare: one file" 2 "want BASE.json NEW.json" "$FS" compare "$rel_good"
+B "compare: --vs first" 2 "--vs needs base runs before it" "$FS" compare --vs "$rel_good"
+B "compare: nothing after --vs" 2 "--vs needs new runs after it" "$FS" compare "$rel_good" --vs
 # Paths: missing, not a directory, unreadable, unwritable, wrong filesystem.
 B "-j in a missing dir" 1 "cannot write '/nonexistent/x.json': No such file" "$FS" trace -d 30 -j /nonexistent/x.json
 B "-j a directory" 1 "cannot write '$rel': Is a directory" "$FS" run shmem-read -j "$rel"
 B "-o in a missing dir" 1 "cannot write '/nonexistent/x.csv'" "$FS" trace -d 30 -o /nonexistent/x.csv
 B "report: missing file" 1 "cannot read '$rel/none.json': No such file" "$FS" report "$rel/none.json"
 B "report: a directory" 1 "cannot read '$rel': Is a directory" "$FS" report "$rel"
-B "report: unreadable file" 1 "cannot read '.*secret.json': Permission denied" "${nobody[@]}" "$FS" report "$rel/pub/secret.json"
-B "report: unwritable -o" 1 "cannot write '$rel/ro/x.csv': Permission denied" "${nobody[@]}" "$FS" report -o "$rel/ro/x.csv" "$good"
-B "compare: missing file" 2 "cannot read '$rel/none.json'" "$FS" compare "$good" "$rel/none.json"
+B "report: unreadable file" 1 "cannot read '.*secret.json': Permission denied" "${rel_nobody[@]}" "$FS" report "$rel/pub/secret.json"
+B "report: unwritable -o" 1 "cannot write '$rel/ro/x.csv': Permission denied" "${rel_nobody[@]}" "$FS" report -o "$rel/ro/x.csv" "$rel_good"
+B "compare: missing file" 2 "cannot read '$rel/none.json'" "$FS" compare "$rel_good" "$rel/none.json"
 B "--dir a regular file" 1 "--dir '$rel/file'.*Not a directory" "$FS" run dedupe --dir "$rel/file"
 rel_fs=$(stat -f -c %T "$rel")
 if [ "$rel_fs" != btrfs ] && [ "$rel_fs" != xfs ]; then
@@ -150,7 +150,7 @@ if [ "$rel_fs" != btrfs ] && [ "$rel_fs" != xfs ]; then
 fi
 B "-c not a cgroup" 2 "cgroup '/nonexistent'" "$FS" trace -c /nonexistent
 B "--dev missing" 2 "--dev '/nonexistent'" "$FS" trace --dev /nonexistent
-B "trace as non-root" 1 "must run as root" "${nobody[@]}" "$FS" trace -d 1
+B "trace as non-root" 1 "must run as root" "${rel_nobody[@]}" "$FS" trace -d 1
 # Malformed, truncated, huge JSON.
 B "report: unterminated JSON" 1 "invalid report.*unexpected end of input" "$FS" report "$rel/open.json"
 B "report: truncated report" 1 "invalid report '$rel/truncated.json'" "$FS" report "$rel/truncated.json"
@@ -161,15 +161,15 @@ B "report: other schema" 1 "schema 'folioscope/2', expected 'folioscope/1'" "$FS
 B "report: trailing data" 1 "trailing data" "$FS" report "$rel/trailing.json"
 B "report: not an object" 1 "top level: expected object" "$FS" report "$rel/array.json"
 B "report: bad JSON on stdin" 1 "invalid report '-'" bash -c 'exec "$0" report - <"$1"' "$FS" "$rel/truncated.json"
-B "compare: malformed report" 2 "invalid report '$rel/open.json'" "$FS" compare "$good" "$rel/open.json"
-B "compare: huge report" 2 "File too large" "$FS" compare "$rel/huge.json" "$good"
+B "compare: malformed report" 2 "invalid report '$rel/open.json'" "$FS" compare "$rel_good" "$rel/open.json"
+B "compare: huge report" 2 "File too large" "$FS" compare "$rel/huge.json" "$rel_good"
 # Malformed --expect rules.
-B "rule: = for ==" 2 "bad rule 'shmem.calls=1'" "$FS" compare "$good" "$good" -e 'shmem.calls=1'
-B "rule: empty" 2 "bad rule ''" "$FS" compare "$good" "$good" -e ''
-B "rule: unknown target" 2 "unknown target 'nosuch'" "$FS" compare "$good" "$good" -e 'nosuch.calls==1'
-B "rule: nan" 2 "bad rule 'shmem.calls<nan'" "$FS" compare "$good" "$good" -e 'shmem.calls<nan'
-B "rule: p100" 2 "unknown statistic" "$FS" compare "$good" "$good" -e 'shmem.copy_bytes.p100>1'
-B "rule: overlong pN.N (fuzz find)" 2 "expected a statistic" "$FS" compare "$good" "$good" -e "$stat_rule"
+B "rule: = for ==" 2 "bad rule 'shmem.calls=1'" "$FS" compare "$rel_good" "$rel_good" -e 'shmem.calls=1'
+B "rule: empty" 2 "bad rule ''" "$FS" compare "$rel_good" "$rel_good" -e ''
+B "rule: unknown target" 2 "unknown target 'nosuch'" "$FS" compare "$rel_good" "$rel_good" -e 'nosuch.calls==1'
+B "rule: nan" 2 "bad rule 'shmem.calls<nan'" "$FS" compare "$rel_good" "$rel_good" -e 'shmem.calls<nan'
+B "rule: p100" 2 "unknown statistic" "$FS" compare "$rel_good" "$rel_good" -e 'shmem.copy_bytes.p100>1'
+B "rule: overlong pN.N (fuzz find)" 2 "expected a statistic" "$FS" compare "$rel_good" "$rel_good" -e "$rel_stat_rule"
 # vm.
 B "vm: no ARGS" 2 "missing the folioscope ARGS" "$FS" vm
 B "vm: --mem 0" 2 "invalid --mem '0'" "$FS" vm --mem 0 -- doctor
@@ -199,7 +199,7 @@ done
 expect_eq "fuzz corpus: report exits 0 or 1 with one line" "${rel_crash:-none}" none
 rel_crash=
 for f in tests/fuzz/corpus/rule/*; do
-	"$FS" compare -q "$good" "$good" -e "$(tr -d '\0\n' <"$f")" >/dev/null 2>"$rel/replay.err"
+	"$FS" compare -q "$rel_good" "$rel_good" -e "$(tr -d '\0\n' <"$f")" >/dev/null 2>"$rel/replay.err"
 	rc=$?
 	if [ $rc -gt 2 ] || { [ $rc -eq 2 ] && [ "$(grep -c . "$rel/replay.err")" -ne 1 ]; }; then
 		rel_crash+=" $f(exit $rc)"
@@ -252,7 +252,7 @@ sig_code() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esa
 sig_run() {
 	local name=$1 sig=$2 phase=$3 pid ids rc before out=$rel/sig.json left nxt
 	shift 3
-	cp "$good" "$out"
+	cp "$rel_good" "$out"
 	before=$(leak_state)
 	"$FS" run "$@" -j "$out" >/dev/null 2>"$rel/sig.err" &
 	pid=$!
@@ -282,19 +282,19 @@ sig_run() {
 	expect_eq "$name: nothing left" "$(leak_state)" "$before"
 	if json_ok "$out"; then ok "$name: -j file complete"; else bad "$name: -j file complete" "$(head -c 200 "$out")"; fi
 }
-sh_args=(shmem-read --size 32M --bs 512)
-dd_args=(dedupe --count 512 --range 64K)
-sig_run shmem-read INT traced "${sh_args[@]}"
-sig_run shmem-read TERM setup "${sh_args[@]}"
-sig_run shmem-read KILL traced "${sh_args[@]}"
+rel_sh=(shmem-read --size 32M --bs 512)
+rel_dd=(dedupe --count 512 --range 64K)
+sig_run shmem-read INT traced "${rel_sh[@]}"
+sig_run shmem-read TERM setup "${rel_sh[@]}"
+sig_run shmem-read KILL traced "${rel_sh[@]}"
 sig_run shmem-read KILL setup shmem-read --size 256M --bs 1M
-sig_run dedupe INT setup "${dd_args[@]}"
-sig_run dedupe TERM traced "${dd_args[@]}"
-sig_run dedupe KILL setup "${dd_args[@]}"
+sig_run dedupe INT setup "${rel_dd[@]}"
+sig_run dedupe TERM traced "${rel_dd[@]}"
+sig_run dedupe KILL setup "${rel_dd[@]}"
 
 # A second SIGINT ends a run at once; the next run cleans up after it.
 before=$(leak_state)
-"$FS" run "${sh_args[@]}" >/dev/null 2>"$rel/sig.err" &
+"$FS" run "${rel_sh[@]}" >/dev/null 2>"$rel/sig.err" &
 pid=$!
 wait_until 30 has_link "$pid"
 kill -STOP "$pid"; kill -INT "$pid"; kill -CONT "$pid"; sleep 0.05; kill -INT "$pid"
@@ -305,7 +305,7 @@ expect_eq "signals: run: nothing left after the next run" "$(leak_state)" "$befo
 
 # Killed at random points of a short run: -j's file is always a complete
 # report (old or new), and nothing is left once the next run has started.
-cp "$good" "$rel/race.json"
+cp "$rel_good" "$rel/race.json"
 rel_bad=
 for d in 0.1 0.2 0.3 0.4 0.5; do
 	"$FS" run shmem-read --size 4M -j "$rel/race.json" >/dev/null 2>&1 &
@@ -324,7 +324,7 @@ rm -f "$rel"/race.json.??????
 # the old -j file; no BPF object survives either way.
 sig_trace() {
 	local sig=$1 want=$2 pid ids rc left out=$rel/trace.json
-	cp "$good" "$out"
+	cp "$rel_good" "$out"
 	"$FS" trace -t shmem -j "$out" >"$rel/trace.out" 2>"$rel/trace.err" &
 	pid=$!
 	wait_until 30 grep -q tracing "$rel/trace.err"
@@ -336,7 +336,7 @@ sig_trace() {
 	if left=$(bpf_gone "$ids"); then ok "signals: trace: SIG$sig: no BPF program or link left"; else bad "signals: trace: SIG$sig: no BPF program or link left" "$left"; fi
 	if json_ok "$out"; then ok "signals: trace: SIG$sig: -j file complete"; else bad "signals: trace: SIG$sig: -j file complete" "$(head -c 200 "$out")"; fi
 	if [ "$sig" == KILL ]; then
-		expect_eq "signals: trace: SIGKILL: -j file is the old one" "$(cmp -s "$good" "$out" && echo old)" old
+		expect_eq "signals: trace: SIGKILL: -j file is the old one" "$(cmp -s "$rel_good" "$out" && echo old)" old
 	else
 		expect_eq "signals: trace: SIG$sig: -j file is the new one" "$(jq -r .host.kernel "$out")" "$(uname -r)"
 	fi
@@ -361,45 +361,45 @@ if left=$(bpf_gone "$ids"); then ok "signals: trace: SIGINT while attaching: not
 "$FS" trace -t shmem -- sleep 60 >/dev/null 2>"$rel/trace.err" &
 pid=$!
 wait_until 30 grep -q tracing "$rel/trace.err"
-child=$(pgrep -P "$pid" -x sleep)
+rel_child=$(pgrep -P "$pid" -x sleep)
 kill -TERM "$pid"
 wait "$pid"
 expect_eq "signals: trace -- CMD: SIGTERM: exit 0" "$?" 0
-expect_eq "signals: trace -- CMD: SIGTERM: the command is stopped" "$(kill -0 "$child" 2>/dev/null && echo alive || echo gone)" gone
+expect_eq "signals: trace -- CMD: SIGTERM: the command is stopped" "$(kill -0 "$rel_child" 2>/dev/null && echo alive || echo gone)" gone
 
 # ---- safety: a hostile --dir ----
 echo "-- reliability: safety: a hostile --dir (${SECONDS}s)"
-bt=$rel/bt
-mkdir "$bt"
+rel_bt=$rel/bt
+mkdir "$rel_bt"
 if truncate -s 256M "$rel/bt.img" && mkfs.btrfs -q -f "$rel/bt.img" >/dev/null 2>&1 &&
-	mount -o loop "$rel/bt.img" "$bt"; then
-	mkdir "$bt/mine" "$bt/other" "$bt/target"
-	chown 65534:65534 "$bt/other"
-	ln -s "$bt/target" "$bt/link"
+	mount -o loop "$rel/bt.img" "$rel_bt"; then
+	mkdir "$rel_bt/mine" "$rel_bt/other" "$rel_bt/target"
+	chown 65534:65534 "$rel_bt/other"
+	ln -s "$rel_bt/target" "$rel_bt/link"
 	# Files a careless workload might reuse: never touched.
-	for n in f0000000 img0 mnt0 folioscope-dedupe-XXXXXX; do echo planted >"$bt/mine/$n"; done
-	ln -s /etc/passwd "$bt/mine/f0000001"
-	sum_before=$(cd "$bt" && find . -printf '%p %y %s %m %l\n' | sort | md5sum)
-	if "$FS" run dedupe --dir "$bt/mine" --count 4 >"$LOGDIR/rel-dir.log" 2>&1; then
+	for n in f0000000 img0 mnt0 folioscope-dedupe-XXXXXX; do echo planted >"$rel_bt/mine/$n"; done
+	ln -s /etc/passwd "$rel_bt/mine/f0000001"
+	rel_sum=$(cd "$rel_bt" && find . -printf '%p %y %s %m %l\n' | sort | md5sum)
+	if "$FS" run dedupe --dir "$rel_bt/mine" --count 4 >"$LOGDIR/rel-dir.log" 2>&1; then
 		ok "safety: run dedupe --dir on btrfs"
 	else
 		bad "safety: run dedupe --dir on btrfs" "exit $?; see $LOGDIR/rel-dir.log"
 	fi
 	expect_eq "safety: --dir: nothing touched, nothing left" \
-		"$(cd "$bt" && find . -printf '%p %y %s %m %l\n' | sort | md5sum)" "$sum_before"
+		"$(cd "$rel_bt" && find . -printf '%p %y %s %m %l\n' | sort | md5sum)" "$rel_sum"
 	for d in other link; do
-		what=$([ $d == other ] && echo "owned by another user" || echo "a symlink")
+		rel_what=$([ $d == other ] && echo "owned by another user" || echo "a symlink")
 		before=$(leak_state)
-		err=$("$FS" run dedupe --dir "$bt/$d" --count 4 2>&1 >/dev/null)
+		err=$("$FS" run dedupe --dir "$rel_bt/$d" --count 4 2>&1 >/dev/null)
 		rc=$?
-		if [ $rc -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && grep -q "$what" <<<"$err"; then
-			ok "safety: --dir $what is refused"
+		if [ $rc -eq 1 ] && [ "$(grep -c . <<<"$err")" -eq 1 ] && grep -q "$rel_what" <<<"$err"; then
+			ok "safety: --dir $rel_what is refused"
 		else
-			bad "safety: --dir $what is refused" "exit $rc: $err"
+			bad "safety: --dir $rel_what is refused" "exit $rc: $err"
 		fi
-		expect_eq "safety: --dir $what: nothing left there" "$(find "$bt/$d/" -mindepth 1 | wc -l) $(leak_state)" "0 $before"
+		expect_eq "safety: --dir $rel_what: nothing left there" "$(find "$rel_bt/$d/" -mindepth 1 | wc -l) $(leak_state)" "0 $before"
 	done
-	umount "$bt"
+	umount "$rel_bt"
 else
 	skip "safety: hostile --dir" "cannot make a btrfs scratch filesystem"
 fi
@@ -407,11 +407,11 @@ rm -f "$rel/bt.img"
 
 # ---- valgrind: no leak, no invalid access in doctor, report, compare ----
 echo "-- reliability: valgrind: no leak, no invalid access in doctor, report, compare (${SECONDS}s)"
-dyn=$(dirname "$FS")/folioscope-dyn
+rel_dyn=$(dirname "$FS")/folioscope-dyn
 if [ -n "${SAN:-}" ]; then
 	skip "valgrind" "not with a sanitizer build"
-elif ! command -v valgrind >/dev/null || [ ! -x "$dyn" ]; then
-	skip "valgrind" "needs valgrind and $dyn (make check builds it)"
+elif ! command -v valgrind >/dev/null || [ ! -x "$rel_dyn" ]; then
+	skip "valgrind" "needs valgrind and $rel_dyn (make check builds it)"
 else
 	vg() {
 		local name=$1 log=$LOGDIR/valgrind-$1.log
@@ -421,7 +421,7 @@ else
 		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
 			--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
 			--suppressions=tests/host/valgrind.supp \
-			--log-file="$log" "$dyn" "$@" >/dev/null 2>&1
+			--log-file="$log" "$rel_dyn" "$@" >/dev/null 2>&1
 		rc=$?
 		# Its own note on bpf commands it does not model is no finding.
 		sed -i '/WARNING: unhandled eBPF command/d' "$log"
@@ -430,11 +430,11 @@ else
 	# As root doctor loads and attaches every step it can; -m syscall
 	# keeps that to the syscall-level programs (valgrind is slow).
 	vg doctor doctor --json -m syscall
-	vg report-html report --format html "$good" tests/fixtures/export-new.json
-	vg report-csv report --format csv -o "$rel/vg.csv" "$good"
+	vg report-html report --format html "$rel_good" tests/fixtures/export-new.json
+	vg report-csv report --format csv -o "$rel/vg.csv" "$rel_good"
 	vg report-bad report "$rel/truncated.json"
-	vg compare compare "$good" tests/fixtures/export-new.json -e 'shmem.calls==base' -e 'shmem.latency_ns.p99.9<=base*2'
-	vg compare-bad compare "$good" "$rel/open.json"
+	vg compare compare "$rel_good" tests/fixtures/export-new.json -e 'shmem.calls==base' -e 'shmem.latency_ns.p99.9<=base*2'
+	vg compare-bad compare "$rel_good" "$rel/open.json"
 fi
 
 trap - INT TERM
