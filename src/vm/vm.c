@@ -68,6 +68,7 @@ struct vm_run {
 	int err;		 /* first host-side error while running */
 	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
 	int esc_state;		 /* console: 1 after ESC, 2 inside CSI */
+	bool ready;		 /* the guest's init said READY */
 	bool exit_seen;		 /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
@@ -412,6 +413,7 @@ static void control__line(struct vm_run *r, char *line)
 	int err;
 
 	if (!strcmp(line, "READY")) {
+		r->ready = true;
 		if (r->o->verbose)
 			fprintf(stderr, VM_ERR_PREFIX "guest booted in %.1f s\n",
 				since(&r->t_start));
@@ -572,6 +574,10 @@ static void qemu__stop(struct vm_run *r)
 	r->qemu = -1;
 }
 
+/* Seconds from qemu's start to the guest's READY before a retry; a
+ * normal TCG boot takes 3-10 s, 40 s on a heavily loaded host. */
+#define VM_BOOT_TIMEOUT_S 180
+
 /* Streams the channels until qemu exits, we time out or are signalled. */
 static int vm__loop(struct vm_run *r)
 {
@@ -588,6 +594,14 @@ static int vm__loop(struct vm_run *r)
 			qemu__stop(r); /* the command is done; qemu hangs */
 		if (r->qemu <= 0)
 			break;
+		/* A boot that stalls (seen rarely under TCG on a loaded
+		 * host) is retried by the caller rather than waited out. */
+		if (!r->ready && !r->exit_seen &&
+		    since(&r->t_start) > VM_BOOT_TIMEOUT_S) {
+			qemu__stop(r);
+			chans__drain(r);
+			return -EAGAIN;
+		}
 		if (left <= 0 && !r->exit_seen) {
 			qemu__stop(r);
 			chans__drain(r);
@@ -744,6 +758,19 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	if (err)
 		goto cleanup;
 	err = vm__loop(r);
+	if (err == -EAGAIN) {
+		/* The fifos stay open; the second qemu reopens them. */
+		fprintf(stderr, VM_ERR_PREFIX "the guest did not boot within "
+			"%d s; starting it once more\n", VM_BOOT_TIMEOUT_S);
+		err = qemu__start(r);
+		if (err)
+			goto cleanup;
+		err = vm__loop(r);
+	}
+	if (err == -EAGAIN) {
+		report__died(r, "the guest did not boot twice in a row");
+		err = -EIO;
+	}
 	if (err == -EINTR)
 		goto cleanup;
 	/* Files that arrived whole are delivered even if the guest then
