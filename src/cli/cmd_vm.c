@@ -14,12 +14,17 @@ enum {
 	OPT_MEM,
 	OPT_CPUS,
 	OPT_TIMEOUT,
+	OPT_WITH,
+	OPT_EXEC,
 };
+
+#define VM_MAX_WITH 64
 
 struct vm_args {
 	struct vm_opts o;
 	int argc;    /* the guest command: folioscope's own arguments */
 	char **argv;
+	const char *with[VM_MAX_WITH];
 };
 
 static const struct argp_option options[] = {
@@ -31,6 +36,12 @@ static const struct argp_option options[] = {
 	{ "cpus", OPT_CPUS, "N", 0, "guest CPUs (default 2)", 0 },
 	{ "timeout", OPT_TIMEOUT, "S", 0,
 	  "stop the guest after S seconds (default 900)", 0 },
+	{ "with", OPT_WITH, "PATH", 0,
+	  "also put host file PATH in the guest at the same (absolute) path, "
+	  "with the libraries ldd lists for it; repeatable", 0 },
+	{ "exec", OPT_EXEC, "SCRIPT", 0,
+	  "run host script SCRIPT (#!/bin/sh: busybox) in the guest with "
+	  "ARGS instead of folioscope; /bin/folioscope is still there", 0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },
 	{},
@@ -69,6 +80,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_TIMEOUT:
 		a->o.timeout_s = parse_uint(st, "--timeout", arg);
 		break;
+	case OPT_WITH:
+		if (a->o.nwith >= VM_MAX_WITH)
+			cli__usage_error(st, "too many --with (at most %d)",
+					 VM_MAX_WITH);
+		a->with[a->o.nwith++] = arg;
+		a->o.with = a->with;
+		break;
+	case OPT_EXEC:
+		a->o.exec = arg;
+		break;
 	case 'v':
 		a->o.verbose = true;
 		break;
@@ -81,7 +102,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		st->next = st->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!a->argc)
+		if (!a->argc && !a->o.exec)
 			cli__usage_error(st, "missing the folioscope ARGS to run (e.g. vm -- trace -d 5)");
 		break;
 	default:
@@ -94,7 +115,10 @@ static const struct argp vm_argp = {
 	options, parse, "[--] ARGS...",
 	"Boot a kernel in qemu and run 'folioscope ARGS...' inside; its "
 	"output streams here and its exit status is ours.\vFiles named by "
-	"-j/--json/-o/--output in ARGS are written on this host. The default "
+	"-j/--json/-o/--output in ARGS are written on this host (also with "
+	"--exec: the script gets /out/N in their place and writes there). The "
+	"guest's /init runs the command in /out with PATH=/bin:/sbin:/usr/bin:"
+	"/usr/sbin, tracefs, debugfs and bpffs mounted. The default "
 	"kernel is cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
 	"or ~/.cache/folioscope.",
 	NULL, NULL, NULL,

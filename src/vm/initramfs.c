@@ -43,7 +43,8 @@ static const char *const host_tools[] = { "mkfs.btrfs", "mkfs.xfs" };
 static const char init_script[] =
 	"#!/bin/sh\n"
 	"# /init of a folioscope VM, written by folioscope vm.\n"
-	"# Runs /bin/folioscope once with the arguments in /args, then powers\n"
+	"# Runs /bin/folioscope (or vm --exec's script) once with the\n"
+	"# arguments in /args, then powers\n"
 	"# off. ttyS0: console; ttyS1/ttyS2: folioscope's stdout/stderr;\n"
 	"# ttyS3: control, \"FILE n size\" + base64 + \"END n\" per output\n"
 	"# file, then \"EXIT status\".\n"
@@ -70,7 +71,8 @@ static const char init_script[] =
 	"echo READY >/dev/ttyS3\n"
 	". /args\n"
 	"cd /out\n"
-	"/bin/folioscope \"$@\" </dev/null >/dev/ttyS1 2>/dev/ttyS2\n"
+	"# vm --exec puts a script in /bin/vm-exec and names it in /args.\n"
+	"\"${VM_CMD:-/bin/folioscope}\" \"$@\" </dev/null >/dev/ttyS1 2>/dev/ttyS2\n"
 	"st=$?\n"
 	"cd /\n"
 	"exec 3>/dev/ttyS3\n"
@@ -386,9 +388,46 @@ fail:
 	return err;
 }
 
+/*
+ * vm --with: each file at its own path in the guest, with its libraries
+ * if it is a dynamic ELF file (ldd on anything else lists none). vm
+ * --exec: the script as /bin/vm-exec, run by its #! line.
+ */
+static int stage__extra(const struct stage *s, const struct initramfs_spec *spec)
+{
+	char abs[PATH_MAX], cwd[PATH_MAX];
+	const char *w;
+	int i, err;
+
+	for (i = 0; i < spec->nwith; i++) {
+		w = spec->with[i];
+		/* The path as given, made absolute: symlinks keep their name. */
+		if (w[0] == '/')
+			err = vm_fs__fmt(abs, sizeof(abs), "%s", w);
+		else if (!getcwd(cwd, sizeof(cwd)))
+			err = -errno;
+		else
+			err = vm_fs__fmt(abs, sizeof(abs), "%s/%s", cwd, w);
+		if (!err && access(abs, R_OK))
+			err = -errno;
+		if (err) {
+			fprintf(stderr, VM_ERR_PREFIX "cannot read '%s': %s\n",
+				w, strerror(-err));
+			return err;
+		}
+		err = stage__elf(s, abs, abs, abs);
+		if (err)
+			return err;
+	}
+	if (spec->exec)
+		return stage__copy(s, spec->exec, "/bin/vm-exec", 0755);
+	return 0;
+}
+
 /* Arguments reach the guest as one sourced "set -- 'a' 'b'" line: single
  * quotes keep every byte literal, so nothing is ever expanded. */
-static int stage__args(const struct stage *s, int argc, char **argv)
+static int stage__args(const struct stage *s, int argc, char **argv,
+		       bool exec)
 {
 	char *buf = NULL, path[PATH_MAX];
 	size_t len = 0;
@@ -396,9 +435,10 @@ static int stage__args(const struct stage *s, int argc, char **argv)
 
 	/* A guest's stderr is a serial tty: keep progress lines out of
 	 * output the host redirects. */
-	buf = strdup(isatty(STDERR_FILENO) ? "set --" :
-		     "export FOLIOSCOPE_PROGRESS=0; set --");
-	if (!buf)
+	if (asprintf(&buf, "%s%sset --",
+		     isatty(STDERR_FILENO) ? "" :
+					     "export FOLIOSCOPE_PROGRESS=0; ",
+		     exec ? "VM_CMD=/bin/vm-exec; " : "") < 0)
 		return -ENOMEM;
 	len = strlen(buf);
 	for (i = 0; i < argc; i++) {
@@ -588,7 +628,10 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 					sizeof(init_script) - 1, 0755);
 	if (err)
 		goto fail;
-	err = stage__args(&s, spec->argc, spec->argv);
+	err = stage__extra(&s, spec);
+	if (err)
+		return err;
+	err = stage__args(&s, spec->argc, spec->argv, spec->exec != NULL);
 	if (err)
 		return err;
 	return cpio__write(root, workdir, cpio_path);

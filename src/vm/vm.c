@@ -190,8 +190,23 @@ static int kernel__pick(struct vm_run *r)
 {
 	const struct vm_opts *o = r->o;
 	const char *bin = o->binary ? o->binary : "/proc/self/exe";
-	int fd, err;
+	int fd, err, i;
 
+	/* Files for the guest first: a typo fails before any download. */
+	if (o->exec && access(o->exec, R_OK)) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot read script '%s': %s\n",
+			o->exec, strerror(-err));
+		return err;
+	}
+	for (i = 0; i < o->nwith; i++) {
+		if (access(o->with[i], R_OK)) {
+			err = -errno;
+			fprintf(stderr, VM_ERR_PREFIX "cannot read '%s': %s\n",
+				o->with[i], strerror(-err));
+			return err;
+		}
+	}
 	if (o->kernel) {
 		fd = open(o->kernel, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -694,7 +709,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		o.cpus = VM_DEFAULT_CPUS;
 	if (!o.timeout_s)
 		o.timeout_s = VM_DEFAULT_TIMEOUT_S;
-	if (argc < 1) {
+	if (argc < 1 && !o.exec) {
 		fprintf(stderr, VM_ERR_PREFIX "no folioscope command to run\n");
 		return -EINVAL;
 	}
@@ -738,6 +753,9 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			.release = r->release[0] ? r->release : NULL,
 			.argc = argc,
 			.argv = r->gargv,
+			.with = o.with,
+			.nwith = o.nwith,
+			.exec = o.exec,
 			.verbose = o.verbose,
 		};
 

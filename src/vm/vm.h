@@ -20,6 +20,13 @@ struct vm_opts {
 	unsigned int cpus;    /* default 2 */
 	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
 	bool verbose;         /* show kernel console + qemu command */
+	/* Extra host files, each put at the same path in the guest; an ELF
+	 * file brings the libraries ldd lists for it. */
+	const char *const *with;
+	int nwith;
+	/* Host script put in the guest as /bin/vm-exec and run with ARGS
+	 * instead of folioscope (which is still in the guest); NULL = none. */
+	const char *exec;
 };
 
 #define VM_DEFAULT_MEM_MB 2048
@@ -27,7 +34,7 @@ struct vm_opts {
 #define VM_DEFAULT_TIMEOUT_S 900
 
 /*
- * Returns the guest command's exit status (0..255), or a negative errno
+ * With o->exec, argc may be 0. Returns the guest command's exit status (0..255), or a negative errno
  * after printing one clear line on stderr for a host-side failure.
  */
 int vm__run(const struct vm_opts *o, int argc, char **argv);

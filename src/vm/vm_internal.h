@@ -94,6 +94,9 @@ struct initramfs_spec {
 	const char *release; /* kernel release, or NULL if unknown */
 	int argc;	     /* guest arguments, already rewritten */
 	char **argv;
+	const char *const *with; /* extra host files (vm_opts.with) */
+	int nwith;
+	const char *exec;    /* script run instead of folioscope, or NULL */
 	bool verbose;
 };
 
