@@ -151,6 +151,13 @@ clean:
 # src/compare's statistics (log, exp, lgamma) need libm.
 LDLIBS += -lm
 
+.PHONY: kernel
+# make kernel [PATCHES="a.patch b.patch"] [NAME=name]: a small 6.1 test
+# kernel from Debian's linux-source-6.1, cached by source version, config
+# and patch hashes; prints the bzImage path (build/kernels/NAME/bzImage).
+kernel:
+	$(Q)tests/kernels/build.sh $(if $(NAME),-n $(NAME)) $(PATCHES)
+
 # ---- reliability (issue 8) ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
 # static binary (tests/host/reliability.sh runs doctor/report/compare in it).

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Builds a small x86_64 test kernel from Debian's linux-source-6.1, optionally
+# with patches, for `folioscope vm --kernel`.
+#
+#   tests/kernels/build.sh [-n NAME] [-j JOBS] [PATCH...]
+#
+# Config: `make tinyconfig` + tests/kernels/config.fragment + olddefconfig.
+# Everything the guest needs is built in, so no modules dir is needed.
+#
+# Cache: $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope or ~/.cache/folioscope,
+# under kernels-built/:
+#   base-KEY/     KEY = hash(source package version, fragment, BUILD_REV)
+#   patch-KEY/    KEY = hash(base KEY, each patch's content, in order)
+# each holding linux/ (the build tree), bzImage, config and build.log. A
+# patched build copies the base tree with its objects and timestamps
+# (cp -a: hard links would let make rewrite the base's objects in place),
+# applies the patches and runs an incremental make at the base tree's path
+# (see build_patched), so only the patched files, vmlinux and its BTF are
+# redone. build/kernels/NAME links to the
+# result; the last line printed is the bzImage path.
+set -euo pipefail
+
+# Bump when the way a tree is built changes (not the fragment: it is hashed).
+BUILD_REV=1
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+fragment=$here/config.fragment
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+jobs=$(nproc)
+name=
+
+die() {
+	echo "kernel: $*" >&2
+	exit 2
+}
+
+while getopts "n:j:h" o; do
+	case $o in
+	n) name=$OPTARG ;;
+	j) jobs=$OPTARG ;;
+	*) sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+patches=()
+for p in "$@"; do
+	[ -r "$p" ] || die "cannot read patch '$p'"
+	patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+done
+
+[ -r "$tarball" ] ||
+	die "no $tarball: apt-get install linux-source-6.1 (or make deps)"
+for t in gcc make bc bison flex pahole xz cpio; do
+	command -v "$t" >/dev/null || die "'$t' missing: run make deps"
+done
+
+if [ -n "${FOLIOSCOPE_CACHE:-}" ]; then
+	cache=$FOLIOSCOPE_CACHE
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+	cache=$XDG_CACHE_HOME/folioscope
+else
+	cache=$HOME/.cache/folioscope
+fi
+built=$cache/kernels-built
+mkdir -p "$built"
+
+# The package version names the source; a tarball from elsewhere is hashed.
+srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)
+if [ -z "$srcver" ] || [ -n "${LINUX_SOURCE_TARBALL:-}" ]; then
+	srcver=$(sha256sum "$tarball" | cut -c1-16)
+fi
+hash16() { sha256sum | cut -c1-16; }
+base_key=$({ echo "rev $BUILD_REV src $srcver"; cat "$fragment"; } | hash16)
+base=$built/base-$base_key
+
+# Runs make in a tree, output to the build log; on failure shows its tail.
+kmake() {
+	local tree=$1 log=$2
+	shift 2
+	if ! make -C "$tree" ARCH=x86_64 "$@" >>"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "make $* failed in $tree, full log: $log"
+	fi
+}
+
+# Every line of the fragment must hold in the final .config.
+config_check() {
+	local cfg=$1 missing=() line opt
+	while read -r line; do
+		case $line in
+		CONFIG_*=*) grep -qxF "$line" "$cfg" || missing+=("$line") ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			grep -q "^$opt=" "$cfg" && missing+=("$line") ;;
+		esac
+	done <"$fragment"
+	if [ ${#missing[@]} -gt 0 ]; then
+		die "config fragment lines lost to Kconfig dependencies: ${missing[*]}"
+	fi
+}
+
+build_base() {
+	# Built in place (bzImage is the done-stamp): kbuild's dependency
+	# files would survive a rename, but there is no need to find out.
+	local tmp=$base log
+	log=$tmp/build.log
+	# A build that was interrupted (or OOM-killed) after configuring
+	# resumes where make stopped.
+	if [ -f "$tmp/configured" ]; then
+		echo "kernel: base $base_key: resuming an interrupted build, log $log" >&2
+		kmake "$tmp/linux" "$log" -j"$jobs" bzImage
+		base_finish "$tmp"
+		return
+	fi
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	echo "kernel: base $base_key: extracting $(basename "$tarball") ($srcver)" >&2
+	tar -C "$tmp" -xf "$tarball"
+	mv "$tmp"/linux-source-* "$tmp/linux"
+	echo "kernel: base $base_key: configuring" >&2
+	kmake "$tmp/linux" "$log" tinyconfig
+	(cd "$tmp/linux" &&
+		scripts/kconfig/merge_config.sh -m .config "$fragment") >>"$log" 2>&1 ||
+		die "merge_config failed, see $log"
+	kmake "$tmp/linux" "$log" olddefconfig
+	config_check "$tmp/linux/.config"
+	touch "$tmp/configured"
+	echo "kernel: base $base_key: building with -j$jobs (10-15 min on 2 cores), log $log" >&2
+	kmake "$tmp/linux" "$log" -j"$jobs" bzImage
+	base_finish "$tmp"
+}
+
+base_finish() {
+	local tmp=$1
+
+	cp "$tmp/linux/.config" "$tmp/config"
+	cp "$tmp/linux/arch/x86/boot/bzImage" "$tmp/bzImage.tmp"
+	echo "source $srcver" >"$tmp/info"
+	mv "$tmp/bzImage.tmp" "$tmp/bzImage"
+}
+
+build_patched() {
+	local dir=$1 tmp=$1 log p
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	log=$tmp/build.log
+	echo "kernel: $(basename "$dir"): copying base tree $base_key" >&2
+	cp -a "$base/linux" "$tmp/linux"
+	for p in "${patches[@]}"; do
+		echo "kernel: $(basename "$dir"): applying $(basename "$p")" >&2
+		if ! (cd "$tmp/linux" && patch -p1 --forward --batch <"$p") \
+			>>"$log" 2>&1; then
+			tail -n 10 "$log" >&2
+			rm -rf "$tmp"
+			die "patch $(basename "$p") does not apply to linux-source $srcver"
+		fi
+		cp "$p" "$tmp/"
+	done
+	echo "kernel: $(basename "$dir"): incremental build" >&2
+	# objtool and resolve_btfids are built with absolute paths in their
+	# command lines; at another path make would rebuild them, and every
+	# object after them. So the copy is built where the base tree was,
+	# by a bind mount only this make sees (a private mount namespace).
+	if unshare -m --propagation private true 2>/dev/null; then
+		if ! unshare -m --propagation private sh -c \
+			'mount --bind "$1" "$2" && exec make -C "$2" ARCH=x86_64 -j"$3" bzImage' \
+			sh "$tmp/linux" "$base/linux" "$jobs" >>"$log" 2>&1; then
+			tail -n 30 "$log" >&2
+			die "incremental make failed in $tmp/linux, full log: $log"
+		fi
+	else
+		echo "kernel: no mount namespace (not root?): a full rebuild" >&2
+		kmake "$tmp/linux" "$log" -j"$jobs" bzImage
+	fi
+	cp "$tmp/linux/.config" "$tmp/config"
+	cp "$tmp/linux/arch/x86/boot/bzImage" "$tmp/bzImage.tmp"
+	{ echo "source $srcver"; echo "base $base_key"; } >"$tmp/info"
+	mv "$tmp/bzImage.tmp" "$tmp/bzImage"
+}
+
+# One builder per cache entry: `make ab` and a manual `make kernel` may race.
+exec 9>"$built/.lock"
+flock 9
+
+start=$(date +%s)
+if [ -f "$base/bzImage" ]; then
+	echo "kernel: base $base_key cached" >&2
+else
+	build_base
+fi
+result=$base
+if [ ${#patches[@]} -gt 0 ]; then
+	key=$({ echo "base $base_key"; for p in "${patches[@]}"; do
+		sha256sum <"$p"; done; } | hash16)
+	result=$built/patch-$key
+	if [ -f "$result/bzImage" ]; then
+		echo "kernel: patch-$key cached" >&2
+	else
+		build_patched "$result"
+	fi
+fi
+
+if [ -z "$name" ]; then
+	name=base
+	if [ ${#patches[@]} -gt 0 ]; then
+		name=$(for p in "${patches[@]}"; do basename "$p" .patch; done |
+			paste -sd+)
+	fi
+fi
+mkdir -p "$repo/build/kernels"
+ln -sfn "$result" "$repo/build/kernels/$name"
+echo "kernel: $name ready in $(($(date +%s) - start)) s, $(du -h "$result/bzImage" | cut -f1) bzImage" >&2
+echo "$repo/build/kernels/$name/bzImage"
