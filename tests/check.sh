@@ -45,6 +45,7 @@ if want vm; then
 	echo "== vm"
 	. tests/vm/checks.sh
 	. tests/vm/validation.sh
+	. tests/vm/compare.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then
