@@ -243,104 +243,27 @@ struct json_object *report__to_json(const struct fs_report *r)
 	return root;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_stdout(const char *text)
-{
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-	    fflush(stdout))
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 int report__json_write(const struct fs_report *r, const char *path)
 {
 	struct json_object *root;
-	bool have_tmp = false;
-	char *tmp = NULL;
 	const char *text;
-	int fd = -1, err;
-	mode_t mask;
+	char *buf = NULL;
+	int err, len;
 
 	root = report__to_json(r);
 	text = root ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
-	if (!text) {
+	len = text ? asprintf(&buf, "%s\n", text) : -1;
+	if (len < 0) {
+		buf = NULL;
 		err = -ENOMEM;
-		goto cleanup;
+	} else {
+		/* The same temp + fsync + rename as every export format. */
+		err = report__write_atomic(path, buf, (size_t)len);
 	}
-	if (!strcmp(path, "-")) {
-		errno = 0;
-		err = write_stdout(text);
-		goto cleanup;
-	}
-
-	/* Same directory as path, so rename() is atomic. */
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	have_tmp = true;
-	/*
-	 * mkstemp() creates 0600; a report is no secret and is often read by
-	 * a user after a root run, so give it the mode open() would have.
-	 */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = write_all(fd, text, strlen(text));
-	if (!err)
-		err = write_all(fd, "\n", 1);
-	if (err)
-		goto cleanup;
-	/* Data on disk before the rename makes it visible. */
-	if (fsync(fd)) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = close(fd) ? -errno : 0;
-	fd = -1;
-	if (err)
-		goto cleanup;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto cleanup;
-	}
-	have_tmp = false;
-
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (have_tmp)
-		unlink(tmp);
 	if (err)
 		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
 			strerror(-err));
-	free(tmp);
+	free(buf);
 	json_object_put(root);
 	return err;
 }
