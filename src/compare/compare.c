@@ -62,21 +62,34 @@ void cmp__pool(struct cmp_side *side)
 	}
 }
 
-/* Workload values that are settings, not results: runs with different
- * settings measure different things. String values are settings too. */
+/*
+ * Workload values that are settings, not results: runs with different
+ * settings measure different things. Strings are settings too (fs, huge,
+ * mode, fill, syscall), except the few that report an outcome.
+ */
 static const char *const param_keys[] = {
-	"fs", "range", "count", "dir", "huge", "size", "bs", "matrix",
-	"offsets", "block_size",
+	"range",     "count",  "dests",	    "files",   "file_size",
+	"size",	     "bs",     "offset",    "length",  "buf_align",
+	"iovecs",    "readers", "cases",    "plans",   "block_size",
 };
+
+static const char *const result_strings[] = { "reconcile", "huge_folios" };
+
+static bool in(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, list[i]))
+			return true;
+	return false;
+}
 
 static bool is_param(const struct fs_kv *kv)
 {
 	if (kv->type == FS_KV_STR)
-		return strcmp(kv->key, "reconcile") != 0;
-	for (size_t i = 0; i < sizeof(param_keys) / sizeof(param_keys[0]); i++)
-		if (!strcmp(kv->key, param_keys[i]))
-			return true;
-	return false;
+		return !in(kv->key, result_strings,
+			   sizeof(result_strings) / sizeof(result_strings[0]));
+	return in(kv->key, param_keys,
+		  sizeof(param_keys) / sizeof(param_keys[0]));
 }
 
 struct why {

@@ -386,7 +386,8 @@ int cmp__report(FILE *f, const struct cmp_side *base,
 		fprintf(f, "workload: %s", b->workload_name);
 		for (int k = 0; k < b->nkv; k++)
 			if (b->kv[k].type == FS_KV_STR &&
-			    strcmp(b->kv[k].key, "reconcile"))
+			    strcmp(b->kv[k].key, "reconcile") &&
+			    strcmp(b->kv[k].key, "huge_folios"))
 				fprintf(f, " %s=%s", b->kv[k].key, b->kv[k].s);
 		fprintf(f, "\n");
 	}

@@ -494,7 +494,14 @@ static void test_pool_and_mismatch(void **state)
 	model__kv_u64(&runs[2], "bs", 65536);
 	/* Results may differ; settings may not. */
 	model__kv_u64(&runs[2], "calls", 7);
+	model__kv_str(&runs[2], "huge_folios", "always: in effect (+4096 kB)");
+	model__kv_str(&runs[2], "reconcile", "MISMATCH");
 	assert_int_equal(cmp__mismatch(sb, sn, why, sizeof(why)), 0);
+	/* A string setting only one side has. */
+	model__kv_str(&runs[2], "fill", "sparse");
+	assert_int_equal(cmp__mismatch(sb, sn, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "workload fill=(none) in b1 but sparse in n1"));
+	runs[2].nkv--;
 	/* Another attach mechanism, in a base run. */
 	snprintf(runs[1].target[FS_TGT_SHMEM].attach.mechanism,
 		 sizeof(runs[1].target[FS_TGT_SHMEM].attach.mechanism),
