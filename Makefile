@@ -151,12 +151,16 @@ clean:
 # src/compare's statistics (log, exp, lgamma) need libm.
 LDLIBS += -lm
 
-.PHONY: kernel
+.PHONY: kernel ab
 # make kernel [PATCHES="a.patch b.patch"] [NAME=name]: a small 6.1 test
 # kernel from Debian's linux-source-6.1, cached by source version, config
 # and patch hashes; prints the bzImage path (build/kernels/NAME/bzImage).
 kernel:
 	$(Q)tests/kernels/build.sh $(if $(NAME),-n $(NAME)) $(PATCHES)
+
+# make ab [RUNS=N]: base vs patched kernels, end to end (tests/ab/run.sh).
+ab: folioscope
+	$(Q)tests/ab/run.sh $(if $(RUNS),--runs $(RUNS))
 
 # ---- reliability (issue 8) ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
