@@ -11,6 +11,9 @@ pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
 # Prometheus, headless Chromium for the HTML report, curl and python3's
 # csv module in tests/host/export.sh.
 pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
+# Reliability (issue 8): libFuzzer's runtime (make fuzz), valgrind
+# (tests/host/reliability.sh).
+pkgs+=(libclang-rt-14-dev valgrind)
 # tests/host/peers.sh: real tools under trace -- CMD.
 pkgs+=(fio duperemove)
 missing=()
