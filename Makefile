@@ -192,3 +192,47 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard src/*/*.h) \
 
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# ---- benchmarks (issue 7) ----
+# make bench [ROUNDS=N] [PART=host|vm|all]: overhead per call, BPF program
+# cost, workload speed and scale, side by side with bpftrace and an empty
+# probe floor; writes bench/results.json and prints a table (bench/README.md).
+BENCH_OUT := $(OUT)/bench
+BENCH_SIMPLE := preadloop dedupeloop memcpybw
+BENCH_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_SIMPLE) benchfloor benchtool)
+.PHONY: bench bench-tools
+bench-tools: $(BENCH_BINS)
+
+$(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop $(BENCH_OUT)/memcpybw: \
+		$(BENCH_OUT)/%: bench/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
+
+$(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c vmlinux/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+
+$(BENCH_OUT)/benchfloor: bench/floor.c $(BENCH_OUT)/floor.skel.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUT) -static -o $@ $< -lbpf -lelf -lz
+
+$(BENCH_OUT)/stats.o: bench/stats.c bench/stats.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/benchtool: bench/benchtool.c $(BENCH_OUT)/stats.o
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Ibench -static -o $@ $^ -ljson-c -lm
+
+# The unit test of the aggregation links its object too.
+$(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o
+
+bench: folioscope $(BENCH_BINS)
+	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART))

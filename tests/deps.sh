@@ -4,6 +4,8 @@ set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       libjson-c-dev libcmocka-dev pkg-config qemu-system-x86 busybox-static
       cpio kmod btrfs-progs xfsprogs jq util-linux cppcheck clang-format)
+# make bench: the peers folioscope is measured against.
+pkgs+=(bpftrace fio duperemove)
 # make kernel / make ab: test kernels from Debian's 6.1 source, BTF by pahole.
 pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
        xz-utils patch)

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * dedupeloop: a tight loop of FIDEDUPERANGE ioctls on small ranges, the
+ * dedupe overhead benchmark's workload. Creates DIR/dl.src and DIR/dl.dst
+ * with identical contents (RANGE * 16 bytes, fsync'd), then dedupes range
+ * i % 16 of the source onto the same range of the destination, CALLS
+ * times. Each ioctl is one compare call (one destination).
+ *
+ *   dedupeloop -d DIR [-r RANGE] [-n CALLS]
+ *
+ * Prints: calls=N bytes=N elapsed_ns=N ns_per_call=X best_ns_per_call=X
+ * p10_ns_per_call=X median_ns_per_call=X (over batches of BATCH calls, as
+ * in preadloop).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
+
+#define RANGES 16
+/* Calls per timed batch: short batches, so that some fall between the
+ * other load a shared machine has. */
+#define BATCH 50
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "dedupeloop: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int make_file(const char *path, const char *buf, size_t size)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		die("create");
+	if (write(fd, buf, size) != (ssize_t)size || fsync(fd))
+		die("write");
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	size_t range = 4096, size;
+	unsigned long long calls = 2000, t0, t, i = 0;
+	double *lat, q[3] = { 0 };
+	int nlat = 0;
+	char src[PATH_MAX], dst[PATH_MAX], *buf;
+	struct {
+		struct file_dedupe_range r;
+		struct file_dedupe_range_info info;
+	} req;
+	int c, sfd, dfd;
+
+	while ((c = getopt(argc, argv, "d:r:n:")) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'r': range = strtoul(optarg, NULL, 0); break;
+		case 'n': calls = strtoull(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: dedupeloop -d DIR [-r RANGE] [-n CALLS]\n");
+			return 2;
+		}
+	}
+	if (!dir || !range || !calls) {
+		fprintf(stderr, "dedupeloop: need -d DIR, RANGE > 0, CALLS > 0\n");
+		return 2;
+	}
+	size = range * RANGES;
+	buf = malloc(size);
+	if (!buf)
+		die("malloc");
+	for (size_t k = 0; k < size; k++)
+		buf[k] = (char)(k * 2654435761u >> 24);
+	snprintf(src, sizeof(src), "%s/dl.src", dir);
+	snprintf(dst, sizeof(dst), "%s/dl.dst", dir);
+	sfd = make_file(src, buf, size);
+	dfd = make_file(dst, buf, size);
+	lat = calloc(calls / BATCH + 1, sizeof(*lat));
+	if (!lat)
+		die("calloc");
+	t0 = now_ns();
+	while (i < calls) {
+		unsigned long long n = calls - i < BATCH ? calls - i : BATCH;
+
+		t = now_ns();
+		for (unsigned long long j = 0; j < n; j++, i++) {
+			memset(&req, 0, sizeof(req));
+			req.r.src_offset = (i % RANGES) * range;
+			req.r.src_length = range;
+			req.r.dest_count = 1;
+			req.info.dest_fd = dfd;
+			req.info.dest_offset = req.r.src_offset;
+			if (ioctl(sfd, FIDEDUPERANGE, &req))
+				die("FIDEDUPERANGE");
+			if (req.info.status != FILE_DEDUPE_RANGE_SAME) {
+				fprintf(stderr, "dedupeloop: range %llu: status %d\n",
+					i % RANGES, req.info.status);
+				return 1;
+			}
+		}
+		t = now_ns() - t;
+		if (n == BATCH)
+			lat[nlat++] = (double)t / n;
+	}
+	t = now_ns() - t0;
+	close(sfd);
+	close(dfd);
+	unlink(src);
+	unlink(dst);
+	if (nlat) {
+		qsort(lat, nlat, sizeof(*lat), cmp_double);
+		q[0] = lat[0];
+		q[1] = lat[nlat / 10];
+		q[2] = lat[nlat / 2];
+	}
+	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f best_ns_per_call=%.1f p10_ns_per_call=%.1f median_ns_per_call=%.1f\n",
+	       calls, calls * range, t, (double)t / calls, q[0], q[1], q[2]);
+	return 0;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * benchfloor: attach the empty program pair of one mechanism and wait.
+ *
+ *   benchfloor fentry|kprobe FUNC...   entry + exit on each FUNC
+ *   benchfloor syscall                 raw tracepoints sys_enter + sys_exit
+ *
+ * A FUNC written "kprobe:FUNC" or "fentry:FUNC" takes that mechanism
+ * instead (folioscope falls back to kprobe for a sub-probe whose function
+ * the trampoline cannot take, and the floor of all its probes follows).
+ *
+ * Prints "floor: attached N programs" on stderr once every program is
+ * attached, then waits for SIGINT/SIGTERM and exits 0.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+#define MAX_FUNCS 8
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int fail(const char *what, const char *func, int err)
+{
+	fprintf(stderr, "benchfloor: %s%s%s: %s\n", what, func ? " " : "",
+		func ? func : "", strerror(err < 0 ? -err : err));
+	return 1;
+}
+
+/* One skeleton per function: fentry's target is fixed at load time. */
+static int attach_func(struct floor_bpf **out, const char *mode,
+		       const char *func)
+{
+	bool fentry = !strcmp(mode, "fentry");
+	struct floor_bpf *s = floor_bpf__open();
+	struct bpf_program *p;
+	struct bpf_link *l;
+	int err;
+
+	if (!s)
+		return fail("open", NULL, errno);
+	*out = s;
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	if (fentry) {
+		bpf_program__set_autoload(s->progs.fentry_empty, true);
+		bpf_program__set_autoload(s->progs.fexit_empty, true);
+		bpf_program__set_attach_target(s->progs.fentry_empty, 0, func);
+		bpf_program__set_attach_target(s->progs.fexit_empty, 0, func);
+	} else {
+		bpf_program__set_autoload(s->progs.kprobe_empty, true);
+		bpf_program__set_autoload(s->progs.kretprobe_empty, true);
+	}
+	err = floor_bpf__load(s);
+	if (err)
+		return fail("load", func, err);
+	if (fentry) {
+		err = floor_bpf__attach(s);
+		if (err)
+			return fail("attach", func, err);
+		return 0;
+	}
+	l = bpf_program__attach_kprobe(s->progs.kprobe_empty, false, func);
+	if (!l)
+		return fail("attach kprobe", func, errno);
+	s->links.kprobe_empty = l;
+	l = bpf_program__attach_kprobe(s->progs.kretprobe_empty, true, func);
+	if (!l)
+		return fail("attach kretprobe", func, errno);
+	s->links.kretprobe_empty = l;
+	return 0;
+}
+
+static int attach_syscall(struct floor_bpf **out)
+{
+	struct floor_bpf *s = floor_bpf__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!s)
+		return fail("open", NULL, errno);
+	*out = s;
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(s->progs.sys_enter_empty, true);
+	bpf_program__set_autoload(s->progs.sys_exit_empty, true);
+	err = floor_bpf__load(s);
+	if (!err)
+		err = floor_bpf__attach(s);
+	return err ? fail("load/attach raw tracepoints", NULL, err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_bpf *skel[MAX_FUNCS] = {};
+	int n = 0, rc = 0, i;
+
+	if (argc < 2 || (strcmp(argv[1], "syscall") && argc < 3) ||
+	    argc - 2 > MAX_FUNCS ||
+	    (strcmp(argv[1], "fentry") && strcmp(argv[1], "kprobe") &&
+	     strcmp(argv[1], "syscall"))) {
+		fprintf(stderr, "usage: benchfloor fentry|kprobe FUNC... | benchfloor syscall\n");
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!strcmp(argv[1], "syscall")) {
+		rc = attach_syscall(&skel[n++]);
+	} else {
+		for (i = 2; i < argc && !rc; i++) {
+			const char *mode = argv[1], *func = argv[i];
+
+			if (!strncmp(func, "kprobe:", 7)) {
+				mode = "kprobe";
+				func += 7;
+			} else if (!strncmp(func, "fentry:", 7)) {
+				mode = "fentry";
+				func += 7;
+			}
+			rc = attach_func(&skel[n++], mode, func);
+		}
+	}
+	if (!rc) {
+		fprintf(stderr, "floor: attached %d programs\n", 2 * n);
+		while (!stop)
+			sleep(1); /* a signal cuts it short */
+	}
+	for (i = 0; i < n; i++)
+		floor_bpf__destroy(skel[i]);
+	return rc;
+}

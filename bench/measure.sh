@@ -1,0 +1,369 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The measuring half of `make bench`: runs where the kernel under test
+# is, on the host (bash or dash) or in the guest (busybox sh, started by
+# `folioscope vm --exec`), and appends raw records (bench/README.md) to
+# the -o file. bench/run.sh drives it and aggregates.
+#
+#   measure.sh --scope host|vm --rounds N --tools DIR --fs FOLIOSCOPE
+#              --bt DIR --mechs "fentry kprobe" [--combined] [--workloads]
+#              [--scale] [--pread-calls N] [--dedupe-calls N] [--budget S]
+#              [--deadline EPOCH] -o RAW|-
+#
+# --budget S: seconds for the overhead rounds; --deadline EPOCH: the
+# rounds must end by then (date +%s; a guest's clock is the host's). No
+# round is started that would not end in time (judged by 1.3x the
+# longest round so far), so a loaded machine gets fewer rounds rather
+# than a run over time. Scale runs come first: they are short.
+#
+# --combined: one tracer start per round serves both loops (function
+# level: the dedupe probes never fire during preads, nor the reverse);
+# without it each target gets its own start, as the syscall level needs
+# (both targets' programs run on every syscall).
+set -u
+SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
+SCALE=0 OUT= BUDGET=0 DEADLINE=0
+PREAD_CALLS=${PREAD_CALLS:-40000}
+DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--scope) SCOPE=$2; shift ;;
+	--rounds) ROUNDS=$2; shift ;;
+	--tools) TOOLS=$2; shift ;;
+	--fs) FS=$2; shift ;;
+	--bt) BT=$2; shift ;;
+	--mechs) MECHS=$2; shift ;;
+	--combined) COMBINED=1 ;;
+	--workloads) WORKLOADS=1 ;;
+	--scale) SCALE=1 ;;
+	--budget) BUDGET=$2; shift ;;
+	--deadline) DEADLINE=$2; shift ;;
+	--pread-calls) PREAD_CALLS=$2; shift ;;
+	--dedupe-calls) DEDUPE_CALLS=$2; shift ;;
+	-o) OUT=$2; shift ;;
+	*) echo "measure.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$OUT" ] && [ -n "$TOOLS" ] && [ -n "$FS" ] && [ -n "$BT" ] || {
+	echo "measure.sh: need -o, --tools, --fs, --bt" >&2; exit 2; }
+# -o -: records on stdout (the VM streams it to the host as it comes, so
+# a guest that runs out of time still hands over what it measured).
+# (No /dev/stdout in the guest: devtmpfs has no such link.)
+[ "$OUT" = - ] || : >"$OUT"
+BTOOL=$TOOLS/benchtool
+
+say() { echo "bench[$SCOPE]: $*" >&2; }
+rec() { if [ "$OUT" = - ]; then echo "$*"; else echo "$*" >>"$OUT"; fi; }
+now() { "$BTOOL" now; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }'; }
+# kv KEY "a=1 b=2": the value of KEY in a line of key=value pairs.
+kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+W=$(mktemp -d /tmp/fsbench.XXXXXX)
+TRACER=
+LOOPDEV=
+cleanup() {
+	[ -n "$TRACER" ] && kill -KILL "$TRACER" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled=0 2>/dev/null
+	umount "$W/btrfs" 2>/dev/null
+	umount "$W/tmpfs" 2>/dev/null
+	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$W/tmpfs" "$W/btrfs"
+mount -t tmpfs -o size=256m fsbench "$W/tmpfs" || exit 1
+truncate -s 256M "$W/btrfs.img"
+mkfs.btrfs -q -f "$W/btrfs.img" >/dev/null 2>&1 || { say "mkfs.btrfs failed"; exit 1; }
+LOOPDEV=$(losetup -f) && losetup "$LOOPDEV" "$W/btrfs.img" || exit 1
+mount -t btrfs "$LOOPDEV" "$W/btrfs" || exit 1
+PFILE=$W/tmpfs/pread.dat
+
+# ---- environment ----
+rec "env $SCOPE where $SCOPE"
+rec "env $SCOPE kernel $(uname -r)"
+rec "env $SCOPE cpus $(grep -c ^processor /proc/cpuinfo)"
+rec "env $SCOPE cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+rec "env $SCOPE date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+rec "env $SCOPE rounds $ROUNDS"
+rec "env $SCOPE pread_calls $PREAD_CALLS"
+rec "env $SCOPE dedupe_calls $DEDUPE_CALLS"
+command -v bpftrace >/dev/null && rec "env $SCOPE bpftrace $(bpftrace --version 2>/dev/null)"
+
+# Attach symbol per mechanism and target: what folioscope itself picks,
+# from a 1-second trace per mechanism (slow under TCG: once).
+for m in $MECHS; do
+	[ "$m" = syscall ] && continue
+	"$FS" trace -t all -m "$m" -d 1 -j "$W/plan.$m.json" >/dev/null 2>&1
+	for t in dedupe shmem; do
+		rec "env $SCOPE plan_${m}_$t $(awk -v t="\"$t\":" '$1 == t { on = 1 }
+			on && /"reason"/ { sub(/^ *"reason": */, ""); print; exit }' \
+			"$W/plan.$m.json")"
+	done
+done
+sym() { # sym MECH TARGET: from a 1-second trace's report
+	awk -v t="\"$2\":" '$1 == t { on = 1 }
+		on && /"symbol"/ { gsub(/[",]/, "", $2); print $2; exit }' \
+		"$W/plan.$1.json"
+}
+
+# Every probe folioscope attaches for TARGET with MECH, as benchfloor
+# arguments: the main pair, and the sub-probe (folio lookups or reads
+# inside a call) on its function, "kprobe:FUNC" where folioscope fell
+# back to kprobe for it (its report's reason says "FUNC via kprobe").
+all_probes() { # all_probes MECH TARGET
+	local sub via c
+	case $2 in
+	shmem) c="shmem_get_folio_gfp shmem_getpage_gfp shmem_get_folio shmem_getpage" ;;
+	dedupe) c="read_cache_folio read_cache_page" ;;
+	esac
+	via=$(awk -v t="\"$2\":" '$1 == t { on = 1 }
+		on && /"reason"/ { print; exit }' "$W/plan.$1.json" |
+		sed -n 's/.*; \([a-z_0-9]*\) via \([a-z]*\) (.*/\2:\1/p')
+	if [ -z "$via" ]; then
+		for sub in $c; do
+			grep -q " $sub\$" /proc/kallsyms && { via=$sub; break; }
+		done
+	fi
+	echo "$(sym "$1" "$2") $via"
+}
+
+# ---- one tracer variant ----
+# start_tracer VARIANT TARGET: starts it in the background, waits until
+# attached; sets TRACER and STARTUP (seconds). Returns 1 if it failed.
+start_tracer() {
+	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0
+	local log=$W/tracer.log
+	: >"$log"
+	t0=$(now)
+	case $tool in
+	folioscope)
+		"$FS" trace -t "$target" -m "$mech" -j "$W/trace.json" \
+			>"$W/trace.out" 2>"$log" &
+		ready="folioscope: tracing" ;;
+	bpftrace)
+		bm=$mech
+		[ "$mech" = fentry ] && bm=kfunc
+		{ printf '%s\n' 'BEGIN { printf("READY\n"); }'
+		  if [ "$target" = all ]; then
+			cat "$BT/shmem-$bm.bt" "$BT/dedupe-$bm.bt"
+		  else
+			cat "$BT/$target-$bm.bt"
+		  fi; } >"$W/script.bt"
+		bpftrace "$W/script.bt" >"$log" 2>"$W/bpftrace.err" &
+		ready="READY" ;;
+	floorall)
+		funcs=
+		[ "$target" != dedupe ] && funcs="$funcs $(all_probes "$mech" shmem)"
+		[ "$target" != shmem ] && funcs="$funcs $(all_probes "$mech" dedupe)"
+		[ -s "$W/floorall.$mech.$target" ] ||
+			rec "env $SCOPE floorall_${mech}_$target$funcs"
+		echo "$funcs" >"$W/floorall.$mech.$target"
+		# shellcheck disable=SC2086
+		"$TOOLS/benchfloor" "$mech" $funcs 2>"$log" &
+		ready="floor: attached" ;;
+	floor)
+		if [ "$mech" = syscall ]; then
+			"$TOOLS/benchfloor" syscall 2>"$log" &
+		else
+			funcs=
+			[ "$target" != dedupe ] && funcs="$funcs $(sym "$mech" shmem)"
+			[ "$target" != shmem ] && funcs="$funcs $(sym "$mech" dedupe)"
+			# shellcheck disable=SC2086
+			"$TOOLS/benchfloor" "$mech" $funcs 2>"$log" &
+		fi
+		ready="floor: attached" ;;
+	esac
+	TRACER=$!
+	if ! "$BTOOL" waitfor "$log" "$ready" 180 "$TRACER"; then
+		say "$variant did not attach: $(head -c 400 "$log") $(head -c 400 "$W/bpftrace.err" 2>/dev/null)"
+		kill -KILL "$TRACER" 2>/dev/null
+		wait "$TRACER" 2>/dev/null
+		TRACER=
+		return 1
+	fi
+	STARTUP=$(sub "$(now)" "$t0")
+	return 0
+}
+
+stop_tracer() {
+	[ -n "$TRACER" ] || return 0
+	kill -INT "$TRACER" 2>/dev/null
+	wait "$TRACER" 2>/dev/null
+	TRACER=
+}
+
+pread_loop() { # pread_loop [CALLS]: best ns per call
+	local r
+	r=$("$TOOLS/preadloop" -f "$PFILE" -n "${1:-$PREAD_CALLS}") || return 1
+	kv p10_ns_per_call "$r"
+}
+
+dedupe_loop() {
+	local r
+	r=$("$TOOLS/dedupeloop" -d "$W/btrfs" -n "${1:-$DEDUPE_CALLS}") || return 1
+	kv p10_ns_per_call "$r"
+}
+
+# BPF stats of the running tracer over one loop; the kernel's own
+# counters exclude dispatch (trampoline/kprobe entry and exit).
+bpf_stats() { # bpf_stats BENCH VARIANT ROUND LOOP CALLS
+	local s0 s1 dn dc
+	sysctl -qw kernel.bpf_stats_enabled=1 || return 0
+	s0=$("$BTOOL" bpfstat "$TRACER")
+	$4 "$5" >/dev/null
+	s1=$("$BTOOL" bpfstat "$TRACER")
+	sysctl -qw kernel.bpf_stats_enabled=0
+	dn=$(( $(kv run_time_ns "$s1") - $(kv run_time_ns "$s0") ))
+	dc=$(( $(kv run_cnt "$s1") - $(kv run_cnt "$s0") ))
+	rec "sample $SCOPE $1 $2 $3 bpf_ns_per_call $(div "$dn" "$5")"
+	rec "sample $SCOPE $1 $2 $3 bpf_runs_per_call $(div "$dc" "$5")"
+	[ "$dc" -gt 0 ] && rec "sample $SCOPE $1 $2 $3 bpf_ns_per_run $(div "$dn" "$dc")"
+}
+
+# Resident memory and BPF memory of the running tracer.
+tracer_mem() { # tracer_mem BENCH VARIANT ROUND
+	local rss b
+	rss=$(sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$TRACER/status")
+	b=$("$BTOOL" bpfstat "$TRACER")
+	[ -n "$rss" ] && rec "sample $SCOPE $1 $2 $3 rss_kb $rss"
+	rec "sample $SCOPE $1 $2 $3 map_memlock_bytes $(kv map_memlock "$b")"
+	rec "sample $SCOPE $1 $2 $3 prog_memlock_bytes $(kv prog_memlock "$b")"
+}
+
+# One variant in one round: attach, time the loops, BPF stats, memory.
+variant_round() { # variant_round VARIANT ROUND
+	local v=$1 r=$2 targets t x
+	if [ "$COMBINED" = 1 ]; then
+		targets=all
+	else
+		targets="shmem dedupe"
+	fi
+	for t in $targets; do
+		# Untraced runs right before and after the session: the
+		# baseline its added_ns_per_call is taken against.
+		untraced_pair "$v" "$r" "$t" pre
+		start_tracer "$v" "$t" || continue
+		rec "sample $SCOPE startup $v $r startup_s $STARTUP"
+		if [ "$t" != dedupe ]; then
+			x=$(pread_loop) && rec "sample $SCOPE pread4k $v $r ns_per_call $x"
+			bpf_stats pread4k "$v" "$r" pread_loop 10000
+			tracer_mem pread4k "$v" "$r"
+		fi
+		if [ "$t" != shmem ]; then
+			x=$(dedupe_loop) && rec "sample $SCOPE dedupe4k $v $r ns_per_call $x"
+			bpf_stats dedupe4k "$v" "$r" dedupe_loop 500
+		fi
+		stop_tracer
+		untraced_pair "$v" "$r" "$t" post
+	done
+}
+
+untraced_pair() { # untraced_pair VARIANT ROUND TARGET pre|post
+	local x
+	if [ "$3" != dedupe ]; then
+		x=$(pread_loop) && rec "sample $SCOPE pread4k $1 $2 $4_ns_per_call $x"
+	fi
+	if [ "$3" != shmem ]; then
+		x=$(dedupe_loop) && rec "sample $SCOPE dedupe4k $1 $2 $4_ns_per_call $x"
+	fi
+}
+
+untraced_round() {
+	local x
+	x=$(pread_loop) && rec "sample $SCOPE pread4k untraced $1 ns_per_call $x"
+	x=$(dedupe_loop) && rec "sample $SCOPE dedupe4k untraced $1 ns_per_call $x"
+}
+
+# ---- declarations for the aggregation ----
+VARIANTS=
+for m in $MECHS; do
+	VARIANTS="$VARIANTS folioscope-$m bpftrace-$m floor-$m"
+	# Function level: also empty programs on every probe folioscope uses.
+	[ "$m" = syscall ] || VARIANTS="$VARIANTS floorall-$m"
+done
+for b in pread4k dedupe4k; do
+	rec "baseline $SCOPE $b ns_per_call untraced"
+	for m in $MECHS; do
+		rec "ratio $SCOPE $b added_ns_per_call folioscope-$m bpftrace-$m ratio_to_bpftrace"
+		rec "ratio $SCOPE $b added_ns_per_call folioscope-$m floor-$m ratio_to_floor"
+		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-$m bpftrace-$m bpf_ratio_to_bpftrace"
+		[ "$m" = syscall ] ||
+			rec "ratio $SCOPE $b added_ns_per_call folioscope-$m floorall-$m ratio_to_floor_all"
+		rec "target $SCOPE $b folioscope-$m ratio_to_bpftrace le 0.5 $b $m: folioscope adds <= 0.5x bpftrace's ns/call"
+		rec "target $SCOPE $b folioscope-$m ratio_to_floor le 1.3 $b $m: folioscope adds <= 1.3x the empty pair's ns/call"
+	done
+done
+for m in $MECHS; do
+	rec "ratio $SCOPE startup startup_s folioscope-$m bpftrace-$m ratio_startup_to_bpftrace"
+done
+rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
+rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty pairs on every function folioscope probes (its sub-probe on folio lookups/reads included, with folioscope's fallback mechanism)."
+rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."
+
+# ---- scale: events/s with 1 and 2 readers, counts reconciled ----
+if [ "$SCALE" = 1 ]; then
+	for m in $MECHS; do
+		for p in 1 2; do
+			say "scale: $m, $p reader(s)"
+			n=$PREAD_CALLS
+			x=$("$TOOLS/preadloop" -f "$PFILE.s" -n "$n" -P "$p") &&
+				rec "sample $SCOPE scale-${p}r untraced 0 events_per_s $(kv events_per_s "$x")"
+			rm -f "$W/scale.json"
+			x=$("$FS" trace -t shmem -m "$m" --dev "$W/tmpfs" -j "$W/scale.json" -- \
+				"$TOOLS/preadloop" -f "$PFILE.s" -n "$n" -P "$p" 2>/dev/null |
+				grep '^calls=') || { say "scale $m $p failed"; continue; }
+			got=$(sed -n 's/.*"calls": *\([0-9]*\).*/\1/p' "$W/scale.json" | head -n 1)
+			dropped=$(sed -n 's/.*"dropped": *\([0-9]*\).*/\1/p' "$W/scale.json" | head -n 1)
+			missed=$(sed -n 's/.*"missed": *\([0-9]*\).*/\1/p' "$W/scale.json" | head -n 1)
+			want=$(( n * p + 1 )) # + the warm-up read of the whole file
+			rec "sample $SCOPE scale-${p}r folioscope-$m 0 events_per_s $(kv events_per_s "$x")"
+			d=$(( want - ${got:-0} ))
+			[ "$d" -lt 0 ] && d=$(( -d ))
+			rec "sample $SCOPE scale-${p}r folioscope-$m 0 count_mismatch $d"
+			rec "sample $SCOPE scale-${p}r folioscope-$m 0 dropped_events ${dropped:-0}"
+			rec "sample $SCOPE scale-${p}r folioscope-$m 0 missed_runs ${missed:-0}"
+			rec "ratio $SCOPE scale-${p}r events_per_s folioscope-$m untraced ratio_to_untraced"
+			rec "target $SCOPE scale-${p}r folioscope-$m count_mismatch le 0 scale $m, $p reader(s): calls counted = calls made"
+		done
+	done
+fi
+
+# ---- overhead rounds, interleaved ----
+"$TOOLS/preadloop" -f "$PFILE" -n 1000 -k >/dev/null # create + warm
+r=0
+T_ROUNDS=$(now)
+LONGEST=0
+while [ "$r" -lt "$ROUNDS" ]; do
+	say "round $((r + 1))/$ROUNDS"
+	t_round=$(now)
+	untraced_round "$r"
+	for v in $VARIANTS; do
+		variant_round "$v" "$r"
+		say "  $v: $(sub "$(now)" "$t_round") s into the round"
+	done
+	r=$((r + 1))
+	LONGEST=$(awk -v a="$(sub "$(now)" "$t_round")" -v b="$LONGEST" \
+		'BEGIN { print (a > b ? a : b) }')
+	if [ "$r" -lt "$ROUNDS" ] &&
+	   { { [ "$BUDGET" != 0 ] &&
+	       awk -v used="$(sub "$(now)" "$T_ROUNDS")" -v l="$LONGEST" -v b="$BUDGET" \
+		   'BEGIN { exit !(used + 1.3 * l > b) }'; } ||
+	     { [ "$DEADLINE" != 0 ] &&
+	       awk -v t="$(date +%s)" -v l="$LONGEST" -v d="$DEADLINE" \
+		   'BEGIN { exit !(t + 1.3 * l + 20 > d) }'; }; }; then
+		say "time budget: stopping after $r of $ROUNDS rounds"
+		rec "note $SCOPE time budget: $r of $ROUNDS overhead rounds run (the machine was loaded)"
+		break
+	fi
+done
+rec "env $SCOPE rounds_done $r"
+untraced_round "$r"
+
+[ "$WORKLOADS" = 1 ] && . "$(dirname "$0")/workloads.sh"
+say "done"
+exit 0

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# make bench: the host part (syscall level, workloads vs peers), then the
+# VM part (fentry and kprobe on Debian 12's 6.1 kernel, in qemu), then
+# the aggregation into bench/results.json and a table.
+#
+#   bench/run.sh [--rounds N] [--vm-rounds N] [--part host|vm|all] [--out FILE]
+#   (BENCH_BUDGET=SECONDS: the time budget, default 840)
+#
+# Defaults: 4 host rounds, 3 VM rounds (a TCG round costs ~2 minutes,
+# most of it bpftrace compiling its script), which keeps `make bench`
+# under 15 minutes on a 2-core machine.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
+# The whole run's time budget: `make bench` must end within 15 minutes.
+# Rounds that would not fit are not started (see measure.sh --budget).
+BUDGET=${BENCH_BUDGET:-840}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; VM_ROUNDS=${VM_ROUNDS:-$2}; shift ;;
+	--vm-rounds) VM_ROUNDS=$2; shift ;;
+	--part) PART=$2; shift ;;
+	--out) RESULTS=$2; shift ;;
+	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+VM_ROUNDS=${VM_ROUNDS:-3}
+B=$PWD/build/bench
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: must run as root (loads BPF programs, mounts)" >&2
+	exit 1
+fi
+for t in bpftrace fio duperemove mkfs.btrfs; do
+	command -v "$t" >/dev/null || PATH=$PATH:/usr/sbin:/sbin
+	command -v "$t" >/dev/null || {
+		echo "bench: $t is missing (make deps)" >&2; exit 1; }
+done
+# A private copy: others may rebuild build/folioscope while we run.
+cp build/folioscope "$B/folioscope"
+T0=$(date +%s)
+raws=()
+
+if [ "$PART" = all ] || [ "$PART" = host ]; then
+	echo "== bench: host ($(uname -r)), $ROUNDS rounds"
+	tracefs=
+	if [ ! -e /sys/kernel/tracing/events ]; then
+		mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
+	fi
+	# Own mount namespace: our tmpfs and btrfs mounts stay out of other
+	# users' /proc/mounts.
+	unshare -m --propagation private bench/measure.sh --scope host \
+		--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
+		--bt "$PWD/bench/bpftrace" --mechs syscall --scale --workloads \
+		--budget $(( BUDGET / 8 )) \
+		-o "$B/host.raw"
+	st=$?
+	[ -n "$tracefs" ] && umount /sys/kernel/tracing
+	[ $st -eq 0 ] && raws+=("$B/host.raw") || echo "bench: host part failed ($st)" >&2
+	echo "   host part: $(( $(date +%s) - T0 )) s"
+fi
+
+if [ "$PART" = all ] || [ "$PART" = vm ]; then
+	T1=$(date +%s)
+	# The guest's rounds must end 30 s before the budget (teardown and
+	# aggregation); qemu is stopped 10 s after that at the latest.
+	deadline=$(( T0 + BUDGET - 30 ))
+	left=$(( deadline - T1 + 10 ))
+	[ $left -lt 120 ] && left=120
+	echo "== bench: VM (Debian 12 cloud kernel, qemu), $VM_ROUNDS rounds"
+	with=()
+	for f in "$B"/preadloop "$B"/dedupeloop "$B"/benchfloor "$B"/benchtool \
+		 bench/bpftrace/*.bt "$(command -v bpftrace)"; do
+		with+=(--with "$f")
+	done
+	"$B/folioscope" vm --mem 3072 --timeout "$left" "${with[@]}" \
+		--exec bench/measure.sh -- --scope vm --rounds "$VM_ROUNDS" \
+		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
+		--mechs "fentry kprobe" --combined --scale \
+		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
+		-o - >"$B/vm.raw"
+	st=$?
+	# Records only (the guest's stdout carries nothing else, but a stray
+	# line must not cost the run); streamed before a failure: kept.
+	grep -E '^(env|sample|baseline|ratio|target|note) ' "$B/vm.raw" \
+		>"$B/vm.raw.tmp" && mv "$B/vm.raw.tmp" "$B/vm.raw"
+	[ $st -ne 0 ] && grep -q '^sample' "$B/vm.raw" && st=0
+	[ $st -eq 0 ] && raws+=("$B/vm.raw") || echo "bench: VM part failed ($st)" >&2
+	echo "   VM part: $(( $(date +%s) - T1 )) s"
+fi
+
+[ ${#raws[@]} -gt 0 ] || exit 1
+{
+	echo "env run date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "env run total_s $(( $(date +%s) - T0 ))"
+	echo "env run host_load $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$B/run.raw"
+"$B/benchtool" agg -j "$RESULTS" "$B/run.raw" "${raws[@]}" || exit 1
+"$B/benchtool" agg -m "$B/run.raw" "${raws[@]}" >"$B/table.md"
+"$B/benchtool" agg -m -s "$B/run.raw" "${raws[@]}" >"$B/summary.md"
+echo
+echo "bench: $RESULTS written; Markdown tables in $B/table.md (all) and $B/summary.md; $(( $(date +%s) - T0 )) s in all"
