@@ -47,7 +47,6 @@ if want vm; then
 	. tests/vm/validation.sh
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh
-	. tests/vm/filters.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then
