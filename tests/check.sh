@@ -10,6 +10,12 @@ BUILD=${BUILD:-build}
 want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 	{ [ "$what" == novm ] && [ "$1" != vm ]; }; }
 . tests/lib.sh
+# This run's own TMPDIR: workloads' images, mounts and temp dirs land here,
+# which is all leak_state looks at.
+check_tmp=$(mktemp -d /tmp/fs-check.XXXXXX)
+chmod 755 "$check_tmp"
+export TMPDIR=$check_tmp
+trap 'rm -rf "$check_tmp"' EXIT
 [ -n "${SAN:-}" ] && rm -f "$LOGDIR"/san.*
 
 # cmocka binaries: count their own test results.
@@ -47,6 +53,7 @@ if want vm; then
 	. tests/vm/validation.sh
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh
+	. tests/vm/filters.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -21,10 +21,14 @@ expect_match() {
 	if grep -Eq -- "$3" <<<"$2"; then ok "$1"; else bad "$1" "'$3' not in: $(head -c 600 <<<"$2")"; fi
 }
 
-# State that must be identical before and after a failing command.
+# State that must be identical before and after a failing command: the
+# mounts and loop devices of files under $TMPDIR and folioscope's temp
+# dirs there. tests/check.sh gives each run its own TMPDIR, so other
+# folioscope runs on the same machine do not show up here.
 leak_state() {
-	{ grep -E 'folioscope|/dev/loop' /proc/mounts; losetup -a 2>/dev/null;
-	  ls -d "${TMPDIR:-/tmp}"/folioscope-* 2>/dev/null; } | sort
+	local t=${TMPDIR:-/tmp}
+	{ grep -hsF "$t/" /proc/mounts /sys/block/loop*/loop/backing_file
+	  compgen -G "$t/folioscope-*"; } | sort
 }
 
 # expect_error NAME EXIT_CODE REGEX CMD...: exits with EXIT_CODE (or any
