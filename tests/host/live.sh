@@ -165,4 +165,13 @@ expect_eq "trace -P: processes add up to the totals" \
 expect_eq "trace -P: every cat read its file" \
 	"$(jq '.targets.shmem.histograms.bytes.sum' "$lt/P70.json")" 350000
 
+# Progress (issue 6): on a terminal `run` shows its phases on one line it
+# rewrites; with stderr redirected there is none of it.
+script -qec "$FS run shmem-read --size 1M >/dev/null" "$lt/tty.log" >/dev/null 2>&1
+expect_match "run: progress on a terminal" "$(tr '\r' '\n' <"$lt/tty.log")" \
+	'^folioscope: run: running shmem-read and checking its answers\.\.\.'
+"$FS" run shmem-read --size 1M >/dev/null 2>"$lt/redir.err"
+expect_eq "run: no progress when stderr is redirected" \
+	"$(grep -c -e $'\r' -e 'checking its answers' "$lt/redir.err")" 0
+
 rm -rf "$lt"

@@ -172,4 +172,12 @@ else
 	bad "vm trace -P" "no JSON; see $LOGDIR/vm-trace-procs.log"
 fi
 
+# Progress (issue 6): on a terminal `vm` says it is booting, then erases
+# the line; redirected (every vm_run above) it prints no such line.
+script -qec "cd $out && $FS vm ${vmargs[*]} -- doctor >/dev/null" "$out/tty.log" >/dev/null 2>&1
+expect_match "vm: boot progress on a terminal" "$(tr '\r' '\n' <"$out/tty.log")" \
+	'^folioscope: vm: booting '
+expect_eq "vm: no boot progress when stderr is redirected" \
+	"$(grep -c 'booting' "$LOGDIR/vm-doctor.log")" 0
+
 rm -rf "$out"
