@@ -19,7 +19,10 @@ reader() {
 go() { echo go >"$lt/$1.go"; rm -f "$lt/$1.go"; }
 
 # start_trace ARGS: trace shmem in the background until it has attached.
+# The old err goes first: the background shell truncates it only when it
+# gets to run, and the previous case's "tracing" line must not count.
 start_trace() {
+	rm -f "$lt/err"
 	"$FS" trace -t shmem "$@" >"$lt/out" 2>"$lt/err" &
 	TPID=$!
 	for _ in $(seq 300); do
@@ -164,6 +167,20 @@ expect_eq "trace -P: processes add up to the totals" \
 	"$(jq '.targets.shmem.calls' "$lt/P70.json")"
 expect_eq "trace -P: every cat read its file" \
 	"$(jq '.targets.shmem.histograms.bytes.sum' "$lt/P70.json")" 350000
+
+# -T, -q, -v: a timestamp before every report; nothing on stderr with -q;
+# libbpf's messages only with -v.
+"$FS" trace -t shmem -d 0.5 -i 0.2 -T >"$lt/T.out" 2>/dev/null
+expect_eq "trace -T: a timestamp line before every report" \
+	"$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$' "$lt/T.out") $(grep -c '^== ' "$lt/T.out")" \
+	"$(grep -c '^== ' "$lt/T.out") $(grep -c '^== ' "$lt/T.out")"
+expect_eq "trace -q: nothing on stderr" \
+	"$("$FS" trace -t shmem -q -- cat "$lt/b" 2>&1 >/dev/null | wc -l)" 0
+expect_eq "trace: tracing message without -q" \
+	"$("$FS" trace -t shmem -- cat "$lt/b" 2>&1 >/dev/null | grep -c "tracing 'cat'")" 1
+expect_eq "trace -v: libbpf messages / none without -v" \
+	"$("$FS" trace -t shmem -d 0.1 -v 2>&1 >/dev/null | grep -c '^libbpf: ' | sed 's/^0$/none/;s/^[1-9][0-9]*$/some/') $("$FS" trace -t shmem -d 0.1 2>&1 >/dev/null | grep -c '^libbpf: ')" \
+	"some 0"
 
 # Progress (issue 6): on a terminal `run` shows its phases on one line it
 # rewrites; with stderr redirected there is none of it.
