@@ -414,7 +414,7 @@ int cmd_run(int argc, char **argv)
 	if (r.validation.disturbed[0]) {
 		fprintf(stderr,
 			"folioscope: run %s: environment disturbed, not a "
-			"kernel failure: %s; %" PRIu64 " answers unjudged\n",
+			"kernel failure: %s; unjudged answers: %" PRIu64 "\n",
 			a.workload, r.validation.disturbed,
 			(uint64_t)r.validation.unjudged);
 		rc = 1;

@@ -343,7 +343,7 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r)
 	 * but a run that could not judge everything has not passed. */
 	if (v->ran && v->disturbed[0])
 		snprintf(buf, n,
-			 "DISTURBED: %s; %llu answers unjudged, %llu "
+			 "DISTURBED: %s; unjudged answers: %llu; %llu "
 			 "of %llu checks failed%s",
 			 v->disturbed, (unsigned long long)v->unjudged,
 			 (unsigned long long)v->failures,

@@ -217,8 +217,8 @@ static void print_validation(FILE *f, const struct fs_validation *v)
 		(unsigned long long)v->failures);
 	if (v->disturbed[0])
 		fprintf(f,
-			"  DISTURBED (not the kernel's fault): %s; %llu "
-			"answers unjudged\n",
+			"  DISTURBED (not the kernel's fault): %s; "
+			"unjudged answers: %llu\n",
 			v->disturbed, (unsigned long long)v->unjudged);
 	for (int i = 0; i < v->ncases; i++)
 		fprintf(f, "  FAIL %s\n    expected: %s\n    got:      %s\n",

@@ -58,5 +58,77 @@ expect_eq "ENOSPC: data that fits: 24 checks passed, not disturbed" \
 	"$(printf '24\t0\t')"
 expect_eq "ENOSPC: nothing left after the runs" "$(flt_leaks)" ""
 
+# flt_stopped PID: wait until PID stopped itself at its --stop-after
+# point (bounded: a minute); false if it ended or never got there.
+flt_stopped() {
+	local i st
+	for i in $(seq 600); do
+		st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+		[ "$st" == T ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# flt_disturb NAME FAULT ARGS...: run ARGS... (with -j) in the background
+# until it stops itself, run the shell command FAULT, let it go on; sets
+# flt_rc, flt_err (its stderr) and flt_json (its -j file).
+flt_disturb() {
+	local name=$1 fault=$2 pid
+	shift 2
+	flt_json=$flt/$name.json
+	"$FS" "$@" -j "$flt_json" >"$flt/$name.out" 2>"$flt/$name.err" &
+	pid=$!
+	if flt_stopped "$pid"; then
+		eval "$fault" || bad "$name: the fault" "'$fault' failed"
+	else
+		bad "$name: run reached its --stop-after point" "it did not stop"
+	fi
+	kill -CONT "$pid" 2>/dev/null
+	wait "$pid"
+	flt_rc=$?
+	flt_err=$(cat "$flt/$name.err")
+}
+
+# flt_expect NAME WORKLOAD REASON CHECKS UNJUDGED: the disturbed run's
+# exit, its one stderr line, the report's validation (no failure: the
+# kernel was right about everything it was asked before the fault), the
+# text of `report` reading it back, and nothing left behind.
+flt_expect() {
+	local name=$1 wl=$2 re=$3 checks=$4 unj=$5
+	expect_eq "$name: exit 1 (not passed)" "$flt_rc" 1
+	expect_eq "$name: one stderr line" "$(grep -c . <<<"$flt_err")" 1
+	expect_match "$name: the line says environment, not kernel" "$flt_err" \
+		"^folioscope: run $wl: environment disturbed, not a kernel failure: $re; unjudged answers: $unj$"
+	expect_eq "$name: JSON checks, failures, unjudged" \
+		"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed.unjudged] | @tsv' "$flt_json" 2>&1)" \
+		"$(printf '%s\t0\t%s' "$checks" "$unj")"
+	expect_match "$name: JSON reason" "$(jq -r .validation.disturbed.reason "$flt_json" 2>&1)" "^$re$"
+	expect_match "$name: report reads it back as DISTURBED" "$("$FS" report "$flt_json" 2>&1)" \
+		"DISTURBED \(not the kernel's fault\): $re; unjudged answers: $unj"
+	expect_eq "$name: nothing left behind" "$(flt_leaks)" ""
+}
+
+# ---- read-only remount mid-run ----
+echo "-- faults: dedupe filesystem remounted read-only mid-run (${SECONDS}s)"
+flt_mnt() { grep -oE "$TMPDIR/folioscope-dedupe-[A-Za-z0-9]{6}/mnt0" /proc/mounts; }
+if command -v mkfs.btrfs >/dev/null; then
+	# Three cases (files 1..3 against file 0); the run stops after the
+	# first, its files closed, so the remount cannot be refused as busy.
+	flt_disturb remount-ctl ':' run dedupe --files 4 --file-size 1M --stop-after 1
+	expect_eq "remount: the same run undisturbed: exit 0" "$flt_rc" 0
+	expect_eq "remount: undisturbed: 9 checks, none failed or unjudged" \
+		"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt_json" 2>&1)" \
+		"$(printf '9\t0\t')"
+	flt_disturb remount 'mount -o remount,ro "$(flt_mnt)"' \
+		run dedupe --files 4 --file-size 1M --stop-after 1
+	# Case 1: one answer and two re-reads checked; cases 2 and 3 could
+	# not open their destination for writing: 2 answers unjudged.
+	flt_expect remount dedupe \
+		"btrfs filesystem '$TMPDIR/folioscope-dedupe-[A-Za-z0-9]{6}/mnt0' was remounted read-only during the run" 3 2
+else
+	skip "remount" "mkfs.btrfs not installed (tests/deps.sh)"
+fi
+
 trap - INT TERM
 flt_cleanup
