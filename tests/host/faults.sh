@@ -130,5 +130,36 @@ else
 	skip "remount" "mkfs.btrfs not installed (tests/deps.sh)"
 fi
 
+# ---- the shmem-read file truncated by another process mid-run ----
+echo "-- faults: shmem-read file truncated by another process mid-run (${SECONDS}s)"
+flt_file() { compgen -G "$TMPDIR/folioscope-shmem-[A-Za-z0-9]*/full"; }
+flt_path="'$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}/full'"
+# 16 MiB read 64 KiB at a time: 256 full reads and the read at EOF. The
+# run stops after 4 reads, 256 KiB in.
+flt_disturb truncate-ctl ':' run shmem-read --stop-after 4
+expect_eq "truncate: the same run undisturbed: exit 0" "$flt_rc" 0
+expect_eq "truncate: undisturbed: 257 checks, none failed or unjudged" \
+	"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt_json" 2>&1)" \
+	"$(printf '257\t0\t')"
+# Cut to 1 MiB: the reads up to it are still right (16 checks), the read
+# at the new EOF returns 0, not 64 KiB: unjudged, not a kernel mismatch.
+flt_disturb truncate 'truncate -s 1M "$(flt_file)"' run shmem-read --stop-after 4
+flt_expect truncate shmem-read \
+	"file $flt_path was truncated by another process \(size 16777216 -> 1048576\) during the run" 16 1
+# Grown to 32 MiB: the read at the old EOF returns 64 KiB of hole, not 0.
+flt_disturb extend 'truncate -s 32M "$(flt_file)"' run shmem-read --stop-after 4
+flt_expect extend shmem-read \
+	"file $flt_path was extended by another process \(size 16777216 -> 33554432\) during the run" 256 1
+
+# ---- and without a fault, a wrong answer is still the kernel's ----
+echo "-- faults: a wrong answer with nothing disturbed stays a failure (${SECONDS}s)"
+for wl in shmem-read dedupe; do
+	"$FS" run "$wl" --inject-wrong-expectation -j "$flt/inject-$wl.json" >/dev/null 2>&1
+	expect_eq "no fault: $wl with a wrong expectation: exit 1" "$?" 1
+	expect_eq "no fault: $wl: one failure, not disturbed" \
+		"$(jq -r '[.validation.failures, .validation.disturbed] | @tsv' "$flt/inject-$wl.json" 2>&1)" \
+		"$(printf '1\t')"
+done
+
 trap - INT TERM
 flt_cleanup
