@@ -15,7 +15,7 @@ mkdir "$TMPDIR"
 
 flt_cleanup() {
 	local m
-	for m in $(grep -oE "$flt/[^ ]*" /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null; done
+	grep -oE "$flt/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
 	rm -rf "$flt"
 	if [ -n "$flt_tmpdir_saved" ]; then export TMPDIR=$flt_tmpdir_saved; else unset TMPDIR; fi
 }
@@ -50,9 +50,9 @@ expect_error "ENOSPC: --image-size with --dir refused" 1 \
 	"--image-size with --dir: Invalid argument" \
 	"$FS" run dedupe --dir "$flt" --image-size 320M
 # Data that fits a given image still passes: the option is not the fault.
-out=$("$FS" run dedupe --image-size 320M --range 1M --count 8 -j "$flt/fit.json" 2>&1)
-rc=$?
-expect_eq "ENOSPC: data that fits a 320M image: exit 0" "$rc" 0
+flt_out=$("$FS" run dedupe --image-size 320M --range 1M --count 8 -j "$flt/fit.json" 2>&1 >/dev/null)
+expect_eq "ENOSPC: data that fits a 320M image: exit 0" "$?" 0
+expect_eq "ENOSPC: data that fits: nothing on stderr" "$flt_out" ""
 expect_eq "ENOSPC: data that fits: 24 checks passed, not disturbed" \
 	"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt/fit.json" 2>&1)" \
 	"$(printf '24\t0\t')"
@@ -61,8 +61,8 @@ expect_eq "ENOSPC: nothing left after the runs" "$(flt_leaks)" ""
 # flt_stopped PID: wait until PID stopped itself at its --stop-after
 # point (bounded: a minute); false if it ended or never got there.
 flt_stopped() {
-	local i st
-	for i in $(seq 600); do
+	local st
+	for _ in $(seq 600); do
 		st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
 		[ "$st" == T ] && return 0
 		sleep 0.1
@@ -71,8 +71,8 @@ flt_stopped() {
 }
 
 # flt_disturb NAME FAULT ARGS...: run ARGS... (with -j) in the background
-# until it stops itself, run the shell command FAULT, let it go on; sets
-# flt_rc, flt_err (its stderr) and flt_json (its -j file).
+# until it stops itself, run the command FAULT, let it go on; sets flt_rc,
+# flt_err (its stderr) and flt_json (its -j file).
 flt_disturb() {
 	local name=$1 fault=$2 pid
 	shift 2
@@ -80,7 +80,7 @@ flt_disturb() {
 	"$FS" "$@" -j "$flt_json" >"$flt/$name.out" 2>"$flt/$name.err" &
 	pid=$!
 	if flt_stopped "$pid"; then
-		eval "$fault" || bad "$name: the fault" "'$fault' failed"
+		"$fault" || bad "$name: the fault" "'$fault' failed"
 	else
 		bad "$name: run reached its --stop-after point" "it did not stop"
 	fi
@@ -115,12 +115,13 @@ flt_mnt() { grep -oE "$TMPDIR/folioscope-dedupe-[A-Za-z0-9]{6}/mnt0" /proc/mount
 if command -v mkfs.btrfs >/dev/null; then
 	# Three cases (files 1..3 against file 0); the run stops after the
 	# first, its files closed, so the remount cannot be refused as busy.
-	flt_disturb remount-ctl ':' run dedupe --files 4 --file-size 1M --stop-after 1
+	flt_disturb remount-ctl true run dedupe --files 4 --file-size 1M --stop-after 1
 	expect_eq "remount: the same run undisturbed: exit 0" "$flt_rc" 0
 	expect_eq "remount: undisturbed: 9 checks, none failed or unjudged" \
 		"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt_json" 2>&1)" \
 		"$(printf '9\t0\t')"
-	flt_disturb remount 'mount -o remount,ro "$(flt_mnt)"' \
+	flt_ro() { mount -o remount,ro "$(flt_mnt)"; }
+	flt_disturb remount flt_ro \
 		run dedupe --files 4 --file-size 1M --stop-after 1
 	# Case 1: one answer and two re-reads checked; cases 2 and 3 could
 	# not open their destination for writing: 2 answers unjudged.
@@ -136,18 +137,20 @@ flt_file() { compgen -G "$TMPDIR/folioscope-shmem-[A-Za-z0-9]*/full"; }
 flt_path="'$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}/full'"
 # 16 MiB read 64 KiB at a time: 256 full reads and the read at EOF. The
 # run stops after 4 reads, 256 KiB in.
-flt_disturb truncate-ctl ':' run shmem-read --stop-after 4
+flt_disturb truncate-ctl true run shmem-read --stop-after 4
 expect_eq "truncate: the same run undisturbed: exit 0" "$flt_rc" 0
 expect_eq "truncate: undisturbed: 257 checks, none failed or unjudged" \
 	"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt_json" 2>&1)" \
 	"$(printf '257\t0\t')"
 # Cut to 1 MiB: the reads up to it are still right (16 checks), the read
 # at the new EOF returns 0, not 64 KiB: unjudged, not a kernel mismatch.
-flt_disturb truncate 'truncate -s 1M "$(flt_file)"' run shmem-read --stop-after 4
+flt_cut() { truncate -s 1M "$(flt_file)"; }
+flt_disturb truncate flt_cut run shmem-read --stop-after 4
 flt_expect truncate shmem-read \
 	"file $flt_path was truncated by another process \(size 16777216 -> 1048576\) during the run" 16 1
 # Grown to 32 MiB: the read at the old EOF returns 64 KiB of hole, not 0.
-flt_disturb extend 'truncate -s 32M "$(flt_file)"' run shmem-read --stop-after 4
+flt_grow() { truncate -s 32M "$(flt_file)"; }
+flt_disturb extend flt_grow run shmem-read --stop-after 4
 flt_expect extend shmem-read \
 	"file $flt_path was extended by another process \(size 16777216 -> 33554432\) during the run" 256 1
 
