@@ -60,6 +60,8 @@ enum {
 	OPT_SYSCALL,
 	OPT_IOVECS,
 	OPT_READERS,
+	OPT_IMAGE_SIZE,
+	OPT_STOP_AFTER,
 };
 
 static const struct argp_option options[] = {
@@ -68,12 +70,18 @@ static const struct argp_option options[] = {
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
 	  "flip the first expected answer", 0 },
+	/* Debug: a fixed point to disturb a run at (tests/host/faults.sh). */
+	{ "stop-after", OPT_STOP_AFTER, "N", OPTION_HIDDEN,
+	  "SIGSTOP after N dedupe cases or read calls", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
 	{ "fs", OPT_FS, "btrfs|xfs", 0,
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
 	{ "block-size", OPT_BLOCK_SIZE, "BYTES", 0,
 	  "xfs block size (mkfs.xfs -b size=), 1024 .. page size", 1 },
 	{ "dir", OPT_DIR, "DIR", 0, "use DIR on btrfs/xfs instead of a loop image", 1 },
+	{ "image-size", OPT_IMAGE_SIZE, "BYTES", 0,
+	  "size of each loop image, at least 320M (default: twice the data "
+	  "+ 128M)", 1 },
 	{ "range", OPT_RANGE, "BYTES", 0,
 	  "bytes per dedupe range (default 128K; --files: the file size)", 1 },
 	{ "count", OPT_COUNT, "N", 0,
@@ -168,6 +176,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_DIR:
 		w->dir = arg;
 		note(a, OC_DEDUPE, "--dir");
+		break;
+	case OPT_IMAGE_SIZE:
+		w->image_size = parse_bytes(st, "--image-size", arg, false);
+		note(a, OC_DEDUPE, "--image-size");
+		break;
+	case OPT_STOP_AFTER:
+		w->stop_after = parse_count(st, "--stop-after", arg, 1000000);
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -394,6 +409,16 @@ int cmd_run(int argc, char **argv)
 	rc = run__reconcile(&r, t) ? 1 : 0;
 	if (r.validation.failures || kv_u64(&r, "validation_failures"))
 		rc = 1;
+	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
+	 * and a run that could not judge everything has not passed. */
+	if (r.validation.disturbed[0]) {
+		fprintf(stderr,
+			"folioscope: run %s: environment disturbed, not a "
+			"kernel failure: %s; unjudged answers: %" PRIu64 "\n",
+			a.workload, r.validation.disturbed,
+			(uint64_t)r.validation.unjudged);
+		rc = 1;
+	}
 	if (common__output(&a.c, &r))
 		rc = 1;
 cleanup:

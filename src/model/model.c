@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The histogram model: buckets, units, "not measured". */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,20 @@ void model__check(struct fs_report *r, bool ok, const char *layout,
 	snprintf(c->layout, sizeof(c->layout), "%s", layout);
 	snprintf(c->expected, sizeof(c->expected), "%s", expected);
 	snprintf(c->got, sizeof(c->got), "%s", got);
+}
+
+void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
+{
+	struct fs_validation *v = &r->validation;
+	va_list ap;
+
+	v->ran = true;
+	v->unjudged += unjudged;
+	if (v->disturbed[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->disturbed, sizeof(v->disturbed), fmt, ap);
+	va_end(ap);
 }
 
 void model__stats_add(struct fs_stats *a, const struct fs_stats *b)

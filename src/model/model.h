@@ -93,6 +93,14 @@ struct fs_validation {
 	__u64 failures;
 	int ncases; /* first FS_MAX_CASES failures kept */
 	struct fs_case cases[FS_MAX_CASES];
+	/*
+	 * The environment changed under the run (image full, read-only
+	 * remount, file truncated by another process): the answers it
+	 * spoiled are "unjudged", neither passed nor failed, because they
+	 * say nothing about the kernel. "" when undisturbed.
+	 */
+	char disturbed[192];
+	__u64 unjudged;
 };
 
 /* One process of a per-process breakdown (-P), or the "other" bucket. */
@@ -161,6 +169,11 @@ const struct fs_kv *model__kv_find(const struct fs_report *r,
  * FS_MAX_CASES). */
 void model__check(struct fs_report *r, bool ok, const char *layout,
 		  const char *expected, const char *got);
+
+/* The environment disturbed the run: keep the first reason, count the
+ * answers it kept from being judged. */
+void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 const char *model__target_name(enum fs_target t);
 int model__target_from_name(const char *name); /* -1 if unknown */

@@ -339,7 +339,16 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r)
 	if (rec && rec->type == FS_KV_STR)
 		snprintf(tail, sizeof(tail), "; reconcile %s",
 			 rec->s);
-	if (v->ran && v->failures)
+	/* Disturbed first: its failures, if any, are still the kernel's,
+	 * but a run that could not judge everything has not passed. */
+	if (v->ran && v->disturbed[0])
+		snprintf(buf, n,
+			 "DISTURBED: %s; unjudged answers: %llu; %llu "
+			 "of %llu checks failed%s",
+			 v->disturbed, (unsigned long long)v->unjudged,
+			 (unsigned long long)v->failures,
+			 (unsigned long long)v->checks, tail);
+	else if (v->ran && v->failures)
 		snprintf(buf, n, "FAILED: %llu of %llu checks%s",
 			 (unsigned long long)v->failures,
 			 (unsigned long long)v->checks, tail);

@@ -171,7 +171,8 @@ static void workload_to_json(struct builder *b, struct json_object *root,
 }
 
 /* "validation": {"checks", "failures", "cases": [{"layout", "expected",
- * "got"}]}; cases are the first failures, FS_MAX_CASES at most. */
+ * "got"}]}; cases are the first failures, FS_MAX_CASES at most. A run
+ * the environment disturbed adds "disturbed": {"reason", "unjudged"}. */
 static void validation_to_json(struct builder *b, struct json_object *root,
 			       const struct fs_validation *v)
 {
@@ -188,6 +189,11 @@ static void validation_to_json(struct builder *b, struct json_object *root,
 		put(b, e, "layout", JSTR(c->layout));
 		put(b, e, "expected", JSTR(c->expected));
 		put(b, e, "got", JSTR(c->got));
+	}
+	if (v->disturbed[0]) {
+		e = put(b, o, "disturbed", json_object_new_object());
+		put(b, e, "reason", JSTR(v->disturbed));
+		put(b, e, "unjudged", json_object_new_uint64(v->unjudged));
 	}
 }
 
@@ -649,7 +655,17 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	}
 	v->ncases = (int)n;
 	v->ran = true;
-	return 0;
+	/* Absent when the run was not disturbed. */
+	if (!json_object_object_get_ex(o, "disturbed", &e))
+		return 0;
+	snprintf(w, sizeof(w), "%s.disturbed", where);
+	if (!json_object_is_type(e, json_type_object))
+		return bad(rd, "%s: expected object", w);
+	err = get_str(rd, e, w, "reason", v->disturbed, sizeof(v->disturbed));
+	err = err ?: get_u64(rd, e, w, "unjudged", &v->unjudged);
+	if (!err && !v->disturbed[0])
+		return bad(rd, "%s.reason: empty", w);
+	return err;
 }
 
 static int parse_report(struct reader *rd, struct json_object *root,

@@ -215,6 +215,11 @@ static void print_validation(FILE *f, const struct fs_validation *v)
 	fprintf(f, "validation: %llu checks, %llu failures\n",
 		(unsigned long long)v->checks,
 		(unsigned long long)v->failures);
+	if (v->disturbed[0])
+		fprintf(f,
+			"  DISTURBED (not the kernel's fault): %s; "
+			"unjudged answers: %llu\n",
+			v->disturbed, (unsigned long long)v->unjudged);
 	for (int i = 0; i < v->ncases; i++)
 		fprintf(f, "  FAIL %s\n    expected: %s\n    got:      %s\n",
 			v->cases[i].layout, v->cases[i].expected,

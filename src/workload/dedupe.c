@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@ struct dd_mount {
 	char img[PATH_MAX];
 	char mnt[PATH_MAX];
 	char loopdev[32];
+	__u64 img_size;
 	bool img_made, mnt_made, mounted, loop_node_made;
 	/* Where the files go: the mount point, or a temp dir in --dir. */
 	char work[PATH_MAX];
@@ -79,6 +81,12 @@ struct dedupe {
 	struct file_dedupe_range *req;
 	unsigned char *buf[2]; /* READ_CHUNK each, for the read-back */
 	bool inject;
+	__u64 image_size, stop_after; /* see struct wl_opts */
+	/* Cases whose ioctls ran; an environment fault stops the rest. */
+	int ncases_run;
+	/* The first environment fault of the traced phase (-errno, 0 none)
+	 * and the filesystem it hit. */
+	int env_err, env_fs;
 	__u64 cold_files, cold_cached, warm_uncached;
 	struct wl_totals tot;
 };
@@ -142,6 +150,18 @@ static int check_opts(const struct wl_opts *o, __u32 page)
 				     "--block-size '%u'", o->block_size);
 			return err;
 		}
+	}
+	if (o->image_size && o->dir) {
+		wl__err_hint(WL, err, "(there is no image: files go to --dir)",
+			     "--image-size with --dir");
+		return err;
+	}
+	if (o->image_size && o->image_size < IMG_MIN) {
+		wl__err_hint(WL, err,
+			     "(at least 320M: mkfs.xfs refuses smaller images)",
+			     "--image-size '%llu'",
+			     (unsigned long long)o->image_size);
+		return err;
 	}
 	if (o->matrix)
 		return 0;
@@ -341,7 +361,8 @@ static int make_fs(struct dedupe *d, int i)
 {
 	const struct dd_fsinfo *fs = &d->plan.fs[i];
 	struct dd_mount *m = &d->m[i];
-	__u64 size = fs_data(&d->plan, i) * 2 + IMG_META;
+	__u64 size = d->image_size ? d->image_size
+				   : fs_data(&d->plan, i) * 2 + IMG_META;
 	char name[32], bs[32];
 	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
 	char *xfs[] = { "mkfs.xfs", "-f", "-q", "-m", "reflink=1", "-b", bs,
@@ -368,6 +389,7 @@ static int make_fs(struct dedupe *d, int i)
 		goto cleanup;
 	}
 	m->img_made = true;
+	m->img_size = size;
 	if (ftruncate(fd, size)) {
 		err = -errno;
 		wl__err(WL, err, "truncate image '%s'", m->img);
@@ -413,6 +435,67 @@ static int file_path(const struct dedupe *d, int i, char *buf, size_t n)
 	return wl__path(buf, n, d->m[d->plan.files[i].fs].work, name);
 }
 
+/*
+ * Errors that say the filesystem under the run filled up or was made
+ * read-only, not that the kernel answered wrong: they are reported as a
+ * disturbed environment, never as a failed check.
+ */
+static bool env_err(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EROFS;
+}
+
+/* What an environment fault did to filesystem fs, in words; false when
+ * err is not one. */
+static bool env_why(const struct dedupe *d, int fs, int err, char *buf,
+		    size_t n)
+{
+	const struct dd_mount *m = &d->m[fs];
+	const char *type = d->plan.fs[fs].fs;
+
+	if (!env_err(err))
+		return false;
+	if (err == -EROFS)
+		snprintf(buf, n, "%s filesystem '%s' was remounted read-only",
+			 type, m->mounted ? m->mnt : m->work);
+	else if (m->img_made)
+		snprintf(buf, n, "%s image '%s' of %llu MiB is full (%s)", type,
+			 m->img, (unsigned long long)(m->img_size >> 20),
+			 err == -ENOSPC ? "ENOSPC" : "EDQUOT");
+	else
+		snprintf(buf, n, "%s filesystem of '%s' is full (%s)", type,
+			 m->work, err == -ENOSPC ? "ENOSPC" : "EDQUOT");
+	return true;
+}
+
+/* Keep the first environment fault of the traced phase. */
+static void env_note(struct dedupe *d, int err, int file)
+{
+	if (d->env_err)
+		return;
+	d->env_err = err;
+	d->env_fs = d->plan.files[file].fs;
+}
+
+/* A file operation of prepare failed on filesystem fs: one line, which
+ * for an environment fault says so and names the image or directory. */
+static void file_err(const struct dedupe *d, int fs, int err, const char *what,
+		     const char *path)
+{
+	char why[PATH_MAX + 96], hint[96];
+
+	if (!env_why(d, fs, err, why, sizeof(why))) {
+		wl__err(WL, err, "%s '%s'", what, path);
+		return;
+	}
+	snprintf(hint, sizeof(hint), "(the test files need %llu MiB%s)",
+		 (unsigned long long)(fs_data(&d->plan, fs) >> 20),
+		 d->m[fs].img_made ? "; use a larger --image-size" : "");
+	wl__err_hint(WL, err, err == -EROFS ? NULL : hint,
+		     "environment fault, not a kernel answer: %s: %s '%s'", why,
+		     what, path);
+}
+
 /* Write file i's contents, fsync, and leave it cached or (cold) not. */
 static int make_file(struct dedupe *d, int i, unsigned char *buf)
 {
@@ -429,7 +512,7 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 	fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
-		wl__err(WL, err, "create '%s'", path);
+		file_err(d, f->fs, err, "create", path);
 		return err;
 	}
 	d->made[i] = true;
@@ -440,7 +523,7 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 		dd_file__fill(f, off, buf, len);
 		err = wl__pwrite_full(fd, buf, len, off);
 		if (err) {
-			wl__err(WL, err, "write '%s'", path);
+			file_err(d, f->fs, err, "write", path);
 			goto cleanup;
 		}
 	}
@@ -448,7 +531,7 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 	 * so the traced ioctls are the compare, not delalloc/writeback. */
 	if (fsync(fd)) {
 		err = -errno;
-		wl__err(WL, err, "fsync '%s'", path);
+		file_err(d, f->fs, err, "fsync", path);
 		goto cleanup;
 	}
 	if (f->cold) {
@@ -595,6 +678,8 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 	}
 	if (o->inject_wrong)
 		inject(d);
+	d->image_size = o->image_size;
+	d->stop_after = o->stop_after;
 	if (!o->dir) {
 		err = wl__mkdtemp(WL, NULL, "dedupe", d->tmpdir,
 				  sizeof(d->tmpdir));
@@ -644,7 +729,7 @@ static int run_case(struct dedupe *d, int ci)
 {
 	const struct dd_case *c = &d->plan.cases[ci];
 	struct file_dedupe_range_info *info = d->req->info;
-	int fds[DD_MAX_DESTS + 1], err = 0;
+	int fds[DD_MAX_DESTS + 1], err = 0, file = c->src;
 	unsigned int j, nfd = 0;
 
 	fds[nfd] = open_file(d, c->src, O_RDONLY);
@@ -654,7 +739,8 @@ static int run_case(struct dedupe *d, int ci)
 	}
 	nfd++;
 	for (j = 0; j < c->ndest; j++, nfd++) {
-		fds[nfd] = open_file(d, c->dest[j].file, O_RDWR);
+		file = c->dest[j].file;
+		fds[nfd] = open_file(d, file, O_RDWR);
 		if (fds[nfd] < 0) {
 			err = fds[nfd];
 			goto cleanup;
@@ -685,6 +771,12 @@ static int run_case(struct dedupe *d, int ci)
 cleanup:
 	while (nfd)
 		close(fds[--nfd]);
+	/* A filesystem made read-only (or full) under the run: the cases
+	 * left cannot run, which says nothing about the kernel. */
+	if (env_err(err)) {
+		env_note(d, err, file);
+		return err;
+	}
 	if (err)
 		wl__err(WL, err, "open the files of case '%s'", c->name);
 	return err;
@@ -801,22 +893,54 @@ static void check_read_back(struct dedupe *d, struct fs_report *r,
 	model__check(r, bad == 0, lay, "as written", msg);
 }
 
+/*
+ * Record an environment fault of the traced phase in the report; a
+ * filesystem found read-only now was remounted during the run (it was
+ * written in prepare), even if no answer showed it.
+ */
+static void note_disturbed(struct dedupe *d, struct fs_report *r,
+			   __u64 unjudged)
+{
+	char why[PATH_MAX + 96];
+	struct statvfs sv;
+
+	for (int i = 0; !d->env_err && i < d->plan.nfs; i++) {
+		const char *dir = d->m[i].mounted ? d->m[i].mnt : d->m[i].work;
+
+		if (!statvfs(dir, &sv) && (sv.f_flag & ST_RDONLY)) {
+			d->env_err = -EROFS;
+			d->env_fs = i;
+		}
+	}
+	if (!env_why(d, d->env_fs, d->env_err, why, sizeof(why)))
+		return;
+	model__disturbed(r, unjudged, "%s during the run", why);
+}
+
 int dedupe__run(struct dedupe *d, struct fs_report *r)
 {
 	const struct dd_plan *p = &d->plan;
 	__u64 same = 0, differs = 0, errors = 0, ioctls = 0, deduped = 0;
-	__u64 rereads = 0;
+	__u64 rereads = 0, unjudged = 0;
 	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
 	int err = 0, first_err = 0;
 
 	/* Traced phase: the ioctls (and open/close), nothing else. */
-	for (int c = 0; !err && c < p->ncases; c++)
+	for (int c = 0; !err && c < p->ncases; c++) {
 		err = run_case(d, c);
-	if (err)
+		if (!err)
+			d->ncases_run = c + 1;
+		/* --stop-after: files closed, so a test may remount now. */
+		if (!err && d->stop_after && (__u64)c + 1 == d->stop_after)
+			raise(SIGSTOP);
+	}
+	if (err && !d->env_err)
 		return err;
+	for (int c = d->ncases_run; c < p->ncases; c++)
+		unjudged += (__u64)p->cases[c].count * p->cases[c].ndest;
 
 	/* Checks, then the read-back: dedupe must never change data. */
-	for (int ci = 0; ci < p->ncases; ci++) {
+	for (int ci = 0; ci < d->ncases_run; ci++) {
 		const struct dd_case *c = &p->cases[ci];
 
 		for (__u32 k = 0; k < c->count; k++) {
@@ -829,8 +953,17 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 				const struct dd_expect *e = &d->want[i];
 				const struct dd_result *g = &d->got[i];
 				bool ok = answer_ok(e, g);
+				int gerr = g->ioctl_err ?: g->status;
 
 				count(d, c, e, g);
+				/* Full or read-only under the run: no verdict
+				 * on the kernel, and nothing to read back. */
+				if (!ok && env_err(gerr < 0 ? gerr : 0)) {
+					env_note(d, gerr, c->dest[j].file);
+					unjudged++;
+					errors++;
+					continue;
+				}
 				if (g->ioctl_err || g->status < 0)
 					errors++;
 				else if (g->status == FILE_DEDUPE_RANGE_SAME)
@@ -858,6 +991,7 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 			}
 		}
 	}
+	note_disturbed(d, r, unjudged);
 	/* The matrix expects some errors; only a surprise one gets a hint. */
 	if (first_err == -EOPNOTSUPP)
 		wl__err_hint(WL, first_err, "(xfs needs reflink=1)",
@@ -915,9 +1049,14 @@ static void remove_files(struct dedupe *d)
 {
 	char path[PATH_MAX];
 
-	for (int i = 0; d->made && i < d->plan.nfiles; i++)
+	for (int i = 0; d->made && i < d->plan.nfiles; i++) {
+		/* A loop image goes whole, and its files with it (they may
+		 * be on a filesystem remounted read-only meanwhile). */
+		if (d->m[d->plan.files[i].fs].mounted)
+			continue;
 		if (d->made[i] && !file_path(d, i, path, sizeof(path)))
 			wl__remove(WL, path, false);
+	}
 }
 
 void dedupe__destroy(struct dedupe *d)

@@ -22,11 +22,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "workload/workload.h"
@@ -65,6 +67,8 @@ struct sh_inst {
 	int mount;
 	char path[PATH_MAX];
 	bool made;
+	/* Another process changed its size: its later plans do not run. */
+	bool disturbed;
 };
 
 struct shmem;
@@ -79,7 +83,7 @@ struct sh_gate {
 
 struct sh_reader {
 	struct shmem *s;
-	const struct sh_inst *in;
+	struct sh_inst *in;
 	const struct sh_plan *pl;
 	__u32 idx;
 	unsigned char *mem; /* page-aligned buffer, made in prepare */
@@ -88,6 +92,8 @@ struct sh_reader {
 	struct sh_gate *gate;
 	__u64 calls, bytes;
 	int err;
+	int fd;	   /* the reader's own open file */
+	bool stop; /* the file changed under it: read no further */
 };
 
 struct shmem {
@@ -106,6 +112,7 @@ struct shmem {
 	pthread_mutex_t lock;
 	struct fs_report *r;
 	bool inject, first_run;
+	__u64 stop_after, calls_done; /* --stop-after */
 	struct wl_totals tot;
 };
 
@@ -464,6 +471,7 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	pthread_mutex_init(&s->lock, NULL);
 	s->page = (__u64)sysconf(_SC_PAGESIZE);
 	s->inject = o->inject_wrong;
+	s->stop_after = o->stop_after;
 	err = check_opts(s, o);
 	if (err)
 		goto cleanup;
@@ -522,6 +530,32 @@ cleanup:
 	return err;
 }
 
+/*
+ * A wrong answer from a file whose size is no longer the one written: a
+ * process other than the workload truncated (or extended) it, so the
+ * answer says nothing about the kernel. Recorded once per file as a
+ * disturbed run, with this call unjudged; the reader stops. Called with
+ * s->lock held.
+ */
+static bool resized(struct sh_reader *rd)
+{
+	struct sh_inst *in = rd->in;
+	struct stat st;
+
+	if (fstat(rd->fd, &st) || (__u64)st.st_size == in->f.size)
+		return false;
+	rd->stop = true;
+	model__disturbed(
+		rd->s->r, 1,
+		"file '%s' was %s by another process (size %llu -> "
+		"%llu) during the run",
+		in->path,
+		(__u64)st.st_size < in->f.size ? "truncated" : "extended",
+		(unsigned long long)in->f.size, (unsigned long long)st.st_size);
+	in->disturbed = true;
+	return true;
+}
+
 static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
 		  const char *want, const char *got)
 {
@@ -537,7 +571,8 @@ static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
 				 " injected=wrong-expectation");
 	}
 	pthread_mutex_lock(&rd->s->lock);
-	model__check(rd->s->r, ok, lay, want, got);
+	if (ok || !resized(rd))
+		model__check(rd->s->r, ok, lay, want, got);
 	pthread_mutex_unlock(&rd->s->lock);
 }
 
@@ -663,6 +698,7 @@ static void *reader(void *arg)
 		rd->err = -errno;
 		return NULL;
 	}
+	rd->fd = fd;
 	/* Each reader has its own file position. */
 	if (pl->call != SH_PREAD && lseek(fd, start, SEEK_SET) < 0) {
 		rd->err = -errno;
@@ -685,9 +721,15 @@ static void *reader(void *arg)
 		if (err == -EINTR)
 			continue;
 		check_call(rd, base, n, call++, pos, ret, err);
-		if (ret <= 0)
+		if (ret > 0)
+			rd->bytes += ret;
+		/* --stop-after: a test may now change the file. */
+		if (rd->s->stop_after &&
+		    __atomic_add_fetch(&rd->s->calls_done, 1,
+				       __ATOMIC_RELAXED) == rd->s->stop_after)
+			raise(SIGSTOP);
+		if (ret <= 0 || rd->stop)
 			break;
-		rd->bytes += ret;
 		pos += ret;
 	}
 cleanup:
@@ -705,7 +747,7 @@ static void gate_open(struct sh_gate *g, int state)
 }
 
 /* Plan pl on file in with its readers, concurrently when several. */
-static int run_plan(struct shmem *s, const struct sh_inst *in,
+static int run_plan(struct shmem *s, struct sh_inst *in,
 		    const struct sh_plan *pl)
 {
 	struct sh_gate gate = { PTHREAD_MUTEX_INITIALIZER,
@@ -723,6 +765,8 @@ static int run_plan(struct shmem *s, const struct sh_inst *in,
 		rd->idx = i;
 		rd->calls = rd->bytes = 0;
 		rd->err = 0;
+		rd->fd = -1;
+		rd->stop = false;
 		rd->gate = pl->readers > 1 ? &gate : NULL;
 	}
 	if (pl->readers == 1) {
@@ -803,7 +847,8 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	s->first_run = true;
 	/* Traced phase: the readers' open, reads and close. */
 	for (int i = 0; !err && i < s->ninst; i++) {
-		for (int p = 0; !err && p < s->nplans; p++) {
+		for (int p = 0; !err && !s->inst[i].disturbed && p < s->nplans;
+		     p++) {
 			err = run_plan(s, &s->inst[i], &s->plans[p]);
 			s->first_run = false;
 		}

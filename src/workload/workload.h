@@ -26,8 +26,13 @@
 struct wl_opts {
 	bool matrix; /* the default matrix of layouts instead of one */
 	bool inject_wrong; /* debug: flip one expected answer */
+	/* debug: SIGSTOP the process after this many traced dedupe cases or
+	 * read calls (0 = never), so that a test can change the environment
+	 * at a known point and then SIGCONT it */
+	__u64 stop_after;
 	/* dedupe */
 	const char *dir; /* existing dir on btrfs/xfs; NULL = loop-mounted fs */
+	__u64 image_size; /* loop image size; 0 = fit the data */
 	const char *fs;	 /* "btrfs" (default) or "xfs"; matrix: NULL = all */
 	__u32 block_size; /* xfs mkfs -b size=; 0 = default (4096) */
 	__u64 range;	 /* bytes per dedupe range; 0 = default */

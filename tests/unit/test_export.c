@@ -621,6 +621,52 @@ static void test_roundtrip_same_bytes(void **state)
 	remove_dir(dir);
 }
 
+/* A run the environment disturbed keeps its reason and unjudged count
+ * through JSON, and every format says DISTURBED, not passed. */
+static void test_roundtrip_disturbed(void **state)
+{
+	static struct fs_report r, back;
+	static const char why[] = "file '/tmp/x/full' was truncated by another "
+				  "process (size 16777216 -> 1048576) during "
+				  "the run";
+	char *dir = make_dir(), path[512], *text, *html;
+
+	make_run(&r, false);
+	for (int i = 0; i < 16; i++)
+		model__check(&r, true, "", "", "");
+	model__disturbed(&r, 1, "%s", why);
+	/* Only the first reason is kept; the counts add up. */
+	model__disturbed(&r, 2, "a later fault");
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_string_equal(back.validation.disturbed, why);
+	assert_int_equal(back.validation.unjudged, 3);
+	assert_int_equal(back.validation.checks, 16);
+	assert_int_equal(back.validation.failures, 0);
+	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
+		size_t la, lb;
+		char *a = render(fmt, &r, NULL, &la);
+		char *b = render(fmt, &back, NULL, &lb);
+
+		if (la != lb || memcmp(a, b, la))
+			fail_msg("%s differs after the JSON round trip",
+				 report__format_name(fmt));
+		free(a);
+		free(b);
+	}
+	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
+	assert_contains(text, "DISTURBED (not the kernel's fault): file "
+			      "'/tmp/x/full' was truncated");
+	assert_contains(text, "unjudged answers: 3");
+	html = render(REPORT_FMT_HTML, &back, NULL, NULL);
+	assert_contains(html, "DISTURBED: file");
+	assert_true(!strstr(html, "pass verdict"));
+	free(text);
+	free(html);
+	remove_dir(dir);
+}
+
 /* The committed fixtures are this file's runs, written by the writer. */
 static void test_fixtures_current(void **state)
 {
@@ -878,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_svg_document),
 		cmocka_unit_test(test_two_runs_need_picture),
 		cmocka_unit_test(test_roundtrip_same_bytes),
+		cmocka_unit_test(test_roundtrip_disturbed),
 		cmocka_unit_test(test_fixtures_current),
 		cmocka_unit_test(test_write_failures_leave_nothing),
 		cmocka_unit_test(test_write_replaces),
