@@ -45,6 +45,7 @@ if want host; then
 	. tests/host/live.sh
 	. tests/host/peers.sh
 	. tests/host/reliability.sh
+	. tests/host/kfacts.sh
 	. tests/host/bench.sh
 fi
 if want vm; then
