@@ -55,6 +55,7 @@ if want vm; then
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh
 	. tests/vm/filters.sh
+	. tests/vm/kfacts.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

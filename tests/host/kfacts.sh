@@ -156,4 +156,46 @@ else
 	fi
 fi
 
+# ---- two runs at once in one TMPDIR ----
+# The first is stopped (SIGSTOP) as soon as its temp dir exists, so the
+# second's stale clean-up certainly runs while the first is alive with a
+# live temp dir; then the first goes on. Both must pass, each counting
+# only its own reads, and neither may remove the other's dir.
+echo "-- kfacts: two runs at once (${SECONDS}s)"
+kf_tmp_saved=${TMPDIR-}
+export TMPDIR=$kf/tmp
+mkdir "$TMPDIR"
+"$FS" run shmem-read --size 64M -j "$kf/r1.json" >"$kf/r1.out" 2>"$kf/r1.err" &
+R1=$!
+kf_pids+=" $R1"
+kf_d1=
+for _ in $(seq 3000); do
+	kf_d1=$(compgen -G "$TMPDIR/folioscope-shmem-*")
+	[ -n "$kf_d1" ] && kill -STOP "$R1" && break
+	kill -0 "$R1" 2>/dev/null || break
+	sleep 0.01
+done
+if [ -n "$kf_d1" ] && [ -d "$kf_d1" ]; then
+	"$FS" run shmem-read -j "$kf/r2.json" >"$kf/r2.out" 2>"$kf/r2.err"
+	expect_eq "two runs: the second passes beside a live first" "$?" 0
+	expect_eq "two runs: the second left the first's live temp dir" \
+		"$([ -d "$kf_d1" ] && echo kept || echo removed)" kept
+	expect_eq "two runs: the second removed nothing" "$(grep -c removed "$kf/r2.err")" 0
+	kill -CONT "$R1"
+	kf_wait_exit "$R1"
+	expect_eq "two runs: the first passes after the second" "$KRC" 0
+	expect_eq "two runs: the first counted only its own bytes" \
+		"$(jq -r '[.targets.shmem.histograms.bytes.sum, .workload.reconcile, .validation.failures] | join(" ")' "$kf/r1.json" 2>&1)" \
+		"67108864 ok 0"
+	expect_eq "two runs: the second counted only its own bytes" \
+		"$(jq -r '[.targets.shmem.histograms.bytes.sum, .workload.reconcile, .validation.failures] | join(" ")' "$kf/r2.json" 2>&1)" \
+		"16777216 ok 0"
+	expect_eq "two runs: no temp dir left" "$(compgen -G "$TMPDIR/folioscope-*")" ""
+else
+	bad "two runs" "the first run's temp dir did not appear: $(cat "$kf/r1.err")"
+	kill -CONT "$R1" 2>/dev/null
+	kf_wait_exit "$R1"
+fi
+if [ -n "$kf_tmp_saved" ]; then export TMPDIR=$kf_tmp_saved; else unset TMPDIR; fi
+
 kf_cleanup
