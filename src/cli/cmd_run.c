@@ -20,10 +20,10 @@
 
 /* Options that belong to one workload or are a layout of their own. */
 enum opt_class {
-	OC_DEDUPE = 1,	     /* dedupe only */
-	OC_SHMEM = 2,	     /* shmem-read only */
-	OC_LAYOUT = 4,	     /* a layout: not with --matrix */
-	OC_NOT_SEED = 8,     /* not with --files (the seed's own layout) */
+	OC_DEDUPE = 1,	 /* dedupe only */
+	OC_SHMEM = 2,	 /* shmem-read only */
+	OC_LAYOUT = 4,	 /* a layout: not with --matrix */
+	OC_NOT_SEED = 8, /* not with --files (the seed's own layout) */
 };
 
 struct run_args {
@@ -63,49 +63,62 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "matrix", OPT_MATRIX, NULL, 0,
-	  "run the default matrix of layouts (see README) instead of one", 0 },
+	{"matrix", OPT_MATRIX, NULL, 0,
+	 "run the default matrix of layouts (see README) instead of one", 0},
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
-	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
-	  "flip the first expected answer", 0 },
-	{ NULL, 0, NULL, 0, "dedupe:", 1 },
-	{ "fs", OPT_FS, "btrfs|xfs", 0,
-	  "filesystem to make on a loop image (--matrix: all)", 1 },
-	{ "block-size", OPT_BLOCK_SIZE, "BYTES", 0,
-	  "xfs block size (mkfs.xfs -b size=), 1024 .. page size", 1 },
-	{ "dir", OPT_DIR, "DIR", 0, "use DIR on btrfs/xfs instead of a loop image", 1 },
-	{ "range", OPT_RANGE, "BYTES", 0,
-	  "bytes per dedupe range (default 128K; --files: the file size)", 1 },
-	{ "count", OPT_COUNT, "N", 0,
-	  "consecutive ranges, one FIDEDUPERANGE each (default 64)", 1 },
-	{ "src-off", OPT_SRC_OFF, "BYTES", 0, "first source offset (default 0)", 1 },
-	{ "dst-off", OPT_DST_OFF, "BYTES", 0,
-	  "first destination offset (default: --src-off, or after the "
-	  "source ranges with --same-file)", 1 },
-	{ "dests", OPT_DESTS, "N", 0, "destinations per ioctl, 1 .. 16 (default 1)", 1 },
-	{ "same-file", OPT_SAME_FILE, NULL, 0, "destinations are ranges of the source file", 1 },
-	{ "differ", OPT_DIFFER, "WHERE", 0,
-	  "one byte differs per destination range: none, first, middle, "
-	  "word-end, word-start, last, past (just past what is compared)", 1 },
-	{ "cold", OPT_COLD, NULL, 0, "drop the files' pages before the dedupe", 1 },
-	{ "files", OPT_FILES, "N", 0,
-	  "seed workload: N identical files, deduped against the first", 1 },
-	{ "file-size", OPT_FILE_SIZE, "BYTES", 0,
-	  "size of each file (--files: default 4M; else: just the ranges)", 1 },
-	{ NULL, 0, NULL, 0, "shmem-read:", 2 },
-	{ "huge", OPT_HUGE, "MODE", 0, "tmpfs huge=always|never|within_size|advise", 2 },
-	{ "fill", OPT_FILL, "HOW", 0,
-	  "file contents: full, sparse (holes), mixed (2M chunks + sparse "
-	  "4K tail) (default full)", 2 },
-	{ "size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2 },
-	{ "bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2 },
-	{ "offset", OPT_OFFSET, "BYTES", 0, "first file position read (default 0)", 2 },
-	{ "length", OPT_LENGTH, "BYTES", 0, "bytes to read (default: to EOF)", 2 },
-	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
-	  "user buffer = page-aligned base + N (default 0)", 2 },
-	{ "syscall", OPT_SYSCALL, "CALL", 0, "read, pread or readv (default read)", 2 },
-	{ "iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2 },
-	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64", 2 },
+	{"inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
+	 "flip the first expected answer", 0},
+	{NULL, 0, NULL, 0, "dedupe:", 1},
+	{"fs", OPT_FS, "btrfs|xfs", 0,
+	 "filesystem to make on a loop image (--matrix: all)", 1},
+	{"block-size", OPT_BLOCK_SIZE, "BYTES", 0,
+	 "xfs block size (mkfs.xfs -b size=), 1024 .. page size", 1},
+	{"dir", OPT_DIR, "DIR", 0,
+	 "use DIR on btrfs/xfs instead of a loop image", 1},
+	{"range", OPT_RANGE, "BYTES", 0,
+	 "bytes per dedupe range (default 128K; --files: the file size)", 1},
+	{"count", OPT_COUNT, "N", 0,
+	 "consecutive ranges, one FIDEDUPERANGE each (default 64)", 1},
+	{"src-off", OPT_SRC_OFF, "BYTES", 0, "first source offset (default 0)",
+	 1},
+	{"dst-off", OPT_DST_OFF, "BYTES", 0,
+	 "first destination offset (default: --src-off, or after the "
+	 "source ranges with --same-file)",
+	 1},
+	{"dests", OPT_DESTS, "N", 0,
+	 "destinations per ioctl, 1 .. 16 (default 1)", 1},
+	{"same-file", OPT_SAME_FILE, NULL, 0,
+	 "destinations are ranges of the source file", 1},
+	{"differ", OPT_DIFFER, "WHERE", 0,
+	 "one byte differs per destination range: none, first, middle, "
+	 "word-end, word-start, last, past (just past what is compared)",
+	 1},
+	{"cold", OPT_COLD, NULL, 0, "drop the files' pages before the dedupe",
+	 1},
+	{"files", OPT_FILES, "N", 0,
+	 "seed workload: N identical files, deduped against the first", 1},
+	{"file-size", OPT_FILE_SIZE, "BYTES", 0,
+	 "size of each file (--files: default 4M; else: just the ranges)", 1},
+	{NULL, 0, NULL, 0, "shmem-read:", 2},
+	{"huge", OPT_HUGE, "MODE", 0,
+	 "tmpfs huge=always|never|within_size|advise", 2},
+	{"fill", OPT_FILL, "HOW", 0,
+	 "file contents: full, sparse (holes), mixed (2M chunks + sparse "
+	 "4K tail) (default full)",
+	 2},
+	{"size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2},
+	{"bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2},
+	{"offset", OPT_OFFSET, "BYTES", 0,
+	 "first file position read (default 0)", 2},
+	{"length", OPT_LENGTH, "BYTES", 0, "bytes to read (default: to EOF)",
+	 2},
+	{"buf-align", OPT_BUF_ALIGN, "N", 0,
+	 "user buffer = page-aligned base + N (default 0)", 2},
+	{"syscall", OPT_SYSCALL, "CALL", 0,
+	 "read, pread or readv (default read)", 2},
+	{"iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2},
+	{"readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64",
+	 2},
 	{},
 };
 
@@ -157,7 +170,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FS:
 		if (strcmp(arg, "btrfs") && strcmp(arg, "xfs"))
-			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)", arg);
+			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)",
+					 arg);
 		w->fs = arg;
 		note(a, OC_DEDUPE, "--fs");
 		break;
@@ -196,8 +210,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_DIFFER:
 		if (dd_diff__parse(arg) < 0)
-			cli__usage_error(st, "unknown --differ '%s' (none, first, middle, "
-					 "word-end, word-start, last, past)", arg);
+			cli__usage_error(
+				st,
+				"unknown --differ '%s' (none, first, middle, "
+				"word-end, word-start, last, past)",
+				arg);
 		w->differ = arg;
 		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--differ");
 		break;
@@ -222,8 +239,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FILL:
 		if (sh_fill__parse(arg) < 0)
-			cli__usage_error(st, "unknown --fill '%s' (full, sparse, mixed)",
-					 arg);
+			cli__usage_error(
+				st, "unknown --fill '%s' (full, sparse, mixed)",
+				arg);
 		w->fill = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--fill");
 		break;
@@ -249,8 +267,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SYSCALL:
 		if (sh_call__parse(arg) < 0)
-			cli__usage_error(st, "unknown --syscall '%s' (read, pread, readv)",
-					 arg);
+			cli__usage_error(
+				st,
+				"unknown --syscall '%s' (read, pread, readv)",
+				arg);
 		w->syscall = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
@@ -266,25 +286,31 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (a->workload)
 			cli__usage_error(st, "one workload at a time");
 		if (strcmp(arg, "dedupe") && strcmp(arg, "shmem-read"))
-			cli__usage_error(st, "unknown workload '%s' (dedupe, shmem-read)",
-				   arg);
+			cli__usage_error(
+				st,
+				"unknown workload '%s' (dedupe, shmem-read)",
+				arg);
 		a->workload = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->workload)
-			cli__usage_error(st, "which workload? (dedupe, shmem-read)");
+			cli__usage_error(
+				st, "which workload? (dedupe, shmem-read)");
 		/* Indices: bit numbers of enum opt_class. */
 		if (!strcmp(a->workload, "dedupe") && a->first[1])
 			cli__usage_error(st, "%s is a shmem-read option",
 					 a->first[1]);
 		if (strcmp(a->workload, "dedupe") && a->first[0])
-			cli__usage_error(st, "%s is a dedupe option", a->first[0]);
+			cli__usage_error(st, "%s is a dedupe option",
+					 a->first[0]);
 		if (w->matrix && a->first[2])
-			cli__usage_error(st, "--matrix runs its own layouts; drop %s",
-					 a->first[2]);
+			cli__usage_error(
+				st, "--matrix runs its own layouts; drop %s",
+				a->first[2]);
 		if (w->files && a->first[3])
-			cli__usage_error(st, "--files runs the seed's layout; drop %s",
-					 a->first[3]);
+			cli__usage_error(
+				st, "--files runs the seed's layout; drop %s",
+				a->first[3]);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -293,16 +319,20 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp_child children[] = {
-	{ &common_argp, 0, "Tracing and output:", 0 },
+	{&common_argp, 0, "Tracing and output:", 0},
 	{},
 };
 
 static const struct argp run_argp = {
-	options, parse, "dedupe|shmem-read",
+	options,
+	parse,
+	"dedupe|shmem-read",
 	"Drive a workload while tracing, check the kernel's answers against "
 	"ground truth, report, and check the histograms against the "
 	"workload's own totals.",
-	children, NULL, NULL,
+	children,
+	NULL,
+	NULL,
 };
 
 static __u64 kv_u64(const struct fs_report *r, const char *key)
@@ -332,8 +362,10 @@ static int run__reconcile(struct fs_report *r, enum fs_target t)
 	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
 	if (!ok)
 		fprintf(stderr,
-			"folioscope: run: tracing error on %s (%s %s): workload "
-			"made %" PRIu64 " calls / %" PRIu64 " bytes, probes saw "
+			"folioscope: run: tracing error on %s (%s %s): "
+			"workload "
+			"made %" PRIu64 " calls / %" PRIu64
+			" bytes, probes saw "
 			"%" PRIu64 " / %" PRIu64 "\n",
 			tr->name, tr->attach.mechanism, tr->attach.symbol,
 			(uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
@@ -343,7 +375,7 @@ static int run__reconcile(struct fs_report *r, enum fs_target t)
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_args a = { .c = { .mode = PLAN_AUTO } };
+	struct run_args a = {.c = {.mode = PLAN_AUTO}};
 	struct workload *w = NULL;
 	struct session s = {};
 	struct probe_opts po = {};
@@ -371,6 +403,7 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	/* Only this process runs the workload: keep its events only. */
 	po.filter_tgid = (__u32)getpid();
+	po.btf_path = a.c.btf;
 	progress__step("run", "attaching");
 	err = session__start(&s, a.c.mode, &po);
 	if (err)

@@ -198,4 +198,82 @@ else
 fi
 if [ -n "$kf_tmp_saved" ]; then export TMPDIR=$kf_tmp_saved; else unset TMPDIR; fi
 
+# ---- --btf FILE: bad files, a copy of the kernel's, a changed prototype,
+# a missing function ----
+echo "-- kfacts: --btf (${SECONDS}s)"
+for kf_cmd in doctor "run shmem-read" "trace -d 1"; do
+	# shellcheck disable=SC2086 # kf_cmd is a command and its arguments
+	expect_error "$kf_cmd --btf: missing file" 1 "--btf '$kf/none': No such file or directory" \
+		"$FS" $kf_cmd --btf "$kf/none"
+done
+expect_error "doctor --btf: not BTF" 1 "--btf '/etc/passwd': not a BTF file \(raw BTF, or ELF with a \.BTF section\)" \
+	"$FS" doctor --btf /etc/passwd
+expect_error "run --btf: ELF without .BTF" 1 "--btf '$FS': an ELF file without a \.BTF section" \
+	"$FS" run shmem-read --btf "$FS"
+head -c 1000 /sys/kernel/btf/vmlinux >"$kf/cut.btf" 2>/dev/null
+expect_error "trace --btf: truncated BTF" 1 "--btf '$kf/cut.btf': not a BTF file" \
+	"$FS" trace --btf "$kf/cut.btf"
+expect_error "doctor --btf: a directory" 1 "--btf '$kf': Is a directory" "$FS" doctor --btf "$kf"
+
+if [ -r /sys/kernel/btf/vmlinux ] && command -v python3 >/dev/null; then
+	cp /sys/kernel/btf/vmlinux "$kf/copy.btf"
+	out=$("$FS" doctor --btf "$kf/copy.btf" 2>&1)
+	expect_match "doctor --btf copy: plans from the file" "$out" \
+		"^BTF: +$kf/copy.btf \(--btf\); the kernel's own: yes"
+	expect_eq "doctor --btf copy: same plan as without" \
+		"$(grep 'would use' <<<"$out")" "$("$FS" doctor 2>&1 | grep 'would use')"
+	if "$FS" run shmem-read --size 4M --btf "$kf/copy.btf" -j "$kf/copy.json" >/dev/null 2>"$kf/copy.err"; then
+		expect_eq "run --btf copy: reconciles, 4 MiB" \
+			"$(jq -r '[.workload.reconcile, .targets.shmem.histograms.bytes.sum, .validation.failures] | join(" ")' "$kf/copy.json")" \
+			"ok 4194304 0"
+	else
+		bad "run --btf copy" "$(cat "$kf/copy.err")"
+	fi
+
+	# shmem_file_read_iter with filp_close's prototype (struct file *,
+	# fl_owner_t): fentry and kprobe must be refused by the prototype.
+	python3 tests/host/btf-edit.py /sys/kernel/btf/vmlinux "$kf/proto.btf" proto \
+		shmem_file_read_iter filp_close
+	out=$("$FS" doctor --btf "$kf/proto.btf" 2>&1 | sed -n '/^shmem/,$p')
+	expect_match "doctor --btf changed prototype: fentry refused by it" "$out" \
+		'-- fentry +shmem_file_read_iter +BTF prototype argument 1 is ptr:struct file, expected ptr:struct kiocb'
+	kf_want='BTF prototype argument 1 is ptr:struct file'
+	grep -q 'CONFIG_KPROBES=y' <<<"$("$FS" doctor 2>&1)" ||
+		kf_want='CONFIG_KPROBES is not set' # checked before the prototype
+	expect_match "doctor --btf changed prototype: kprobe refused" "$out" \
+		"-- kprobe +shmem_file_read_iter +$kf_want"
+	expect_match "doctor --btf changed prototype: picks the syscall level" "$out" \
+		'would use: syscall on sys_enter/sys_exit'
+	if "$FS" run shmem-read --size 4M --btf "$kf/proto.btf" -j "$kf/proto.json" >/dev/null 2>"$kf/proto.err"; then
+		expect_eq "run --btf changed prototype: syscall level, reconciles" \
+			"$(jq -r '[.targets.shmem.attach.mechanism, .workload.reconcile, .targets.shmem.histograms.bytes.sum] | join(" ")' "$kf/proto.json")" \
+			"syscall ok 4194304"
+		expect_match "run --btf changed prototype: the reason says why fentry was not used" \
+			"$(jq -r .targets.shmem.attach.reason "$kf/proto.json")" \
+			'fentry shmem_file_read_iter: BTF prototype argument 1 is ptr:struct file'
+	else
+		bad "run --btf changed prototype" "$(cat "$kf/proto.err")"
+	fi
+
+	# The function has no BTF func at all.
+	python3 tests/host/btf-edit.py /sys/kernel/btf/vmlinux "$kf/drop.btf" drop shmem_file_read_iter
+	out=$("$FS" doctor --btf "$kf/drop.btf" 2>&1 | sed -n '/^shmem/,$p')
+	expect_match "doctor --btf without the function: fentry refused" "$out" \
+		"-- fentry +shmem_file_read_iter +no BTF func 'shmem_file_read_iter' to check the arguments against"
+	expect_match "doctor --btf without the function: picks the syscall level" "$out" \
+		'would use: syscall on sys_enter/sys_exit'
+else
+	skip "--btf with edited BTF" "no /sys/kernel/btf/vmlinux or no python3"
+fi
+# A function missing from the running kernel: the compare is inlined on
+# 6.1 and 6.18 (KERNEL-NOTES.md), so kallsyms has no symbol for it.
+if ! grep -qw vfs_dedupe_file_range_compare /proc/kallsyms; then
+	out=$("$FS" doctor 2>&1 | sed -n '/^dedupe/,/would use/p')
+	expect_match "doctor: inlined compare refused by kallsyms" "$out" \
+		"-- fentry +vfs_dedupe_file_range_compare +no symbol 'vfs_dedupe_file_range_compare' in kallsyms"
+	expect_match "doctor: inlined compare: a later step is used" "$out" 'would use: [a-z]+ on '
+else
+	skip "doctor: missing compare" "vfs_dedupe_file_range_compare is a symbol on this kernel"
+fi
+
 kf_cleanup

@@ -38,4 +38,32 @@ else
 	bad "vm two traces" "see $LOGDIR/vm-kfacts-two.log: $(tail -3 "$LOGDIR/vm-kfacts-two.log")"
 fi
 
+# ---- kernel BTF hidden (tmpfs over /sys/kernel/btf), then --btf a copy ----
+if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$kdir/kfacts-btf-guest.sh" \
+	-- -o dnone.txt -o rnone.txt -o dbtf.txt -j rbtf.json) >"$LOGDIR/vm-kfacts-btf.log" 2>&1; then
+	expect_match "vm no BTF: doctor says so and names --btf" "$(cat "$kout/dnone.txt")" \
+		'^BTF: +no \(no /sys/kernel/btf/vmlinux; give --btf FILE\)'
+	expect_match "vm no BTF: doctor picks nothing for shmem" "$(sed -n '/^shmem/,$p' "$kout/dnone.txt")" \
+		'would use: nothing'
+	expect_eq "vm no BTF: run refuses, exit 1" "$(head -1 "$kout/rnone.txt")" "exit 1"
+	expect_eq "vm no BTF: run refuses with one line naming --btf" \
+		"$(tail -n +2 "$kout/rnone.txt" | grep -c .) $(tail -n +2 "$kout/rnone.txt" | grep -c 'give --btf FILE')" "1 1"
+	expect_match "vm --btf copy: doctor plans from it" "$(cat "$kout/dbtf.txt")" \
+		'^BTF: +/tmp/vmlinux.btf \(--btf\); the kernel.s own: no'
+	expect_match "vm --btf copy: fentry refused (no kernel BTF for its target id)" \
+		"$(sed -n '/^shmem/,$p' "$kout/dbtf.txt")" 'fentry +shmem_file_read_iter +fentry needs the kernel.s own BTF'
+	expect_match "vm --btf copy: doctor would use kprobe" "$(sed -n '/^shmem/,$p' "$kout/dbtf.txt")" \
+		'would use: kprobe on shmem_file_read_iter'
+	expect_eq "vm --btf copy: run attaches kprobe on the function" \
+		"$(jq -r '.targets.shmem.attach | "\(.mechanism) \(.symbol)"' "$kout/rbtf.json" 2>&1)" \
+		"kprobe shmem_file_read_iter"
+	expect_eq "vm --btf copy: run reconciles, 4 MiB, no failed check" \
+		"$(jq -r '[.workload.reconcile, .targets.shmem.histograms.bytes.sum, .validation.failures] | join(" ")' "$kout/rbtf.json" 2>&1)" \
+		"ok 4194304 0"
+	expect_eq "vm --btf copy: calls = the workload's calls" \
+		"$(jq -r '.targets.shmem.calls == .workload.calls' "$kout/rbtf.json" 2>&1)" true
+else
+	bad "vm BTF hidden" "see $LOGDIR/vm-kfacts-btf.log: $(tail -3 "$LOGDIR/vm-kfacts-btf.log")"
+fi
+
 rm -rf "$kout"
