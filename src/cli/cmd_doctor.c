@@ -104,6 +104,8 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 	printf("lockdown: %s\n", f->lockdown);
 	printf("kprobes:  %s\n",
 	       f->kprobes == 1 ? "CONFIG_KPROBES=y" : f->kprobes_why);
+	printf("kprobe blacklist: %d functions, from %s\n", f->blacklist_len,
+	       f->blacklist_src);
 	if (!tried)
 		printf("note:     not root, so steps were only checked, not "
 		       "tried\n");
@@ -155,6 +157,10 @@ static void doctor__json(const struct kfacts *f, const struct plan *plans,
 		f->kprobes < 0 ? NULL
 			       : json_object_new_boolean(f->kprobes == 1));
 	json_object_object_add(root, "tried", json_object_new_boolean(tried));
+	json_object_object_add(root, "kprobe_blacklist_functions",
+			       json_object_new_int(f->blacklist_len));
+	json_object_object_add(root, "kprobe_blacklist_source",
+			       json_object_new_string(f->blacklist_src));
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct plan *p = &plans[t];
 		struct json_object *jt = json_object_new_object();

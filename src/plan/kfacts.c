@@ -170,22 +170,16 @@ static int kallsyms_load(struct kfacts_priv *p)
 	return 0;
 }
 
-/* Whole file into a "\nline\n..." string; NULL if unreadable. */
-static char *blacklist_load(void)
+/* The names of a blacklist file into a "\nname\n..." string, counted. */
+static char *blacklist_read(FILE *fp, int *count)
 {
 	char line[512], name[256];
 	unsigned long long a, b;
 	size_t len = 1, cap = 4096;
-	char *buf = NULL;
-	FILE *fp = NULL;
+	char *buf = malloc(cap);
 
-	/* Readable only with debugfs mounted; otherwise assume none. */
-	fp = fopen("/sys/kernel/debug/kprobes/blacklist", "re");
-	if (!fp)
-		return NULL;
-	buf = malloc(cap);
 	if (!buf)
-		goto out;
+		return NULL;
 	strcpy(buf, "\n");
 	/* Lines are "0xstart-0xend\tname". */
 	while (fgets(line, sizeof(line), fp)) {
@@ -207,10 +201,50 @@ static char *blacklist_load(void)
 		len += l;
 		buf[len++] = '\n';
 		buf[len] = '\0';
+		(*count)++;
 	}
-out:
-	fclose(fp);
 	return buf;
+}
+
+/*
+ * The kprobe blacklist, from $FOLIOSCOPE_KPROBE_BLACKLIST (a file in the
+ * same format, for tests), else debugfs: where it is not mounted, a
+ * private mount just to read it. Unreadable: assumed empty, and the
+ * kernel refuses a listed function when the kprobe is attached.
+ */
+static void blacklist_load(struct kfacts *f, struct kfacts_priv *p)
+{
+	static const char deflt[] = "/sys/kernel/debug/kprobes/blacklist";
+	char dir[] = "/tmp/folioscope-dbgfs-XXXXXX", path[64];
+	const char *env = getenv("FOLIOSCOPE_KPROBE_BLACKLIST");
+	const char *src = env && *env ? env : deflt;
+	bool made = false, mounted = false;
+	FILE *fp;
+
+	fp = fopen(src, "re");
+	if (!fp && src == deflt) {
+		made = mkdtemp(dir) != NULL;
+		mounted = made &&
+			  !mount("debugfs", dir, "debugfs", MS_RDONLY, NULL);
+		snprintf(path, sizeof(path), "%s/kprobes/blacklist", dir);
+		fp = mounted ? fopen(path, "re") : NULL;
+	}
+	if (fp) {
+		p->blacklist = blacklist_read(fp, &f->blacklist_len);
+		fclose(fp);
+		snprintf(f->blacklist_src, sizeof(f->blacklist_src), "%s%s",
+			 src,
+			 mounted ? " (debugfs mounted privately to read "
+				   "it)"
+				 : "");
+	} else {
+		snprintf(f->blacklist_src, sizeof(f->blacklist_src),
+			 "%s unreadable: assumed empty", src);
+	}
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	if (made)
+		rmdir(dir);
 }
 
 /* CONFIG_KPROBES from /proc/config.gz or /boot/config-*, else the PMU. */
@@ -383,7 +417,7 @@ int kfacts__load(struct kfacts *f, const char *btf_file)
 			strerror(-err));
 		goto fail;
 	}
-	p->blacklist = blacklist_load();
+	blacklist_load(f, p);
 	kprobes_config(f);
 	lockdown_load(f);
 	return 0;

@@ -27,9 +27,11 @@ struct kfacts {
 	/* The kernel's own BTF loads (libbpf: /sys/kernel/btf/vmlinux or a
 	 * vmlinux image); libbpf finds fentry targets only in that one. */
 	bool kernel_btf;
-	char btf_file[256]; /* --btf FILE, or "" */
-	char lockdown[32];  /* "none", "integrity", "confidentiality", "?" */
-	int kprobes;	    /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
+	char btf_file[256];	 /* --btf FILE, or "" */
+	char blacklist_src[320]; /* where the kprobe blacklist was read */
+	int blacklist_len;	 /* functions in it */
+	char lockdown[32]; /* "none", "integrity", "confidentiality", "?" */
+	int kprobes;	   /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
 	char kprobes_why[160];
 	/* A text symbol of that exact name exists (kallsyms). */
 	bool (*has_symbol)(const struct kfacts *f, const char *name);

@@ -66,4 +66,28 @@ else
 	bad "vm BTF hidden" "see $LOGDIR/vm-kfacts-btf.log: $(tail -3 "$LOGDIR/vm-kfacts-btf.log")"
 fi
 
+# ---- kprobe blacklist: the real one, without debugfs, and one naming the target ----
+if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$kdir/kfacts-bl-guest.sh" \
+	-- -o real.txt -o nodbg.txt -o listed.txt -o rlisted.txt -j rauto.json) \
+	>"$LOGDIR/vm-kfacts-bl.log" 2>&1; then
+	kn=$(sed -n 's/^kprobe blacklist: \([0-9]*\) functions.*/\1/p' "$kout/real.txt")
+	expect_match "vm blacklist: read from debugfs" "$(cat "$kout/real.txt")" \
+		'^kprobe blacklist: [1-9][0-9]* functions, from /sys/kernel/debug/kprobes/blacklist$'
+	expect_match "vm blacklist: debugfs unmounted, read through a private mount" "$(cat "$kout/nodbg.txt")" \
+		"^kprobe blacklist: $kn functions, from /sys/kernel/debug/kprobes/blacklist \\(debugfs mounted privately"
+	expect_match "vm blacklist: listed target refused for kprobe" "$(sed -n '/^shmem/,$p' "$kout/listed.txt")" \
+		"-- kprobe +shmem_file_read_iter +'shmem_file_read_iter' is in the kprobe blacklist"
+	expect_match "vm blacklist: -m kprobe has nothing left" "$(sed -n '/^shmem/,$p' "$kout/listed.txt")" \
+		'would use: nothing'
+	expect_eq "vm blacklist: run -m kprobe exits 1 with one line" \
+		"$(head -1 "$kout/rlisted.txt") $(tail -n +2 "$kout/rlisted.txt" | grep -c .)" "exit 1 1"
+	expect_match "vm blacklist: the line says why" "$(tail -n +2 "$kout/rlisted.txt")" \
+		"shmem: cannot attach with --mode kprobe: kprobe shmem_file_read_iter: 'shmem_file_read_iter' is in the kprobe blacklist"
+	expect_eq "vm blacklist: auto still uses fentry and reconciles" \
+		"$(jq -r '[.targets.shmem.attach.mechanism, .workload.reconcile, .targets.shmem.histograms.bytes.sum] | join(" ")' "$kout/rauto.json" 2>&1)" \
+		"fentry ok 4194304"
+else
+	bad "vm blacklist" "see $LOGDIR/vm-kfacts-bl.log: $(tail -3 "$LOGDIR/vm-kfacts-bl.log")"
+fi
+
 rm -rf "$kout"
