@@ -46,6 +46,7 @@ if want host; then
 	. tests/host/peers.sh
 	. tests/host/reliability.sh
 	. tests/host/faults.sh
+	. tests/host/kfacts.sh
 	. tests/host/bench.sh
 fi
 if want vm; then
@@ -55,6 +56,7 @@ if want vm; then
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh
 	. tests/vm/filters.sh
+	. tests/vm/kfacts.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -14,8 +14,9 @@
 #include "common.h"
 #include "report/report.h"
 #include "serve/serve.h"
+#include "user.h"
 
-enum { OPT_FORMAT = 0x100, OPT_SERVE, OPT_SERVE_ANY };
+enum { OPT_FORMAT = 0x100, OPT_SERVE, OPT_SERVE_ANY, OPT_USER };
 
 struct report_args {
 	const char *in[2];
@@ -24,19 +25,27 @@ struct report_args {
 	const char *format;
 	const char *serve;
 	bool serve_any;
+	bool drop; /* --user given */
+	struct user_ids user;
 };
 
 static const struct argp_option options[] = {
-	{ "format", OPT_FORMAT, "FMT", 0,
-	  "output format: " REPORT_FORMATS " (default: from -o's extension, "
-	  "else text)", 0 },
-	{ "output", 'o', "FILE", 0,
-	  "write to FILE (atomically) instead of stdout", 0 },
-	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
-	  "serve the report at http://ADDR:PORT/metrics until Ctrl-C "
-	  "(ADDR defaults to 127.0.0.1)", 0 },
-	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
-	  "allow --serve on an address that is not loopback", 0 },
+	{"format", OPT_FORMAT, "FMT", 0,
+	 "output format: " REPORT_FORMATS " (default: from -o's extension, "
+	 "else text)",
+	 0},
+	{"output", 'o', "FILE", 0,
+	 "write to FILE (atomically) instead of stdout", 0},
+	{"serve", OPT_SERVE, "ADDR:PORT", 0,
+	 "serve the report at http://ADDR:PORT/metrics until Ctrl-C "
+	 "(ADDR defaults to 127.0.0.1)",
+	 0},
+	{"serve-any", OPT_SERVE_ANY, NULL, 0,
+	 "allow --serve on an address that is not loopback", 0},
+	{"user", OPT_USER, "USER", 0,
+	 "with --serve: once bound, run as USER (no supplementary groups, "
+	 "USER's uid and gid from /etc/passwd)",
+	 0},
 	{},
 };
 
@@ -44,6 +53,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct report_args *a = st->input;
 	enum report_format fmt;
+	int err;
 
 	switch (key) {
 	case OPT_FORMAT:
@@ -61,10 +71,26 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_SERVE_ANY:
 		a->serve_any = true;
 		break;
+	case OPT_USER:
+		err = user__lookup(arg, &a->user);
+		if (err == -ENOENT)
+			cli__usage_error(st,
+					 "--user '%s': no such user in "
+					 "/etc/passwd",
+					 arg);
+		if (err)
+			cli__usage_error(st,
+					 "--user '%s': cannot read "
+					 "/etc/passwd: %s",
+					 arg, strerror(-err));
+		a->drop = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->nin == 2)
-			cli__usage_error(st, "unexpected argument '%s' (at most "
-					     "BASE.json and NEW.json)", arg);
+			cli__usage_error(st,
+					 "unexpected argument '%s' (at most "
+					 "BASE.json and NEW.json)",
+					 arg);
 		a->in[a->nin++] = arg;
 		break;
 	case ARGP_KEY_END:
@@ -78,12 +104,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp report_argp = {
-	options, parse, "FILE.json [NEW.json]",
+	options,
+	parse,
+	"FILE.json [NEW.json]",
 	"Write a saved JSON report (from -j or -o) as text, JSON, CSV, "
 	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
 	"With two reports (svg, html): an A/B view, FILE.json as the base."
 	"\vFILE.json may be - for stdin.",
-	NULL, NULL, NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
 /* The saved run, the same at every scrape; r gets its own process table. */
@@ -104,10 +134,9 @@ static int fill_saved(void *ctx, struct fs_report *r)
 	return 0;
 }
 
-static int report__serve(const struct report_args *a,
-			 const struct fs_report *r)
+static int report__serve(const struct report_args *a, const struct fs_report *r)
 {
-	struct serve_opts o = { .allow_remote = a->serve_any };
+	struct serve_opts o = {.allow_remote = a->serve_any};
 	struct serve *s = NULL;
 	sigset_t set;
 	int sig, err;
@@ -123,6 +152,14 @@ static int report__serve(const struct report_args *a,
 	err = serve__start(&s, a->serve, &o, fill_saved, (void *)r);
 	if (err)
 		return err;
+	/* Bound, and the report is in memory: root is no longer needed. */
+	if (a->drop) {
+		err = user__become("report", &a->user);
+		if (err) {
+			serve__stop(s);
+			return err;
+		}
+	}
 	fprintf(stderr, "folioscope: serving %s; Ctrl-C to stop\n",
 		serve__url(s));
 	while (sigwait(&set, &sig))
@@ -134,9 +171,9 @@ static int report__serve(const struct report_args *a,
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {};
-	struct fs_report *r[2] = { NULL, NULL };
+	struct fs_report *r[2] = {NULL, NULL};
 	enum report_format fmt = REPORT_FMT_TEXT;
-	struct argp_state st = { .name = "report" };
+	struct argp_state st = {.name = "report"};
 	int err = 0;
 
 	argp_parse(&report_argp, argc, argv, 0, NULL, &a);
@@ -144,17 +181,21 @@ int cmd_report(int argc, char **argv)
 		report__format_parse(a.format, &fmt);
 	else if (a.output && strcmp(a.output, "-") &&
 		 report__format_guess(a.output, &fmt))
-		cli__usage_error(&st, "cannot tell the format of '%s' from its "
-				      "name; add --format (%s)",
+		cli__usage_error(&st,
+				 "cannot tell the format of '%s' from its "
+				 "name; add --format (%s)",
 				 a.output, REPORT_FORMATS);
 	if (a.serve && (a.output || a.format || a.nin > 1))
 		cli__usage_error(&st, "--serve takes one report and no -o or "
 				      "--format");
 	if (a.serve_any && !a.serve)
 		cli__usage_error(&st, "--serve-any needs --serve");
+	if (a.drop && !a.serve)
+		cli__usage_error(&st, "--user needs --serve");
 	if (a.nin > 1 && !report__format_ab(fmt))
-		cli__usage_error(&st, "two reports need --format svg or html, "
-				      "not %s",
+		cli__usage_error(&st,
+				 "two reports need --format svg or html, "
+				 "not %s",
 				 report__format_name(fmt));
 
 	for (int i = 0; i < a.nin; i++) {

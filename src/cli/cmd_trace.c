@@ -20,6 +20,7 @@
 #include "cli/parse.h"
 #include "session.h"
 #include "serve/serve.h"
+#include "user.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -40,32 +41,46 @@ struct trace_args {
 	bool quiet;
 	const char *serve; /* --serve ADDR:PORT */
 	bool serve_any;
+	bool drop; /* --user given */
+	struct user_ids user;
 	char **cmd; /* after "--" */
 };
 
-enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_SERVE,
-       OPT_SERVE_ANY };
+enum {
+	OPT_COMM = 0x200,
+	OPT_DEV,
+	OPT_FS,
+	OPT_CUMULATIVE,
+	OPT_SERVE,
+	OPT_SERVE_ANY,
+	OPT_USER
+};
 
 static const struct argp_option options[] = {
-	{ "interval", 'i', "SECONDS", 0,
-	  "print a report every SECONDS (each shows only its own events)", 0 },
-	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
-	  "with -i: each report shows everything since the start", 0 },
-	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
-	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
-	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
-	  "serve cumulative metrics at http://ADDR:PORT/metrics while tracing "
-	  "(default address 127.0.0.1)", 0 },
-	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
-	  "allow --serve on an address that is not loopback", 0 },
-	{ "per-process", 'P', NULL, 0,
-	  "also histograms per process (64 of them, then 'other')", 0 },
-	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
-	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
-	{ "dev", OPT_DEV, "PATH|MAJ:MIN", 0,
-	  "only files on this device (a path on it, or major:minor)", 1 },
-	{ "fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1 },
+	{"interval", 'i', "SECONDS", 0,
+	 "print a report every SECONDS (each shows only its own events)", 0},
+	{"cumulative", OPT_CUMULATIVE, NULL, 0,
+	 "with -i: each report shows everything since the start", 0},
+	{"timestamp", 'T', NULL, 0, "print a timestamp before each report", 0},
+	{"quiet", 'q', NULL, 0, "no progress messages on stderr", 0},
+	{"serve", OPT_SERVE, "ADDR:PORT", 0,
+	 "serve cumulative metrics at http://ADDR:PORT/metrics while tracing "
+	 "(default address 127.0.0.1)",
+	 0},
+	{"serve-any", OPT_SERVE_ANY, NULL, 0,
+	 "allow --serve on an address that is not loopback", 0},
+	{"user", OPT_USER, "USER", 0,
+	 "once attached (and bound with --serve), run as USER: no "
+	 "supplementary groups, USER's uid and gid from /etc/passwd",
+	 0},
+	{"per-process", 'P', NULL, 0,
+	 "also histograms per process (64 of them, then 'other')", 0},
+	{"pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1},
+	{"comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1},
+	{"cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1},
+	{"dev", OPT_DEV, "PATH|MAJ:MIN", 0,
+	 "only files on this device (a path on it, or major:minor)", 1},
+	{"fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1},
 	{},
 };
 
@@ -73,10 +88,10 @@ static const struct {
 	const char *name;
 	__u64 magic;
 } fs_magics[] = {
-	{ "tmpfs", 0x01021994 },
-	{ "btrfs", 0x9123683e },
-	{ "xfs", 0x58465342 },
-	{ "ext4", 0xef53 },
+	{"tmpfs", 0x01021994},
+	{"btrfs", 0x9123683e},
+	{"xfs", 0x58465342},
+	{"ext4", 0xef53},
 };
 
 /* Kernel-internal dev_t (MKDEV: 12-bit major, 20-bit minor). */
@@ -107,7 +122,7 @@ static int parse_cgroup(const char *path, __u64 *id)
 	struct {
 		struct file_handle fh;
 		__u64 id;
-	} h = { .fh.handle_bytes = sizeof(__u64) };
+	} h = {.fh.handle_bytes = sizeof(__u64)};
 	int mnt;
 
 	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
@@ -121,8 +136,10 @@ static double parse_seconds(struct argp_state *st, const char *arg)
 	double v;
 
 	if (cli__parse_seconds(arg, &v))
-		cli__usage_error(st, "invalid number of seconds '%s' (want 0 < "
-				 "S <= %.0f)", arg, CLI_MAX_SECONDS);
+		cli__usage_error(st,
+				 "invalid number of seconds '%s' (want 0 < "
+				 "S <= %.0f)",
+				 arg, CLI_MAX_SECONDS);
 	return v;
 }
 
@@ -158,38 +175,60 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_SERVE_ANY:
 		a->serve_any = true;
 		break;
+	case OPT_USER:
+		err = user__lookup(arg, &a->user);
+		if (err == -ENOENT)
+			cli__usage_error(st,
+					 "--user '%s': no such user in "
+					 "/etc/passwd",
+					 arg);
+		if (err)
+			cli__usage_error(st,
+					 "--user '%s': cannot read "
+					 "/etc/passwd: %s",
+					 arg, strerror(-err));
+		a->drop = true;
+		break;
 	case 'p':
 		errno = 0;
 		pid = strtol(arg, &end, 10);
 		if (errno || *end || pid <= 0 || pid > 0x3fffffff)
 			cli__usage_error(st, "invalid pid '%s'", arg);
 		if (a->p.npids == FS_MAX_PIDS)
-			cli__usage_error(st, "at most %d -p options", FS_MAX_PIDS);
+			cli__usage_error(st, "at most %d -p options",
+					 FS_MAX_PIDS);
 		a->p.pids[a->p.npids++] = (__u32)pid;
 		break;
 	case OPT_COMM:
 		if (!*arg || strlen(arg) > 15)
-			cli__usage_error(st, "--comm '%s': names are 1 to 15 "
-					 "characters", arg);
+			cli__usage_error(st,
+					 "--comm '%s': names are 1 to 15 "
+					 "characters",
+					 arg);
 		snprintf(a->p.comm, sizeof(a->p.comm), "%s", arg);
 		break;
 	case 'c':
 		err = parse_cgroup(arg, &a->p.cgroup);
 		if (err)
-			cli__usage_error(st, "cgroup '%s': %s", arg, strerror(-err));
+			cli__usage_error(st, "cgroup '%s': %s", arg,
+					 strerror(-err));
 		break;
 	case OPT_DEV:
 		err = parse_dev(arg, &a->p.dev);
 		if (err)
-			cli__usage_error(st, "--dev '%s': %s", arg, strerror(-err));
+			cli__usage_error(st, "--dev '%s': %s", arg,
+					 strerror(-err));
 		break;
 	case OPT_FS:
-		for (size_t i = 0; i < sizeof(fs_magics) / sizeof(fs_magics[0]); i++)
+		for (size_t i = 0; i < sizeof(fs_magics) / sizeof(fs_magics[0]);
+		     i++)
 			if (!strcmp(arg, fs_magics[i].name))
 				a->p.magic = fs_magics[i].magic;
 		if (!a->p.magic)
-			cli__usage_error(st, "unknown --fs '%s' (tmpfs, btrfs, "
-					 "xfs, ext4)", arg);
+			cli__usage_error(st,
+					 "unknown --fs '%s' (tmpfs, btrfs, "
+					 "xfs, ext4)",
+					 arg);
 		break;
 	case ARGP_KEY_ARGS:
 		/* Declining ARGP_KEY_ARG hands argp's rest of argv here. */
@@ -208,18 +247,24 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp_child children[] = {
-	{ &common_argp, 0, NULL, 0 },
+	{&common_argp, 0, NULL, 0},
 	{},
 };
 
 static const struct argp trace_argp = {
-	options, parse, "[-- CMD [ARGS...]]",
+	options,
+	parse,
+	"[-- CMD [ARGS...]]",
 	"Trace the dedupe compare and tmpfs reads until the duration ends, "
 	"CMD exits or Ctrl-C, then print the histograms.\vWith CMD, only CMD "
 	"and its descendants are traced. A first Ctrl-C (or SIGTERM) prints "
 	"the final report and exits 0; a second one exits at once. With -i, "
-	"-j FILE receives the totals of the whole run at the end.",
-	children, NULL, NULL,
+	"-j FILE receives the totals of the whole run at the end. With --user, "
+	"-j/-o are written as USER at the end, so their directory must be "
+	"writable by USER.",
+	children,
+	NULL,
+	NULL,
 };
 
 /* Fork CMD held at a pipe until the probes are attached. */
@@ -304,9 +349,39 @@ static int trace__fill(void *ctx, struct fs_report *r)
 	return session__collect(ctx, r, false);
 }
 
+/*
+ * --user: nothing privileged is left to do, so become USER, then read
+ * the maps once as USER: kernels before 6.5 refuse every bpf() call of
+ * an unprivileged user while kernel.unprivileged_bpf_disabled is set,
+ * which is better found now than at the final report.
+ */
+static int trace__drop(struct session *s, const struct user_ids *u)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	model__init(r);
+	err = user__become("trace", u);
+	if (err)
+		goto cleanup;
+	err = session__collect(s, r, false);
+	if (err)
+		fprintf(stderr,
+			"folioscope: trace: --user %s: cannot read the "
+			"BPF maps as that user: %s (kernel.unprivileged_bpf_"
+			"disabled on a kernel before 6.5?)\n",
+			u->name, strerror(-err));
+cleanup:
+	model__free(r);
+	free(r);
+	return err;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
+	struct trace_args a = {.c = {.mode = PLAN_AUTO}};
 	struct session s = {};
 	struct serve *srv = NULL;
 	struct timespec t0, tick;
@@ -328,17 +403,23 @@ int cmd_trace(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	a.p.btf_path = a.c.btf;
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
 	if (a.serve) {
-		struct serve_opts so = { .allow_remote = a.serve_any };
+		struct serve_opts so = {.allow_remote = a.serve_any};
 
 		err = serve__start(&srv, a.serve, &so, trace__fill, &s);
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */
 		fprintf(stderr, "folioscope: serving %s\n", serve__url(srv));
+	}
+	if (a.drop) {
+		err = trace__drop(&s, &a.user);
+		if (err)
+			goto cleanup;
 	}
 	if (go >= 0) {
 		if (write(go, "g", 1) != 1)
@@ -348,9 +429,11 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!a.quiet) {
 		if (child)
-			fprintf(stderr, "folioscope: tracing '%s'...\n", a.cmd[0]);
+			fprintf(stderr, "folioscope: tracing '%s'...\n",
+				a.cmd[0]);
 		else if (!a.c.duration)
-			fprintf(stderr, "folioscope: tracing... Ctrl-C to stop\n");
+			fprintf(stderr,
+				"folioscope: tracing... Ctrl-C to stop\n");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tick = t0;
@@ -366,7 +449,8 @@ int cmd_trace(int argc, char **argv)
 
 			clock_gettime(CLOCK_MONOTONIC, &tick);
 			snprintf(label, sizeof(label), "interval %d", ++n);
-			err = trace__report(&s, &a, !a.cumulative, label, false);
+			err = trace__report(&s, &a, !a.cumulative, label,
+					    false);
 		}
 		usleep(20000);
 	}

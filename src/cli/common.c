@@ -13,21 +13,25 @@
 
 struct common_opts *common_opts_target;
 
-enum { OPT_FORMAT = 0x100 };
+enum { OPT_FORMAT = 0x100, OPT_BTF };
 
 static const struct argp_option options[] = {
-	{ "target", 't', "TARGET", 0, "dedupe, shmem or all", 0 },
-	{ "mode", 'm', "MODE", 0,
-	  "attach mechanism: auto (default), fentry, kprobe or syscall", 0 },
-	{ "json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0 },
-	{ "output", 'o', "FILE", 0,
-	  "also write the report to FILE (atomically) in --format, or as "
-	  "FILE's extension says; - is stdout", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0,
-	  "format of -o, or of stdout when there is no -o: " REPORT_FORMATS,
-	  0 },
-	{ "duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0 },
-	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
+	{"target", 't', "TARGET", 0, "dedupe, shmem or all", 0},
+	{"mode", 'm', "MODE", 0,
+	 "attach mechanism: auto (default), fentry, kprobe or syscall", 0},
+	{"json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0},
+	{"output", 'o', "FILE", 0,
+	 "also write the report to FILE (atomically) in --format, or as "
+	 "FILE's extension says; - is stdout",
+	 0},
+	{"format", OPT_FORMAT, "FMT", 0,
+	 "format of -o, or of stdout when there is no -o: " REPORT_FORMATS, 0},
+	{"duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0},
+	{"btf", OPT_BTF, "FILE", 0,
+	 "this kernel's BTF (raw, or an ELF with .BTF) for planning and "
+	 "CO-RE, when /sys/kernel/btf/vmlinux is missing",
+	 0},
+	{"verbose", 'v', NULL, 0, "show libbpf messages", 0},
 	{},
 };
 
@@ -53,8 +57,9 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 	if (!c->output || !strcmp(c->output, "-"))
 		return;
 	if (!c->format_set && report__format_guess(c->output, &c->format))
-		cli__usage_error(st, "cannot tell the format of '%s' from its "
-				     "name; add --format (%s)",
+		cli__usage_error(st,
+				 "cannot tell the format of '%s' from its "
+				 "name; add --format (%s)",
 				 c->output, REPORT_FORMATS);
 	c->format_set = true;
 	err = output__check(c->output);
@@ -90,14 +95,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case 't':
 		if (strcmp(arg, "all") && model__target_from_name(arg) < 0)
-			cli__usage_error(st, "unknown target '%s' (dedupe, shmem, all)",
-				   arg);
+			cli__usage_error(
+				st, "unknown target '%s' (dedupe, shmem, all)",
+				arg);
 		c->targets = arg;
 		break;
 	case 'm':
 		if (plan__parse_mode(arg, &c->mode))
-			cli__usage_error(st, "unknown mode '%s' (auto, fentry, kprobe, syscall)",
-				   arg);
+			cli__usage_error(st,
+					 "unknown mode '%s' (auto, fentry, "
+					 "kprobe, syscall)",
+					 arg);
 		break;
 	case 'j':
 		c->json = arg;
@@ -117,12 +125,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case 'd':
 		/* strtod alone took "nan": a duration that never ends. */
 		if (cli__parse_seconds(arg, &c->duration))
-			cli__usage_error(st, "invalid duration '%s' (want 0 < "
-					 "SECONDS <= %.0f)", arg,
-					 CLI_MAX_SECONDS);
+			cli__usage_error(st,
+					 "invalid duration '%s' (want 0 < "
+					 "SECONDS <= %.0f)",
+					 arg, CLI_MAX_SECONDS);
 		break;
 	case 'v':
 		fs_verbose = true;
+		break;
+	case OPT_BTF:
+		cli__check_btf(st, arg);
+		c->btf = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -143,8 +156,18 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 	exit(2);
 }
 
-const struct argp common_argp = { options, parse, NULL, NULL, NULL, NULL,
-				  NULL };
+void cli__check_btf(const struct argp_state *st, const char *path)
+{
+	char why[256];
+
+	if (!kfacts__check_btf(path, why, sizeof(why)))
+		return;
+	fprintf(stderr, "folioscope: %s: --btf '%s': %s\n", st->name, path,
+		why);
+	exit(1);
+}
+
+const struct argp common_argp = {options, parse, NULL, NULL, NULL, NULL, NULL};
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {
@@ -163,8 +186,9 @@ int common__output(const struct common_opts *c, const struct fs_report *r)
 			err = e;
 	}
 	if (c->output) {
-		e = report__write(c->output, c->format_set ? c->format :
-						  REPORT_FMT_TEXT, r, NULL);
+		e = report__write(c->output,
+				  c->format_set ? c->format : REPORT_FMT_TEXT,
+				  r, NULL);
 		if (e)
 			err = e;
 	}

@@ -14,11 +14,12 @@
 struct common_opts {
 	const char *targets; /* NULL = command's default */
 	enum plan_mode mode;
-	const char *json;    /* -j FILE */
-	const char *output;  /* -o FILE, "-" = stdout */
-	bool format_set;     /* --format given */
+	const char *json;	   /* -j FILE */
+	const char *output;	   /* -o FILE, "-" = stdout */
+	bool format_set;	   /* --format given */
 	enum report_format format; /* for -o, or stdout instead of text */
-	double duration;     /* -d SECONDS, 0 = none */
+	double duration;	   /* -d SECONDS, 0 = none */
+	const char *btf;	   /* --btf FILE, NULL = the kernel's */
 };
 
 extern const struct argp common_argp;
@@ -37,6 +38,12 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
 			unsigned flags, int *end, void *input);
 #define argp_parse cli__argp_parse
+
+/*
+ * --btf FILE: exit 1 with one line unless FILE is readable BTF (checked
+ * while parsing, before anything is set up).
+ */
+void cli__check_btf(const struct argp_state *st, const char *path);
 
 /*
  * Print the report (as text, or in --format when there is no -o), then

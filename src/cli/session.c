@@ -27,8 +27,10 @@ int session__check_root(const char *cmd)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr, "folioscope: %s: must run as root (loads BPF programs "
-		"and mounts filesystems)\n", cmd);
+	fprintf(stderr,
+		"folioscope: %s: must run as root (loads BPF programs "
+		"and mounts filesystems)\n",
+		cmd);
 	return -EPERM;
 }
 
@@ -36,7 +38,8 @@ int session__check_root(const char *cmd)
 static void plan__print_failure(const struct plan *p, enum plan_mode m)
 {
 	fprintf(stderr, "folioscope: %s: cannot attach%s%s:",
-		model__target_name(p->target), m == PLAN_AUTO ? "" : " with --mode ",
+		model__target_name(p->target),
+		m == PLAN_AUTO ? "" : " with --mode ",
 		m == PLAN_AUTO ? "" : plan__mode_name(m));
 	for (int i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->step[i];
@@ -55,11 +58,20 @@ int session__start(struct session *s, enum plan_mode m,
 {
 	int err;
 
-	err = kfacts__load(&s->facts);
+	err = kfacts__load(&s->facts, o->btf_path);
 	if (err)
 		return err;
-	s->per_proc = o->per_proc;
 	s->facts_loaded = true;
+	/* Every program has CO-RE reads: without BTF nothing can load. */
+	if (!s->facts.has_btf) {
+		fprintf(stderr,
+			"folioscope: no kernel BTF "
+			"(/sys/kernel/btf/vmlinux is missing), which the BPF "
+			"programs need; give --btf FILE with this kernel's "
+			"BTF\n");
+		return -ENOENT;
+	}
+	s->per_proc = o->per_proc;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])
 			continue;
@@ -75,13 +87,14 @@ int session__start(struct session *s, enum plan_mode m,
 
 /* -P: each process's events (since the previous delta collect). */
 static int session__procs(struct session *s, int t, struct fs_report *r,
-			  struct fs_stats *slots, const struct fs_proc_info *info,
-			  bool delta)
+			  struct fs_stats *slots,
+			  const struct fs_proc_info *info, bool delta)
 {
 	int err = 0;
 
 	if (delta && !s->last_slots[t]) {
-		s->last_slots[t] = calloc(FS_STATS_ENTRIES, sizeof(struct fs_stats));
+		s->last_slots[t] =
+			calloc(FS_STATS_ENTRIES, sizeof(struct fs_stats));
 		if (!s->last_slots[t])
 			return -ENOMEM;
 	}
@@ -96,7 +109,8 @@ static int session__procs(struct session *s, int t, struct fs_report *r,
 		/* Unused entries, and processes idle in this interval. */
 		if ((!other && !info[k].pid) || !d.counter[0])
 			continue;
-		err = model__proc_add(r, info[k].pid, info[k].comm, other, t, &d);
+		err = model__proc_add(r, info[k].pid, info[k].comm, other, t,
+				      &d);
 	}
 	return err;
 }

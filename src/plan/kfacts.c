@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <zlib.h>
 #include <bpf/btf.h>
@@ -31,14 +32,14 @@ static bool real_has_symbol(const struct kfacts *f, const char *name)
 {
 	const struct kfacts_priv *p = f->priv;
 
-	return p->nsyms && bsearch(&name, p->syms, p->nsyms, sizeof(char *),
-				   cmp_str);
+	return p->nsyms &&
+	       bsearch(&name, p->syms, p->nsyms, sizeof(char *), cmp_str);
 }
 
 static bool is_clone_suffix(const char *s)
 {
-	static const char *const sfx[] = { ".constprop.", ".isra.", ".part.",
-					   ".llvm.", ".cold" };
+	static const char *const sfx[] = {".constprop.", ".isra.", ".part.",
+					  ".llvm.", ".cold"};
 
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strncmp(s, sfx[i], strlen(sfx[i])))
@@ -46,8 +47,8 @@ static bool is_clone_suffix(const char *s)
 	return false;
 }
 
-static bool real_find_clone(const struct kfacts *f, const char *name,
-			    char *out, size_t n)
+static bool real_find_clone(const struct kfacts *f, const char *name, char *out,
+			    size_t n)
 {
 	const struct kfacts_priv *p = f->priv;
 	size_t len = strlen(name);
@@ -94,8 +95,8 @@ static void btf_describe(const struct btf *btf, __u32 id, char *out, size_t n)
 		if (enc & BTF_INT_BOOL)
 			snprintf(out, n, "bool");
 		else
-			snprintf(out, n, "%c%u", enc & BTF_INT_SIGNED ? 's' : 'u',
-				 t->size * 8);
+			snprintf(out, n, "%c%u",
+				 enc & BTF_INT_SIGNED ? 's' : 'u', t->size * 8);
 	} else if (btf_is_enum(t)) {
 		snprintf(out, n, "u%u", t->size * 8);
 	} else if (btf_is_composite(t)) {
@@ -169,22 +170,16 @@ static int kallsyms_load(struct kfacts_priv *p)
 	return 0;
 }
 
-/* Whole file into a "\nline\n..." string; NULL if unreadable. */
-static char *blacklist_load(void)
+/* The names of a blacklist file into a "\nname\n..." string, counted. */
+static char *blacklist_read(FILE *fp, int *count)
 {
 	char line[512], name[256];
 	unsigned long long a, b;
 	size_t len = 1, cap = 4096;
-	char *buf = NULL;
-	FILE *fp = NULL;
+	char *buf = malloc(cap);
 
-	/* Readable only with debugfs mounted; otherwise assume none. */
-	fp = fopen("/sys/kernel/debug/kprobes/blacklist", "re");
-	if (!fp)
-		return NULL;
-	buf = malloc(cap);
 	if (!buf)
-		goto out;
+		return NULL;
 	strcpy(buf, "\n");
 	/* Lines are "0xstart-0xend\tname". */
 	while (fgets(line, sizeof(line), fp)) {
@@ -206,10 +201,50 @@ static char *blacklist_load(void)
 		len += l;
 		buf[len++] = '\n';
 		buf[len] = '\0';
+		(*count)++;
 	}
-out:
-	fclose(fp);
 	return buf;
+}
+
+/*
+ * The kprobe blacklist, from $FOLIOSCOPE_KPROBE_BLACKLIST (a file in the
+ * same format, for tests), else debugfs: where it is not mounted, a
+ * private mount just to read it. Unreadable: assumed empty, and the
+ * kernel refuses a listed function when the kprobe is attached.
+ */
+static void blacklist_load(struct kfacts *f, struct kfacts_priv *p)
+{
+	static const char deflt[] = "/sys/kernel/debug/kprobes/blacklist";
+	char dir[] = "/tmp/folioscope-dbgfs-XXXXXX", path[64];
+	const char *env = getenv("FOLIOSCOPE_KPROBE_BLACKLIST");
+	const char *src = env && *env ? env : deflt;
+	bool made = false, mounted = false;
+	FILE *fp;
+
+	fp = fopen(src, "re");
+	if (!fp && src == deflt) {
+		made = mkdtemp(dir) != NULL;
+		mounted = made &&
+			  !mount("debugfs", dir, "debugfs", MS_RDONLY, NULL);
+		snprintf(path, sizeof(path), "%s/kprobes/blacklist", dir);
+		fp = mounted ? fopen(path, "re") : NULL;
+	}
+	if (fp) {
+		p->blacklist = blacklist_read(fp, &f->blacklist_len);
+		fclose(fp);
+		snprintf(f->blacklist_src, sizeof(f->blacklist_src), "%s%s",
+			 src,
+			 mounted ? " (debugfs mounted privately to read "
+				   "it)"
+				 : "");
+	} else {
+		snprintf(f->blacklist_src, sizeof(f->blacklist_src),
+			 "%s unreadable: assumed empty", src);
+	}
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+	if (made)
+		rmdir(dir);
 }
 
 /* CONFIG_KPROBES from /proc/config.gz or /boot/config-*, else the PMU. */
@@ -233,8 +268,8 @@ static void kprobes_config(struct kfacts *f)
 		}
 		gzclose(gz);
 	}
-	if (found < 0 && !access("/sys/bus/event_source/devices/kprobe/type",
-				 F_OK))
+	if (found < 0 &&
+	    !access("/sys/bus/event_source/devices/kprobe/type", F_OK))
 		found = 1;
 	f->kprobes = found;
 	if (found == 0)
@@ -289,7 +324,73 @@ static void lockdown_load(struct kfacts *f)
 	rmdir(dir);
 }
 
-int kfacts__load(struct kfacts *f)
+int kfacts__check_btf(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	struct btf *btf;
+	int err;
+
+	/* btf__parse's own errors do not say a file is missing. */
+	if (access(path, R_OK) || stat(path, &st)) {
+		err = -errno;
+		snprintf(why, n, "%s", strerror(-err));
+		return err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s", strerror(EISDIR));
+		return -EISDIR;
+	}
+	btf = btf__parse(path, NULL);
+	err = libbpf_get_error(btf);
+	if (err == -ENOENT) {
+		/* libbpf's answer for an ELF file without .BTF */
+		snprintf(why, n, "an ELF file without a .BTF section");
+	} else if (err) {
+		char msg[128];
+
+		/* libbpf's own codes (4000+) have no strerror() text */
+		libbpf_strerror(err, msg, sizeof(msg));
+		snprintf(why, n,
+			 "not a BTF file (raw BTF, or ELF with a .BTF "
+			 "section): %s",
+			 msg);
+	}
+	if (err)
+		return err;
+	btf__free(btf);
+	return 0;
+}
+
+/* The BTF to plan with, and whether libbpf has the kernel's own. */
+static int btf_load(struct kfacts *f, struct kfacts_priv *p,
+		    const char *btf_file)
+{
+	struct btf *own;
+	int err;
+
+	own = btf__load_vmlinux_btf();
+	f->kernel_btf = !libbpf_get_error(own);
+	if (!btf_file) {
+		p->btf = f->kernel_btf ? own : NULL;
+		f->has_btf = f->kernel_btf;
+		return 0;
+	}
+	if (f->kernel_btf)
+		btf__free(own);
+	snprintf(f->btf_file, sizeof(f->btf_file), "%s", btf_file);
+	p->btf = btf__parse(btf_file, NULL);
+	err = libbpf_get_error(p->btf);
+	if (err) {
+		p->btf = NULL;
+		fprintf(stderr, "folioscope: --btf '%s': not a BTF file: %s\n",
+			btf_file, strerror(-err));
+		return err;
+	}
+	f->has_btf = true;
+	return 0;
+}
+
+int kfacts__load(struct kfacts *f, const char *btf_file)
 {
 	struct kfacts_priv *p;
 	struct utsname u;
@@ -306,22 +407,23 @@ int kfacts__load(struct kfacts *f)
 	f->kprobe_blacklisted = real_blacklisted;
 	if (!uname(&u))
 		snprintf(f->release, sizeof(f->release), "%s", u.release);
-	f->has_btf = !access("/sys/kernel/btf/vmlinux", R_OK);
-	if (f->has_btf) {
-		p->btf = btf__load_vmlinux_btf();
-		if (libbpf_get_error(p->btf))
-			p->btf = NULL;
-	}
+	err = btf_load(f, p, btf_file);
+	if (err)
+		goto fail;
 	err = kallsyms_load(p);
 	if (err) {
-		fprintf(stderr, "folioscope: cannot read '/proc/kallsyms': %s\n",
+		fprintf(stderr,
+			"folioscope: cannot read '/proc/kallsyms': %s\n",
 			strerror(-err));
-		return err;
+		goto fail;
 	}
-	p->blacklist = blacklist_load();
+	blacklist_load(f, p);
 	kprobes_config(f);
 	lockdown_load(f);
 	return 0;
+fail:
+	kfacts__free(f);
+	return err;
 }
 
 void kfacts__free(struct kfacts *f)

@@ -21,20 +21,19 @@ struct caller {
 };
 
 static const struct caller dedupe_callers[] = {
-	{ "__generic_remap_file_range_prep", PLAN_H_DD_PREP,
-	  "calls the compare with the same offsets and length when "
-	  "REMAP_FILE_DEDUP is set; latency includes its range checks" },
-	{ "generic_remap_file_range_prep", PLAN_H_DD_PREP,
-	  "exported wrapper of the prep used by btrfs and xfs; latency "
-	  "includes its range checks" },
-	{ "vfs_dedupe_file_range_one", PLAN_H_DD_ONE,
-	  "one FIDEDUPERANGE destination; latency includes the remap "
-	  "itself" },
+	{"__generic_remap_file_range_prep", PLAN_H_DD_PREP,
+	 "calls the compare with the same offsets and length when "
+	 "REMAP_FILE_DEDUP is set; latency includes its range checks"},
+	{"generic_remap_file_range_prep", PLAN_H_DD_PREP,
+	 "exported wrapper of the prep used by btrfs and xfs; latency "
+	 "includes its range checks"},
+	{"vfs_dedupe_file_range_one", PLAN_H_DD_ONE,
+	 "one FIDEDUPERANGE destination; latency includes the remap "
+	 "itself"},
 };
 
-static const char *const mech_names[] = { "fentry", "kprobe", "syscall" };
-static const char *const mode_names[] = { "auto", "fentry", "kprobe",
-					  "syscall" };
+static const char *const mech_names[] = {"fentry", "kprobe", "syscall"};
+static const char *const mode_names[] = {"auto", "fentry", "kprobe", "syscall"};
 
 const char *plan__mech_name(enum plan_mech m)
 {
@@ -66,34 +65,42 @@ struct expect {
 
 static const struct expect expects[] = {
 	/* (src, loff_t srcoff, dst, loff_t dstoff, loff_t len, bool *same) */
-	[PLAN_H_DD_CMP] = { 6, 6, { NULL, "s64", NULL, "s64", "s64",
-				    "ptr:bool" }, NULL },
+	[PLAN_H_DD_CMP] = {6,
+			   6,
+			   {NULL, "s64", NULL, "s64", "s64", "ptr:bool"},
+			   NULL},
 	/* (in, loff_t pos_in, out, loff_t pos_out, loff_t *len, u32 flags
 	 *  [, dax ops]) */
-	[PLAN_H_DD_PREP] = { 6, 7, { NULL, "s64", NULL, "s64", "ptr:s64",
-				     "u32" }, NULL },
+	[PLAN_H_DD_PREP] = {6,
+			    7,
+			    {NULL, "s64", NULL, "s64", "ptr:s64", "u32"},
+			    NULL},
 	/* (src, loff_t, dst, loff_t, loff_t len, u32 flags) -> loff_t */
-	[PLAN_H_DD_ONE] = { 6, 6, { NULL, "s64", NULL, "s64", "s64", "u32" },
-			    "s64" },
-	[PLAN_H_DD_CLONE] = { 0, FN_MAX_ARGS, { NULL }, NULL },
-	[PLAN_H_SH_READ] = { 2, 2, { "ptr:struct kiocb",
-				     "ptr:struct iov_iter" }, "s64" },
+	[PLAN_H_DD_ONE] = {6,
+			   6,
+			   {NULL, "s64", NULL, "s64", "s64", "u32"},
+			   "s64"},
+	[PLAN_H_DD_CLONE] = {0, FN_MAX_ARGS, {NULL}, NULL},
+	[PLAN_H_SH_READ] = {2,
+			    2,
+			    {"ptr:struct kiocb", "ptr:struct iov_iter"},
+			    "s64"},
 	/* shmem_get_folio[_gfp](inode, pgoff_t index, [loff_t write_end,]
 	 * struct folio **foliop, ...) -> int; <= 6.0 shmem_getpage[_gfp]
 	 * with struct page **. The out-pointer is checked below. */
-	[PLAN_H_SH_LOOKUP] = { 4, 8, { "ptr:struct inode", "u64" }, "s32" },
-	[PLAN_H_DD_FOLIO] = { 1, FN_MAX_ARGS, { NULL }, NULL },
-	[PLAN_H_DD_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
-	[PLAN_H_SH_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_SH_LOOKUP] = {4, 8, {"ptr:struct inode", "u64"}, "s32"},
+	[PLAN_H_DD_FOLIO] = {1, FN_MAX_ARGS, {NULL}, NULL},
+	[PLAN_H_DD_SYSCALL] = {0, FN_MAX_ARGS, {NULL}, NULL},
+	[PLAN_H_SH_SYSCALL] = {0, FN_MAX_ARGS, {NULL}, NULL},
 };
 
-bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
-		    size_t n)
+bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n)
 {
 	const struct expect *e = &expects[handler];
 
 	if (p->nargs < e->min_args || p->nargs > e->max_args) {
-		snprintf(why, n, "BTF prototype has %d arguments, expected %d%s",
+		snprintf(why, n,
+			 "BTF prototype has %d arguments, expected %d%s",
 			 p->nargs, e->min_args,
 			 e->max_args > e->min_args ? " or more" : "");
 		return false;
@@ -107,14 +114,17 @@ bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
 		}
 	}
 	if (handler == PLAN_H_SH_LOOKUP && plan__lookup_arg(p) < 0) {
-		snprintf(why, n, "BTF prototype has no struct folio ** or "
+		snprintf(why, n,
+			 "BTF prototype has no struct folio ** or "
 			 "struct page ** as argument 3 or 4");
 		return false;
 	}
 	if (handler == PLAN_H_DD_FOLIO && strcmp(p->ret, "ptr:struct folio") &&
 	    strcmp(p->ret, "ptr:struct page")) {
-		snprintf(why, n, "BTF prototype returns %s, expected a folio "
-			 "or page pointer", p->ret);
+		snprintf(why, n,
+			 "BTF prototype returns %s, expected a folio "
+			 "or page pointer",
+			 p->ret);
 		return false;
 	}
 	if (e->ret && strcmp(e->ret, p->ret)) {
@@ -142,8 +152,17 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 
 	s->available = false;
 	if (s->role == ROLE_SYSCALL) {
-		/* Raw tracepoints need neither symbols nor kprobes; whether
+		/* Raw tracepoints need neither symbols nor kprobes, but the
+		 * programs' CO-RE reads need some BTF of this kernel; whether
 		 * the kernel lets them attach is found out by trying. */
+		if (!f->has_btf) {
+			snprintf(
+				s->why, sizeof(s->why),
+				"no kernel BTF (/sys/kernel/btf/vmlinux) for "
+				"the "
+				"programs' CO-RE relocations; give --btf FILE");
+			return;
+		}
 		s->available = true;
 		return;
 	}
@@ -177,7 +196,16 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 	if (!f->has_btf) {
 		snprintf(s->why, sizeof(s->why),
 			 "no kernel BTF (/sys/kernel/btf/vmlinux) to check the "
-			 "prototype against");
+			 "prototype against; give --btf FILE");
+		return;
+	}
+	if (s->mech == MECH_FENTRY && !f->kernel_btf) {
+		/* The kernel checks the target's BTF id against its own BTF,
+		 * and libbpf takes it from nowhere else. */
+		snprintf(s->why, sizeof(s->why),
+			 "fentry needs the kernel's own BTF "
+			 "(/sys/kernel/btf/vmlinux) for the target's BTF id; "
+			 "--btf FILE serves planning and CO-RE only");
 		return;
 	}
 	err = f->btf_proto(f, s->symbol, &proto);
@@ -192,10 +220,9 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 	s->available = true;
 }
 
-static void plan__add(const struct kfacts *f, struct plan *p,
-		      enum plan_mode m, enum plan_mech mech,
-		      enum plan_role role, const char *sym, int handler,
-		      const char *note)
+static void plan__add(const struct kfacts *f, struct plan *p, enum plan_mode m,
+		      enum plan_mech mech, enum plan_role role, const char *sym,
+		      int handler, const char *note)
 {
 	struct plan_step *s;
 
@@ -216,9 +243,9 @@ static void plan__add(const struct kfacts *f, struct plan *p,
 		snprintf(s->why, sizeof(s->why), "%s", note);
 }
 
-static void plan__both(const struct kfacts *f, struct plan *p,
-		       enum plan_mode m, enum plan_role role, const char *sym,
-		       int handler, const char *note)
+static void plan__both(const struct kfacts *f, struct plan *p, enum plan_mode m,
+		       enum plan_role role, const char *sym, int handler,
+		       const char *note)
 {
 	plan__add(f, p, m, MECH_FENTRY, role, sym, handler, note);
 	plan__add(f, p, m, MECH_KPROBE, role, sym, handler, note);
@@ -235,18 +262,19 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 		p->inlined = !f->has_symbol(f, p->function);
 		plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_SH_READ,
 			   NULL);
-		plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
-			  "sys_enter/sys_exit", PLAN_H_SH_SYSCALL,
-			  "syscall-level: read, pread64, readv, preadv, preadv2 "
-			  "on tmpfs files, one per shmem_file_read_iter call");
+		plan__add(
+			f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
+			"sys_enter/sys_exit", PLAN_H_SH_SYSCALL,
+			"syscall-level: read, pread64, readv, preadv, preadv2 "
+			"on tmpfs files, one per shmem_file_read_iter call");
 		return;
 	}
 	p->function = "vfs_dedupe_file_range_compare";
 	p->inlined = !f->has_symbol(f, p->function);
 	f->find_clone(f, p->function, p->clone, sizeof(p->clone));
 	plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_DD_CMP, NULL);
-	for (size_t i = 0; i < sizeof(dedupe_callers) / sizeof(dedupe_callers[0]);
-	     i++)
+	for (size_t i = 0;
+	     i < sizeof(dedupe_callers) / sizeof(dedupe_callers[0]); i++)
 		plan__both(f, p, m, ROLE_CALLER, dedupe_callers[i].name,
 			   dedupe_callers[i].handler, dedupe_callers[i].note);
 	if (p->clone[0])
@@ -284,13 +312,12 @@ void plan__reason(const struct plan *p, char *out, size_t n)
 		len = snprintf(out, n, "%s: no function-level step attached",
 			       s->why);
 	else if (s->role == ROLE_FUNC)
-		len = snprintf(out, n, "%s on %s itself", plan__mech_name(s->mech),
-			       s->symbol);
+		len = snprintf(out, n, "%s on %s itself",
+			       plan__mech_name(s->mech), s->symbol);
 	else
-		len = snprintf(out, n, "%s%s; %s on %s: %s",
-			       p->function,
-			       p->inlined ? " is inlined (no symbol)" :
-					    " cannot be used",
+		len = snprintf(out, n, "%s%s; %s on %s: %s", p->function,
+			       p->inlined ? " is inlined (no symbol)"
+					  : " cannot be used",
 			       plan__mech_name(s->mech), s->symbol, s->why);
 	/* Then why each more precise step was passed over. */
 	for (int i = 0; i < p->chosen && len < n; i++) {

@@ -23,9 +23,15 @@ struct fn_proto {
 
 struct kfacts {
 	char release[128];
-	bool has_btf;      /* /sys/kernel/btf/vmlinux */
+	bool has_btf; /* BTF to plan with: the kernel's, or --btf FILE */
+	/* The kernel's own BTF loads (libbpf: /sys/kernel/btf/vmlinux or a
+	 * vmlinux image); libbpf finds fentry targets only in that one. */
+	bool kernel_btf;
+	char btf_file[256];	 /* --btf FILE, or "" */
+	char blacklist_src[320]; /* where the kprobe blacklist was read */
+	int blacklist_len;	 /* functions in it */
 	char lockdown[32]; /* "none", "integrity", "confidentiality", "?" */
-	int kprobes;       /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
+	int kprobes;	   /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
 	char kprobes_why[160];
 	/* A text symbol of that exact name exists (kallsyms). */
 	bool (*has_symbol)(const struct kfacts *f, const char *name);
@@ -48,9 +54,9 @@ enum plan_mech { MECH_FENTRY, MECH_KPROBE, MECH_SYSCALL };
 
 /* Which BPF handler flavour a step uses. */
 enum plan_role {
-	ROLE_FUNC,   /* the function itself, arguments read */
-	ROLE_CALLER, /* a caller carrying the same arguments */
-	ROLE_CLONE,  /* renamed clone: timing only */
+	ROLE_FUNC,    /* the function itself, arguments read */
+	ROLE_CALLER,  /* a caller carrying the same arguments */
+	ROLE_CLONE,   /* renamed clone: timing only */
 	ROLE_SYSCALL, /* syscall level: what the syscall boundary shows */
 };
 
@@ -58,11 +64,11 @@ struct plan_step {
 	enum plan_mech mech;
 	enum plan_role role;
 	char symbol[128];
-	int handler; /* target-specific handler id, see PLAN_H_* */
+	int handler;	/* target-specific handler id, see PLAN_H_* */
 	bool available; /* static facts allow it */
-	char why[320];  /* why not available, or what it measures */
+	char why[320];	/* why not available, or what it measures */
 	bool tried;
-	int err;            /* result of trying: 0 attached, -errno */
+	int err; /* result of trying: 0 attached, -errno */
 	char err_msg[256];
 };
 
@@ -75,8 +81,8 @@ enum {
 	PLAN_H_SH_READ,
 	PLAN_H_DD_SYSCALL, /* FIDEDUPERANGE ioctls */
 	PLAN_H_SH_SYSCALL, /* read syscalls on tmpfs files */
-	PLAN_H_SH_LOOKUP, /* sub-probe: folio lookups of the read loop */
-	PLAN_H_DD_FOLIO, /* sub-probe: folios read by the compare */
+	PLAN_H_SH_LOOKUP,  /* sub-probe: folio lookups of the read loop */
+	PLAN_H_DD_FOLIO,   /* sub-probe: folios read by the compare */
 };
 
 #define PLAN_MAX_STEPS 16
@@ -84,7 +90,7 @@ enum {
 struct plan {
 	enum fs_target target;
 	const char *function;
-	bool inlined;    /* no symbol of its own */
+	bool inlined;	 /* no symbol of its own */
 	char clone[128]; /* renamed clone found, or "" */
 	int nsteps;
 	struct plan_step step[PLAN_MAX_STEPS];
@@ -102,16 +108,22 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 int plan__next(const struct plan *p, int from);
 /* Check a prototype against a handler's expectations; on mismatch write
  * why and return false. */
-bool plan__proto_ok(int handler, const struct fn_proto *p, char *why,
-		    size_t n);
+bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n);
 /* Index of the folio/page out-pointer of a shmem lookup function (2 or
  * 3), or -1. */
 int plan__lookup_arg(const struct fn_proto *p);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);
 
-/* Gather the running kernel's facts (kallsyms, BTF, config, lockdown). */
-int kfacts__load(struct kfacts *f);
+/*
+ * Gather the running kernel's facts (kallsyms, BTF, config, lockdown);
+ * with btf_file (--btf), prototypes come from that file instead of the
+ * kernel's BTF. One error line on failure.
+ */
+int kfacts__load(struct kfacts *f, const char *btf_file);
+/* Can path be used as --btf (raw BTF or an ELF file with .BTF)? On
+ * failure why gets the reason; returns 0 or -errno. */
+int kfacts__check_btf(const char *path, char *why, size_t n);
 void kfacts__free(struct kfacts *f);
 
 #endif /* FS_PLAN_H */

@@ -24,9 +24,9 @@ struct probe {
 	bool sub_missing;
 	char sub_why[256];
 	char sub_note[320]; /* sub-probe used the other mechanism: why */
-	int sub_arg;        /* shmem lookup: index of the folio out-pointer */
+	int sub_arg;	    /* shmem lookup: index of the folio out-pointer */
 	bool cmp_src_is_inode; /* compare's first argument (<= 5.17) */
-	__u32 nentries;     /* stats entries: 1, or FS_STATS_ENTRIES (-P) */
+	__u32 nentries;	       /* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -38,20 +38,20 @@ struct progset {
 static const struct progset *progset__get(int handler, enum plan_mech m)
 {
 	static const struct progset sets[][3] = {
-		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", true },
-				    { "kprobe_cmp", "kretprobe_any", true } },
-		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", true },
-				     { "kprobe_prep", "kretprobe_any", true } },
-		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", true },
-				    { "kprobe_one", "kretprobe_any", true } },
-		[PLAN_H_DD_CLONE] = { { NULL, NULL, false },
-				      { "kprobe_clone", "kretprobe_any", false } },
-		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", true },
-				     { "kprobe_read", "kretprobe_read", true } },
-		[PLAN_H_DD_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_dd",
-							   "sys_exit_dd", false } },
-		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
-							   "sys_exit_sh", false } },
+		[PLAN_H_DD_CMP] = {{"fentry_cmp", "fexit_any", true},
+				   {"kprobe_cmp", "kretprobe_any", true}},
+		[PLAN_H_DD_PREP] = {{"fentry_prep", "fexit_any", true},
+				    {"kprobe_prep", "kretprobe_any", true}},
+		[PLAN_H_DD_ONE] = {{"fentry_one", "fexit_any", true},
+				   {"kprobe_one", "kretprobe_any", true}},
+		[PLAN_H_DD_CLONE] = {{NULL, NULL, false},
+				     {"kprobe_clone", "kretprobe_any", false}},
+		[PLAN_H_SH_READ] = {{"fentry_read", "fexit_read", true},
+				    {"kprobe_read", "kretprobe_read", true}},
+		[PLAN_H_DD_SYSCALL] = {[MECH_SYSCALL] = {"sys_enter_dd",
+							 "sys_exit_dd", false}},
+		[PLAN_H_SH_SYSCALL] = {[MECH_SYSCALL] = {"sys_enter_sh",
+							 "sys_exit_sh", false}},
 	};
 
 	return &sets[handler][m];
@@ -62,14 +62,13 @@ struct subprobe {
 	const char *entry, *exit;
 };
 
-static const struct subprobe *subprobe__get(enum fs_target t,
-					    enum plan_mech m)
+static const struct subprobe *subprobe__get(enum fs_target t, enum plan_mech m)
 {
 	static const struct subprobe subs[FS_TGT_NR][2] = {
-		[FS_TGT_DEDUPE] = { { NULL, "fexit_folio" },
-				    { NULL, "kretprobe_folio" } },
-		[FS_TGT_SHMEM] = { { "fentry_lookup", "fexit_lookup" },
-				   { "kprobe_lookup", "kretprobe_lookup" } },
+		[FS_TGT_DEDUPE] = {{NULL, "fexit_folio"},
+				   {NULL, "kretprobe_folio"}},
+		[FS_TGT_SHMEM] = {{"fentry_lookup", "fexit_lookup"},
+				  {"kprobe_lookup", "kretprobe_lookup"}},
 	};
 
 	return &subs[t][m];
@@ -84,29 +83,30 @@ static void skel__destroy(enum fs_target t, void *skel)
 }
 
 /* Both skeletons' rodata share these field names. */
-#define rodata__set_filters(rd, o)                                         \
-	do {                                                               \
-		(rd)->filter_tgid = (o)->filter_tgid;                      \
-		(rd)->filter_tree = (o)->filter_tree;                      \
-		for (__u32 i = 0; i < FS_MAX_PIDS; i++)                    \
-			(rd)->filter_pids[i] = (o)->pids[i];               \
-		(rd)->nr_filter_pids = (o)->npids;                         \
-		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);          \
-		(rd)->has_filter_comm = (o)->comm[0] != '\0';              \
-		(rd)->filter_cgroup = (o)->cgroup;                         \
-		(rd)->filter_dev = (o)->dev;                               \
-		(rd)->filter_magic = (o)->magic;                           \
-		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);            \
-		(rd)->per_proc = (o)->per_proc;                            \
+#define rodata__set_filters(rd, o)                                             \
+	do {                                                                   \
+		(rd)->filter_tgid = (o)->filter_tgid;                          \
+		(rd)->filter_tree = (o)->filter_tree;                          \
+		for (__u32 i = 0; i < FS_MAX_PIDS; i++)                        \
+			(rd)->filter_pids[i] = (o)->pids[i];                   \
+		(rd)->nr_filter_pids = (o)->npids;                             \
+		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);              \
+		(rd)->has_filter_comm = (o)->comm[0] != '\0';                  \
+		(rd)->filter_cgroup = (o)->cgroup;                             \
+		(rd)->filter_dev = (o)->dev;                                   \
+		(rd)->filter_magic = (o)->magic;                               \
+		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
+		(rd)->per_proc = (o)->per_proc;                                \
 	} while (0)
 
 /* Open the target's skeleton with every program off and filters set. */
 static int probe__open(struct probe *pr, const struct probe_opts *o)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
 	struct bpf_program *prog;
 
 	if (pr->target == FS_TGT_DEDUPE) {
-		struct dedupe_bpf *s = dedupe_bpf__open();
+		struct dedupe_bpf *s = dedupe_bpf__open_opts(&oo);
 
 		if (!s)
 			return -errno;
@@ -116,7 +116,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		pr->obj = s->obj;
 		pr->stats = s->maps.stats;
 	} else {
-		struct shmem_bpf *s = shmem_bpf__open();
+		struct shmem_bpf *s = shmem_bpf__open_opts(&oo);
 
 		if (!s)
 			return -errno;
@@ -126,7 +126,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		pr->obj = s->obj;
 		pr->stats = s->maps.stats;
 	}
-	bpf_object__for_each_program(prog, pr->obj)
+	bpf_object__for_each_program (prog, pr->obj)
 		bpf_program__set_autoload(prog, false);
 	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);
@@ -139,18 +139,17 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
 			       int *arg, char *why, size_t n)
 {
-	static const char *const dd[] = { "read_cache_folio", "read_cache_page",
-					  NULL };
+	static const char *const dd[] = {"read_cache_folio", "read_cache_page",
+					 NULL};
 	/*
 	 * The _gfp workers first: the read loop may inline the exported
 	 * wrapper (it does on Debian's 6.1), so only the worker is sure to
 	 * be called. Where both fire, the second is a no-op: same count,
 	 * same folio.
 	 */
-	static const char *const sh[] = { "shmem_get_folio_gfp",
-					  "shmem_getpage_gfp",
-					  "shmem_get_folio", "shmem_getpage",
-					  NULL };
+	static const char *const sh[] = {"shmem_get_folio_gfp",
+					 "shmem_getpage_gfp", "shmem_get_folio",
+					 "shmem_getpage", NULL};
 	const char *const *c = t == FS_TGT_DEDUPE ? dd : sh;
 	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_LOOKUP;
 	struct fn_proto proto;
@@ -168,18 +167,19 @@ static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
 			*arg = plan__lookup_arg(&proto);
 			return c[i];
 		}
-		len += snprintf(why + len, n - len, "%s%s", len ? "; " : "", one);
+		len += snprintf(why + len, n - len, "%s%s", len ? "; " : "",
+				one);
 		if (len >= n)
 			len = n - 1;
 	}
 	return NULL;
 }
 
-static int prog__enable(struct probe *pr, const char *name,
-			enum plan_mech m, const char *sym)
+static int prog__enable(struct probe *pr, const char *name, enum plan_mech m,
+			const char *sym)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(pr->obj,
-								    name);
+	struct bpf_program *prog =
+		bpf_object__find_program_by_name(pr->obj, name);
 
 	if (!prog)
 		return -ENOENT;
@@ -192,8 +192,8 @@ static int prog__enable(struct probe *pr, const char *name,
 static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
 			bool retprobe, const char *sym)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(pr->obj,
-								    name);
+	struct bpf_program *prog =
+		bpf_object__find_program_by_name(pr->obj, name);
 	struct bpf_link *l;
 
 	if (m == MECH_KPROBE)
@@ -264,11 +264,12 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 fail:
 	/* 524 is the kernel's ENOTSUPP, which has no user-space name. */
 	if (err == -524)
-		snprintf(msg, n,
-			 "%s failed: error 524 (ENOTSUPP)%s", what,
-			 s->mech == MECH_FENTRY ?
-				 ": the BPF trampoline cannot take this "
-				 "function (more than 6 arguments on this kernel?)" : "");
+		snprintf(msg, n, "%s failed: error 524 (ENOTSUPP)%s", what,
+			 s->mech == MECH_FENTRY
+				 ? ": the BPF trampoline cannot take this "
+				   "function (more than 6 arguments on this "
+				   "kernel?)"
+				 : "");
 	else
 		snprintf(msg, n, "%s failed: %s", what, strerror(-err));
 	probe__close(pr);
@@ -286,8 +287,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
 	enum plan_mech order[2] = {
-		s->mech, s->mech == MECH_FENTRY ? MECH_KPROBE : MECH_FENTRY
-	};
+		s->mech, s->mech == MECH_FENTRY ? MECH_KPROBE : MECH_FENTRY};
 	char subwhy[256] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
@@ -298,8 +298,9 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	if (s->handler == PLAN_H_DD_CMP) {
 		struct fn_proto proto;
 
-		pr->cmp_src_is_inode = !f->btf_proto(f, s->symbol, &proto) &&
-				       !strcmp(proto.arg[0], "ptr:struct inode");
+		pr->cmp_src_is_inode =
+			!f->btf_proto(f, s->symbol, &proto) &&
+			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
 	if (ps->has_sub) {
 		sub_sym = sub__symbol(f, pr->target, &pr->sub_arg, subwhy,
@@ -311,14 +312,17 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 					 sizeof(msg));
 			if (!err) {
 				if (i)
-					snprintf(pr->sub_note, sizeof(pr->sub_note),
+					snprintf(pr->sub_note,
+						 sizeof(pr->sub_note),
 						 "; %s via %s (%s)", sub_sym,
-						 plan__mech_name(order[i]), subwhy);
+						 plan__mech_name(order[i]),
+						 subwhy);
 				goto done;
 			}
 			len += snprintf(subwhy + len, sizeof(subwhy) - len,
 					"%s%s on %s: %s", len ? "; " : "",
-					plan__mech_name(order[i]), sub_sym, msg);
+					plan__mech_name(order[i]), sub_sym,
+					msg);
 			if (len >= sizeof(subwhy))
 				len = sizeof(subwhy) - 1;
 		}
@@ -384,11 +388,13 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	char why[320];
 
 	if (s->role == ROLE_SYSCALL) {
-		snprintf(why, sizeof(why),
-			 "syscall-level plan: %s not visible at the syscall "
-			 "boundary", t == FS_TGT_DEDUPE ?
-			 "the folios the compare reads are" :
-			 "folio lookups and copies to user space are");
+		snprintf(
+			why, sizeof(why),
+			"syscall-level plan: %s not visible at the syscall "
+			"boundary",
+			t == FS_TGT_DEDUPE
+				? "the folios the compare reads are"
+				: "folio lookups and copies to user space are");
 		if (t == FS_TGT_DEDUPE) {
 			model__not_measured(r, t, FS_DD_FOLIO_SIZE, why);
 		} else {
@@ -400,7 +406,8 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	if (s->role == ROLE_CLONE) {
 		snprintf(why, sizeof(why),
 			 "attached to renamed clone %s, whose arguments are "
-			 "not read (calling convention may differ)", s->symbol);
+			 "not read (calling convention may differ)",
+			 s->symbol);
 		for (int h = 0; h < tr->nhists; h++)
 			if (h != FS_DD_LATENCY)
 				model__not_measured(r, t, h, why);
@@ -423,7 +430,7 @@ static __u64 probe__missed(const struct probe *pr)
 	struct bpf_program *prog;
 	__u64 missed = 0;
 
-	bpf_object__for_each_program(prog, pr->obj) {
+	bpf_object__for_each_program (prog, pr->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);

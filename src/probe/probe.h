@@ -15,16 +15,18 @@ struct probe;
 
 /* Filters, compiled into the BPF programs before load (0 = none). */
 struct probe_opts {
-	__u32 filter_tgid; /* exactly this process */
-	__u32 filter_tree; /* this process and its descendants */
+	__u32 filter_tgid;	 /* exactly this process */
+	__u32 filter_tree;	 /* this process and its descendants */
 	__u32 pids[FS_MAX_PIDS]; /* -p: any of these processes */
 	__u32 npids;
-	char comm[16];     /* --comm: task name, "" = any */
-	__u64 cgroup;      /* -c: cgroup v2 id */
-	__u32 dev;         /* --dev: kernel dev_t of the file's fs */
-	__u64 magic;       /* --fs: superblock magic of the file's fs */
-	bool per_proc;     /* -P: one stats entry per process */
-	bool load_only;    /* load through the verifier, attach nothing */
+	char comm[16];	/* --comm: task name, "" = any */
+	__u64 cgroup;	/* -c: cgroup v2 id */
+	__u32 dev;	/* --dev: kernel dev_t of the file's fs */
+	__u64 magic;	/* --fs: superblock magic of the file's fs */
+	bool per_proc;	/* -P: one stats entry per process */
+	bool load_only; /* load through the verifier, attach nothing */
+	const char
+		*btf_path; /* --btf: CO-RE against this BTF, NULL = kernel's */
 };
 
 /*

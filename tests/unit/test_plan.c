@@ -23,37 +23,70 @@ struct fake {
 	const char *blacklisted;
 };
 
-#define PREP6 { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "ptr:s64", "u32" }, "s32" }
-#define PREP7 { 7, { "ptr:struct file", "s64", "ptr:struct file", "s64", "ptr:s64", "u32", "ptr:struct iomap_ops" }, "s32" }
-#define ONE { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "s64", "u32" }, "s64" }
-#define CMP { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "s64", "ptr:bool" }, "s32" }
-#define READ { 2, { "ptr:struct kiocb", "ptr:struct iov_iter" }, "s64" }
+#define PREP6                                                                  \
+	{                                                                      \
+		6, {"ptr:struct file", "s64", "ptr:struct file", "s64",        \
+		    "ptr:s64",	       "u32"},                                 \
+			"s32"                                                  \
+	}
+#define PREP7                                                                  \
+	{                                                                      \
+		7, {"ptr:struct file", "s64", "ptr:struct file",     "s64",    \
+		    "ptr:s64",	       "u32", "ptr:struct iomap_ops"},         \
+			"s32"                                                  \
+	}
+#define ONE                                                                    \
+	{                                                                      \
+		6, {"ptr:struct file",                                         \
+		    "s64",                                                     \
+		    "ptr:struct file",                                         \
+		    "s64",                                                     \
+		    "s64",                                                     \
+		    "u32"},                                                    \
+			"s64"                                                  \
+	}
+#define CMP                                                                    \
+	{                                                                      \
+		6, {"ptr:struct file", "s64", "ptr:struct file", "s64", "s64", \
+		    "ptr:bool"},                                               \
+			"s32"                                                  \
+	}
+#define READ                                                                   \
+	{                                                                      \
+		2, {"ptr:struct kiocb", "ptr:struct iov_iter"}, "s64"          \
+	}
 
 /* Debian 12's 6.1: compare inlined, 7-argument __generic prep. */
 static const struct fake_fn deb61[] = {
-	{ "__generic_remap_file_range_prep", true, true, PREP7 },
-	{ "generic_remap_file_range_prep", true, true, PREP6 },
-	{ "vfs_dedupe_file_range_one", true, true, ONE },
-	{ "shmem_file_read_iter", true, true, READ },
+	{"__generic_remap_file_range_prep", true, true, PREP7},
+	{"generic_remap_file_range_prep", true, true, PREP6},
+	{"vfs_dedupe_file_range_one", true, true, ONE},
+	{"shmem_file_read_iter", true, true, READ},
 };
 
 /* A kernel where the compare is a real function. */
 static const struct fake_fn upstream[] = {
-	{ "vfs_dedupe_file_range_compare", true, true, CMP },
-	{ "generic_remap_file_range_prep", true, true, PREP6 },
-	{ "shmem_file_read_iter", true, true, READ },
+	{"vfs_dedupe_file_range_compare", true, true, CMP},
+	{"generic_remap_file_range_prep", true, true, PREP6},
+	{"shmem_file_read_iter", true, true, READ},
 };
 
 /* A kernel that changed the compare's prototype (len became u32). */
 static const struct fake_fn changed[] = {
-	{ "vfs_dedupe_file_range_compare", true, true,
-	  { 6, { "ptr:struct file", "s64", "ptr:struct file", "s64", "u32", "ptr:bool" }, "s32" } },
-	{ "shmem_file_read_iter", true, true,
-	  { 3, { "ptr:struct kiocb", "ptr:struct iov_iter", "u32" }, "s64" } },
+	{"vfs_dedupe_file_range_compare",
+	 true,
+	 true,
+	 {6,
+	  {"ptr:struct file", "s64", "ptr:struct file", "s64", "u32",
+	   "ptr:bool"},
+	  "s32"}},
+	{"shmem_file_read_iter",
+	 true,
+	 true,
+	 {3, {"ptr:struct kiocb", "ptr:struct iov_iter", "u32"}, "s64"}},
 };
 
-static const struct fake_fn *fake_find(const struct kfacts *f,
-				       const char *name)
+static const struct fake_fn *fake_find(const struct kfacts *f, const char *name)
 {
 	const struct fake *fk = f->priv;
 
@@ -73,8 +106,8 @@ static bool fake_has_symbol(const struct kfacts *f, const char *name)
 	return fn && fn->symbol;
 }
 
-static bool fake_find_clone(const struct kfacts *f, const char *name,
-			    char *out, size_t n)
+static bool fake_find_clone(const struct kfacts *f, const char *name, char *out,
+			    size_t n)
 {
 	const struct fake *fk = f->priv;
 
@@ -111,6 +144,7 @@ static void fake_init(struct kfacts *f, struct fake *fk,
 	fk->nfns = n;
 	f->priv = fk;
 	f->has_btf = true;
+	f->kernel_btf = true;
 	f->kprobes = kprobes;
 	strcpy(f->kprobes_why, "CONFIG_KPROBES is not set in this kernel");
 	f->has_symbol = fake_has_symbol;
@@ -139,7 +173,8 @@ static void test_debian61_auto(void **state)
 	assert_false(p.step[1].available);
 	/* first usable: fentry on the 7-argument caller (tried, may fail) */
 	assert_int_equal(plan__next(&p, 0), 2);
-	assert_string_equal(p.step[2].symbol, "__generic_remap_file_range_prep");
+	assert_string_equal(p.step[2].symbol,
+			    "__generic_remap_file_range_prep");
 	assert_int_equal(p.step[2].mech, MECH_FENTRY);
 	assert_int_equal(p.step[3].mech, MECH_KPROBE);
 	assert_int_equal(plan__next(&p, 3), 3);
@@ -217,7 +252,7 @@ static void test_changed_prototype_refused(void **state)
 
 static void test_clone_timing_only_last(void **state)
 {
-	struct fake fk = { .clone = "vfs_dedupe_file_range_compare.constprop.0" };
+	struct fake fk = {.clone = "vfs_dedupe_file_range_compare.constprop.0"};
 	struct kfacts f;
 	struct plan p;
 
@@ -243,7 +278,7 @@ static void test_clone_timing_only_last(void **state)
 
 static void test_no_btf_and_blacklist(void **state)
 {
-	struct fake fk = { .blacklisted = "shmem_file_read_iter" };
+	struct fake fk = {.blacklisted = "shmem_file_read_iter"};
 	struct kfacts f;
 	struct plan p;
 
@@ -257,6 +292,35 @@ static void test_no_btf_and_blacklist(void **state)
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
 	assert_false(p.step[0].available);
 	assert_non_null(strstr(p.step[0].why, "no kernel BTF"));
+}
+
+/*
+ * --btf FILE on a kernel whose own BTF is hidden: kprobes are planned
+ * from FILE, fentry is refused (libbpf resolves its target only in the
+ * kernel's BTF). With no BTF at all even the syscall level is refused,
+ * and every reason names --btf.
+ */
+static void test_btf_file_without_kernel_btf(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	f.kernel_btf = false;
+	strcpy(f.btf_file, "/tmp/vmlinux.btf");
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(p.step[0].mech, MECH_FENTRY);
+	assert_false(p.step[0].available);
+	assert_non_null(
+		strstr(p.step[0].why, "fentry needs the kernel's own BTF"));
+	assert_int_equal(plan__next(&p, 0), 1);
+	assert_int_equal(p.step[1].mech, MECH_KPROBE);
+	f.has_btf = false;
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), -1);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_non_null(strstr(p.step[i].why, "give --btf FILE"));
 }
 
 static void test_reason_names_skipped_steps(void **state)
@@ -274,7 +338,8 @@ static void test_reason_names_skipped_steps(void **state)
 	p.chosen = 3;
 	plan__reason(&p, why, sizeof(why));
 	assert_non_null(strstr(why, "is inlined (no symbol)"));
-	assert_non_null(strstr(why, "kprobe on __generic_remap_file_range_prep"));
+	assert_non_null(
+		strstr(why, "kprobe on __generic_remap_file_range_prep"));
 	assert_non_null(strstr(why, "fentry __generic_remap_file_range_prep: "
 				    "attach failed: error 524"));
 }
@@ -302,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_changed_prototype_refused),
 		cmocka_unit_test(test_clone_timing_only_last),
 		cmocka_unit_test(test_no_btf_and_blacklist),
+		cmocka_unit_test(test_btf_file_without_kernel_btf),
 		cmocka_unit_test(test_reason_names_skipped_steps),
 		cmocka_unit_test(test_parse_mode),
 	};
