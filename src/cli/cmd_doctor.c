@@ -104,8 +104,11 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 	printf("lockdown: %s\n", f->lockdown);
 	printf("kprobes:  %s\n",
 	       f->kprobes == 1 ? "CONFIG_KPROBES=y" : f->kprobes_why);
-	printf("kprobe blacklist: %d functions, from %s\n", f->blacklist_len,
-	       f->blacklist_src);
+	if (f->kprobes == 0)
+		printf("kprobe blacklist: %s\n", f->blacklist_src);
+	else
+		printf("kprobe blacklist: %d functions, from %s\n",
+		       f->blacklist_len, f->blacklist_src);
 	if (!tried)
 		printf("note:     not root, so steps were only checked, not "
 		       "tried\n");

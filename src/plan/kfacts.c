@@ -417,8 +417,13 @@ int kfacts__load(struct kfacts *f, const char *btf_file)
 			strerror(-err));
 		goto fail;
 	}
-	blacklist_load(f, p);
 	kprobes_config(f);
+	/* No kprobes, no blacklist to read (and no debugfs mount for it). */
+	if (f->kprobes != 0)
+		blacklist_load(f, p);
+	else
+		snprintf(f->blacklist_src, sizeof(f->blacklist_src),
+			 "not read: no kprobes in this kernel");
 	lockdown_load(f);
 	return 0;
 fail:
