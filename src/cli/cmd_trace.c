@@ -351,9 +351,9 @@ static int trace__fill(void *ctx, struct fs_report *r)
 
 /*
  * --user: nothing privileged is left to do, so become USER, then read
- * the maps once as USER: kernels before 6.5 refuse every bpf() call of
- * an unprivileged user while kernel.unprivileged_bpf_disabled is set,
- * which is better found now than at the final report.
+ * the maps once as USER: a kernel that refused bpf() on the descriptors
+ * we hold (some restrict it while kernel.unprivileged_bpf_disabled is
+ * set; Debian's 6.1 does not) is better found now than at the end.
  */
 static int trace__drop(struct session *s, const struct user_ids *u)
 {
@@ -371,7 +371,7 @@ static int trace__drop(struct session *s, const struct user_ids *u)
 		fprintf(stderr,
 			"folioscope: trace: --user %s: cannot read the "
 			"BPF maps as that user: %s (kernel.unprivileged_bpf_"
-			"disabled on a kernel before 6.5?)\n",
+			"disabled?)\n",
 			u->name, strerror(-err));
 cleanup:
 	model__free(r);

@@ -90,4 +90,16 @@ else
 	bad "vm blacklist" "see $LOGDIR/vm-kfacts-bl.log: $(tail -3 "$LOGDIR/vm-kfacts-bl.log")"
 fi
 
+# ---- --user on a kernel with unprivileged_bpf_disabled set ----
+if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 300 --exec "$kdir/kfacts-user-guest.sh" \
+	-- -j user.json -o ids.txt) >"$LOGDIR/vm-kfacts-user.log" 2>&1; then
+	expect_eq "vm trace --user nobody: runs as nobody once attached (unprivileged_bpf_disabled $(sed -n 3p "$kout/ids.txt"))" \
+		"$(sed -n '1,2p;4p' "$kout/ids.txt" | tr '\n' '|')" \
+		"Uid: 65534 65534 65534 65534|Gid: 65534 65534 65534 65534|trace exit 0|"
+	kf_range "vm trace --user nobody: the reader's bytes in the final report" \
+		"$(jq -r .targets.shmem.histograms.bytes.sum "$kout/user.json" 2>/dev/null)" 1000000
+else
+	bad "vm trace --user" "see $LOGDIR/vm-kfacts-user.log: $(tail -3 "$LOGDIR/vm-kfacts-user.log")"
+fi
+
 rm -rf "$kout"
