@@ -312,7 +312,11 @@ done
 expect_eq "signals: SIGKILL at any time: -j file old or new, complete" "${rel_bad:-none}" none
 "$FS" run shmem-read --size 1M >/dev/null 2>&1
 expect_eq "signals: SIGKILL at any time: nothing left after the next run" "$(leak_state)" "$before"
-rm -f "$rel"/race.json.??????
+# The next export of the same file removes the temp files the killed ones
+# may have left (.race.json.folioscope-PID.XXXXXX), and leaves none.
+"$FS" run shmem-read --size 1M -j "$rel/race.json" >/dev/null 2>&1
+expect_eq "signals: SIGKILL at any time: no temp file after the next export" \
+	"$(compgen -G "$rel/.race.json.*")" ""
 
 # trace: SIGINT/SIGTERM print the final report and exit 0; SIGKILL leaves
 # the old -j file; no BPF object survives either way.
@@ -360,6 +364,79 @@ kill -TERM "$pid"
 wait "$pid"
 expect_eq "signals: trace -- CMD: SIGTERM: exit 0" "$?" 0
 expect_eq "signals: trace -- CMD: SIGTERM: the command is stopped" "$(kill -0 "$rel_child" 2>/dev/null && echo alive || echo gone)" gone
+
+# ---- signals in the export phase ----
+echo "-- reliability: signals in the export phase (${SECONDS}s)"
+# The export's rename is held 3 s by strace, so the signal lands while
+# the temp file (DIR/.FILE.folioscope-PID.XXXXXX, PID the writer's) is
+# complete and not yet renamed. INT/TERM are held until the rename: the
+# file is the new one, no temp left, then death by the signal. KILL: the
+# old file and the temp; the next export of FILE removes the temp, says
+# so, and writes the new file. (env: a background job has SIGINT ignored.)
+rel_exp=$rel/exp
+mkdir "$rel_exp"
+# in_export SIG OUT CMD...: CMD with its renames delayed, SIG sent to it
+# once OUT's temp file exists; the exit status is CMD's.
+in_export() {
+	local sig=$1 out=$2 pid tmp
+	shift 2
+	env --default-signal=INT strace -f -o /dev/null -e trace=rename,renameat,renameat2 \
+		-e inject=rename,renameat,renameat2:delay_enter=3000000 "$@" >/dev/null 2>"$rel_exp/err" &
+	pid=$!
+	wait_until 60 compgen -G "$(dirname "$out")/.$(basename "$out").folioscope-*" >/dev/null
+	tmp=$(compgen -G "$(dirname "$out")/.$(basename "$out").folioscope-*")
+	tmp=${tmp##*.folioscope-}
+	kill -"$sig" "${tmp%.*}"
+	{ wait "$pid"; } 2>/dev/null
+}
+rel_exp_tmp() { compgen -G "$rel_exp/.$1.folioscope-*"; }
+if ! command -v strace >/dev/null || ! strace -e inject=rename:delay_enter=1 true 2>/dev/null; then
+	skip "signals: export phase" "needs strace with syscall delay injection"
+else
+	"$FS" report --format html -o "$rel_exp/old.html" "$rel_good"
+	"$FS" report --format html -o "$rel_exp/new.html" "$rel_good" tests/fixtures/export-new.json
+	for sig in INT TERM KILL; do
+		name="signals: report -o: SIG$sig in the export"
+		cp "$rel_exp/old.html" "$rel_exp/out.html"
+		in_export "$sig" "$rel_exp/out.html" "$FS" report --format html -o "$rel_exp/out.html" \
+			"$rel_good" tests/fixtures/export-new.json
+		expect_eq "$name: dies of it" "$?" "$(sig_code "$sig")"
+		if [ "$sig" != KILL ]; then
+			expect_eq "$name: the new complete file, no temp left" \
+				"$(cmp -s "$rel_exp/new.html" "$rel_exp/out.html" && echo new) $(rel_exp_tmp out.html)" "new "
+			continue
+		fi
+		rel_left=$(rel_exp_tmp out.html)
+		expect_eq "$name: the old complete file and its temp" \
+			"$(cmp -s "$rel_exp/old.html" "$rel_exp/out.html" && echo old) $(grep -c . <<<"$rel_left")" "old 1"
+		rel_err=$("$FS" report --format html -o "$rel_exp/out.html" "$rel_good" tests/fixtures/export-new.json 2>&1)
+		expect_eq "$name: the next export removes the temp, says so in one line" \
+			"$rel_err" "folioscope: removed '$rel_left', left behind by an export that was killed"
+		expect_eq "$name: the next export: the new file, no temp left" \
+			"$(cmp -s "$rel_exp/new.html" "$rel_exp/out.html" && echo new) $(rel_exp_tmp out.html)" "new "
+	done
+	# run -j: the same through the deferred signal of run (SIGINT) and
+	# after SIGKILL, where the next run removes both its temp dir and
+	# the -j temp.
+	before=$(leak_state)
+	cp "$rel_good" "$rel_exp/run.json"
+	in_export INT "$rel_exp/run.json" "$FS" run shmem-read --size 1M -j "$rel_exp/run.json"
+	expect_eq "signals: run -j: SIGINT in the export: dies of it" "$?" 130
+	expect_eq "signals: run -j: SIGINT in the export: the new complete file, no temp, nothing left" \
+		"$(jq -r .host.kernel "$rel_exp/run.json") $(rel_exp_tmp run.json) $(leak_state)" "$(uname -r)  $before"
+	cp "$rel_good" "$rel_exp/run.json"
+	in_export KILL "$rel_exp/run.json" "$FS" run shmem-read --size 1M -j "$rel_exp/run.json"
+	expect_eq "signals: run -j: SIGKILL in the export: the old file" \
+		"$(cmp -s "$rel_good" "$rel_exp/run.json" && echo old)" old
+	rel_left=$(rel_exp_tmp run.json)
+	rel_err=$("$FS" run shmem-read --size 1M -j "$rel_exp/run.json" 2>&1 >/dev/null)
+	expect_match "signals: run -j: SIGKILL in the export: the next run removes the temp" \
+		"$rel_err" "^folioscope: removed '$rel_left', left behind by an export that was killed$"
+	expect_match "signals: run -j: SIGKILL in the export: the next run removes the workload's dir" \
+		"$rel_err" "^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(1 mount\), left behind by a run that was killed$"
+	expect_eq "signals: run -j: SIGKILL in the export: after the next run, no temp, nothing left" \
+		"$(rel_exp_tmp run.json) $(leak_state)" " $before"
+fi
 
 # ---- safety: a hostile --dir ----
 echo "-- reliability: safety: a hostile --dir (${SECONDS}s)"
