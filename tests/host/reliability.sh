@@ -470,6 +470,37 @@ if truncate -s 256M "$rel/bt.img" && mkfs.btrfs -q -f "$rel/bt.img" >/dev/null 2
 		fi
 		expect_eq "safety: --dir $rel_what: nothing left there" "$(find "$rel_bt/$d/" -mindepth 1 | wc -l) $(leak_state)" "0 $before"
 	done
+	# A killed 'run dedupe --dir DIR' leaves DIR/folioscope-dedupe-*:
+	# the next run with that --dir removes it and says so, while a live
+	# run's is left alone; the planted files stay untouched throughout.
+	rel_ddirs() { find "$rel_bt/mine" -mindepth 1 -maxdepth 1 -type d -name 'folioscope-dedupe-*'; }
+	rel_has_ddir() { [ -n "$(rel_ddirs)" ]; }
+	"$FS" run "${rel_dd[@]}" --dir "$rel_bt/mine" >/dev/null 2>&1 &
+	pid=$!
+	wait_until 30 rel_has_ddir
+	kill -KILL "$pid"
+	{ wait "$pid"; } 2>/dev/null
+	rel_left=$(rel_ddirs)
+	expect_eq "safety: --dir: SIGKILL leaves one temp dir there" "$(grep -c . <<<"$rel_left")" 1
+	# The next run with that --dir removes it (and says so), then makes
+	# its own; held there, it is a live run that a third one leaves alone
+	# (known by its --dir: its TMPDIR differs).
+	TMPDIR=$rel/pub "$FS" run "${rel_dd[@]}" --dir "$rel_bt/mine" >/dev/null 2>"$rel/dir.err" &
+	pid=$!
+	wait_until 30 eval '[ -n "$(rel_ddirs | grep -vxF "$rel_left")" ]'
+	kill -STOP "$pid"
+	rel_live=$(rel_ddirs)
+	expect_match "safety: --dir: the next run removes the killed one's dir, one line" "$(cat "$rel/dir.err")" \
+		"^folioscope: run: removed '$rel_left' \(0 mounts\), left behind by a run that was killed$"
+	expect_eq "safety: --dir: only the next run's own temp dir is there" "$(grep -c . <<<"$rel_live") $(grep -cxF "$rel_left" <<<"$rel_live")" "1 0"
+	rel_err=$("$FS" run dedupe --dir "$rel_bt/mine" --count 4 2>&1 >/dev/null)
+	expect_eq "safety: --dir: with a live run there, a third run exits 0 and removes nothing" \
+		"$? $(grep -c removed <<<"$rel_err") $(rel_ddirs)" "0 0 $rel_live"
+	kill -CONT "$pid"
+	wait "$pid"
+	expect_eq "safety: --dir: the live run then ends well" "$?" 0
+	expect_eq "safety: --dir: after it, no temp dir and the planted files untouched" \
+		"$(rel_ddirs)$(cd "$rel_bt" && find . -printf '%p %y %s %m %l\n' | sort | md5sum)" "$rel_sum"
 	umount "$rel_bt"
 else
 	skip "safety: hostile --dir" "cannot make a btrfs scratch filesystem"
