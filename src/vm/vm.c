@@ -721,15 +721,22 @@ static int vm__loop(struct vm_run *r)
 	return 0;
 }
 
-static int workdir__create(struct vm_run *r)
+/* Where work dirs go: $TMPDIR, else /tmp. */
+static const char *tmp_parent(void)
 {
 	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+static int workdir__create(struct vm_run *r)
+{
+	const char *tmp = tmp_parent();
 	int err;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (vm_fs__fmt(r->workdir, sizeof(r->workdir), "%s/folioscope-vm.XXXXXX",
-		       tmp)) {
+	if (vm_fs__fmt(r->workdir, sizeof(r->workdir),
+		       "%s/" VM_WORKDIR_TAG "%ld.XXXXXX", tmp,
+		       (long)getpid())) {
 		r->workdir[0] = '\0';
 		return path_too_long(tmp);
 	}
@@ -784,6 +791,9 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			strerror(-err));
 		goto cleanup;
 	}
+	/* First, as run does: even a vm that fails cleans up after one
+	 * that was killed. */
+	vm_stale__clean(tmp_parent());
 	err = kernel__pick(r);
 	if (err)
 		goto cleanup;

@@ -438,6 +438,53 @@ else
 		"$(rel_exp_tmp run.json) $(leak_state)" " $before"
 fi
 
+# ---- signals in the VM boot ----
+echo "-- reliability: signals in the VM boot (${SECONDS}s)"
+# 'vm -- doctor' signalled once its qemu runs (the guest is booting):
+# INT/TERM stop qemu, remove the work dir, one line, exit 1; KILL takes
+# qemu down with it (PR_SET_PDEATHSIG) and leaves the work dir
+# ($TMPDIR/folioscope-vm-PID.XXXXXX), which the next vm removes, saying
+# so, even one that then fails.
+rel_cache=${FOLIOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/folioscope}
+qemu_of() { pgrep -P "$1" -f qemu-system; }
+# Gone, or a zombie no one has reaped yet (its memory is freed).
+qemu_gone() { local st; st=$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null); [ -z "$st" ] || [ "$st" == Z ]; }
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "signals: vm boot" "no qemu-system-x86_64"
+elif ! compgen -G "$rel_cache/kernels/linux-image-*/boot/vmlinuz-*" >/dev/null; then
+	skip "signals: vm boot" "the default kernel is not in $rel_cache (a first 'folioscope vm' fetches it)"
+else
+	for sig in INT TERM KILL; do
+		name="signals: vm: SIG$sig while booting"
+		before=$(leak_state)
+		"$FS" vm -- doctor >/dev/null 2>"$rel/vm.err" &
+		pid=$!
+		wait_until 120 qemu_of "$pid" >/dev/null
+		rel_q=$(qemu_of "$pid")
+		kill -"$sig" "$pid"
+		{ wait "$pid"; } 2>/dev/null
+		rc=$?
+		if [ "$sig" == KILL ]; then
+			expect_eq "$name: dies of it" "$rc" 137
+		else
+			expect_eq "$name: exit 1, one line" "$rc $(cat "$rel/vm.err")" "1 folioscope: vm: interrupted by $([ "$sig" == INT ] && echo Interrupt || echo Terminated)"
+		fi
+		if [ -n "$rel_q" ] && wait_until 60 qemu_gone "$rel_q"; then
+			ok "$name: no qemu left"
+		else
+			bad "$name: no qemu left" "qemu '${rel_q:-not found}' still there"
+		fi
+		if [ "$sig" == KILL ]; then
+			rel_left=$(compgen -G "$TMPDIR/folioscope-vm-$pid.*")
+			expect_eq "$name: its work dir is left" "$(grep -c . <<<"$rel_left")" 1
+			rel_err=$("$FS" vm --kernel "$rel/notakernel" -- doctor 2>&1 >/dev/null)
+			expect_match "$name: the next vm removes it, one line" "$rel_err" \
+				"^folioscope: vm: removed '$rel_left', left behind by a vm that was killed$"
+		fi
+		expect_eq "$name: nothing left" "$(leak_state)" "$before"
+	done
+fi
+
 # ---- safety: a hostile --dir ----
 echo "-- reliability: safety: a hostile --dir (${SECONDS}s)"
 rel_bt=$rel/bt
