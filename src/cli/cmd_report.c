@@ -14,16 +14,16 @@
 #include "common.h"
 #include "report/report.h"
 #include "serve/serve.h"
+#include "serveopt.h"
 
-enum { OPT_FORMAT = 0x100, OPT_SERVE, OPT_SERVE_ANY };
+enum { OPT_FORMAT = 0x100 };
 
 struct report_args {
 	const char *in[2];
 	int nin;
 	const char *output;
 	const char *format;
-	const char *serve;
-	bool serve_any;
+	struct serve_cli serve; /* --serve, --serve-any */
 };
 
 static const struct argp_option options[] = {
@@ -32,11 +32,6 @@ static const struct argp_option options[] = {
 	  "else text)", 0 },
 	{ "output", 'o', "FILE", 0,
 	  "write to FILE (atomically) instead of stdout", 0 },
-	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
-	  "serve the report at http://ADDR:PORT/metrics until Ctrl-C "
-	  "(ADDR defaults to 127.0.0.1)", 0 },
-	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
-	  "allow --serve on an address that is not loopback", 0 },
 	{},
 };
 
@@ -46,6 +41,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	enum report_format fmt;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &a->serve; /* children[0] */
+		break;
 	case OPT_FORMAT:
 		if (report__format_parse(arg, &fmt))
 			cli__usage_error(st, "unknown format '%s' (%s)", arg,
@@ -54,12 +52,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'o':
 		a->output = arg;
-		break;
-	case OPT_SERVE:
-		a->serve = arg;
-		break;
-	case OPT_SERVE_ANY:
-		a->serve_any = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->nin == 2)
@@ -77,13 +69,18 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &serve_cli_argp, 0, NULL, 0 },
+	{},
+};
+
 static const struct argp report_argp = {
 	options, parse, "FILE.json [NEW.json]",
 	"Write a saved JSON report (from -j or -o) as text, JSON, CSV, "
 	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
 	"With two reports (svg, html): an A/B view, FILE.json as the base."
 	"\vFILE.json may be - for stdin.",
-	NULL, NULL, NULL,
+	children, NULL, NULL,
 };
 
 /* The saved run, the same at every scrape; r gets its own process table. */
@@ -107,7 +104,7 @@ static int fill_saved(void *ctx, struct fs_report *r)
 static int report__serve(const struct report_args *a,
 			 const struct fs_report *r)
 {
-	struct serve_opts o = { .allow_remote = a->serve_any };
+	struct serve_opts o = { .allow_remote = a->serve.any };
 	struct serve *s = NULL;
 	sigset_t set;
 	int sig, err;
@@ -120,7 +117,7 @@ static int report__serve(const struct report_args *a,
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	err = serve__start(&s, a->serve, &o, fill_saved, (void *)r);
+	err = serve__start(&s, a->serve.addr, &o, fill_saved, (void *)r);
 	if (err)
 		return err;
 	fprintf(stderr, "folioscope: serving %s; Ctrl-C to stop\n",
@@ -147,11 +144,9 @@ int cmd_report(int argc, char **argv)
 		cli__usage_error(&st, "cannot tell the format of '%s' from its "
 				      "name; add --format (%s)",
 				 a.output, REPORT_FORMATS);
-	if (a.serve && (a.output || a.format || a.nin > 1))
+	if (a.serve.addr && (a.output || a.format || a.nin > 1))
 		cli__usage_error(&st, "--serve takes one report and no -o or "
 				      "--format");
-	if (a.serve_any && !a.serve)
-		cli__usage_error(&st, "--serve-any needs --serve");
 	if (a.nin > 1 && !report__format_ab(fmt))
 		cli__usage_error(&st, "two reports need --format svg or html, "
 				      "not %s",
@@ -169,7 +164,7 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			goto cleanup;
 	}
-	if (a.serve)
+	if (a.serve.addr)
 		err = report__serve(&a, r[0]);
 	else
 		err = report__write(a.output ? a.output : "-", fmt, r[0], r[1]);

@@ -20,6 +20,7 @@
 #include "cli/parse.h"
 #include "session.h"
 #include "serve/serve.h"
+#include "serveopt.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -38,13 +39,11 @@ struct trace_args {
 	bool cumulative;
 	bool timestamps;
 	bool quiet;
-	const char *serve; /* --serve ADDR:PORT */
-	bool serve_any;
+	struct serve_cli serve; /* --serve, --serve-any */
 	char **cmd; /* after "--" */
 };
 
-enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_SERVE,
-       OPT_SERVE_ANY };
+enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE };
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0,
@@ -53,11 +52,6 @@ static const struct argp_option options[] = {
 	  "with -i: each report shows everything since the start", 0 },
 	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
-	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
-	  "serve cumulative metrics at http://ADDR:PORT/metrics while tracing "
-	  "(default address 127.0.0.1)", 0 },
-	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
-	  "allow --serve on an address that is not loopback", 0 },
 	{ "per-process", 'P', NULL, 0,
 	  "also histograms per process (64 of them, then 'other')", 0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
@@ -136,6 +130,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
+		st->child_inputs[1] = &a->serve; /* children[1] */
 		break;
 	case 'i':
 		a->interval = parse_seconds(st, arg);
@@ -151,12 +146,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'P':
 		a->p.per_proc = true;
-		break;
-	case OPT_SERVE:
-		a->serve = arg;
-		break;
-	case OPT_SERVE_ANY:
-		a->serve_any = true;
 		break;
 	case 'p':
 		errno = 0;
@@ -198,8 +187,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (a->cumulative && !a->interval)
 			cli__usage_error(st, "--cumulative needs -i");
-		if (a->serve_any && !a->serve)
-			cli__usage_error(st, "--serve-any needs --serve");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -209,6 +196,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 static const struct argp_child children[] = {
 	{ &common_argp, 0, NULL, 0 },
+	{ &serve_cli_argp, 0, NULL, 0 },
 	{},
 };
 
@@ -331,10 +319,10 @@ int cmd_trace(int argc, char **argv)
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
-	if (a.serve) {
-		struct serve_opts so = { .allow_remote = a.serve_any };
+	if (a.serve.addr) {
+		struct serve_opts so = { .allow_remote = a.serve.any };
 
-		err = serve__start(&srv, a.serve, &so, trace__fill, &s);
+		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &s);
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */

@@ -127,6 +127,7 @@ B "--files with --count" 2 "--files runs the seed's layout; drop --count" "$FS" 
 B "--cumulative without -i" 2 "--cumulative needs -i" "$FS" trace --cumulative
 B "report: two runs as csv" 2 "two reports need --format svg or html" "$FS" report --format csv "$rel_good" "$rel_good"
 B "report: --serve-any alone" 2 "--serve-any needs --serve" "$FS" report --serve-any "$rel_good"
+B "trace: --serve-any alone" 2 "^folioscope: trace: --serve-any needs --serve$" "$FS" trace --serve-any
 B "report: --serve with -o" 2 "--serve takes one report" "$FS" report --serve 127.0.0.1:0 -o "$rel/x.csv" "$rel_good"
 B "report: format from a bad name" 2 "cannot tell the format of" "$FS" report -o "$rel/x.nope" "$rel_good"
 B "trace: unknown --format" 2 "unknown format 'nope'" "$FS" trace --format nope
