@@ -366,6 +366,57 @@ wait "$pid"
 expect_eq "signals: trace -- CMD: SIGTERM: exit 0" "$?" 0
 expect_eq "signals: trace -- CMD: SIGTERM: the command is stopped" "$(kill -0 "$rel_child" 2>/dev/null && echo alive || echo gone)" gone
 
+# ---- signals while attaching ----
+echo "-- reliability: signals while attaching (${SECONDS}s)"
+# Every bpf() call held 100 ms by strace: once the first link exists the
+# others are still to come, and the signal lands in the attach phase.
+# in_attach SIG CMD...: sets rel_ids (BPF objects at the signal), returns
+# CMD's status.
+in_attach() {
+	local sig=$1 pid sp
+	shift
+	rel_ids=
+	env --default-signal=INT strace -f -o /dev/null -e trace=bpf \
+		-e inject=bpf:delay_enter=100000 "$@" >/dev/null 2>"$rel/attach.err" &
+	sp=$!
+	wait_until 30 pgrep -P "$sp" >/dev/null
+	pid=$(pgrep -P "$sp")
+	wait_until 60 has_link "$pid"
+	rel_ids=$(bpf_ids "$pid")
+	rel_phase=$(grep -c tracing "$rel/attach.err")
+	kill -"$sig" "$pid"
+	{ wait "$sp"; } 2>/dev/null
+}
+if ! command -v strace >/dev/null || ! strace -e inject=bpf:delay_enter=1 true 2>/dev/null; then
+	skip "signals: while attaching" "needs strace with syscall delay injection"
+else
+	for sig in INT TERM KILL; do
+		name="signals: trace: SIG$sig while attaching"
+		in_attach "$sig" "$FS" trace -t all
+		rc=$?
+		expect_eq "$name: exit (0, or 137 for KILL); signalled before 'tracing'" "$rc $rel_phase" \
+			"$([ "$sig" == KILL ] && echo 137 || echo 0) 0"
+		if [ -z "$rel_ids" ]; then
+			bad "$name: no BPF program or link left" "none seen"
+		elif left=$(bpf_gone "$rel_ids"); then
+			ok "$name: no BPF program or link left"
+		else
+			bad "$name: no BPF program or link left" "$left"
+		fi
+		name="signals: run: SIG$sig while attaching"
+		before=$(leak_state)
+		in_attach "$sig" "$FS" run shmem-read --size 1M
+		expect_eq "$name: dies of it" "$?" "$(sig_code "$sig")"
+		if left=$(bpf_gone "$rel_ids"); then ok "$name: no BPF program or link left"; else bad "$name: no BPF program or link left" "$left"; fi
+		if [ "$sig" == KILL ]; then
+			nxt=$("$FS" run shmem-read --size 1M 2>&1 >/dev/null)
+			expect_match "$name: the next run removes what is left" "$nxt" \
+				"^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(1 mount\), left behind by a run that was killed$"
+		fi
+		expect_eq "$name: nothing left" "$(leak_state)" "$before"
+	done
+fi
+
 # ---- signals in the export phase ----
 echo "-- reliability: signals in the export phase (${SECONDS}s)"
 # The export's rename is held 3 s by strace, so the signal lands while
