@@ -14,38 +14,30 @@
 #include "common.h"
 #include "report/report.h"
 #include "serve/serve.h"
+#include "serveopt.h"
 #include "user.h"
 
-enum { OPT_FORMAT = 0x100, OPT_SERVE, OPT_SERVE_ANY, OPT_USER };
+enum { OPT_FORMAT = 0x100, OPT_USER };
 
 struct report_args {
 	const char *in[2];
 	int nin;
 	const char *output;
 	const char *format;
-	const char *serve;
-	bool serve_any;
-	bool drop; /* --user given */
+	struct serve_cli serve; /* --serve, --serve-any */
+	bool drop;		/* --user given */
 	struct user_ids user;
 };
 
 static const struct argp_option options[] = {
-	{"format", OPT_FORMAT, "FMT", 0,
-	 "output format: " REPORT_FORMATS " (default: from -o's extension, "
-	 "else text)",
-	 0},
-	{"output", 'o', "FILE", 0,
-	 "write to FILE (atomically) instead of stdout", 0},
-	{"serve", OPT_SERVE, "ADDR:PORT", 0,
-	 "serve the report at http://ADDR:PORT/metrics until Ctrl-C "
-	 "(ADDR defaults to 127.0.0.1)",
-	 0},
-	{"serve-any", OPT_SERVE_ANY, NULL, 0,
-	 "allow --serve on an address that is not loopback", 0},
-	{"user", OPT_USER, "USER", 0,
-	 "with --serve: once bound, run as USER (no supplementary groups, "
-	 "USER's uid and gid from /etc/passwd)",
-	 0},
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "output format: " REPORT_FORMATS " (default: from -o's extension, "
+	  "else text)", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "write to FILE (atomically) instead of stdout", 0 },
+	{ "user", OPT_USER, "USER", 0,
+	  "with --serve: once bound, run as USER (no supplementary groups, "
+	  "USER's uid and gid from /etc/passwd)", 0 },
 	{},
 };
 
@@ -56,6 +48,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	int err;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		st->child_inputs[0] = &a->serve; /* children[0] */
+		break;
 	case OPT_FORMAT:
 		if (report__format_parse(arg, &fmt))
 			cli__usage_error(st, "unknown format '%s' (%s)", arg,
@@ -65,24 +60,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case 'o':
 		a->output = arg;
 		break;
-	case OPT_SERVE:
-		a->serve = arg;
-		break;
-	case OPT_SERVE_ANY:
-		a->serve_any = true;
-		break;
 	case OPT_USER:
 		err = user__lookup(arg, &a->user);
 		if (err == -ENOENT)
-			cli__usage_error(st,
-					 "--user '%s': no such user in "
-					 "/etc/passwd",
-					 arg);
+			cli__usage_error(st, "--user '%s': no such user in "
+					     "/etc/passwd", arg);
 		if (err)
-			cli__usage_error(st,
-					 "--user '%s': cannot read "
-					 "/etc/passwd: %s",
-					 arg, strerror(-err));
+			cli__usage_error(st, "--user '%s': cannot read "
+					     "/etc/passwd: %s", arg,
+					 strerror(-err));
 		a->drop = true;
 		break;
 	case ARGP_KEY_ARG:
@@ -103,6 +89,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &serve_cli_argp, 0, NULL, 0 },
+	{},
+};
+
 static const struct argp report_argp = {
 	options,
 	parse,
@@ -111,9 +102,7 @@ static const struct argp report_argp = {
 	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
 	"With two reports (svg, html): an A/B view, FILE.json as the base."
 	"\vFILE.json may be - for stdin.",
-	NULL,
-	NULL,
-	NULL,
+	children, NULL, NULL,
 };
 
 /* The saved run, the same at every scrape; r gets its own process table. */
@@ -136,7 +125,7 @@ static int fill_saved(void *ctx, struct fs_report *r)
 
 static int report__serve(const struct report_args *a, const struct fs_report *r)
 {
-	struct serve_opts o = {.allow_remote = a->serve_any};
+	struct serve_opts o = { .allow_remote = a->serve.any };
 	struct serve *s = NULL;
 	sigset_t set;
 	int sig, err;
@@ -149,7 +138,7 @@ static int report__serve(const struct report_args *a, const struct fs_report *r)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	err = serve__start(&s, a->serve, &o, fill_saved, (void *)r);
+	err = serve__start(&s, a->serve.addr, &o, fill_saved, (void *)r);
 	if (err)
 		return err;
 	/* Bound, and the report is in memory: root is no longer needed. */
@@ -185,12 +174,10 @@ int cmd_report(int argc, char **argv)
 				 "cannot tell the format of '%s' from its "
 				 "name; add --format (%s)",
 				 a.output, REPORT_FORMATS);
-	if (a.serve && (a.output || a.format || a.nin > 1))
+	if (a.serve.addr && (a.output || a.format || a.nin > 1))
 		cli__usage_error(&st, "--serve takes one report and no -o or "
 				      "--format");
-	if (a.serve_any && !a.serve)
-		cli__usage_error(&st, "--serve-any needs --serve");
-	if (a.drop && !a.serve)
+	if (a.drop && !a.serve.addr)
 		cli__usage_error(&st, "--user needs --serve");
 	if (a.nin > 1 && !report__format_ab(fmt))
 		cli__usage_error(&st,
@@ -210,7 +197,7 @@ int cmd_report(int argc, char **argv)
 		if (err)
 			goto cleanup;
 	}
-	if (a.serve)
+	if (a.serve.addr)
 		err = report__serve(&a, r[0]);
 	else
 		err = report__write(a.output ? a.output : "-", fmt, r[0], r[1]);

@@ -15,6 +15,7 @@
 #include "common.h"
 #include "parse.h"
 #include "progress.h"
+#include "runguard.h"
 #include "session.h"
 #include "workload/workload.h"
 
@@ -372,6 +373,9 @@ int cmd_run(int argc, char **argv)
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;
+	/* A killed 'run dedupe --dir DIR' left its temp dir in DIR. */
+	if (a.w.dir)
+		runguard__clean_dir(a.w.dir);
 	if (a.c.targets)
 		session__parse_targets(a.c.targets, s.want);
 	else

@@ -20,6 +20,7 @@
 #include "cli/parse.h"
 #include "session.h"
 #include "serve/serve.h"
+#include "serveopt.h"
 #include "user.h"
 
 static volatile sig_atomic_t exiting;
@@ -39,48 +40,32 @@ struct trace_args {
 	bool cumulative;
 	bool timestamps;
 	bool quiet;
-	const char *serve; /* --serve ADDR:PORT */
-	bool serve_any;
-	bool drop; /* --user given */
+	struct serve_cli serve; /* --serve, --serve-any */
+	bool drop;		/* --user given */
 	struct user_ids user;
 	char **cmd; /* after "--" */
 };
 
-enum {
-	OPT_COMM = 0x200,
-	OPT_DEV,
-	OPT_FS,
-	OPT_CUMULATIVE,
-	OPT_SERVE,
-	OPT_SERVE_ANY,
-	OPT_USER
-};
+enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_USER };
 
 static const struct argp_option options[] = {
-	{"interval", 'i', "SECONDS", 0,
-	 "print a report every SECONDS (each shows only its own events)", 0},
-	{"cumulative", OPT_CUMULATIVE, NULL, 0,
-	 "with -i: each report shows everything since the start", 0},
-	{"timestamp", 'T', NULL, 0, "print a timestamp before each report", 0},
-	{"quiet", 'q', NULL, 0, "no progress messages on stderr", 0},
-	{"serve", OPT_SERVE, "ADDR:PORT", 0,
-	 "serve cumulative metrics at http://ADDR:PORT/metrics while tracing "
-	 "(default address 127.0.0.1)",
-	 0},
-	{"serve-any", OPT_SERVE_ANY, NULL, 0,
-	 "allow --serve on an address that is not loopback", 0},
-	{"user", OPT_USER, "USER", 0,
-	 "once attached (and bound with --serve), run as USER: no "
-	 "supplementary groups, USER's uid and gid from /etc/passwd",
-	 0},
-	{"per-process", 'P', NULL, 0,
-	 "also histograms per process (64 of them, then 'other')", 0},
-	{"pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1},
-	{"comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1},
-	{"cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1},
-	{"dev", OPT_DEV, "PATH|MAJ:MIN", 0,
-	 "only files on this device (a path on it, or major:minor)", 1},
-	{"fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1},
+	{ "interval", 'i', "SECONDS", 0,
+	  "print a report every SECONDS (each shows only its own events)", 0 },
+	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
+	  "with -i: each report shows everything since the start", 0 },
+	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
+	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
+	{ "user", OPT_USER, "USER", 0,
+	  "once attached (and bound with --serve), run as USER: no "
+	  "supplementary groups, USER's uid and gid from /etc/passwd", 0 },
+	{ "per-process", 'P', NULL, 0,
+	  "also histograms per process (64 of them, then 'other')", 0 },
+	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
+	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
+	{ "dev", OPT_DEV, "PATH|MAJ:MIN", 0,
+	  "only files on this device (a path on it, or major:minor)", 1 },
+	{ "fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1 },
 	{},
 };
 
@@ -153,6 +138,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
+		st->child_inputs[1] = &a->serve; /* children[1] */
 		break;
 	case 'i':
 		a->interval = parse_seconds(st, arg);
@@ -169,24 +155,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case 'P':
 		a->p.per_proc = true;
 		break;
-	case OPT_SERVE:
-		a->serve = arg;
-		break;
-	case OPT_SERVE_ANY:
-		a->serve_any = true;
-		break;
 	case OPT_USER:
 		err = user__lookup(arg, &a->user);
 		if (err == -ENOENT)
-			cli__usage_error(st,
-					 "--user '%s': no such user in "
-					 "/etc/passwd",
-					 arg);
+			cli__usage_error(st, "--user '%s': no such user in "
+					     "/etc/passwd", arg);
 		if (err)
-			cli__usage_error(st,
-					 "--user '%s': cannot read "
-					 "/etc/passwd: %s",
-					 arg, strerror(-err));
+			cli__usage_error(st, "--user '%s': cannot read "
+					     "/etc/passwd: %s", arg,
+					 strerror(-err));
 		a->drop = true;
 		break;
 	case 'p':
@@ -237,8 +214,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_END:
 		if (a->cumulative && !a->interval)
 			cli__usage_error(st, "--cumulative needs -i");
-		if (a->serve_any && !a->serve)
-			cli__usage_error(st, "--serve-any needs --serve");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -247,7 +222,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp_child children[] = {
-	{&common_argp, 0, NULL, 0},
+	{ &common_argp, 0, NULL, 0 },
+	{ &serve_cli_argp, 0, NULL, 0 },
 	{},
 };
 
@@ -407,10 +383,10 @@ int cmd_trace(int argc, char **argv)
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
-	if (a.serve) {
-		struct serve_opts so = {.allow_remote = a.serve_any};
+	if (a.serve.addr) {
+		struct serve_opts so = { .allow_remote = a.serve.any };
 
-		err = serve__start(&srv, a.serve, &so, trace__fill, &s);
+		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &s);
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */

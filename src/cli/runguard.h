@@ -18,6 +18,11 @@ extern volatile sig_atomic_t runguard_signal;
 /* Before the command: stale dirs in $TMPDIR, then the signal handlers. */
 void runguard__start(void);
 /*
+ * Stale dirs in a run's --dir, once the options are parsed; only when
+ * dir is a real directory owned by the effective uid.
+ */
+void runguard__clean_dir(const char *dir);
+/*
  * After the command returned rc (having cleaned up): without a signal,
  * rc; with one, die of that signal, as the caller expects of a command
  * that was interrupted.

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +155,7 @@ static int write_all(int fd, const char *buf, size_t len)
 int report__write_atomic(const char *path, const void *buf, size_t len)
 {
 	bool have_tmp = false;
+	sigset_t stop, old;
 	char *tmp = NULL;
 	int fd = -1, err;
 	mode_t mask;
@@ -163,9 +166,22 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 			return -errno;
 		return write_all(STDOUT_FILENO, buf, len);
 	}
+	/* What a SIGKILLed export of path left (the one thing not blocked). */
+	report__tmp_clean(path);
+	/*
+	 * A stop signal is held until the temp file is renamed or removed:
+	 * dying of it in between would leave the temp behind. (Another
+	 * thread that does not block them could still take one.)
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	/* Same directory as path, so rename() is atomic. */
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
+	err = report__tmp_name(path, &tmp);
+	if (err)
+		goto cleanup;
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		err = -errno;
@@ -204,6 +220,7 @@ cleanup:
 	if (have_tmp)
 		unlink(tmp);
 	free(tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 

@@ -118,8 +118,24 @@ int report__emit(FILE *f, enum report_format fmt,
  */
 int report__write(const char *path, enum report_format fmt,
 		  const struct fs_report *base, const struct fs_report *next);
-/* The atomic write of buf alone; same contract, no message printed. */
+/*
+ * The atomic write of buf alone; same contract, no message printed
+ * (except a line per stale temp file removed, see report__tmp_clean).
+ * SIGINT, SIGTERM and SIGHUP are held while the temp file exists.
+ */
 int report__write_atomic(const char *path, const void *buf, size_t len);
+/*
+ * Temp files of atomic writes (tmpfile.c): "DIR/.BASE.folioscope-PID.
+ * XXXXXX" for path DIR/BASE, a mkstemp template in *out (malloc'd);
+ * 0 or -ENOMEM.
+ */
+int report__tmp_name(const char *path, char **out);
+/*
+ * Remove path's temp files that a killed folioscope left: regular files
+ * of the effective uid whose PID is neither this process nor a live
+ * folioscope; one line on stderr per file. Returns how many, or -errno.
+ */
+int report__tmp_clean(const char *path);
 
 /* ---- helpers shared by the export reporters ---- */
 

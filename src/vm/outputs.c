@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "report/report.h"
 #include "vm_internal.h"
 
 #define OUT_SKIP (-2) /* outs->cur while ignoring an unknown file's data */
@@ -262,30 +263,25 @@ static void output__fail(struct vm_output *o)
 	o->tmp_path = NULL;
 }
 
-/* Temp file in the target's directory, so rename() is atomic. */
+/*
+ * Temp file in the target's directory, so rename() is atomic, named as
+ * the exports' (report__tmp_name): what a killed vm leaves there is
+ * removed by the next export of the same file, this one first.
+ */
 static int output__open(struct vm_output *o)
 {
-	char *copy = NULL, *copy2 = NULL;
-	int err = 0;
+	int err;
 
-	copy = strdup(o->host_path);
-	copy2 = strdup(o->host_path);
-	if (!copy || !copy2 ||
-	    asprintf(&o->tmp_path, "%s/.%s.folioscope-XXXXXX", dirname(copy),
-		     basename(copy2)) < 0) {
-		o->tmp_path = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	report__tmp_clean(o->host_path);
+	err = report__tmp_name(o->host_path, &o->tmp_path);
+	if (err)
+		return err;
 	o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
 	if (o->fd < 0) {
 		err = -errno;
 		free(o->tmp_path);
 		o->tmp_path = NULL;
 	}
-cleanup:
-	free(copy);
-	free(copy2);
 	return err;
 }
 

@@ -186,6 +186,62 @@ static void release__find(struct vm_run *r)
 		r->release[0] = '\0';
 }
 
+/*
+ * --kernel must be something qemu can boot as "-kernel": a readable
+ * regular file with the x86 boot protocol's "HdrS" at 0x202. Checked
+ * here, since qemu given anything else starts, fails and prints its own
+ * lines. Whether the kernel has BTF is not checked: .BTF is in the
+ * compressed vmlinux inside the bzImage, and telling needs the whole
+ * image decompressed (extract-vmlinux); the guest's doctor says so.
+ */
+static int kernel__check(const char *path)
+{
+	char magic[4];
+	struct stat sb;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
+			path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
+			path, strerror(-err));
+		goto cleanup;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		fprintf(stderr,
+			VM_ERR_PREFIX "kernel '%s' is not a regular "
+				      "file\n",
+			path);
+		goto cleanup;
+	}
+	n = pread(fd, magic, sizeof(magic), 0x202);
+	if (n < 0) {
+		err = -errno;
+		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
+			path, strerror(-err));
+		goto cleanup;
+	}
+	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4)) {
+		err = -ENOEXEC;
+		fprintf(stderr,
+			VM_ERR_PREFIX
+			"kernel '%s' is not an x86 "
+			"bzImage (no \"HdrS\" boot header at 0x202)\n",
+			path);
+	}
+cleanup:
+	close(fd);
+	return err;
+}
+
 static int kernel__pick(struct vm_run *r)
 {
 	const struct vm_opts *o = r->o;
@@ -208,14 +264,9 @@ static int kernel__pick(struct vm_run *r)
 		}
 	}
 	if (o->kernel) {
-		fd = open(o->kernel, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
-				o->kernel, strerror(-err));
+		err = kernel__check(o->kernel);
+		if (err)
 			return err;
-		}
-		close(fd);
 		if (vm_fs__fmt(r->bzimage, sizeof(r->bzimage), "%s", o->kernel))
 			return path_too_long(o->kernel);
 	} else {
@@ -670,15 +721,22 @@ static int vm__loop(struct vm_run *r)
 	return 0;
 }
 
-static int workdir__create(struct vm_run *r)
+/* Where work dirs go: $TMPDIR, else /tmp. */
+static const char *tmp_parent(void)
 {
 	const char *tmp = getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+static int workdir__create(struct vm_run *r)
+{
+	const char *tmp = tmp_parent();
 	int err;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (vm_fs__fmt(r->workdir, sizeof(r->workdir), "%s/folioscope-vm.XXXXXX",
-		       tmp)) {
+	if (vm_fs__fmt(r->workdir, sizeof(r->workdir),
+		       "%s/" VM_WORKDIR_TAG "%ld.XXXXXX", tmp,
+		       (long)getpid())) {
 		r->workdir[0] = '\0';
 		return path_too_long(tmp);
 	}
@@ -733,6 +791,9 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			strerror(-err));
 		goto cleanup;
 	}
+	/* First, as run does: even a vm that fails cleans up after one
+	 * that was killed. */
+	vm_stale__clean(tmp_parent());
 	err = kernel__pick(r);
 	if (err)
 		goto cleanup;

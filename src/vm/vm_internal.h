@@ -78,6 +78,17 @@ bool vm_fs__exists(const char *path);
 /* Appends the POSIX-shell single-quoted form of s to buf (realloc'd). */
 int vm_fs__shell_quote(char **buf, size_t *len, const char *s);
 
+/* ---- stale.c ---- */
+
+/* Work dirs are "<TMPDIR>/folioscope-vm-<pid>.XXXXXX". */
+#define VM_WORKDIR_TAG "folioscope-vm-"
+/*
+ * Remove the work dirs in parent that a killed vm left: real dirs of the
+ * effective uid whose pid is neither this process nor a live folioscope;
+ * one line on stderr each. Returns how many, or -errno.
+ */
+int vm_stale__clean(const char *parent);
+
 /* ---- kernel_cache.c ---- */
 
 /* The cache root: opt, or $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope,

@@ -92,9 +92,39 @@ static bool temp_parent(const char *procfs, long pid, char *out)
 	return realpath(tmp, out) != NULL;
 }
 
+/*
+ * Could the run pid, argv its NUL-separated command line (n bytes), make
+ * its temp dirs in parent? Yes if its $TMPDIR is parent or cannot be
+ * read, or if its --dir is parent or cannot be resolved.
+ */
+static bool run_uses(const char *procfs, long pid, const char *argv, size_t n,
+		     const char *parent)
+{
+	char theirs[PATH_MAX], tmp[PATH_MAX];
+	const char *end = argv + n, *dir = NULL;
+
+	if (!temp_parent(procfs, pid, theirs) || !strcmp(theirs, parent))
+		return true;
+	for (const char *a = argv; a < end; a += strlen(a) + 1) {
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--dir=", 6))
+			dir = a + 6;
+		else if (!strcmp(a, "--dir") && a + strlen(a) + 1 < end)
+			dir = a + strlen(a) + 1;
+	}
+	if (!dir)
+		return false;
+	if (dir[0] == '/')
+		snprintf(tmp, sizeof(tmp), "%s", dir);
+	else
+		snprintf(tmp, sizeof(tmp), "%s/%ld/cwd/%s", procfs, pid, dir);
+	return !realpath(tmp, theirs) || !strcmp(theirs, parent);
+}
+
 pid_t wl__run_alive(const char *procfs, pid_t self, const char *parent)
 {
-	char path[PATH_MAX], buf[256], theirs[PATH_MAX];
+	char path[PATH_MAX], buf[8192];
 	struct dirent *e;
 	pid_t found = 0;
 	ssize_t n;
@@ -122,9 +152,9 @@ pid_t wl__run_alive(const char *procfs, pid_t self, const char *parent)
 		    strcmp(buf + strlen(buf) + 1, "run"))
 			continue;
 		/* A run with its temp dirs elsewhere cannot own ours; one
-		 * whose environment cannot be read might. */
-		if (parent && temp_parent(procfs, pid, theirs) &&
-		    strcmp(theirs, parent))
+		 * whose environment or argv cannot be read (whole) might. */
+		if (parent && (size_t)n < sizeof(buf) - 1 &&
+		    !run_uses(procfs, pid, buf, (size_t)n, parent))
 			continue;
 		found = (pid_t)pid;
 	}

@@ -19,14 +19,16 @@ bool wl__stale_name(const char *name);
 /*
  * pid of another live 'folioscope run' process (comm folioscope, argv[1]
  * run) that makes its temp dirs in parent (a real path; its $TMPDIR or
- * /tmp; any parent if NULL or if its environment cannot be read), or 0.
+ * /tmp, or its --dir; any parent if NULL or if its environment or argv
+ * cannot be read), or 0.
  * procfs is the /proc to look in (tests pass a fake one).
  */
 pid_t wl__run_alive(const char *procfs, pid_t self, const char *parent);
 
 /*
- * In parent (NULL: $TMPDIR or /tmp), remove every workload temp dir that
- * is a real directory owned by the effective uid: detach the mounts at or
+ * In parent (NULL: $TMPDIR or /tmp; or a run's --dir), remove every
+ * workload temp dir that is a real directory owned by the effective uid:
+ * detach the mounts at or
  * below it (and loop devices backed by files in it), then delete the
  * tree without following symlinks or crossing into a mount. Prints one
  * line per dir removed. Does nothing while another run that makes its temp

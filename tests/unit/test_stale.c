@@ -92,6 +92,38 @@ static void test_run_alive(void **state)
 	assert_int_equal(wl__stale_clean_at(tmp, proc), 0);
 }
 
+/* A run with --dir DIR blocks the clean-up of DIR, whatever its TMPDIR. */
+static void test_run_alive_dir(void **state)
+{
+	char proc[600], d[600], other[600], argv[1400];
+	int n;
+
+	snprintf(proc, sizeof(proc), "%s/proc-dir", tmp);
+	snprintf(d, sizeof(d), "%s/d", tmp);
+	snprintf(other, sizeof(other), "%s/other", tmp);
+	assert_int_equal(mkdir(proc, 0700), 0);
+	assert_int_equal(mkdir(d, 0700), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	/* --dir DIR, its TMPDIR elsewhere. */
+	n = snprintf(argv, sizeof(argv), "folioscope%crun%cdedupe%c--dir%c%s",
+		     0, 0, 0, 0, d);
+	fake_proc(proc, 20, "folioscope\n", argv, n + 1, "/");
+	assert_int_equal(wl__run_alive(proc, 1, d), 20);
+	assert_int_equal(wl__run_alive(proc, 1, other), 0);
+	assert_int_equal(wl__run_alive(proc, 1, "/tmp"), 0);
+	assert_int_equal(wl__run_alive(proc, 1, "/"), 20);
+	/* --dir=DIR (the path with a trailing slash) */
+	n = snprintf(argv, sizeof(argv), "folioscope%crun%c--dir=%s/%cdedupe",
+		     0, 0, other, 0);
+	fake_proc(proc, 21, "folioscope\n", argv, n + 1, "/");
+	assert_int_equal(wl__run_alive(proc, 1, other), 21);
+	/* After "--", --dir is no option. */
+	n = snprintf(argv, sizeof(argv), "folioscope%crun%c--%c--dir=%s", 0, 0,
+		     0, "/tmp");
+	fake_proc(proc, 22, "folioscope\n", argv, n + 1, "/");
+	assert_int_equal(wl__run_alive(proc, 20, "/tmp"), 0);
+}
+
 static bool exists(const char *fmt, const char *a)
 {
 	char path[600];
@@ -153,6 +185,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_run_alive),
+		cmocka_unit_test(test_run_alive_dir),
 		cmocka_unit_test(test_clean),
 	};
 

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The temp files of atomic exports, named so that the next export of the
+ * same file can tell its own kind from anything else in the directory and
+ * its owner from other processes: "DIR/.BASE.folioscope-PID.XXXXXX".
+ * A SIGKILL between mkstemp and rename leaves one; it is removed only
+ * when it is a regular file of ours whose PID is no live folioscope.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "report/report.h"
+
+#define TMP_TAG ".folioscope-"
+
+/* dirname and basename of path, each malloc'd; -ENOMEM. */
+static int split(const char *path, char **dir, char **base)
+{
+	char *a = strdup(path), *b = strdup(path);
+	int err = 0;
+
+	*dir = *base = NULL;
+	if (!a || !b) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	*dir = strdup(dirname(a));
+	*base = strdup(basename(b));
+	if (!*dir || !*base) {
+		free(*dir);
+		free(*base);
+		*dir = *base = NULL;
+		err = -ENOMEM;
+	}
+cleanup:
+	free(a);
+	free(b);
+	return err;
+}
+
+int report__tmp_name(const char *path, char **out)
+{
+	char *dir = NULL, *base = NULL;
+	int err;
+
+	*out = NULL;
+	err = split(path, &dir, &base);
+	if (err)
+		return err;
+	if (asprintf(out, "%s/.%s" TMP_TAG "%ld.XXXXXX", dir, base,
+		     (long)getpid()) < 0) {
+		*out = NULL;
+		err = -ENOMEM;
+	}
+	free(dir);
+	free(base);
+	return err;
+}
+
+/* The owner pid of name if it is a temp file of base's, else 0. */
+static long tmp_owner(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	const char *p;
+	char *end;
+	long pid;
+
+	if (name[0] != '.' || strncmp(name + 1, base, n) ||
+	    strncmp(name + 1 + n, TMP_TAG, strlen(TMP_TAG)))
+		return 0;
+	p = name + 1 + n + strlen(TMP_TAG);
+	if (*p < '1' || *p > '9')
+		return 0;
+	pid = strtol(p, &end, 10);
+	/* mkstemp's six characters. */
+	if (pid <= 0 || *end != '.' || strlen(end + 1) != 6)
+		return 0;
+	for (p = end + 1; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9')))
+			return 0;
+	return pid;
+}
+
+/* Is pid this process or a live folioscope (which may still rename it)? */
+static bool owner_alive(long pid)
+{
+	char path[64], comm[32];
+	ssize_t n;
+	int fd;
+
+	if (pid == (long)getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT; /* cannot tell: leave it */
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n < 0)
+		return true;
+	comm[n] = '\0';
+	return !strcmp(comm, "folioscope\n");
+}
+
+int report__tmp_clean(const char *path)
+{
+	char *dir = NULL, *base = NULL;
+	struct dirent *e;
+	struct stat sb;
+	int err, removed = 0;
+	DIR *d = NULL;
+
+	err = split(path, &dir, &base);
+	if (err)
+		return err;
+	d = opendir(dir);
+	if (!d) {
+		err = -errno;
+		goto cleanup;
+	}
+	while ((e = readdir(d))) {
+		long pid = tmp_owner(e->d_name, base);
+
+		if (!pid || owner_alive(pid))
+			continue;
+		/* Only a regular file of ours: never a symlink or a dir. */
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0)) {
+			fprintf(stderr,
+				"folioscope: cannot remove '%s/%s', "
+				"left behind by an export that was killed: "
+				"%s\n",
+				dir, e->d_name, strerror(errno));
+			continue;
+		}
+		removed++;
+		fprintf(stderr,
+			"folioscope: removed '%s/%s', left behind by "
+			"an export that was killed\n",
+			dir, e->d_name);
+	}
+	err = removed;
+cleanup:
+	if (d)
+		closedir(d);
+	free(dir);
+	free(base);
+	return err;
+}
