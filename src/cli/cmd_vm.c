@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "commands.h"
 #include "common.h"
 #include "vm/vm.h"
@@ -16,6 +17,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_WITH,
 	OPT_EXEC,
+	OPT_ACCEL,
 };
 
 #define VM_MAX_WITH 64
@@ -42,6 +44,9 @@ static const struct argp_option options[] = {
 	{ "exec", OPT_EXEC, "SCRIPT", 0,
 	  "run host script SCRIPT (#!/bin/sh: busybox) in the guest with "
 	  "ARGS instead of folioscope; /bin/folioscope is still there", 0 },
+	{ "accel", OPT_ACCEL, "auto|kvm|tcg", 0,
+	  "how qemu runs the guest (default auto: KVM when /dev/kvm opens, "
+	  "TCG when qemu cannot run the guest under it)", 0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },
 	{},
@@ -89,6 +94,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_EXEC:
 		a->o.exec = arg;
+		break;
+	case OPT_ACCEL:
+		if (!strcmp(arg, "auto"))
+			a->o.accel = VM_ACCEL_AUTO;
+		else if (!strcmp(arg, "kvm"))
+			a->o.accel = VM_ACCEL_KVM;
+		else if (!strcmp(arg, "tcg"))
+			a->o.accel = VM_ACCEL_TCG;
+		else
+			cli__usage_error(st, "invalid --accel '%s' (auto, kvm or tcg)",
+					 arg);
 		break;
 	case 'v':
 		a->o.verbose = true;

@@ -69,6 +69,8 @@ struct vm_run {
 	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
 	int esc_state;		 /* console: 1 after ESC, 2 inside CSI */
 	bool ready;		 /* the guest's init said READY */
+	bool kvm;		 /* this boot runs under KVM */
+	bool kvm_failed;	 /* qemu could not run it under KVM */
 	bool exit_seen;		 /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
@@ -363,12 +365,7 @@ static int qemu__start(struct vm_run *r)
 		fprintf(stderr, "folioscope: vm: booting %s...",
 			r->release[0] ? r->release : r->bzimage);
 
-	/* KVM when we may use it; TCG is ~10x slower but always there. */
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	kvm = fd >= 0;
-	if (fd >= 0)
-		close(fd);
-
+	kvm = r->kvm;
 	snprintf(mem, sizeof(mem), "%u", r->o->mem_mb);
 	snprintf(smp, sizeof(smp), "%u", r->o->cpus);
 	argv[n++] = QEMU;
@@ -641,8 +638,64 @@ static void qemu__stop(struct vm_run *r)
 }
 
 /* Seconds from qemu's start to the guest's READY before a retry; a
- * normal TCG boot takes 3-10 s, 40 s on a heavily loaded host. */
+ * normal TCG boot takes 3-10 s, 40 s on a heavily loaded host. Under
+ * KVM a boot takes ~1 s: one that has not come up in a minute is a KVM
+ * that opens but does not run guests (seen nested), and auto goes on
+ * under TCG. */
 #define VM_BOOT_TIMEOUT_S 180
+#define VM_KVM_BOOT_TIMEOUT_S 60
+
+static double boot_timeout_s(const struct vm_run *r)
+{
+	return r->kvm && r->o->accel == VM_ACCEL_AUTO ? VM_KVM_BOOT_TIMEOUT_S :
+							VM_BOOT_TIMEOUT_S;
+}
+
+/*
+ * KVM when we may use it; TCG is ~10x slower but always there. --accel
+ * kvm insists (and fails with one line when /dev/kvm does not open).
+ */
+static int accel__pick(struct vm_run *r)
+{
+	int fd, err;
+
+	if (r->o->accel == VM_ACCEL_TCG)
+		return 0;
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (r->o->accel == VM_ACCEL_AUTO)
+			return 0;
+		fprintf(stderr, VM_ERR_PREFIX "--accel kvm: cannot open /dev/kvm: %s\n",
+			strerror(-err));
+		return err;
+	}
+	close(fd);
+	r->kvm = true;
+	return 0;
+}
+
+/* First line of qemu's own output, without its "qemu-system-x86_64: ". */
+static void qemu__first_line(struct vm_run *r, char *buf, size_t n)
+{
+	char *log = NULL, *p, *nl;
+	size_t len = 0;
+
+	snprintf(buf, n, "no message from qemu");
+	if (vm_fs__read_file(r->qemu_log, &log, &len) || !log)
+		return;
+	p = log;
+	while (*p == '\n')
+		p++;
+	if (!strncmp(p, QEMU ": ", strlen(QEMU ": ")))
+		p += strlen(QEMU ": ");
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	if (*p)
+		snprintf(buf, n, "%s", p);
+	free(log);
+}
 
 /* Streams the channels until qemu exits, we time out or are signalled. */
 static int vm__loop(struct vm_run *r)
@@ -663,9 +716,10 @@ static int vm__loop(struct vm_run *r)
 		/* A boot that stalls (seen rarely under TCG on a loaded
 		 * host) is retried by the caller rather than waited out. */
 		if (!r->ready && !r->exit_seen &&
-		    since(&r->t_start) > VM_BOOT_TIMEOUT_S) {
+		    since(&r->t_start) > boot_timeout_s(r)) {
 			qemu__stop(r);
 			chans__drain(r);
+			r->kvm_failed = r->kvm && r->o->accel == VM_ACCEL_AUTO;
 			return -EAGAIN;
 		}
 		if (left <= 0 && !r->exit_seen) {
@@ -708,10 +762,17 @@ static int vm__loop(struct vm_run *r)
 	}
 	/* qemu wrote everything before it exited; pick up the rest. */
 	chans__drain(r);
+	/* qemu that dies before the guest's init ran, under KVM: auto
+	 * boots again under TCG (nested KVM that refuses CPU state). */
+	if (r->status < 0 && !r->ready && r->kvm &&
+	    r->o->accel == VM_ACCEL_AUTO) {
+		r->kvm_failed = true;
+		return -EAGAIN;
+	}
 	if (r->status < 0) {
 		snprintf(why, sizeof(why),
-			 "the guest ended without reporting an exit status (qemu exit %d: kernel panic or crash?)",
-			 r->qemu_status);
+			 "the guest ended without reporting an exit status (qemu exit %d%s: kernel panic or crash?)",
+			 r->qemu_status, r->kvm ? " under KVM" : "");
 		report__died(r, why);
 		return -EIO;
 	}
@@ -759,6 +820,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 {
 	struct vm_opts o = *opts;
 	struct vm_run *r;
+	bool retried;
 	int c, err;
 
 	if (!o.mem_mb)
@@ -833,22 +895,36 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		if (err)
 			goto cleanup;
 	}
-	err = qemu__start(r);
+	err = accel__pick(r);
 	if (err)
 		goto cleanup;
-	err = vm__loop(r);
-	if (err == -EAGAIN) {
-		/* The fifos stay open; the second qemu reopens them. */
-		fprintf(stderr, VM_ERR_PREFIX "the guest did not boot within "
-			"%d s; starting it once more\n", VM_BOOT_TIMEOUT_S);
+	/* The fifos stay open across boots; each qemu reopens them. */
+	for (retried = false;;) {
 		err = qemu__start(r);
 		if (err)
 			goto cleanup;
 		err = vm__loop(r);
-	}
-	if (err == -EAGAIN) {
-		report__died(r, "the guest did not boot twice in a row");
-		err = -EIO;
+		if (err != -EAGAIN)
+			break;
+		if (r->kvm_failed) {
+			char why[256];
+
+			qemu__first_line(r, why, sizeof(why));
+			fprintf(stderr, VM_ERR_PREFIX "qemu could not run the "
+				"guest under KVM (%s); booting it under TCG\n",
+				why);
+			r->kvm = r->kvm_failed = false;
+			r->tail_len = 0;
+			continue;
+		}
+		if (retried) {
+			report__died(r, "the guest did not boot twice in a row");
+			err = -EIO;
+			break;
+		}
+		fprintf(stderr, VM_ERR_PREFIX "the guest did not boot within "
+			"%.0f s; starting it once more\n", boot_timeout_s(r));
+		retried = true;
 	}
 	if (err == -EINTR)
 		goto cleanup;

@@ -11,6 +11,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How qemu runs the guest: KVM when it works, else TCG (auto). */
+enum vm_accel {
+	VM_ACCEL_AUTO,
+	VM_ACCEL_KVM,
+	VM_ACCEL_TCG,
+};
+
 struct vm_opts {
 	const char *kernel;   /* bzImage; NULL = default Debian 12 cloud kernel */
 	const char *modules;  /* dir containing lib/modules/<release>/ ; NULL = from the default kernel package, or none */
@@ -19,6 +26,7 @@ struct vm_opts {
 	unsigned int mem_mb;  /* default 2048 */
 	unsigned int cpus;    /* default 2 */
 	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
+	enum vm_accel accel;  /* auto: KVM if /dev/kvm opens, TCG if qemu fails under it */
 	bool verbose;         /* show kernel console + qemu command */
 	/* Extra host files, each put at the same path in the guest; an ELF
 	 * file brings the libraries ldd lists for it. */
