@@ -70,6 +70,7 @@ struct vm_run {
 	int esc_state;		 /* console: 1 after ESC, 2 inside CSI */
 	bool ready;		 /* the guest's init said READY */
 	bool kvm;		 /* this boot runs under KVM */
+	bool progress;		 /* a "booting..." line is on the terminal */
 	bool kvm_failed;	 /* qemu could not run it under KVM */
 	bool exit_seen;		 /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
@@ -349,6 +350,14 @@ static int chardev__arg(char *buf, size_t n, const char *workdir,
 	return vm_fs__fmt(buf + len, n - len, "/%s", chan_names[c]);
 }
 
+/* Erase the "booting..." line before anything else is said. */
+static void progress__end(struct vm_run *r)
+{
+	if (r->progress)
+		fprintf(stderr, "\r\033[K");
+	r->progress = false;
+}
+
 static int qemu__start(struct vm_run *r)
 {
 	char mem[32], smp[32], chardev[VM_CHAN_NR][PATH_MAX + 64];
@@ -361,9 +370,11 @@ static int qemu__start(struct vm_run *r)
 	int c;
 
 	/* Progress for a person watching; redirected output stays clean. */
-	if (!r->o->verbose && isatty(STDERR_FILENO))
+	if (!r->o->verbose && isatty(STDERR_FILENO)) {
 		fprintf(stderr, "folioscope: vm: booting %s...",
 			r->release[0] ? r->release : r->bzimage);
+		r->progress = true;
+	}
 
 	kvm = r->kvm;
 	snprintf(mem, sizeof(mem), "%u", r->o->mem_mb);
@@ -480,8 +491,7 @@ static void control__line(struct vm_run *r, char *line)
 		if (r->o->verbose)
 			fprintf(stderr, VM_ERR_PREFIX "guest booted in %.1f s\n",
 				since(&r->t_start));
-		else if (isatty(STDERR_FILENO))
-			fprintf(stderr, "\r\033[K");
+		progress__end(r);
 		return;
 	}
 	err = vm_outputs__control_line(&r->outs, line, &r->status);
@@ -621,6 +631,7 @@ static void report__died(struct vm_run *r, const char *why)
 	char *log = NULL;
 	size_t len = 0;
 
+	progress__end(r);
 	fprintf(stderr, VM_ERR_PREFIX "%s; last console lines follow\n", why);
 	print_tail("console", r->tail, r->tail_len);
 	if (!vm_fs__read_file(r->qemu_log, &log, &len))
@@ -748,6 +759,7 @@ static int vm__loop(struct vm_run *r)
 			;
 		if (vm_signal) {
 			qemu__stop(r);
+			progress__end(r);
 			return interrupted();
 		}
 		for (c = 0; c < VM_CHAN_NR; c++)
@@ -906,6 +918,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		err = vm__loop(r);
 		if (err != -EAGAIN)
 			break;
+		progress__end(r);
 		if (r->kvm_failed) {
 			char why[256];
 

@@ -173,6 +173,7 @@ B "rule: overlong pN.N (fuzz find)" 2 "expected a statistic" "$FS" compare "$rel
 # vm.
 B "vm: no ARGS" 2 "missing the folioscope ARGS" "$FS" vm
 B "vm: --mem 0" 2 "invalid --mem '0'" "$FS" vm --mem 0 -- doctor
+B "vm: --accel unknown" 2 "invalid --accel 'fast' \(auto, kvm or tcg\)" "$FS" vm --accel fast -- doctor
 # Kernels are checked before anything is built or booted: a readable
 # regular file with the x86 boot header (a fake header passes that check).
 B "vm: --kernel not a kernel" 1 "^folioscope: vm: kernel '$rel/notakernel' is not an x86 bzImage \(no .HdrS. boot header at 0x202\)$" "$FS" vm --kernel "$rel/notakernel" -- doctor
@@ -516,7 +517,7 @@ else
 	for sig in INT TERM KILL; do
 		name="signals: vm: SIG$sig while booting"
 		before=$(leak_state)
-		"$FS" vm -- doctor >/dev/null 2>"$rel/vm.err" &
+		"$FS" vm --accel tcg -- doctor >/dev/null 2>"$rel/vm.err" &
 		pid=$!
 		wait_until 120 qemu_of "$pid" >/dev/null
 		rel_q=$(qemu_of "$pid")
