@@ -229,7 +229,7 @@ $(BENCH_OUT)/stats.o: bench/stats.c bench/stats.h
 
 $(BENCH_OUT)/benchtool: bench/benchtool.c $(BENCH_OUT)/stats.o
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Ibench -static -o $@ $^ -ljson-c -lm
+	$(Q)$(CC) $(CFLAGS) -Ibench -static -o $@ $^ -lbpf -lelf -lz -ljson-c -lm
 
 # The unit test of the aggregation links its object too.
 $(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o

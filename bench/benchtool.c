@@ -10,16 +10,26 @@
  *   benchtool waitfor FILE TEXT SECONDS [PID]     until FILE contains TEXT
  *   benchtool iowatch [-o F] BYTES -- CMD...      CMD's read throughput
  *   benchtool rusage [-o F] -- CMD...             CMD's wall/user/sys time
+ *   benchtool sigdfl CMD...                       exec CMD with SIGINT and SIGQUIT
+ *                                                 at their default (a shell's
+ *                                                 background job ignores them)
+ *   benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]  byte offset of a member
+ *   benchtool btf [-f BTF] enum NAME              value of an enumerator
+ *   (btf: the running kernel's /sys/kernel/btf/vmlinux unless -f; used by
+ *   bench/ftrace.sh for its kprobe events' fetch arguments)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "stats.h"
 
 static double now_s(void)
@@ -38,7 +48,10 @@ static int usage(void)
 		"       benchtool now\n"
 		"       benchtool waitfor FILE TEXT SECONDS [PID]\n"
 		"       benchtool iowatch [-o FILE] BYTES -- CMD...\n"
-		"       benchtool rusage [-o FILE] -- CMD...\n");
+		"       benchtool rusage [-o FILE] -- CMD...\n"
+		"       benchtool sigdfl CMD...\n"
+		"       benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]\n"
+		"       benchtool btf [-f BTF] enum NAME\n");
 	return 2;
 }
 
@@ -348,6 +361,139 @@ static int cmd_rusage(int argc, char **argv)
 	return finish(out, path, st);
 }
 
+/*
+ * Member NAME of the struct or union type ID, also inside its anonymous
+ * struct/union members: its byte offset from the start of ID (added to
+ * *off) and its type in *type. -1 if there is none, -2 if it is a
+ * bitfield or not on a byte boundary (no fetch argument can take it).
+ */
+static int btf_member(const struct btf *btf, __u32 id, const char *name,
+		      long *off, __u32 *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		__u32 bits = btf_member_bit_offset(t, i);
+		long sub = 0;
+		int err;
+
+		if (mn && *mn) {
+			if (strcmp(mn, name))
+				continue;
+			if (btf_member_bitfield_size(t, i) || bits % 8)
+				return -2;
+			*off += bits / 8;
+			*type = m->type;
+			return 0;
+		}
+		/* Anonymous member: look inside it. */
+		err = btf_member(btf, btf__resolve_type(btf, m->type), name,
+				 &sub, type);
+		if (err == -1)
+			continue;
+		if (err)
+			return err;
+		if (bits % 8)
+			return -2;
+		*off += bits / 8 + sub;
+		return 0;
+	}
+	return -1;
+}
+
+static int btf_offset(const struct btf *btf, const char *tname, char *path)
+{
+	long off = 0;
+	__u32 id;
+	int err;
+
+	/* A struct first, else a union of that name. */
+	err = btf__find_by_name_kind(btf, tname, BTF_KIND_STRUCT);
+	if (err < 0)
+		err = btf__find_by_name_kind(btf, tname, BTF_KIND_UNION);
+	if (err < 0) {
+		fprintf(stderr, "benchtool: btf: no struct or union '%s'\n", tname);
+		return 1;
+	}
+	id = err;
+	for (char *name = strtok(path, "."); name; name = strtok(NULL, ".")) {
+		__u32 mt = 0;
+
+		err = btf_member(btf, btf__resolve_type(btf, id), name, &off, &mt);
+		if (err) {
+			fprintf(stderr, "benchtool: btf: %s: %s'%s'\n", tname,
+				err == -2 ? "not byte-aligned: " : "no member ", name);
+			return 1;
+		}
+		id = mt;
+	}
+	printf("%ld\n", off);
+	return 0;
+}
+
+static int btf_enumerator(const struct btf *btf, const char *name)
+{
+	for (__u32 id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					printf("%lld\n", btf_kflag(t) ?
+					       (long long)e->val :
+					       (long long)(__u32)e->val);
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					printf("%llu\n", (unsigned long long)btf_enum64_value(e));
+					return 0;
+				}
+		}
+	}
+	fprintf(stderr, "benchtool: btf: no enumerator '%s'\n", name);
+	return 1;
+}
+
+/* btf [-f FILE] off TYPE MEMBER[.MEMBER...] | enum NAME */
+static int cmd_btf(int argc, char **argv)
+{
+	const char *file = NULL;
+	struct btf *btf;
+	int i = 1, err;
+
+	if (i + 1 < argc && !strcmp(argv[i], "-f")) {
+		file = argv[i + 1];
+		i += 2;
+	}
+	if (!(i + 3 == argc && !strcmp(argv[i], "off")) &&
+	    !(i + 2 == argc && !strcmp(argv[i], "enum")))
+		return usage();
+	btf = file ? btf__parse(file, NULL) : btf__load_vmlinux_btf();
+	err = libbpf_get_error(btf);
+	if (err) {
+		fprintf(stderr, "benchtool: btf: cannot load %s: %s\n",
+			file ? file : "the kernel's BTF", strerror(-err));
+		return 1;
+	}
+	if (!strcmp(argv[i], "off"))
+		err = btf_offset(btf, argv[i + 1], argv[i + 2]);
+	else
+		err = btf_enumerator(btf, argv[i + 1]);
+	btf__free(btf);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -356,6 +502,19 @@ int main(int argc, char **argv)
 		return cmd_agg(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "bpfstat"))
 		return cmd_bpfstat(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "btf"))
+		return cmd_btf(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "sigdfl") && argc > 2) {
+		/* A non-interactive shell starts background jobs with SIGINT
+		 * ignored, and a shell cannot trap a signal ignored on entry:
+		 * bench/ftrace.sh must be able to, to tear down on SIGINT. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		execvp(argv[2], argv + 2);
+		fprintf(stderr, "benchtool: cannot run '%s': %s\n", argv[2],
+			strerror(errno));
+		return 127;
+	}
 	if (!strcmp(argv[1], "now")) {
 		printf("%.6f\n", now_s());
 		return 0;

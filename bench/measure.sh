@@ -52,6 +52,8 @@ done
 # (No /dev/stdout in the guest: devtmpfs has no such link.)
 [ "$OUT" = - ] || : >"$OUT"
 BTOOL=$TOOLS/benchtool
+# The ftrace variants' script, beside the .bt directory (bench/ftrace.sh).
+FTRACE=${BT%/*}/ftrace.sh
 
 say() { echo "bench[$SCOPE]: $*" >&2; }
 rec() { if [ "$OUT" = - ]; then echo "$*"; else echo "$*" >>"$OUT"; fi; }
@@ -70,6 +72,7 @@ cleanup() {
 	umount "$W/btrfs" 2>/dev/null
 	umount "$W/tmpfs" 2>/dev/null
 	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	[ -e "$FTRACE" ] && sh "$FTRACE" teardown
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -177,6 +180,12 @@ start_tracer() {
 			"$TOOLS/benchfloor" "$mech" $funcs 2>"$log" &
 		fi
 		ready="floor: attached" ;;
+	ftrace)
+		# tracefs hist triggers, no BPF; sigdfl: a background job
+		# starts with SIGINT ignored, which sh cannot trap.
+		"$BTOOL" sigdfl sh "$FTRACE" run "$mech" "$target" "$BTOOL" \
+			>"$W/ftrace.out" 2>"$log" &
+		ready="ftrace: attached" ;;
 	esac
 	TRACER=$!
 	if ! "$BTOOL" waitfor "$log" "$ready" 180 "$TRACER"; then
@@ -213,6 +222,7 @@ dedupe_loop() {
 # counters exclude dispatch (trampoline/kprobe entry and exit).
 bpf_stats() { # bpf_stats BENCH VARIANT ROUND LOOP CALLS
 	local s0 s1 dn dc
+	case $2 in ftrace-*) return 0 ;; esac # no BPF
 	sysctl -qw kernel.bpf_stats_enabled=1 || return 0
 	s0=$("$BTOOL" bpfstat "$TRACER")
 	$4 "$5" >/dev/null
@@ -228,6 +238,7 @@ bpf_stats() { # bpf_stats BENCH VARIANT ROUND LOOP CALLS
 # Resident memory and BPF memory of the running tracer.
 tracer_mem() { # tracer_mem BENCH VARIANT ROUND
 	local rss b
+	case $2 in ftrace-*) return 0 ;; esac # kernel memory only
 	rss=$(sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$TRACER/status")
 	b=$("$BTOOL" bpfstat "$TRACER")
 	[ -n "$rss" ] && rec "sample $SCOPE $1 $2 $3 rss_kb $rss"
@@ -301,6 +312,11 @@ done
 for m in $MECHS; do
 	rec "ratio $SCOPE startup startup_s folioscope-$m bpftrace-$m ratio_startup_to_bpftrace"
 done
+# ftrace hist-trigger variants where the kernel has them, else a note why
+# not (bench/ftrace.sh).
+FT=$(sh "$FTRACE" declare "$SCOPE" "$MECHS")
+VARIANTS="$VARIANTS $(echo "$FT" | sed -n 's/^variant //p')"
+echo "$FT" | sed '/^variant /d; /^$/d' | while read -r l; do rec "$l"; done
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
 rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty pairs on every function folioscope probes (its sub-probe on folio lookups/reads included, with folioscope's fallback mechanism)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."

@@ -74,6 +74,7 @@ if [ "$PART" = all ] || [ "$PART" = vm ]; then
 		 bench/bpftrace/*.bt "$(command -v bpftrace)"; do
 		with+=(--with "$f")
 	done
+	with+=(--with "$PWD/bench/ftrace.sh")
 	"$B/folioscope" vm --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope vm --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \

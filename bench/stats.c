@@ -668,7 +668,7 @@ bool bench__in_summary(const char *metric)
 		"rss_kb", "map_memlock_bytes", "events_per_s",
 		"count_mismatch", "read_bytes_per_s", "ratio_to_fio",
 		"ratio_to_fio_traced", "ratio_to_memcpy", "sys_s_per_gib",
-		"ratio_to_duperemove",
+		"ratio_to_duperemove", "ratio_to_ftrace",
 	};
 
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)

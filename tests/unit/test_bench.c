@@ -350,6 +350,7 @@ static void test_table(void **state)
 	assert_non_null(strstr(buf, "| added_ns_per_call |"));
 	assert_null(strstr(buf, "| ns_per_call |"));
 	assert_true(bench__in_summary("ratio_to_floor"));
+	assert_true(bench__in_summary("ratio_to_ftrace"));
 	assert_false(bench__in_summary("ns_per_call"));
 	free(buf);
 	bench__result_free(&r);
