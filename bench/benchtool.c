@@ -479,6 +479,7 @@ static int cmd_btf(int argc, char **argv)
 	if (!(i + 3 == argc && !strcmp(argv[i], "off")) &&
 	    !(i + 2 == argc && !strcmp(argv[i], "enum")))
 		return usage();
+	libbpf_set_print(NULL); /* our own one-line errors only */
 	btf = file ? btf__parse(file, NULL) : btf__load_vmlinux_btf();
 	err = libbpf_get_error(btf);
 	if (err) {

@@ -11,3 +11,35 @@ expect_error "vm --with: missing file" 1 "cannot read '/nonexistent/tool'" \
 	"$FS" vm --with /nonexistent/tool -- doctor
 expect_error "vm: no command and no --exec" 2 "missing the folioscope ARGS" \
 	"$FS" vm --with /bin/sh
+
+# benchtool btf: the offsets and enumerators bench/ftrace.sh gives its
+# kprobe events, from this kernel's BTF (any kernel's layout will do).
+BTOOL=$BUILD/bench/benchtool
+if [ -x "$BTOOL" ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	expect_match "benchtool btf off: a member" \
+		"$("$BTOOL" btf off kiocb ki_pos)" '^[0-9]+$'
+	expect_match "benchtool btf off: in an anonymous union" \
+		"$("$BTOOL" btf off iov_iter ubuf)" '^[0-9]+$'
+	expect_eq "benchtool btf off: a path of members" \
+		"$("$BTOOL" btf off folio page.flags)" "$("$BTOOL" btf off page flags)"
+	expect_match "benchtool btf enum" "$("$BTOOL" btf enum PG_head)" '^[0-9]+$'
+	expect_error "benchtool btf off: no such type" 1 "no struct or union 'nosuchtype'" \
+		"$BTOOL" btf off nosuchtype x
+	expect_error "benchtool btf off: no such member" 1 "kiocb: no member 'nosuch'" \
+		"$BTOOL" btf off kiocb nosuch
+	expect_error "benchtool btf enum: no such enumerator" 1 "no enumerator 'NO_SUCH'" \
+		"$BTOOL" btf enum NO_SUCH
+	expect_error "benchtool btf: unreadable file" 1 "cannot load /nonexistent" \
+		"$BTOOL" btf -f /nonexistent off kiocb ki_pos
+	"$BTOOL" btf off kiocb 2>/dev/null
+	expect_eq "benchtool btf: bad usage" "$?" 2
+else
+	skip "benchtool btf" "no $BTOOL (make bench-tools) or no kernel BTF"
+fi
+# benchtool sigdfl: a shell's background job starts with SIGINT ignored
+# and cannot trap it; through sigdfl it can (ftrace.sh's teardown).
+if [ -x "$BTOOL" ]; then
+	"$BTOOL" sigdfl sh -c 'trap "exit 7" INT; kill -INT $$; sleep 5; exit 1' &
+	wait $!
+	expect_eq "benchtool sigdfl: a background job traps SIGINT" "$?" 7
+fi
