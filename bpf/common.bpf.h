@@ -122,7 +122,8 @@ const volatile __u32 inflight_hash = 0;
 	} inflight SEC(".maps")
 
 /*
- * Start the current thread's call from c (size bytes, timestamp first).
+ * Start the current thread's call from c (size bytes, a multiple of 8,
+ * timestamp first).
  * Returns -1 when the store refused it (hash full, task storage busy or
  * out of memory): the caller counts the call as dropped.
  */
@@ -137,7 +138,11 @@ static __always_inline int inflight__start(void *tmap, void *hmap,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!v)
 			return -1;
-		__builtin_memcpy(v, c, size);
+		/* Word by word: a byte-wise copy would shift the pointers
+		 * in c (a BTF pointer at fentry), which the verifier
+		 * refuses. Both sides are 8-byte aligned structs. */
+		__builtin_memcpy(__builtin_assume_aligned(v, 8),
+				 __builtin_assume_aligned(c, 8), size);
 		return 0;
 	}
 	tid = bpf_get_current_pid_tgid();

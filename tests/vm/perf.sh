@@ -30,6 +30,12 @@ for store in task hash test-refuse; do
 		"$(jq -r '[.targets[].steps[] | select(.reason == "attached") | .inflight] | unique | join(",")' \
 			"$pout/doctor-$store.json" 2>&1)" "$want"
 done
+# The store takes nothing away: the same steps attach with each.
+psteps() { jq -r '[.targets[].steps[] | select(.reason == "attached") | "\(.mechanism) \(.symbol)"] | join(",")' "$1" 2>&1; }
+for store in task test-refuse; do
+	expect_eq "vm doctor ($store): the steps that attach with the hash attach" \
+		"$(psteps "$pout/doctor-$store.json")" "$(psteps "$pout/doctor-hash.json")"
+done
 # counts FILE TARGET: everything but latency.
 pcounts() { jq -S -c ".targets.$2 | {calls, errors, counters, h: (.histograms | del(.latency_ns))}" "$1" 2>&1; }
 for m in fentry kprobe; do
