@@ -138,14 +138,19 @@ all_probes() { # all_probes MECH TARGET
 # ---- one tracer variant ----
 # start_tracer VARIANT TARGET: starts it in the background, waits until
 # attached; sets TRACER and STARTUP (seconds). Returns 1 if it failed.
+# folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0
-	local log=$W/tracer.log
+	local log=$W/tracer.log lean=
 	: >"$log"
+	case $mech in
+	lean-*) lean=--lean mech=${mech#lean-} ;;
+	esac
 	t0=$(now)
 	case $tool in
 	folioscope)
-		"$FS" trace -t "$target" -m "$mech" -j "$W/trace.json" \
+		# shellcheck disable=SC2086
+		"$FS" trace -t "$target" -m "$mech" $lean -j "$W/trace.json" \
 			>"$W/trace.out" 2>"$log" &
 		ready="folioscope: tracing" ;;
 	bpftrace)
@@ -199,9 +204,29 @@ start_tracer() {
 	return 0
 }
 
+# alive PID: running (an exited child not yet waited for is a zombie,
+# which kill -0 still finds).
+alive() {
+	local st
+	st=$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# stop_tracer: SIGINT, then at most 10 s for it to end (its final report);
+# a tracer still there is killed, so a hung one cannot stall the bench.
 stop_tracer() {
+	local i=0
 	[ -n "$TRACER" ] || return 0
 	kill -INT "$TRACER" 2>/dev/null
+	while alive "$TRACER" && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if alive "$TRACER"; then
+		say "tracer $TRACER did not stop within 10 s of SIGINT: killed"
+		rec "note $SCOPE a tracer did not stop within 10 s of SIGINT and was killed"
+		kill -KILL "$TRACER" 2>/dev/null
+	fi
 	wait "$TRACER" 2>/dev/null
 	TRACER=
 }
@@ -293,7 +318,7 @@ untraced_round() {
 # ---- declarations for the aggregation ----
 VARIANTS=
 for m in $MECHS; do
-	VARIANTS="$VARIANTS folioscope-$m bpftrace-$m floor-$m"
+	VARIANTS="$VARIANTS folioscope-$m folioscope-lean-$m bpftrace-$m floor-$m"
 	# Function level: also empty programs on every probe folioscope uses.
 	[ "$m" = syscall ] || VARIANTS="$VARIANTS floorall-$m"
 done
@@ -307,6 +332,13 @@ for b in pread4k dedupe4k; do
 			rec "ratio $SCOPE $b added_ns_per_call folioscope-$m floorall-$m ratio_to_floor_all"
 		rec "target $SCOPE $b folioscope-$m ratio_to_bpftrace le 0.5 $b $m: folioscope adds <= 0.5x bpftrace's ns/call"
 		rec "target $SCOPE $b folioscope-$m ratio_to_floor le 1.3 $b $m: folioscope adds <= 1.3x the empty pair's ns/call"
+		# --lean: the same without the histograms it leaves out.
+		rec "ratio $SCOPE $b added_ns_per_call folioscope-lean-$m bpftrace-$m ratio_to_bpftrace"
+		rec "ratio $SCOPE $b added_ns_per_call folioscope-lean-$m floor-$m ratio_to_floor"
+		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-lean-$m bpftrace-$m bpf_ratio_to_bpftrace"
+		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-lean-$m folioscope-$m bpf_ratio_to_full"
+		rec "target $SCOPE $b folioscope-lean-$m ratio_to_bpftrace le 0.5 $b $m --lean: folioscope adds <= 0.5x bpftrace's ns/call"
+		rec "target $SCOPE $b folioscope-lean-$m ratio_to_floor le 1.3 $b $m --lean: folioscope adds <= 1.3x the empty pair's ns/call"
 	done
 done
 for m in $MECHS; do
@@ -318,6 +350,7 @@ FT=$(sh "$FTRACE" declare "$SCOPE" "$MECHS")
 VARIANTS="$VARIANTS $(echo "$FT" | sed -n 's/^variant //p')"
 echo "$FT" | sed '/^variant /d; /^$/d' | while read -r l; do rec "$l"; done
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
+rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them)."
 rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty pairs on every function folioscope probes (its sub-probe on folio lookups/reads included, with folioscope's fallback mechanism)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."
 

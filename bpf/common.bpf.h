@@ -23,6 +23,12 @@ const volatile __u32 has_filter_comm = 0;
 const volatile __u64 filter_cgroup = 0; /* cgroup v2 id */
 const volatile __u32 filter_dev = 0;    /* kernel dev_t of the fs */
 const volatile __u64 filter_magic = 0;  /* superblock magic (fs type) */
+/*
+ * trace --lean: leave out the optional histograms that cost the most per
+ * call (user buffer alignment here; user space also leaves the folio and
+ * copy sub-probes unattached) and report them as not measured.
+ */
+const volatile __u32 lean = 0;
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
 
@@ -85,6 +91,89 @@ static __always_inline struct fs_stats *stats__get(void)
 	__u32 key = proc__slot();
 
 	return bpf_map_lookup_elem(&stats, &key);
+}
+
+/*
+ * In-flight calls, one per thread, kept from entry to exit. By default in
+ * task local storage: after a thread's first call it costs no hashing,
+ * no bucket lock and no element allocation. When the kernel refuses task
+ * storage for a program type, or when asked to (FOLIOSCOPE_INFLIGHT=hash),
+ * user space sets inflight_hash before load and the verifier drops the
+ * task-storage branch; the hash keyed by thread id is then used (and the
+ * unused task-storage map is made a 1-entry array, so every kernel can
+ * create it). A slot is live while its first member (the entry
+ * timestamp) is non-zero: task storage is not deleted at exit, only
+ * marked free.
+ */
+const volatile __u32 inflight_hash = 0;
+
+#define FS_INFLIGHT_MAPS(vtype)                                                \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                       \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
+		__type(key, int);                                              \
+		__type(value, vtype);                                          \
+	} inflight_task SEC(".maps");                                          \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_HASH);                               \
+		__uint(max_entries, 10240);                                    \
+		__type(key, __u64);                                            \
+		__type(value, vtype);                                          \
+	} inflight SEC(".maps")
+
+/*
+ * Start the current thread's call from c (size bytes, a multiple of 8,
+ * timestamp first).
+ * Returns -1 when the store refused it (hash full, task storage busy or
+ * out of memory): the caller counts the call as dropped.
+ */
+static __always_inline int inflight__start(void *tmap, void *hmap,
+					   const void *c, __u32 size)
+{
+	__u64 tid;
+	void *v;
+
+	if (!inflight_hash) {
+		v = bpf_task_storage_get(tmap, bpf_get_current_task_btf(), NULL,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!v)
+			return -1;
+		/* Word by word: a byte-wise copy would shift the pointers
+		 * in c (a BTF pointer at fentry), which the verifier
+		 * refuses. Both sides are 8-byte aligned structs. */
+		__builtin_memcpy(__builtin_assume_aligned(v, 8),
+				 __builtin_assume_aligned(c, 8), size);
+		return 0;
+	}
+	tid = bpf_get_current_pid_tgid();
+	return bpf_map_update_elem(hmap, &tid, c, BPF_ANY) ? -1 : 0;
+}
+
+/* The current thread's live call, or NULL. */
+static __always_inline void *inflight__get(void *tmap, void *hmap)
+{
+	__u64 tid, *v;
+
+	if (!inflight_hash) {
+		v = bpf_task_storage_get(tmap, bpf_get_current_task_btf(), NULL,
+					 0);
+		return v && *v ? v : NULL;
+	}
+	tid = bpf_get_current_pid_tgid();
+	return bpf_map_lookup_elem(hmap, &tid);
+}
+
+/* The call c (from inflight__get) has ended. */
+static __always_inline void inflight__end(void *hmap, void *c)
+{
+	__u64 tid;
+
+	if (!inflight_hash) {
+		*(__u64 *)c = 0;
+		return;
+	}
+	tid = bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(hmap, &tid);
 }
 
 /* Is the current task tgid root or one of its descendants? */
@@ -240,19 +329,63 @@ static __always_inline __u64 folio__bytes(const void *page)
 #define FS_NR_PREADV 295
 #define FS_NR_PREADV2 327
 
-/* The struct file behind fd in the current task, or NULL. */
+/*
+ * The syscall's arguments, r10 to orig_ax of x86-64's struct pt_regs (an
+ * ABI layout), read in one copy instead of one read per register.
+ */
+struct fs_sysargs {
+	__u64 r10, r9, r8, ax, cx, dx, si, di, orig_ax;
+};
+
+static __always_inline int sysargs__read(const struct pt_regs *regs,
+					 struct fs_sysargs *a)
+{
+	return bpf_probe_read_kernel(
+		a, sizeof(*a),
+		(const void *)regs + bpf_core_field_offset(struct pt_regs, r10));
+}
+
+/*
+ * The struct file behind fd in the current task, or NULL. The task, its
+ * file table and the table's array pointer are direct (BTF) loads; only
+ * the array slot needs a helper read.
+ */
 static __always_inline struct file *fd__file(long fd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = task->files->fdt;
 	struct file *f = NULL;
 
-	if (fd < 0 || fd >= max)
+	if (fd < 0 || fd >= fdt->max_fds)
 		return NULL;
-	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]);
 	return f;
+}
+
+/*
+ * i_mode and i_sb of an inode. Both are among its first members, so one
+ * read of the inode's head serves both; at CO-RE offsets, with a read
+ * each on a kernel where they sit further in.
+ */
+static __always_inline int inode__mode_sb(const struct inode *ino,
+					  __u32 *mode,
+					  struct super_block **sb)
+{
+	__u32 mo = bpf_core_field_offset(struct inode, i_mode);
+	__u32 so = bpf_core_field_offset(struct inode, i_sb);
+	__u64 head[8];
+
+	if (mo > sizeof(head) - sizeof(__u16) ||
+	    so > sizeof(head) - sizeof(__u64)) {
+		*mode = BPF_CORE_READ(ino, i_mode);
+		*sb = BPF_CORE_READ(ino, i_sb);
+		return *sb ? 0 : -1;
+	}
+	if (bpf_probe_read_kernel(head, sizeof(head), ino))
+		return -1;
+	*mode = *(__u16 *)((void *)head + mo);
+	*sb = *(struct super_block **)((void *)head + so);
+	return 0;
 }
 
 #endif /* FS_COMMON_BPF_H */

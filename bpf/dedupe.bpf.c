@@ -30,7 +30,7 @@ enum dd_kind {
 #define DD_MAX_DESTS 16
 
 struct dd_call {
-	__u64 ts;
+	__u64 ts;        /* first: non-zero while the call is in flight */
 	__u64 srcoff;
 	__u64 dstoff;
 	__u64 len;       /* by value (CMP, ONE) */
@@ -39,12 +39,7 @@ struct dd_call {
 	__u32 kind;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u64);
-	__type(value, struct dd_call);
-} inflight SEC(".maps");
+FS_INFLIGHT_MAPS(struct dd_call);
 
 /* The compare's first argument is a struct inode * before 5.18; user
  * space sets this from the BTF prototype. */
@@ -55,25 +50,28 @@ static __always_inline const struct super_block *dd__sb_of_file(const void *f)
 	return BPF_CORE_READ((struct file *)f, f_inode, i_sb);
 }
 
-static __always_inline const struct super_block *dd__sb_of_cmp_src(const void *p)
+/* The superblock of a struct file, or of a struct inode if is_inode. */
+static __always_inline const struct super_block *dd__sb_of(const void *p,
+							   bool is_inode)
 {
-	if (cmp_src_is_inode)
+	if (is_inode)
 		return BPF_CORE_READ((struct inode *)p, i_sb);
 	return dd__sb_of_file(p);
 }
 
 static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 				     __u64 len, __u64 len_ptr, __u64 same_ptr,
-				     __u64 flags, const struct super_block *sb)
+				     __u64 flags, const void *obj, bool is_inode)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct dd_call c = {};
 	struct fs_stats *st;
 
 	if (!filter__pass())
 		return 0;
-	/* With a file filter, calls on an unknown file are not counted. */
-	if ((filter_dev || filter_magic) && (!sb || !filter__file_sb(sb)))
+	/* With a file filter, calls on an unknown file are not counted.
+	 * obj (the source file or inode) is read only then. */
+	if ((filter_dev || filter_magic) &&
+	    (!obj || !filter__file_sb(dd__sb_of(obj, is_inode))))
 		return 0;
 	/* Callers also serve reflink clones; only dedupe runs the compare. */
 	if ((kind == DD_KIND_PREP || kind == DD_KIND_ONE) &&
@@ -86,7 +84,7 @@ static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 	c.len_ptr = len_ptr;
 	c.same_ptr = same_ptr;
 	c.ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&inflight, &tid, &c, BPF_ANY)) {
+	if (inflight__start(&inflight_task, &inflight, &c, sizeof(c))) {
 		st = stats__get();
 		if (st)
 			counter__inc(st, FS_DD_DROPPED);
@@ -137,13 +135,12 @@ static __always_inline void dd__sys_exit(struct fs_stats *st,
 
 static __always_inline int dd__exit(long ret)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 	struct dd_call *c;
 	__u64 len = 0;
 	bool same = false;
 
-	c = bpf_map_lookup_elem(&inflight, &tid);
+	c = inflight__get(&inflight_task, &inflight);
 	if (!c)
 		return 0;
 	st = stats__get();
@@ -194,18 +191,17 @@ static __always_inline int dd__exit(long ret)
 		break;
 	}
 out:
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight__end(&inflight, c);
 	return 0;
 }
 
 /* A folio the compare read (read_cache_folio / read_cache_page return). */
 static __always_inline int dd__folio(const void *folio)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 	struct dd_call *c;
 
-	c = bpf_map_lookup_elem(&inflight, &tid);
+	c = inflight__get(&inflight_task, &inflight);
 	if (!c || c->kind == DD_KIND_CLONE)
 		return 0;
 	/* ERR_PTR values sit in the last page of the address space. */
@@ -226,7 +222,7 @@ int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	     loff_t len, bool *is_same)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same,
-			 0, dd__sb_of_cmp_src(src));
+			 0, src, cmp_src_is_inode);
 }
 
 SEC("kprobe")
@@ -234,7 +230,7 @@ int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	       loff_t len)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx),
-			 0, dd__sb_of_cmp_src(src));
+			 0, src, cmp_src_is_inode);
 }
 
 SEC("kretprobe")
@@ -249,7 +245,7 @@ int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 	     loff_t *len, unsigned int flags)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 flags, dd__sb_of_file(fin));
+			 flags, fin, false);
 }
 
 /* Shared by every fentry flavour: the return value comes from the
@@ -268,7 +264,7 @@ int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
 	       loff_t pos_out, loff_t *len)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 DD_PARM6(ctx), dd__sb_of_file(fin));
+			 DD_PARM6(ctx), fin, false);
 }
 
 /* ---- vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len, flags) */
@@ -276,8 +272,8 @@ SEC("fentry")
 int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	     loff_t len, unsigned int flags)
 {
-	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags,
-			 dd__sb_of_file(src));
+	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags, src,
+			 false);
 }
 
 SEC("kprobe")
@@ -285,14 +281,14 @@ int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst,
 	       loff_t dst_pos, loff_t len)
 {
 	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
-			 DD_PARM6(ctx), dd__sb_of_file(src));
+			 DD_PARM6(ctx), src, false);
 }
 
 /* ---- a compiler-renamed clone: never read its arguments */
 SEC("kprobe")
 int BPF_KPROBE(kprobe_clone)
 {
-	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL);
+	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL, false);
 }
 
 /* ---- folios read by the compare */
@@ -316,18 +312,18 @@ SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 {
 	struct file_dedupe_range hdr;
-	__u64 arg;
+	struct fs_sysargs a;
 
-	if (id != FS_NR_IOCTL || BPF_CORE_READ(regs, si) != FIDEDUPERANGE ||
-	    !filter__pass())
+	if (id != FS_NR_IOCTL || sysargs__read(regs, &a) ||
+	    (__u32)a.si != FIDEDUPERANGE || !filter__pass())
 		return 0;
-	arg = BPF_CORE_READ(regs, dx);
-	if (bpf_probe_read_user(&hdr, sizeof(hdr), (void *)arg))
+	if (bpf_probe_read_user(&hdr, sizeof(hdr), (void *)a.dx))
 		return 0;
 	/* len_ptr carries the user struct, same_ptr the destination count. */
 	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
-			 arg, hdr.dest_count, 0,
-			 dd__sb_of_file(fd__file(BPF_CORE_READ(regs, di))));
+			 a.dx, hdr.dest_count, 0,
+			 filter_dev || filter_magic ? fd__file(a.di) : NULL,
+			 false);
 }
 
 SEC("raw_tp/sys_exit")

@@ -14,7 +14,7 @@
 #include "common.bpf.h"
 
 struct sh_call {
-	__u64 ts;
+	__u64 ts;         /* first: non-zero while the call is in flight */
 	__u64 pos;
 	__u64 req;
 	__u64 buf;        /* user buffer address, if has_buf */
@@ -29,12 +29,7 @@ struct sh_call {
 /* Index of the folio (or page) out-pointer of the lookup function. */
 const volatile __u32 foliop_arg = 2;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u64);
-	__type(value, struct sh_call);
-} inflight SEC(".maps");
+FS_INFLIGHT_MAPS(struct sh_call);
 
 /* iov_iter before 5.14: bit-flag "type"; before 6.4: "iov". */
 struct iov_iter___v513 {
@@ -76,13 +71,12 @@ static __always_inline bool iter__user_addr(struct iov_iter *it, __u64 *addr)
 	return true;
 }
 
-/* Keep the call for its exit; a full table is counted, not hidden. */
+/* Keep the call for its exit; a refused slot is counted, not hidden. */
 static __always_inline void sh__save(const struct sh_call *c)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 
-	if (bpf_map_update_elem(&inflight, &tid, c, BPF_ANY)) {
+	if (inflight__start(&inflight_task, &inflight, c, sizeof(*c))) {
 		st = stats__get();
 		if (st)
 			counter__inc(st, FS_SH_DROPPED);
@@ -98,7 +92,8 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
 	c.to = (__u64)to;
-	c.has_buf = iter__user_addr(to, &c.buf);
+	if (!lean)
+		c.has_buf = iter__user_addr(to, &c.buf);
 	c.ts = bpf_ktime_get_ns();
 	sh__save(&c);
 	return 0;
@@ -125,11 +120,10 @@ static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 /* A folio lookup starts: close the previous iteration's copy. */
 static __always_inline int sh__lookup_enter(__u64 foliop)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	c = bpf_map_lookup_elem(&inflight, &tid);
+	c = inflight__get(&inflight_task, &inflight);
 	st = stats__get();
 	if (!c || !st)
 		return 0;
@@ -142,12 +136,11 @@ static __always_inline int sh__lookup_enter(__u64 foliop)
 /* The lookup returns: the folio it found (none for a hole). */
 static __always_inline int sh__lookup_exit(int ret)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 	struct sh_call *c;
 	__u64 folio = 0;
 
-	c = bpf_map_lookup_elem(&inflight, &tid);
+	c = inflight__get(&inflight_task, &inflight);
 	st = stats__get();
 	if (!c || !st || !c->foliop)
 		return 0;
@@ -163,11 +156,10 @@ static __always_inline int sh__lookup_exit(int ret)
 
 static __always_inline int sh__exit(long ret)
 {
-	__u64 tid = bpf_get_current_pid_tgid();
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	c = bpf_map_lookup_elem(&inflight, &tid);
+	c = inflight__get(&inflight_task, &inflight);
 	if (!c)
 		return 0;
 	st = stats__get();
@@ -183,10 +175,10 @@ static __always_inline int sh__exit(long ret)
 		counter__inc(st, FS_SH_ERRORS);
 	else
 		hist__add(st, FS_SH_BYTES, ret);
-	if (c->to)
+	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
 out:
-	bpf_map_delete_elem(&inflight, &tid);
+	inflight__end(&inflight, c);
 	return 0;
 }
 
@@ -258,43 +250,48 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
 #define S_IFREG 0100000
 #define SH_MAX_IOVECS 16
 
-static __always_inline int sh__sys_enter(struct pt_regs *regs, long id)
+/*
+ * Reads of other files leave after the fewest reads: the fd's file, its
+ * inode's head (mode and superblock), the superblock's magic.
+ */
+static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 {
+	struct super_block *sb;
 	struct sh_call c = {};
 	struct iovec iov;
 	struct file *f;
-	__u64 iovp, n;
+	__u32 mode;
 
-	f = fd__file(BPF_CORE_READ(regs, di));
-	/* Regular files only: a fifo or socket on tmpfs is not read by
-	 * shmem_file_read_iter. */
-	if (!f || BPF_CORE_READ(f, f_inode, i_sb, s_magic) != TMPFS_MAGIC ||
-	    (BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT) != S_IFREG ||
-	    !filter__file(f))
+	f = fd__file(a->di);
+	/* Regular files only: a fifo, socket or device node on tmpfs (or
+	 * devtmpfs) is not read by shmem_file_read_iter. */
+	if (!f || inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) ||
+	    (mode & S_IFMT) != S_IFREG ||
+	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC ||
+	    ((filter_dev || filter_magic) && !filter__file_sb(sb)))
 		return 0;
-	c.pos = BPF_CORE_READ(f, f_pos);
+	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
+	if (id == FS_NR_PREAD64 ||
+	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) &&
+	     (long)a->r10 != -1))
+		c.pos = a->r10;
+	else
+		c.pos = BPF_CORE_READ(f, f_pos);
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
-		c.buf = BPF_CORE_READ(regs, si);
-		c.req = BPF_CORE_READ(regs, dx);
-		c.has_buf = 1;
-		if (id == FS_NR_PREAD64)
-			c.pos = BPF_CORE_READ(regs, r10);
+		c.buf = a->si;
+		c.req = a->dx;
+		c.has_buf = !lean;
 	} else {
-		iovp = BPF_CORE_READ(regs, si);
-		n = BPF_CORE_READ(regs, dx);
-		for (int i = 0; i < SH_MAX_IOVECS && i < n; i++) {
+		for (int i = 0; i < SH_MAX_IOVECS && i < a->dx; i++) {
 			if (bpf_probe_read_user(&iov, sizeof(iov),
-						(void *)(iovp + i * sizeof(iov))))
+						(void *)(a->si + i * sizeof(iov))))
 				break;
 			if (!i) {
 				c.buf = (__u64)iov.iov_base;
-				c.has_buf = 1;
+				c.has_buf = !lean;
 			}
 			c.req += iov.iov_len;
 		}
-		/* preadv2 with offset -1 reads at the file position. */
-		if (id != FS_NR_READV && (long)BPF_CORE_READ(regs, r10) != -1)
-			c.pos = BPF_CORE_READ(regs, r10);
 	}
 	c.ts = bpf_ktime_get_ns();
 	sh__save(&c);
@@ -310,9 +307,11 @@ static __always_inline bool sh__is_read(long id)
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_sh, struct pt_regs *regs, long id)
 {
-	if (!sh__is_read(id) || !filter__pass())
+	struct fs_sysargs a;
+
+	if (!sh__is_read(id) || !filter__pass() || sysargs__read(regs, &a))
 		return 0;
-	return sh__sys_enter(regs, id);
+	return sh__sys_enter(&a, id);
 }
 
 SEC("raw_tp/sys_exit")

@@ -47,6 +47,7 @@ if want host; then
 	. tests/host/reliability.sh
 	. tests/host/faults.sh
 	. tests/host/kfacts.sh
+	. tests/host/perf.sh
 	. tests/host/bench.sh
 fi
 if want vm; then
@@ -57,6 +58,7 @@ if want vm; then
 	. tests/vm/peers.sh
 	. tests/vm/filters.sh
 	. tests/vm/kfacts.sh
+	. tests/vm/perf.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

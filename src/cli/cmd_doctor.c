@@ -129,11 +129,15 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			       plan__mech_name(s->mech), s->symbol,
 			       step__status(s));
 		}
-		if (p->chosen >= 0)
+		if (p->chosen >= 0) {
+			const struct plan_step *c = &p->step[p->chosen];
+
 			printf("  would use: %s on %s\n",
-			       plan__mech_name(p->step[p->chosen].mech),
-			       p->step[p->chosen].symbol);
-		else
+			       plan__mech_name(c->mech), c->symbol);
+			printf("  in-flight calls: %s\n",
+			       c->inflight[0] ? c->inflight
+					      : "not tried (not root)");
+		} else
 			printf("  would use: nothing (no step can attach)\n");
 	}
 }
@@ -193,6 +197,11 @@ static void doctor__json(const struct kfacts *f, const struct plan *plans,
 			json_object_object_add(
 				js, "reason",
 				json_object_new_string(step__status(s)));
+			json_object_object_add(
+				js, "inflight",
+				s->inflight[0]
+					? json_object_new_string(s->inflight)
+					: NULL);
 			json_object_array_add(steps, js);
 		}
 		json_object_object_add(jt, "steps", steps);
@@ -206,6 +215,12 @@ static void doctor__json(const struct kfacts *f, const struct plan *plans,
 			p->chosen < 0 ? NULL
 				      : json_object_new_string(plan__mech_name(
 						p->step[p->chosen].mech)));
+		json_object_object_add(
+			jt, "inflight",
+			p->chosen < 0 || !p->step[p->chosen].inflight[0]
+				? NULL
+				: json_object_new_string(
+					  p->step[p->chosen].inflight));
 		json_object_object_add(targets, model__target_name(t), jt);
 	}
 	json_object_object_add(root, "targets", targets);

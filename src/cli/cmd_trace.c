@@ -46,7 +46,14 @@ struct trace_args {
 	char **cmd; /* after "--" */
 };
 
-enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_USER };
+enum {
+	OPT_COMM = 0x200,
+	OPT_DEV,
+	OPT_FS,
+	OPT_CUMULATIVE,
+	OPT_USER,
+	OPT_LEAN
+};
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0,
@@ -60,6 +67,9 @@ static const struct argp_option options[] = {
 	  "supplementary groups, USER's uid and gid from /etc/passwd", 0 },
 	{ "per-process", 'P', NULL, 0,
 	  "also histograms per process (64 of them, then 'other')", 0 },
+	{ "lean", OPT_LEAN, NULL, 0,
+	  "leave out the costliest optional histograms (buffer alignment, "
+	  "folio sizes, copy chunks); reports mark them not measured", 0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
 	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
@@ -154,6 +164,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'P':
 		a->p.per_proc = true;
+		break;
+	case OPT_LEAN:
+		a->p.lean = true;
 		break;
 	case OPT_USER:
 		err = user__lookup(arg, &a->user);

@@ -169,6 +169,8 @@ const struct fs_kv *model__kv_find(const struct fs_report *r,
  * FS_MAX_CASES). */
 void model__check(struct fs_report *r, bool ok, const char *layout,
 		  const char *expected, const char *got);
+/* Count n ground-truth checks that passed. */
+void model__checks_passed(struct fs_report *r, __u64 n);
 
 /* The environment disturbed the run: keep the first reason, count the
  * answers it kept from being judged. */

@@ -70,6 +70,9 @@ struct plan_step {
 	bool tried;
 	int err; /* result of trying: 0 attached, -errno */
 	char err_msg[256];
+	/* Where an attached step keeps in-flight calls, and why there:
+	 * "task storage", or "hash (...)". */
+	char inflight[192];
 };
 
 /* Handler ids: which set of BPF programs serves a step. */

@@ -27,6 +27,9 @@ struct probe {
 	int sub_arg;	    /* shmem lookup: index of the folio out-pointer */
 	bool cmp_src_is_inode; /* compare's first argument (<= 5.17) */
 	__u32 nentries;	       /* stats entries: 1, or FS_STATS_ENTRIES (-P) */
+	bool lean;	       /* --lean */
+	bool inflight_hash; /* in-flight calls in the hash, not task storage */
+	char inflight_why[224]; /* why the hash */
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -97,13 +100,54 @@ static void skel__destroy(enum fs_target t, void *skel)
 		(rd)->filter_magic = (o)->magic;                               \
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
 		(rd)->per_proc = (o)->per_proc;                                \
+		(rd)->lean = (o)->lean;                                        \
 	} while (0)
+
+enum probe_inflight probe__inflight_mode(void)
+{
+	const char *env = getenv("FOLIOSCOPE_INFLIGHT");
+
+	if (env && !strcmp(env, "hash"))
+		return INFLIGHT_HASH;
+	if (env && !strcmp(env, "task"))
+		return INFLIGHT_TASK;
+	if (env && !strcmp(env, "test-refuse"))
+		return INFLIGHT_TEST_REFUSE;
+	return INFLIGHT_AUTO;
+}
+
+/*
+ * Size the two in-flight maps for the store in use: the other one stays
+ * (the programs reference both; the verifier drops the unused branch) but
+ * shrinks to one entry. An unused task-storage map becomes an array, so
+ * a kernel without task storage can still create it.
+ */
+static int inflight__prepare(struct bpf_object *obj, bool hash)
+{
+	struct bpf_map *tm = bpf_object__find_map_by_name(obj, "inflight_task");
+	struct bpf_map *hm = bpf_object__find_map_by_name(obj, "inflight");
+	bool refuse = probe__inflight_mode() == INFLIGHT_TEST_REFUSE;
+	int err;
+
+	if (!tm || !hm)
+		return -ENOENT;
+	if (!hash && !refuse)
+		return bpf_map__set_max_entries(hm, 1);
+	err = bpf_map__set_type(tm,
+				hash ? BPF_MAP_TYPE_ARRAY : BPF_MAP_TYPE_HASH);
+	if (!err)
+		err = bpf_map__set_map_flags(tm, 0);
+	if (!err)
+		err = bpf_map__set_max_entries(tm, 1);
+	return err;
+}
 
 /* Open the target's skeleton with every program off and filters set. */
 static int probe__open(struct probe *pr, const struct probe_opts *o)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
 	struct bpf_program *prog;
+	int err;
 
 	if (pr->target == FS_TGT_DEDUPE) {
 		struct dedupe_bpf *s = dedupe_bpf__open_opts(&oo);
@@ -111,6 +155,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		if (!s)
 			return -errno;
 		rodata__set_filters(s->rodata, o);
+		s->rodata->inflight_hash = pr->inflight_hash;
 		s->rodata->cmp_src_is_inode = pr->cmp_src_is_inode;
 		pr->skel = s;
 		pr->obj = s->obj;
@@ -121,6 +166,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		if (!s)
 			return -errno;
 		rodata__set_filters(s->rodata, o);
+		s->rodata->inflight_hash = pr->inflight_hash;
 		s->rodata->foliop_arg = pr->sub_arg;
 		pr->skel = s;
 		pr->obj = s->obj;
@@ -129,6 +175,10 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	bpf_object__for_each_program (prog, pr->obj)
 		bpf_program__set_autoload(prog, false);
 	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
+	pr->lean = o->lean;
+	err = inflight__prepare(pr->obj, pr->inflight_hash);
+	if (err)
+		return err;
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);
 }
 
@@ -220,11 +270,12 @@ static void probe__close(struct probe *pr)
 /*
  * One try of one step: open, enable its programs (with the sub-probe if
  * with_sub), load, attach. On failure everything is closed again and
- * what failed is written to msg.
+ * what failed is written to msg, the stage to *stage.
  */
-static int probe__try(struct probe *pr, const struct plan_step *s,
-		      const char *sub_sym, enum plan_mech sub_mech,
-		      const struct probe_opts *o, char *msg, size_t n)
+static int probe__try_once(struct probe *pr, const struct plan_step *s,
+			   const char *sub_sym, enum plan_mech sub_mech,
+			   const struct probe_opts *o, char *msg, size_t n,
+			   const char **stage)
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
 	const struct subprobe *sp = subprobe__get(pr->target, sub_mech);
@@ -272,8 +323,45 @@ fail:
 				 : "");
 	else
 		snprintf(msg, n, "%s failed: %s", what, strerror(-err));
+	*stage = what;
 	probe__close(pr);
 	return err;
+}
+
+/*
+ * probe__try_once with task storage for in-flight calls, and once more
+ * with the hash when the kernel refused the load with EINVAL or EACCES
+ * (unless FOLIOSCOPE_INFLIGHT says otherwise). If the hash fails too,
+ * its error is the step's.
+ */
+static int probe__try(struct probe *pr, const struct plan_step *s,
+		      const char *sub_sym, enum plan_mech sub_mech,
+		      const struct probe_opts *o, char *msg, size_t n)
+{
+	enum probe_inflight mode = probe__inflight_mode();
+	const char *stage = "";
+	int err;
+
+	pr->inflight_hash = mode == INFLIGHT_HASH;
+	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
+		 pr->inflight_hash ? "FOLIOSCOPE_INFLIGHT=hash" : "");
+	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
+	if (!err || pr->inflight_hash || mode == INFLIGHT_TASK ||
+	    strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
+		return err;
+	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
+		 "task storage refused: %s", msg);
+	pr->inflight_hash = true;
+	return probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
+}
+
+/* Where the live probe keeps in-flight calls, for doctor and reports. */
+static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
+{
+	if (pr->inflight_hash)
+		snprintf(out, n, "hash (%s)", pr->inflight_why);
+	else
+		snprintf(out, n, "task storage");
 }
 
 /*
@@ -302,7 +390,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 			!f->btf_proto(f, s->symbol, &proto) &&
 			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
-	if (ps->has_sub) {
+	if (ps->has_sub && !o->lean) {
 		sub_sym = sub__symbol(f, pr->target, &pr->sub_arg, subwhy,
 				      sizeof(subwhy));
 		for (int i = 0; sub_sym && i < 2; i++) {
@@ -334,8 +422,11 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 done:
 	s->tried = true;
 	s->err = err;
-	if (!err)
+	s->inflight[0] = '\0';
+	if (!err) {
 		snprintf(s->err_msg, sizeof(s->err_msg), "attached");
+		probe__inflight_desc(pr, s->inflight, sizeof(s->inflight));
+	}
 	return err;
 }
 
@@ -422,6 +513,29 @@ static void probe__mark_unmeasured(const struct probe *pr,
 		model__not_measured(r, t, FS_SH_FOLIO_SIZE, why);
 		model__not_measured(r, t, FS_SH_COPY_BYTES, why);
 	}
+}
+
+/*
+ * --lean: what it leaves out, where the plan would have measured it. The
+ * user buffer's alignment (an iterator walk per call at function level)
+ * and the sub-probes' folio sizes and copy chunks (a second probe pair
+ * on every folio lookup).
+ */
+static void probe__mark_lean(const struct probe *pr, struct fs_report *r)
+{
+	static const int sh[] = {FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
+				 FS_SH_COPY_BYTES};
+	static const int dd[] = {FS_DD_FOLIO_SIZE};
+	const char *why = "left out by --lean";
+	enum fs_target t = pr->target;
+	const int *h = t == FS_TGT_DEDUPE ? dd : sh;
+	int n = t == FS_TGT_DEDUPE ? 1 : 3;
+
+	if (!pr->lean)
+		return;
+	for (int i = 0; i < n; i++)
+		if (r->target[t].hist[h[i]].measured)
+			model__not_measured(r, t, h[i], why);
 }
 
 /* Program runs the kernel skipped (recursion) over every loaded program. */
@@ -533,7 +647,11 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 		snprintf(ai->reason + strlen(ai->reason),
 			 sizeof(ai->reason) - strlen(ai->reason), "%s",
 			 pr->sub_note);
+	snprintf(ai->reason + strlen(ai->reason),
+		 sizeof(ai->reason) - strlen(ai->reason),
+		 "; in-flight calls: %s", s->inflight);
 	probe__mark_unmeasured(pr, s, r);
+	probe__mark_lean(pr, r);
 }
 
 void probe__destroy(struct probe *pr)

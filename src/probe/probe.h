@@ -24,6 +24,7 @@ struct probe_opts {
 	__u32 dev;	/* --dev: kernel dev_t of the file's fs */
 	__u64 magic;	/* --fs: superblock magic of the file's fs */
 	bool per_proc;	/* -P: one stats entry per process */
+	bool lean;	/* --lean: leave out the costliest optional hists */
 	bool load_only; /* load through the verifier, attach nothing */
 	const char
 		*btf_path; /* --btf: CO-RE against this BTF, NULL = kernel's */
@@ -46,6 +47,23 @@ int probe__attach(const struct kfacts *f, struct plan *p,
  */
 int probe__read(const struct probe *pr, struct fs_stats *sum,
 		struct fs_stats *slots, struct fs_proc_info *info);
+/*
+ * In-flight store: task local storage, falling back to a hash map when
+ * the kernel refuses a step's programs with it (EINVAL/EACCES at load).
+ * FOLIOSCOPE_INFLIGHT=hash forces the hash, =task forbids the fallback,
+ * =test-refuse provokes a real refusal (all for tests); anything else is
+ * the default.
+ */
+enum probe_inflight {
+	INFLIGHT_AUTO,
+	INFLIGHT_TASK,
+	INFLIGHT_HASH,
+	/* Tests: make the kernel refuse task storage (its map handed over
+	 * as a hash, which the verifier rejects), to exercise the fallback. */
+	INFLIGHT_TEST_REFUSE,
+};
+enum probe_inflight probe__inflight_mode(void);
+
 /* Attach info and "not measured" marks of the live probe into r. */
 void probe__describe(const struct probe *pr, const struct plan *p,
 		     struct fs_report *r);

@@ -45,7 +45,8 @@ static const struct {
 	{ "same", "compares that found the ranges identical" },
 	{ "differs", "compares that found the ranges different" },
 	{ "errors", "calls that returned an error" },
-	{ "dropped", "calls not measured because the in-flight table was full" },
+	{ "dropped", "calls not measured because the in-flight store refused "
+		     "them (hash full, task storage busy or out of memory)" },
 	{ "missed", "probe runs the kernel skipped (recursion)" },
 };
 

@@ -87,10 +87,10 @@ struct sh_reader {
 	const struct sh_plan *pl;
 	__u32 idx;
 	unsigned char *mem; /* page-aligned buffer, made in prepare */
-	unsigned char *exp; /* expected bytes of one call */
 	struct iovec iov[SH_MAX_IOVECS];
 	struct sh_gate *gate;
 	__u64 calls, bytes;
+	__u64 passed; /* checks passed, added to the report at the end */
 	int err;
 	int fd;	   /* the reader's own open file */
 	bool stop; /* the file changed under it: read no further */
@@ -105,7 +105,7 @@ struct shmem {
 	int nplans;
 	const struct sh_plan *plans;
 	struct sh_plan custom;
-	__u64 page, bufsize, expsize;
+	__u64 page, bufsize;
 	__u32 nreaders; /* buffers made */
 	struct sh_reader rd[SH_MAX_READERS];
 	/* Checks come from several threads; model__check is not atomic. */
@@ -366,7 +366,7 @@ cleanup:
  */
 static __u32 size_buffers(struct shmem *s)
 {
-	__u64 need = 0, exp = 0;
+	__u64 need = 0;
 	__u32 readers = 0;
 
 	for (int p = 0; p < s->nplans; p++) {
@@ -375,13 +375,11 @@ static __u32 size_buffers(struct shmem *s)
 			  (pl->iovecs - 1) * (__u64)IOV_GAP + GUARD;
 
 		need = n > need ? n : need;
-		exp = pl->bs > exp ? pl->bs : exp;
 		readers = pl->readers > readers ? pl->readers : readers;
 	}
 	/* A page in front: the base is page-aligned (not more), with the
 	 * leading guard bytes in the page before it. */
 	s->bufsize = s->page + need;
-	s->expsize = exp;
 	return readers;
 }
 
@@ -411,7 +409,7 @@ static int check_mem(struct shmem *s, const struct wl_opts *o)
 	__u64 need, readers = size_buffers(s);
 	char what[96];
 
-	need = readers * (s->bufsize + s->expsize);
+	need = readers * s->bufsize;
 	for (int i = 0; i < s->ninst; i++) {
 		const char *huge = s->m[s->inst[i].mount].huge;
 
@@ -432,7 +430,6 @@ static int check_mem(struct shmem *s, const struct wl_opts *o)
 static int make_buffers(struct shmem *s)
 {
 	__u32 readers = size_buffers(s);
-	__u64 exp = s->expsize;
 
 	for (__u32 i = 0; i < readers; i++) {
 		struct sh_reader *rd = &s->rd[i];
@@ -444,13 +441,9 @@ static int make_buffers(struct shmem *s)
 			return err;
 		}
 		s->nreaders++;
-		rd->exp = malloc(exp);
-		if (!rd->exp)
-			return -ENOMEM;
-		/* Fault them in now: the traced reads should copy, not
+		/* Fault it in now: the traced reads should copy, not
 		 * fault. */
 		memset(rd->mem, 0, s->bufsize);
-		memset(rd->exp, 0, exp);
 	}
 	return 0;
 }
@@ -562,18 +555,29 @@ static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
 	char lay[320] = "";
 	size_t n;
 
-	if (!ok) {
-		sh__layout(rd->s->m[rd->in->mount].huge, &rd->in->f, rd->pl,
-			   rd->idx, call, pos, lay, sizeof(lay));
-		n = strlen(lay);
-		if (rd->s->inject && rd->s->first_run && !rd->idx && !call)
-			snprintf(lay + n, sizeof(lay) - n,
-				 " injected=wrong-expectation");
+	/* Passed checks need no lock: counted here, added when the reader
+	 * ends (reader_done). */
+	if (ok) {
+		rd->passed++;
+		return;
 	}
+	sh__layout(rd->s->m[rd->in->mount].huge, &rd->in->f, rd->pl, rd->idx,
+		   call, pos, lay, sizeof(lay));
+	n = strlen(lay);
+	if (rd->s->inject && rd->s->first_run && !rd->idx && !call)
+		snprintf(lay + n, sizeof(lay) - n, " injected=wrong-expectation");
 	pthread_mutex_lock(&rd->s->lock);
-	if (ok || !resized(rd))
-		model__check(rd->s->r, ok, lay, want, got);
+	if (!resized(rd))
+		model__check(rd->s->r, false, lay, want, got);
 	pthread_mutex_unlock(&rd->s->lock);
+}
+
+static void reader_done(struct sh_reader *rd)
+{
+	pthread_mutex_lock(&rd->s->lock);
+	model__checks_passed(rd->s->r, rd->passed);
+	pthread_mutex_unlock(&rd->s->lock);
+	rd->passed = 0;
 }
 
 static void set_guards(struct sh_reader *rd, unsigned char *base, __u32 n)
@@ -608,50 +612,66 @@ static long guards_hit(const struct sh_reader *rd, unsigned char *base,
 	return -1;
 }
 
+/* What a call should have done, for a failed check's "expected". */
+static void check_fail(struct sh_reader *rd, __u64 call, __u64 pos,
+		       __u64 want, const char *got)
+{
+	char w[96];
+
+	snprintf(w, sizeof(w), "ret=%llu, data as written, guards intact",
+		 (unsigned long long)want);
+	check(rd, false, call, pos, w, got);
+}
+
 /*
  * Check one call's result: return value, data (scattered over the iovecs
- * for readv) and guards. Builds "got" only when something is wrong.
+ * for readv, compared with the file's contents in place) and guards.
+ * Builds the texts only when something is wrong.
  */
 static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 		       __u64 call, __u64 pos, ssize_t ret, int err)
 {
 	const struct sh_plan *pl = rd->pl;
 	__u64 want = sh__expect_ret(rd->in->f.size, pos, pl->bs);
-	char w[96], got[96];
+	/* The test hook: the first call of the first run expects its first
+	 * byte flipped, so that one check must fail. */
+	bool inject = rd->s->inject && rd->s->first_run && !rd->idx &&
+		      !call && ret > 0;
+	char got[96];
 	__u64 done = 0;
 	long hit;
 
-	snprintf(w, sizeof(w), "ret=%llu, data as written, guards intact",
-		 (unsigned long long)want);
 	if (ret < 0) {
 		snprintf(got, sizeof(got), "error %d (%s)", err,
 			 strerror(-err));
-		check(rd, false, call, pos, w, got);
+		check_fail(rd, call, pos, want, got);
 		return;
 	}
 	if ((__u64)ret != want) {
 		snprintf(got, sizeof(got), "ret=%lld", (long long)ret);
-		check(rd, false, call, pos, w, got);
+		check_fail(rd, call, pos, want, got);
 		return;
 	}
-	sh_file__fill(&rd->in->f, pos, rd->exp, ret);
-	if (rd->s->inject && rd->s->first_run && !rd->idx && !call && ret)
-		rd->exp[0] ^= 0xff;
 	for (__u32 j = 0; j < n && done < (__u64)ret; j++) {
+		const unsigned char *b = rd->iov[j].iov_base;
 		size_t len = rd->iov[j].iov_len, x;
+		unsigned char wb;
 
 		if (len > ret - done)
 			len = ret - done;
-		x = wl__first_diff(rd->exp + done, rd->iov[j].iov_base, len);
+		x = inject && !j ? 0
+				 : sh_file__diff(&rd->in->f, pos + done, b, len);
 		if (x < len) {
+			sh_file__fill(&rd->in->f, pos + done + x, &wb, 1);
+			if (inject && !j)
+				wb ^= 0xff;
 			snprintf(got, sizeof(got),
 				 "ret=%lld, file offset %llu: want 0x%02x, "
 				 "got 0x%02x",
 				 (long long)ret,
-				 (unsigned long long)(pos + done + x),
-				 rd->exp[done + x],
-				 ((unsigned char *)rd->iov[j].iov_base)[x]);
-			check(rd, false, call, pos, w, got);
+				 (unsigned long long)(pos + done + x), wb,
+				 b[x]);
+			check_fail(rd, call, pos, want, got);
 			return;
 		}
 		done += len;
@@ -661,10 +681,10 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 		snprintf(got, sizeof(got),
 			 "ret=%lld, wrote outside the buffer at base%+ld",
 			 (long long)ret, hit);
-		check(rd, false, call, pos, w, got);
+		check_fail(rd, call, pos, want, got);
 		return;
 	}
-	check(rd, true, call, pos, w, "");
+	check(rd, true, call, pos, NULL, NULL);
 }
 
 /* One reader: open, read the plan's range call by call, close. */
@@ -733,6 +753,7 @@ static void *reader(void *arg)
 		pos += ret;
 	}
 cleanup:
+	reader_done(rd);
 	close(fd);
 	return NULL;
 }
@@ -763,7 +784,7 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->in = in;
 		rd->pl = pl;
 		rd->idx = i;
-		rd->calls = rd->bytes = 0;
+		rd->calls = rd->bytes = rd->passed = 0;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
@@ -892,7 +913,6 @@ void shmem__destroy(struct shmem *s)
 		return;
 	for (__u32 i = 0; i < s->nreaders; i++) {
 		free(s->rd[i].mem);
-		free(s->rd[i].exp);
 	}
 	for (int i = 0; i < s->ninst; i++)
 		if (s->inst[i].made)

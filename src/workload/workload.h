@@ -186,6 +186,23 @@ void wl__pattern_fill(void *buf, __u64 off, size_t len);
 size_t wl__pattern_check(const void *buf, __u64 off, size_t len);
 /* First index where a and b differ, or len. */
 size_t wl__first_diff(const void *a, const void *b, size_t len);
+/*
+ * Checking data against the pattern in place (verify.c): the offset of
+ * the first byte of buf[0..len) that is not the pattern at file offset
+ * off (not zero, for wl__zero_diff), or len. Implementations: the
+ * fastest the CPU has is used unless one is set (tests run each).
+ */
+enum wl_vimpl { WL_V_PLAIN, WL_V_SSE2, WL_V_AVX2, WL_V_NR };
+const char *wl_vimpl__name(enum wl_vimpl i);
+bool wl_vimpl__supported(enum wl_vimpl i);
+/* Use implementation i from now on; -1 if this CPU lacks it. */
+int wl_vimpl__set(enum wl_vimpl i);
+enum wl_vimpl wl_vimpl__get(void);
+size_t wl__pattern_diff(const void *buf, __u64 off, size_t len);
+size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
+			     size_t len);
+size_t wl__zero_diff(const void *buf, size_t len);
+size_t wl__zero_diff_with(enum wl_vimpl impl, const void *buf, size_t len);
 /* Write size bytes of pattern to fd in WL_CHUNK pwrites. */
 int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size);
 
@@ -364,6 +381,10 @@ bool sh_file__piece(const struct sh_file *f, __u64 i, struct sh_piece *p);
 /* Expected contents at [off, off + len): pattern, zeros in holes and
  * past EOF. */
 void sh_file__fill(const struct sh_file *f, __u64 off, void *buf, size_t len);
+/* First byte of buf[0..len) that differs from f's contents at off, or
+ * len: sh_file__fill's answer, checked in place (verify.c). */
+size_t sh_file__diff(const struct sh_file *f, __u64 off, const void *buf,
+		     size_t len);
 /*
  * RAM the written pieces of f take on tmpfs, at most: whole 2 MiB folios
  * for the pieces written in a huge= mode (huge), pages for the rest.

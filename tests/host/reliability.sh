@@ -125,6 +125,8 @@ B "shmem option for dedupe" 2 "--huge is a shmem-read option" "$FS" run dedupe -
 B "--matrix with a layout" 2 "--matrix runs its own layouts; drop --range" "$FS" run dedupe --matrix --range 64K
 B "--files with --count" 2 "--files runs the seed's layout; drop --count" "$FS" run dedupe --files 4 --count 2
 B "--cumulative without -i" 2 "--cumulative needs -i" "$FS" trace --cumulative
+B "--lean with an argument" 2 "option '--lean' doesn't allow an argument" "$FS" trace --lean=1
+B "--lean is trace's" 2 "unrecognized option '--lean'" "$FS" run shmem-read --lean
 B "report: two runs as csv" 2 "two reports need --format svg or html" "$FS" report --format csv "$rel_good" "$rel_good"
 B "report: --serve-any alone" 2 "--serve-any needs --serve" "$FS" report --serve-any "$rel_good"
 B "trace: --serve-any alone" 2 "^folioscope: trace: --serve-any needs --serve$" "$FS" trace --serve-any

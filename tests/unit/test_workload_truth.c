@@ -605,6 +605,131 @@ static void test_sh_expect_and_plans(void **state)
 			    "buf_align=0 readers=1 reader=0 call=5 pos=327680");
 }
 
+/* ---- checking in place (verify.c), every implementation ---- */
+
+/* Positions of one wrong byte in a buffer of len: the first, the last,
+ * the middle, unaligned ones inside and across vector steps. */
+static size_t flip_positions(size_t len, size_t *pos)
+{
+	static const size_t at[] = {1, 3, 7, 8, 15, 31, 33, 63, 64, 65, 100};
+	size_t n = 0;
+
+	if (!len)
+		return 0;
+	pos[n++] = 0;
+	pos[n++] = len - 1;
+	pos[n++] = len / 2;
+	if (len / 2 + 5 < len)
+		pos[n++] = len / 2 + 5;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		if (at[i] < len)
+			pos[n++] = at[i];
+		if (len > at[i])
+			pos[n++] = len - 1 - at[i];
+	}
+	return n;
+}
+
+static void test_pattern_diff_impls(void **state)
+{
+	static const __u64 offs[] = {0, 1, 5, 7, 8, 4093, 2 * MiB - 3};
+	static const size_t lens[] = {0, 1, 7, 8, 9, 31, 63, 64, 65, 127,
+				      4096, 64 * KiB + 13};
+	unsigned char *mem = malloc(64 * KiB + 64);
+	size_t pos[32];
+	int ran = 0;
+
+	(void)state;
+	assert_non_null(mem);
+	for (int im = 0; im < WL_V_NR; im++) {
+		if (!wl_vimpl__supported(im))
+			continue;
+		ran++;
+		for (int sh = 0; sh < 3; sh++) {
+			/* The buffer at 0, 1 and 3 bytes past alignment. */
+			unsigned char *b = mem + (sh ? 2 * sh - 1 : 0);
+
+			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+				for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+					size_t len = lens[l];
+					size_t n = flip_positions(len, pos);
+
+					wl__pattern_fill(b, offs[o], len);
+					assert_int_equal(wl__pattern_diff_with(im, b, offs[o], len), len);
+					memset(b, 0, len);
+					assert_int_equal(wl__zero_diff_with(im, b, len), len);
+					for (size_t k = 0; k < n; k++) {
+						/* one wrong byte, low and high bit */
+						for (int bit = 0; bit < 2; bit++) {
+							unsigned char m = bit ? 0x80 : 0x01;
+
+							wl__pattern_fill(b, offs[o], len);
+							b[pos[k]] ^= m;
+							assert_int_equal(wl__pattern_diff_with(im, b, offs[o], len), pos[k]);
+							memset(b, 0, len);
+							b[pos[k]] = m;
+							assert_int_equal(wl__zero_diff_with(im, b, len), pos[k]);
+						}
+					}
+				}
+			}
+		}
+	}
+	/* The plain and SSE2 ones exist on every x86-64 CPU. */
+	assert_true(ran >= 2);
+	/* The fastest is chosen by default. */
+	assert_true(wl_vimpl__supported(wl_vimpl__get()));
+	free(mem);
+}
+
+/* sh_file__diff agrees with sh_file__fill on every fill, hole and piece
+ * edge, and finds one wrong byte (in a hole or in data) with each
+ * implementation. */
+static void test_sh_diff(void **state)
+{
+	static const struct sh_file files[] = {
+		{ SH_FILL_FULL, 4 * MiB + 4097 },
+		{ SH_FILL_SPARSE, 4 * MiB + 20000 },
+		{ SH_FILL_MIXED, 2 * MiB + 300003 },
+	};
+	static const __u64 offs[] = {0, 1, 4095, 12290, 2 * MiB - 300,
+				     2 * MiB + 8190, 2 * MiB + 20480,
+				     4 * MiB + 4000};
+	static const size_t lens[] = {1, 7, 100, 4096, 30000, 70000};
+	unsigned char *buf = malloc(70000);
+	enum wl_vimpl was = wl_vimpl__get();
+	size_t pos[32];
+
+	(void)state;
+	assert_non_null(buf);
+	for (int im = 0; im < WL_V_NR; im++) {
+		if (wl_vimpl__set(im))
+			continue;
+		for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
+			const struct sh_file *f = &files[fi];
+
+			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+				for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+					size_t len = lens[l];
+					size_t n = flip_positions(len, pos);
+
+					if (offs[o] + len > f->size)
+						continue;
+					sh_file__fill(f, offs[o], buf, len);
+					assert_int_equal(sh_file__diff(f, offs[o], buf, len), len);
+					for (size_t k = 0; k < n; k++) {
+						buf[pos[k]] ^= 0x10;
+						assert_int_equal(sh_file__diff(f, offs[o], buf, len), pos[k]);
+						buf[pos[k]] ^= 0x10;
+					}
+				}
+			}
+		}
+	}
+	assert_int_equal(wl_vimpl__set(was), 0);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +750,8 @@ int main(void)
 		cmocka_unit_test(test_sh_fill),
 		cmocka_unit_test(test_sh_mem),
 		cmocka_unit_test(test_sh_expect_and_plans),
+		cmocka_unit_test(test_pattern_diff_impls),
+		cmocka_unit_test(test_sh_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

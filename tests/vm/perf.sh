@@ -1,0 +1,71 @@
+# In-flight stores and --lean at the function level in the guest (6.1),
+# sourced by tests/check.sh: task storage is what every step uses there;
+# the hash (forced, or after the refusal the test hook provokes) counts
+# exactly what task storage counts, folio sizes and copy chunks included
+# (their sub-probes read the in-flight call too). --lean leaves out the
+# sub-probes and buf_align, says so, and still counts every byte.
+# shellcheck shell=bash
+pout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmperf.XXXXXX")
+pscript=$PWD/tests/vm/perf-guest.sh
+pargs=()
+for store in task hash test-refuse; do
+	pargs+=(-j "doctor-$store.json")
+	for m in fentry kprobe; do
+		pargs+=(-j "sh-$m-$store.json" -j "dd-$m-$store.json")
+	done
+done
+pargs+=(-j lean.json -j full.json)
+if (cd "$pout" && "$FS" vm "${vmargs[@]}" --timeout 900 --exec "$pscript" \
+	-- "${pargs[@]}") >"$LOGDIR/vm-perf.log" 2>&1; then
+	ok "vm perf: guest runs"
+else
+	bad "vm perf: guest runs" "see $LOGDIR/vm-perf.log: $(tail -3 "$LOGDIR/vm-perf.log")"
+fi
+for store in task hash test-refuse; do
+	want="task storage"
+	[ "$store" == hash ] && want="hash (FOLIOSCOPE_INFLIGHT=hash)"
+	[ "$store" == test-refuse ] && want="hash (task storage refused: load failed: Invalid argument)"
+	# Every step that attached, fentry, kprobe and syscall alike.
+	expect_eq "vm doctor ($store): every attached step's in-flight store" \
+		"$(jq -r '[.targets[].steps[] | select(.reason == "attached") | .inflight] | unique | join(",")' \
+			"$pout/doctor-$store.json" 2>&1)" "$want"
+done
+# The store takes nothing away: the same steps attach with each.
+psteps() { jq -r '[.targets[].steps[] | select(.reason == "attached") | "\(.mechanism) \(.symbol)"] | join(",")' "$1" 2>&1; }
+for store in task test-refuse; do
+	expect_eq "vm doctor ($store): the steps that attach with the hash attach" \
+		"$(psteps "$pout/doctor-$store.json")" "$(psteps "$pout/doctor-hash.json")"
+done
+# counts FILE TARGET: everything but latency.
+pcounts() { jq -S -c ".targets.$2 | {calls, errors, counters, h: (.histograms | del(.latency_ns))}" "$1" 2>&1; }
+for m in fentry kprobe; do
+	for w in sh dd; do
+		tgt=$([ $w == dd ] && echo dedupe || echo shmem)
+		for store in task hash test-refuse; do
+			j=$pout/$w-$m-$store.json
+			expect_eq "vm $tgt -m $m (in-flight $store): reconciles, nothing dropped" \
+				"$(jq -r ".workload.reconcile + \" \" + (.workload.validation_failures|tostring) + \" \" + (.targets.$tgt.counters.dropped|tostring) + \" \" + .targets.$tgt.attach.mechanism" "$j" 2>&1)" \
+				"ok 0 0 $m"
+		done
+		expect_eq "vm $tgt -m $m: sub-probe measured with task storage" \
+			"$(jq -r ".targets.$tgt.histograms.folio_size.measured" "$pout/$w-$m-task.json" 2>&1)" true
+		expect_eq "vm $tgt -m $m: hash counts = task storage counts" \
+			"$(pcounts "$pout/$w-$m-hash.json" "$tgt")" "$(pcounts "$pout/$w-$m-task.json" "$tgt")"
+		expect_eq "vm $tgt -m $m: after a refusal, hash counts = task storage counts" \
+			"$(pcounts "$pout/$w-$m-test-refuse.json" "$tgt")" "$(pcounts "$pout/$w-$m-task.json" "$tgt")"
+	done
+done
+# --lean: dd's 1000000 bytes plus < 4 KiB of exec's reads, both ways.
+for v in lean full; do
+	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$pout/$v.json" 2>/dev/null)
+	expect_eq "vm trace -m fentry ($v): dd's bytes" \
+		"$([ -n "$sum" ] && [ "$sum" -ge 1000000 ] && [ "$sum" -lt 1004096 ] && echo yes || echo "no (${sum:-no JSON})")" yes
+done
+expect_eq "vm trace --lean: buf_align, folio_size, copy_bytes left out" \
+	"$(jq -r '[.targets.shmem.histograms | to_entries[] | select(.value.measured == false) | "\(.key): \(.value.why)"] | join("; ")' "$pout/lean.json" 2>&1)" \
+	"buf_align: left out by --lean; folio_size: left out by --lean; copy_bytes: left out by --lean"
+expect_eq "vm trace without --lean: all measured" \
+	"$(jq -r '[.targets.shmem.histograms[] | .measured] | all' "$pout/full.json" 2>&1)" true
+expect_eq "vm trace --lean: same calls as without" \
+	"$(jq -r .targets.shmem.calls "$pout/lean.json" 2>&1)" "$(jq -r .targets.shmem.calls "$pout/full.json" 2>&1)"
+rm -rf "$pout"
