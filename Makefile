@@ -133,7 +133,9 @@ format:
 
 # cppcheck on user space; skeleton headers (megabytes of embedded BPF
 # bytecode) are left out, libbpf's iterator macro is spelled out for it.
+# Then the formatting: a file `make format` would change fails lint.
 lint:
+	$(Q)clang-format --dry-run -Werror $(FMT_SRCS)
 	$(Q)cppcheck --quiet --error-exitcode=1 -j2 \
 		--enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem --suppress=missingInclude \

@@ -14,15 +14,15 @@
  * filters run first in every handler; file filters where the file is
  * known (the superblock of the file being read or deduped).
  */
-const volatile __u32 filter_tgid = 0;  /* exactly this process */
-const volatile __u32 filter_tree = 0;  /* this process and descendants */
+const volatile __u32 filter_tgid = 0; /* exactly this process */
+const volatile __u32 filter_tree = 0; /* this process and descendants */
 const volatile __u32 filter_pids[FS_MAX_PIDS] = {};
 const volatile __u32 nr_filter_pids = 0;
 const volatile char filter_comm[16] = {};
 const volatile __u32 has_filter_comm = 0;
 const volatile __u64 filter_cgroup = 0; /* cgroup v2 id */
-const volatile __u32 filter_dev = 0;    /* kernel dev_t of the fs */
-const volatile __u64 filter_magic = 0;  /* superblock magic (fs type) */
+const volatile __u32 filter_dev = 0;	/* kernel dev_t of the fs */
+const volatile __u64 filter_magic = 0;	/* superblock magic (fs type) */
 /*
  * trace --lean: leave out the optional histograms that cost the most per
  * call (user buffer alignment here; user space also leaves the folio and
@@ -268,8 +268,7 @@ static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
 	__sync_fetch_and_add(&st->hist[h].sum, v);
 }
 
-static __always_inline void hist__add_align(struct fs_stats *st, int h,
-					    __u64 v)
+static __always_inline void hist__add_align(struct fs_stats *st, int h, __u64 v)
 {
 	hist__add(st, h, fs_alignment(v));
 }
@@ -342,7 +341,8 @@ static __always_inline int sysargs__read(const struct pt_regs *regs,
 {
 	return bpf_probe_read_kernel(
 		a, sizeof(*a),
-		(const void *)regs + bpf_core_field_offset(struct pt_regs, r10));
+		(const void *)regs +
+			bpf_core_field_offset(struct pt_regs, r10));
 }
 
 /*
@@ -367,8 +367,7 @@ static __always_inline struct file *fd__file(long fd)
  * read of the inode's head serves both; at CO-RE offsets, with a read
  * each on a kernel where they sit further in.
  */
-static __always_inline int inode__mode_sb(const struct inode *ino,
-					  __u32 *mode,
+static __always_inline int inode__mode_sb(const struct inode *ino, __u32 *mode,
 					  struct super_block **sb)
 {
 	__u32 mo = bpf_core_field_offset(struct inode, i_mode);

@@ -16,10 +16,10 @@
 
 /* What the attached function is, which decides how its result reads. */
 enum dd_kind {
-	DD_KIND_CMP,   /* the compare: 0 + *is_same, or -errno */
-	DD_KIND_PREP,  /* remap prep: 0 = same, -EBADE = differs, *len */
-	DD_KIND_ONE,   /* vfs_dedupe_file_range_one: bytes or -errno */
-	DD_KIND_CLONE, /* renamed clone: arguments unknown, timing only */
+	DD_KIND_CMP,	 /* the compare: 0 + *is_same, or -errno */
+	DD_KIND_PREP,	 /* remap prep: 0 = same, -EBADE = differs, *len */
+	DD_KIND_ONE,	 /* vfs_dedupe_file_range_one: bytes or -errno */
+	DD_KIND_CLONE,	 /* renamed clone: arguments unknown, timing only */
 	DD_KIND_SYSCALL, /* FIDEDUPERANGE ioctl: per-destination results */
 };
 
@@ -30,12 +30,12 @@ enum dd_kind {
 #define DD_MAX_DESTS 16
 
 struct dd_call {
-	__u64 ts;        /* first: non-zero while the call is in flight */
+	__u64 ts; /* first: non-zero while the call is in flight */
 	__u64 srcoff;
 	__u64 dstoff;
-	__u64 len;       /* by value (CMP, ONE) */
-	__u64 len_ptr;   /* loff_t * (PREP), read at exit */
-	__u64 same_ptr;  /* bool * (CMP), read at exit */
+	__u64 len;	/* by value (CMP, ONE) */
+	__u64 len_ptr;	/* loff_t * (PREP), read at exit */
+	__u64 same_ptr; /* bool * (CMP), read at exit */
 	__u32 kind;
 };
 
@@ -61,7 +61,8 @@ static __always_inline const struct super_block *dd__sb_of(const void *p,
 
 static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 				     __u64 len, __u64 len_ptr, __u64 same_ptr,
-				     __u64 flags, const void *obj, bool is_inode)
+				     __u64 flags, const void *obj,
+				     bool is_inode)
 {
 	struct dd_call c = {};
 	struct fs_stats *st;
@@ -106,8 +107,8 @@ static __always_inline void dd__record(struct fs_stats *st, struct dd_call *c,
  * results read from the caller's struct file_dedupe_range. Each
  * destination counts as one compare call; folio sizes are invisible here.
  */
-static __always_inline void dd__sys_exit(struct fs_stats *st,
-					 struct dd_call *c, long ret)
+static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
+					 long ret)
 {
 	struct file_dedupe_range_info info;
 	const struct file_dedupe_range_info *infos;
@@ -163,8 +164,7 @@ static __always_inline int dd__exit(long ret)
 			counter__inc(st, FS_DD_ERRORS);
 			break;
 		}
-		bpf_probe_read_kernel(&same, sizeof(same),
-				      (void *)c->same_ptr);
+		bpf_probe_read_kernel(&same, sizeof(same), (void *)c->same_ptr);
 		dd__record(st, c, c->len, same);
 		break;
 	case DD_KIND_PREP:
@@ -221,16 +221,16 @@ SEC("fentry")
 int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	     loff_t len, bool *is_same)
 {
-	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same,
-			 0, src, cmp_src_is_inode);
+	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same, 0,
+			 src, cmp_src_is_inode);
 }
 
 SEC("kprobe")
 int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	       loff_t len)
 {
-	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx),
-			 0, src, cmp_src_is_inode);
+	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx), 0,
+			 src, cmp_src_is_inode);
 }
 
 SEC("kretprobe")
@@ -239,13 +239,14 @@ int BPF_KRETPROBE(kretprobe_any, long ret)
 	return dd__exit(ret);
 }
 
-/* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len, flags[, ops]) */
+/* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len,
+ * flags[, ops]) */
 SEC("fentry")
 int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 	     loff_t *len, unsigned int flags)
 {
-	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 flags, fin, false);
+	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0, flags,
+			 fin, false);
 }
 
 /* Shared by every fentry flavour: the return value comes from the
@@ -277,8 +278,8 @@ int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 }
 
 SEC("kprobe")
-int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst,
-	       loff_t dst_pos, loff_t len)
+int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
+	       loff_t len)
 {
 	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
 			 DD_PARM6(ctx), src, false);

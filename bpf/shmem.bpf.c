@@ -14,12 +14,12 @@
 #include "common.bpf.h"
 
 struct sh_call {
-	__u64 ts;         /* first: non-zero while the call is in flight */
+	__u64 ts; /* first: non-zero while the call is in flight */
 	__u64 pos;
 	__u64 req;
-	__u64 buf;        /* user buffer address, if has_buf */
-	__u64 to;         /* struct iov_iter * of the read */
-	__u64 foliop;     /* struct folio ** of the lookup in progress */
+	__u64 buf;	  /* user buffer address, if has_buf */
+	__u64 to;	  /* struct iov_iter * of the read */
+	__u64 foliop;	  /* struct folio ** of the lookup in progress */
 	__u64 last_folio; /* count each folio once per call */
 	__u64 last_count; /* iterator count at the previous lookup */
 	__u32 has_buf;
@@ -230,8 +230,8 @@ int BPF_KPROBE(kprobe_lookup)
 {
 	/* _CORE reads: clang merges the two direct ctx loads into one at a
 	 * variable offset, which the verifier refuses. */
-	return sh__lookup_enter(foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx) :
-						  PT_REGS_PARM3_CORE(ctx));
+	return sh__lookup_enter(foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx)
+						: PT_REGS_PARM3_CORE(ctx));
 }
 
 SEC("kretprobe")
@@ -272,8 +272,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		return 0;
 	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
 	if (id == FS_NR_PREAD64 ||
-	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) &&
-	     (long)a->r10 != -1))
+	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
 		c.pos = a->r10;
 	else
 		c.pos = BPF_CORE_READ(f, f_pos);
@@ -283,8 +282,9 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		c.has_buf = !lean;
 	} else {
 		for (int i = 0; i < SH_MAX_IOVECS && i < a->dx; i++) {
-			if (bpf_probe_read_user(&iov, sizeof(iov),
-						(void *)(a->si + i * sizeof(iov))))
+			if (bpf_probe_read_user(
+				    &iov, sizeof(iov),
+				    (void *)(a->si + i * sizeof(iov))))
 				break;
 			if (!i) {
 				c.buf = (__u64)iov.iov_base;

@@ -21,11 +21,11 @@ error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
 			unsigned flags, int *end, void *input);
 
 struct oneline {
-	FILE *out;    /* the real stderr */
+	FILE *out; /* the real stderr */
 	const char *cmd;
 	char buf[512];
 	size_t len;
-	bool done;    /* the line has been written */
+	bool done; /* the line has been written */
 };
 
 static void oneline__emit(struct oneline *o)

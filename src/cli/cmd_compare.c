@@ -26,7 +26,7 @@ enum {
 struct compare_args {
 	const char *paths[2][MAX_RUNS];
 	int npaths[2];
-	bool vs;     /* --vs seen: later files are new runs */
+	bool vs; /* --vs seen: later files are new runs */
 	bool force;
 	bool quiet;
 	struct cmp_rule rules[MAX_RULES];
@@ -37,7 +37,8 @@ static const struct argp_option options[] = {
 	{ "expect", 'e', "RULE", 0,
 	  "exit 1 unless RULE holds, e.g. 'shmem.copy_bytes.p50>=64K', "
 	  "'dedupe.latency_ns.p50<base*0.9', 'validation.failures==0' "
-	  "(repeatable)", 0 },
+	  "(repeatable)",
+	  0 },
 	{ "force", OPT_FORCE, NULL, 0,
 	  "compare even if attach plans or workloads differ", 0 },
 	{ "vs", OPT_VS, NULL, 0,
@@ -86,10 +87,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (!a->vs) {
 			/* Without --vs: exactly BASE.json NEW.json. */
 			if (a->npaths[0] != 2)
-				cli__usage_error(st, "want BASE.json NEW.json (or "
-						 "BASE... --vs NEW... for repeated runs), got %d file%s",
-						 a->npaths[0],
-						 a->npaths[0] == 1 ? "" : "s");
+				cli__usage_error(
+					st,
+					"want BASE.json NEW.json (or "
+					"BASE... --vs NEW... for repeated "
+					"runs), got %d file%s",
+					a->npaths[0],
+					a->npaths[0] == 1 ? "" : "s");
 			a->paths[1][0] = a->paths[0][1];
 			a->npaths[0] = a->npaths[1] = 1;
 		} else if (!a->npaths[1]) {
@@ -103,7 +107,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp compare_argp = {
-	options, parse, "BASE.json NEW.json\nBASE.json... --vs NEW.json...",
+	options,
+	parse,
+	"BASE.json NEW.json\nBASE.json... --vs NEW.json...",
 	"Compare reports written by 'run -j' or 'trace -j' on a base and a new "
 	"kernel: per histogram both distributions, count/mean/p50/p90/p99/max "
 	"with their change, and a G-test of homogeneity with Cramér's V. "
@@ -117,11 +123,13 @@ static const struct argp compare_argp = {
 	"rule failed or had no value, 2 usage error, bad rule, unreadable "
 	"report, or runs whose attach plans or workloads differ (unless "
 	"--force).",
-	NULL, NULL, NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
-static int side__load(struct cmp_side *s, const char *label,
-		      const char **paths, int n)
+static int side__load(struct cmp_side *s, const char *label, const char **paths,
+		      int n)
 {
 	s->label = label;
 	s->nruns = n;
@@ -140,8 +148,7 @@ static int side__load(struct cmp_side *s, const char *label,
 }
 
 static int rules__check(const struct compare_args *a,
-			const struct cmp_side *base,
-			const struct cmp_side *new)
+			const struct cmp_side *base, const struct cmp_side *new)
 {
 	struct cmp_verdict v;
 	char l[32], r[32];
@@ -155,7 +162,8 @@ static int rules__check(const struct compare_args *a,
 
 		cmp__rule_eval(rule, base, new, &v);
 		if (!v.evaluated) {
-			printf("  FAIL  %s: no value (%s)\n", rule->text, v.why);
+			printf("  FAIL  %s: no value (%s)\n", rule->text,
+			       v.why);
 			failed++;
 			continue;
 		}
@@ -191,15 +199,19 @@ int cmd_compare(int argc, char **argv)
 		goto cleanup;
 	if (cmp__mismatch(&base, &new, why, sizeof(why))) {
 		if (!a->force) {
-			fprintf(stderr, "folioscope: compare: runs differ: %s "
-				"(--force compares anyway)\n", why);
+			fprintf(stderr,
+				"folioscope: compare: runs differ: %s "
+				"(--force compares anyway)\n",
+				why);
 			goto cleanup;
 		}
-		printf("warning: compared with --force although runs differ: %s\n",
+		printf("warning: compared with --force although runs differ: "
+		       "%s\n",
 		       why);
 	}
 	if (!a->quiet && cmp__report(stdout, &base, &new)) {
-		fprintf(stderr, "folioscope: compare: cannot write the report\n");
+		fprintf(stderr,
+			"folioscope: compare: cannot write the report\n");
 		goto cleanup;
 	}
 	rc = rules__check(a, &base, &new) ? 1 : 0;

@@ -24,14 +24,14 @@ struct doctor_args {
 enum { OPT_BTF = 0x100 };
 
 static const struct argp_option options[] = {
-	{"json", 'J', NULL, 0, "print JSON", 0},
-	{"mode", 'm', "MODE", 0,
-	 "plan for auto (default), fentry, kprobe or syscall", 0},
-	{"verbose", 'v', NULL, 0, "show libbpf messages", 0},
-	{"btf", OPT_BTF, "FILE", 0,
-	 "plan with this BTF (raw, or an ELF with .BTF) instead of "
-	 "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
-	 0},
+	{ "json", 'J', NULL, 0, "print JSON", 0 },
+	{ "mode", 'm', "MODE", 0,
+	  "plan for auto (default), fentry, kprobe or syscall", 0 },
+	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "plan with this BTF (raw, or an ELF with .BTF) instead of "
+	  "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
+	  0 },
 	{},
 };
 
@@ -232,7 +232,7 @@ static void doctor__json(const struct kfacts *f, const struct plan *plans,
 
 int cmd_doctor(int argc, char **argv)
 {
-	struct doctor_args a = {.mode = PLAN_AUTO};
+	struct doctor_args a = { .mode = PLAN_AUTO };
 	struct probe_opts o = {};
 	struct plan plans[FS_TGT_NR];
 	struct kfacts f;

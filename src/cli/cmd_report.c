@@ -32,12 +32,14 @@ struct report_args {
 static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0,
 	  "output format: " REPORT_FORMATS " (default: from -o's extension, "
-	  "else text)", 0 },
+	  "else text)",
+	  0 },
 	{ "output", 'o', "FILE", 0,
 	  "write to FILE (atomically) instead of stdout", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "with --serve: once bound, run as USER (no supplementary groups, "
-	  "USER's uid and gid from /etc/passwd)", 0 },
+	  "USER's uid and gid from /etc/passwd)",
+	  0 },
 	{},
 };
 
@@ -63,12 +65,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_USER:
 		err = user__lookup(arg, &a->user);
 		if (err == -ENOENT)
-			cli__usage_error(st, "--user '%s': no such user in "
-					     "/etc/passwd", arg);
+			cli__usage_error(st,
+					 "--user '%s': no such user in "
+					 "/etc/passwd",
+					 arg);
 		if (err)
-			cli__usage_error(st, "--user '%s': cannot read "
-					     "/etc/passwd: %s", arg,
-					 strerror(-err));
+			cli__usage_error(st,
+					 "--user '%s': cannot read "
+					 "/etc/passwd: %s",
+					 arg, strerror(-err));
 		a->drop = true;
 		break;
 	case ARGP_KEY_ARG:
@@ -102,7 +107,9 @@ static const struct argp report_argp = {
 	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
 	"With two reports (svg, html): an A/B view, FILE.json as the base."
 	"\vFILE.json may be - for stdin.",
-	children, NULL, NULL,
+	children,
+	NULL,
+	NULL,
 };
 
 /* The saved run, the same at every scrape; r gets its own process table. */
@@ -160,9 +167,9 @@ static int report__serve(const struct report_args *a, const struct fs_report *r)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {};
-	struct fs_report *r[2] = {NULL, NULL};
+	struct fs_report *r[2] = { NULL, NULL };
 	enum report_format fmt = REPORT_FMT_TEXT;
-	struct argp_state st = {.name = "report"};
+	struct argp_state st = { .name = "report" };
 	int err = 0;
 
 	argp_parse(&report_argp, argc, argv, 0, NULL, &a);

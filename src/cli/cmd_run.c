@@ -21,10 +21,10 @@
 
 /* Options that belong to one workload or are a layout of their own. */
 enum opt_class {
-	OC_DEDUPE = 1,	     /* dedupe only */
-	OC_SHMEM = 2,	     /* shmem-read only */
-	OC_LAYOUT = 4,	     /* a layout: not with --matrix */
-	OC_NOT_SEED = 8,     /* not with --files (the seed's own layout) */
+	OC_DEDUPE = 1,	 /* dedupe only */
+	OC_SHMEM = 2,	 /* shmem-read only */
+	OC_LAYOUT = 4,	 /* a layout: not with --matrix */
+	OC_NOT_SEED = 8, /* not with --files (the seed's own layout) */
 };
 
 struct run_args {
@@ -79,42 +79,56 @@ static const struct argp_option options[] = {
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
 	{ "block-size", OPT_BLOCK_SIZE, "BYTES", 0,
 	  "xfs block size (mkfs.xfs -b size=), 1024 .. page size", 1 },
-	{ "dir", OPT_DIR, "DIR", 0, "use DIR on btrfs/xfs instead of a loop image", 1 },
+	{ "dir", OPT_DIR, "DIR", 0,
+	  "use DIR on btrfs/xfs instead of a loop image", 1 },
 	{ "image-size", OPT_IMAGE_SIZE, "BYTES", 0,
 	  "size of each loop image, at least 320M (default: twice the data "
-	  "+ 128M)", 1 },
+	  "+ 128M)",
+	  1 },
 	{ "range", OPT_RANGE, "BYTES", 0,
 	  "bytes per dedupe range (default 128K; --files: the file size)", 1 },
 	{ "count", OPT_COUNT, "N", 0,
 	  "consecutive ranges, one FIDEDUPERANGE each (default 64)", 1 },
-	{ "src-off", OPT_SRC_OFF, "BYTES", 0, "first source offset (default 0)", 1 },
+	{ "src-off", OPT_SRC_OFF, "BYTES", 0, "first source offset (default 0)",
+	  1 },
 	{ "dst-off", OPT_DST_OFF, "BYTES", 0,
 	  "first destination offset (default: --src-off, or after the "
-	  "source ranges with --same-file)", 1 },
-	{ "dests", OPT_DESTS, "N", 0, "destinations per ioctl, 1 .. 16 (default 1)", 1 },
-	{ "same-file", OPT_SAME_FILE, NULL, 0, "destinations are ranges of the source file", 1 },
+	  "source ranges with --same-file)",
+	  1 },
+	{ "dests", OPT_DESTS, "N", 0,
+	  "destinations per ioctl, 1 .. 16 (default 1)", 1 },
+	{ "same-file", OPT_SAME_FILE, NULL, 0,
+	  "destinations are ranges of the source file", 1 },
 	{ "differ", OPT_DIFFER, "WHERE", 0,
 	  "one byte differs per destination range: none, first, middle, "
-	  "word-end, word-start, last, past (just past what is compared)", 1 },
-	{ "cold", OPT_COLD, NULL, 0, "drop the files' pages before the dedupe", 1 },
+	  "word-end, word-start, last, past (just past what is compared)",
+	  1 },
+	{ "cold", OPT_COLD, NULL, 0, "drop the files' pages before the dedupe",
+	  1 },
 	{ "files", OPT_FILES, "N", 0,
 	  "seed workload: N identical files, deduped against the first", 1 },
 	{ "file-size", OPT_FILE_SIZE, "BYTES", 0,
 	  "size of each file (--files: default 4M; else: just the ranges)", 1 },
 	{ NULL, 0, NULL, 0, "shmem-read:", 2 },
-	{ "huge", OPT_HUGE, "MODE", 0, "tmpfs huge=always|never|within_size|advise", 2 },
+	{ "huge", OPT_HUGE, "MODE", 0,
+	  "tmpfs huge=always|never|within_size|advise", 2 },
 	{ "fill", OPT_FILL, "HOW", 0,
 	  "file contents: full, sparse (holes), mixed (2M chunks + sparse "
-	  "4K tail) (default full)", 2 },
+	  "4K tail) (default full)",
+	  2 },
 	{ "size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2 },
 	{ "bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2 },
-	{ "offset", OPT_OFFSET, "BYTES", 0, "first file position read (default 0)", 2 },
-	{ "length", OPT_LENGTH, "BYTES", 0, "bytes to read (default: to EOF)", 2 },
+	{ "offset", OPT_OFFSET, "BYTES", 0,
+	  "first file position read (default 0)", 2 },
+	{ "length", OPT_LENGTH, "BYTES", 0, "bytes to read (default: to EOF)",
+	  2 },
 	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
 	  "user buffer = page-aligned base + N (default 0)", 2 },
-	{ "syscall", OPT_SYSCALL, "CALL", 0, "read, pread or readv (default read)", 2 },
+	{ "syscall", OPT_SYSCALL, "CALL", 0,
+	  "read, pread or readv (default read)", 2 },
 	{ "iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2 },
-	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64", 2 },
+	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64",
+	  2 },
 	{},
 };
 
@@ -166,7 +180,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FS:
 		if (strcmp(arg, "btrfs") && strcmp(arg, "xfs"))
-			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)", arg);
+			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)",
+					 arg);
 		w->fs = arg;
 		note(a, OC_DEDUPE, "--fs");
 		break;
@@ -212,8 +227,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_DIFFER:
 		if (dd_diff__parse(arg) < 0)
-			cli__usage_error(st, "unknown --differ '%s' (none, first, middle, "
-					 "word-end, word-start, last, past)", arg);
+			cli__usage_error(
+				st,
+				"unknown --differ '%s' (none, first, middle, "
+				"word-end, word-start, last, past)",
+				arg);
 		w->differ = arg;
 		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--differ");
 		break;
@@ -238,8 +256,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FILL:
 		if (sh_fill__parse(arg) < 0)
-			cli__usage_error(st, "unknown --fill '%s' (full, sparse, mixed)",
-					 arg);
+			cli__usage_error(
+				st, "unknown --fill '%s' (full, sparse, mixed)",
+				arg);
 		w->fill = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--fill");
 		break;
@@ -265,8 +284,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SYSCALL:
 		if (sh_call__parse(arg) < 0)
-			cli__usage_error(st, "unknown --syscall '%s' (read, pread, readv)",
-					 arg);
+			cli__usage_error(
+				st,
+				"unknown --syscall '%s' (read, pread, readv)",
+				arg);
 		w->syscall = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
@@ -282,25 +303,31 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (a->workload)
 			cli__usage_error(st, "one workload at a time");
 		if (strcmp(arg, "dedupe") && strcmp(arg, "shmem-read"))
-			cli__usage_error(st, "unknown workload '%s' (dedupe, shmem-read)",
-				   arg);
+			cli__usage_error(
+				st,
+				"unknown workload '%s' (dedupe, shmem-read)",
+				arg);
 		a->workload = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->workload)
-			cli__usage_error(st, "which workload? (dedupe, shmem-read)");
+			cli__usage_error(
+				st, "which workload? (dedupe, shmem-read)");
 		/* Indices: bit numbers of enum opt_class. */
 		if (!strcmp(a->workload, "dedupe") && a->first[1])
 			cli__usage_error(st, "%s is a shmem-read option",
 					 a->first[1]);
 		if (strcmp(a->workload, "dedupe") && a->first[0])
-			cli__usage_error(st, "%s is a dedupe option", a->first[0]);
+			cli__usage_error(st, "%s is a dedupe option",
+					 a->first[0]);
 		if (w->matrix && a->first[2])
-			cli__usage_error(st, "--matrix runs its own layouts; drop %s",
-					 a->first[2]);
+			cli__usage_error(
+				st, "--matrix runs its own layouts; drop %s",
+				a->first[2]);
 		if (w->files && a->first[3])
-			cli__usage_error(st, "--files runs the seed's layout; drop %s",
-					 a->first[3]);
+			cli__usage_error(
+				st, "--files runs the seed's layout; drop %s",
+				a->first[3]);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -314,11 +341,15 @@ static const struct argp_child children[] = {
 };
 
 static const struct argp run_argp = {
-	options, parse, "dedupe|shmem-read",
+	options,
+	parse,
+	"dedupe|shmem-read",
 	"Drive a workload while tracing, check the kernel's answers against "
 	"ground truth, report, and check the histograms against the "
 	"workload's own totals.",
-	children, NULL, NULL,
+	children,
+	NULL,
+	NULL,
 };
 
 static __u64 kv_u64(const struct fs_report *r, const char *key)
@@ -348,8 +379,10 @@ static int run__reconcile(struct fs_report *r, enum fs_target t)
 	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
 	if (!ok)
 		fprintf(stderr,
-			"folioscope: run: tracing error on %s (%s %s): workload "
-			"made %" PRIu64 " calls / %" PRIu64 " bytes, probes saw "
+			"folioscope: run: tracing error on %s (%s %s): "
+			"workload "
+			"made %" PRIu64 " calls / %" PRIu64
+			" bytes, probes saw "
 			"%" PRIu64 " / %" PRIu64 "\n",
 			tr->name, tr->attach.mechanism, tr->attach.symbol,
 			(uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,

@@ -46,36 +46,34 @@ struct trace_args {
 	char **cmd; /* after "--" */
 };
 
-enum {
-	OPT_COMM = 0x200,
-	OPT_DEV,
-	OPT_FS,
-	OPT_CUMULATIVE,
-	OPT_USER,
-	OPT_LEAN
-};
+enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_USER, OPT_LEAN };
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0,
 	  "print a report every SECONDS (each shows only its own events)", 0 },
 	{ "cumulative", OPT_CUMULATIVE, NULL, 0,
 	  "with -i: each report shows everything since the start", 0 },
-	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report", 0 },
+	{ "timestamp", 'T', NULL, 0, "print a timestamp before each report",
+	  0 },
 	{ "quiet", 'q', NULL, 0, "no progress messages on stderr", 0 },
 	{ "user", OPT_USER, "USER", 0,
 	  "once attached (and bound with --serve), run as USER: no "
-	  "supplementary groups, USER's uid and gid from /etc/passwd", 0 },
+	  "supplementary groups, USER's uid and gid from /etc/passwd",
+	  0 },
 	{ "per-process", 'P', NULL, 0,
 	  "also histograms per process (64 of them, then 'other')", 0 },
 	{ "lean", OPT_LEAN, NULL, 0,
 	  "leave out the costliest optional histograms (buffer alignment, "
-	  "folio sizes, copy chunks); reports mark them not measured", 0 },
+	  "folio sizes, copy chunks); reports mark them not measured",
+	  0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
-	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory", 1 },
+	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory",
+	  1 },
 	{ "dev", OPT_DEV, "PATH|MAJ:MIN", 0,
 	  "only files on this device (a path on it, or major:minor)", 1 },
-	{ "fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4", 1 },
+	{ "fs", OPT_FS, "TYPE", 0, "only files on tmpfs, btrfs, xfs or ext4",
+	  1 },
 	{},
 };
 
@@ -83,10 +81,10 @@ static const struct {
 	const char *name;
 	__u64 magic;
 } fs_magics[] = {
-	{"tmpfs", 0x01021994},
-	{"btrfs", 0x9123683e},
-	{"xfs", 0x58465342},
-	{"ext4", 0xef53},
+	{ "tmpfs", 0x01021994 },
+	{ "btrfs", 0x9123683e },
+	{ "xfs", 0x58465342 },
+	{ "ext4", 0xef53 },
 };
 
 /* Kernel-internal dev_t (MKDEV: 12-bit major, 20-bit minor). */
@@ -117,7 +115,7 @@ static int parse_cgroup(const char *path, __u64 *id)
 	struct {
 		struct file_handle fh;
 		__u64 id;
-	} h = {.fh.handle_bytes = sizeof(__u64)};
+	} h = { .fh.handle_bytes = sizeof(__u64) };
 	int mnt;
 
 	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
@@ -171,12 +169,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_USER:
 		err = user__lookup(arg, &a->user);
 		if (err == -ENOENT)
-			cli__usage_error(st, "--user '%s': no such user in "
-					     "/etc/passwd", arg);
+			cli__usage_error(st,
+					 "--user '%s': no such user in "
+					 "/etc/passwd",
+					 arg);
 		if (err)
-			cli__usage_error(st, "--user '%s': cannot read "
-					     "/etc/passwd: %s", arg,
-					 strerror(-err));
+			cli__usage_error(st,
+					 "--user '%s': cannot read "
+					 "/etc/passwd: %s",
+					 arg, strerror(-err));
 		a->drop = true;
 		break;
 	case 'p':
@@ -370,7 +371,7 @@ cleanup:
 
 int cmd_trace(int argc, char **argv)
 {
-	struct trace_args a = {.c = {.mode = PLAN_AUTO}};
+	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
 	struct serve *srv = NULL;
 	struct timespec t0, tick;

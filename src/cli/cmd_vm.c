@@ -24,7 +24,7 @@ enum {
 
 struct vm_args {
 	struct vm_opts o;
-	int argc;    /* the guest command: folioscope's own arguments */
+	int argc; /* the guest command: folioscope's own arguments */
 	char **argv;
 	const char *with[VM_MAX_WITH];
 };
@@ -40,13 +40,16 @@ static const struct argp_option options[] = {
 	  "stop the guest after S seconds (default 900)", 0 },
 	{ "with", OPT_WITH, "PATH", 0,
 	  "also put host file PATH in the guest at the same (absolute) path, "
-	  "with the libraries ldd lists for it; repeatable", 0 },
+	  "with the libraries ldd lists for it; repeatable",
+	  0 },
 	{ "exec", OPT_EXEC, "SCRIPT", 0,
 	  "run host script SCRIPT (#!/bin/sh: busybox) in the guest with "
-	  "ARGS instead of folioscope; /bin/folioscope is still there", 0 },
+	  "ARGS instead of folioscope; /bin/folioscope is still there",
+	  0 },
 	{ "accel", OPT_ACCEL, "auto|kvm|tcg", 0,
 	  "how qemu runs the guest (default auto: KVM when /dev/kvm opens, "
-	  "TCG when qemu cannot run the guest under it)", 0 },
+	  "TCG when qemu cannot run the guest under it)",
+	  0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },
 	{},
@@ -103,8 +106,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		else if (!strcmp(arg, "tcg"))
 			a->o.accel = VM_ACCEL_TCG;
 		else
-			cli__usage_error(st, "invalid --accel '%s' (auto, kvm or tcg)",
-					 arg);
+			cli__usage_error(
+				st, "invalid --accel '%s' (auto, kvm or tcg)",
+				arg);
 		break;
 	case 'v':
 		a->o.verbose = true;
@@ -119,7 +123,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case ARGP_KEY_END:
 		if (!a->argc && !a->o.exec)
-			cli__usage_error(st, "missing the folioscope ARGS to run (e.g. vm -- trace -d 5)");
+			cli__usage_error(st, "missing the folioscope ARGS to "
+					     "run (e.g. vm -- trace -d 5)");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -128,7 +133,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 }
 
 static const struct argp vm_argp = {
-	options, parse, "[--] ARGS...",
+	options,
+	parse,
+	"[--] ARGS...",
 	"Boot a kernel in qemu and run 'folioscope ARGS...' inside; its "
 	"output streams here and its exit status is ours.\vFiles named by "
 	"-j/--json/-o/--output in ARGS are written on this host (also with "
@@ -137,7 +144,9 @@ static const struct argp vm_argp = {
 	"/usr/sbin, tracefs, debugfs and bpffs mounted. The default "
 	"kernel is cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
 	"or ~/.cache/folioscope.",
-	NULL, NULL, NULL,
+	NULL,
+	NULL,
+	NULL,
 };
 
 int cmd_vm(int argc, char **argv)

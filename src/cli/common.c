@@ -16,22 +16,23 @@ struct common_opts *common_opts_target;
 enum { OPT_FORMAT = 0x100, OPT_BTF };
 
 static const struct argp_option options[] = {
-	{"target", 't', "TARGET", 0, "dedupe, shmem or all", 0},
-	{"mode", 'm', "MODE", 0,
-	 "attach mechanism: auto (default), fentry, kprobe or syscall", 0},
-	{"json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0},
-	{"output", 'o', "FILE", 0,
-	 "also write the report to FILE (atomically) in --format, or as "
-	 "FILE's extension says; - is stdout",
-	 0},
-	{"format", OPT_FORMAT, "FMT", 0,
-	 "format of -o, or of stdout when there is no -o: " REPORT_FORMATS, 0},
-	{"duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0},
-	{"btf", OPT_BTF, "FILE", 0,
-	 "this kernel's BTF (raw, or an ELF with .BTF) for planning and "
-	 "CO-RE, when /sys/kernel/btf/vmlinux is missing",
-	 0},
-	{"verbose", 'v', NULL, 0, "show libbpf messages", 0},
+	{ "target", 't', "TARGET", 0, "dedupe, shmem or all", 0 },
+	{ "mode", 'm', "MODE", 0,
+	  "attach mechanism: auto (default), fentry, kprobe or syscall", 0 },
+	{ "json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "also write the report to FILE (atomically) in --format, or as "
+	  "FILE's extension says; - is stdout",
+	  0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "format of -o, or of stdout when there is no -o: " REPORT_FORMATS,
+	  0 },
+	{ "duration", 'd', "SECONDS", 0, "stop tracing after SECONDS", 0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "this kernel's BTF (raw, or an ELF with .BTF) for planning and "
+	  "CO-RE, when /sys/kernel/btf/vmlinux is missing",
+	  0 },
+	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
 	{},
 };
 
@@ -167,7 +168,9 @@ void cli__check_btf(const struct argp_state *st, const char *path)
 	exit(1);
 }
 
-const struct argp common_argp = {options, parse, NULL, NULL, NULL, NULL, NULL};
+const struct argp common_argp = {
+	options, parse, NULL, NULL, NULL, NULL, NULL
+};
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {

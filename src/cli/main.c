@@ -24,12 +24,19 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "trace", cmd_trace, "trace until -d, CMD exit or Ctrl-C; print histograms" },
-	{ "run", cmd_run, "drive the dedupe or shmem-read workload while tracing" },
-	{ "doctor", cmd_doctor, "explain how each target would be attached here" },
-	{ "vm", cmd_vm, "boot a kernel in qemu and run folioscope ARGS inside" },
-	{ "report", cmd_report, "write a saved JSON run as csv, openmetrics, svg, html...; or serve it" },
-	{ "compare", cmd_compare, "compare two kernels' reports; --expect rules as a CI gate" },
+	{ "trace", cmd_trace,
+	  "trace until -d, CMD exit or Ctrl-C; print histograms" },
+	{ "run", cmd_run,
+	  "drive the dedupe or shmem-read workload while tracing" },
+	{ "doctor", cmd_doctor,
+	  "explain how each target would be attached here" },
+	{ "vm", cmd_vm,
+	  "boot a kernel in qemu and run folioscope ARGS inside" },
+	{ "report", cmd_report,
+	  "write a saved JSON run as csv, openmetrics, svg, html...; or serve "
+	  "it" },
+	{ "compare", cmd_compare,
+	  "compare two kernels' reports; --expect rules as a CI gate" },
 };
 
 static void usage(FILE *f)

@@ -31,7 +31,8 @@ void cmp__pool(struct cmp_side *side)
 				 * a missing run must not read as zeros. */
 				if (ph->measured && !rh->measured) {
 					ph->measured = false;
-					memcpy(ph->why, rh->why, sizeof(ph->why));
+					memcpy(ph->why, rh->why,
+					       sizeof(ph->why));
 				}
 				for (int s = 0; s < FS_SLOTS; s++)
 					ph->slot[s] += rh->slot[s];
@@ -46,14 +47,16 @@ void cmp__pool(struct cmp_side *side)
 			p->validation.checks += v->checks;
 			p->validation.failures += v->failures;
 			for (int c = 0; c < v->ncases &&
-					p->validation.ncases < FS_MAX_CASES; c++)
+					p->validation.ncases < FS_MAX_CASES;
+			     c++)
 				p->validation.cases[p->validation.ncases++] =
 					v->cases[c];
 		}
 		/* Numbers add up (shown and tested per run); strings are
 		 * parameters, which cmp__mismatch() made sure agree. */
 		for (int k = 0; k < p->nkv; k++) {
-			const struct fs_kv *kv = model__kv_find(r, p->kv[k].key);
+			const struct fs_kv *kv =
+				model__kv_find(r, p->kv[k].key);
 
 			if (kv && kv->type == FS_KV_U64 &&
 			    p->kv[k].type == FS_KV_U64)
@@ -68,9 +71,9 @@ void cmp__pool(struct cmp_side *side)
  * mode, fill, syscall), except the few that report an outcome.
  */
 static const char *const param_keys[] = {
-	"range",     "count",  "dests",	    "files",   "file_size",
-	"size",	     "bs",     "offset",    "length",  "buf_align",
-	"iovecs",    "readers", "cases",    "plans",   "block_size",
+	"range",  "count",   "dests",  "files",	 "file_size",
+	"size",	  "bs",	     "offset", "length", "buf_align",
+	"iovecs", "readers", "cases",  "plans",	 "block_size",
 };
 
 static const char *const result_strings[] = { "reconcile", "huge_folios" };
@@ -129,9 +132,8 @@ static void kv_str(const struct fs_kv *kv, char *buf, size_t n)
 		snprintf(buf, n, "%s", kv->s);
 }
 
-static void diff_runs(struct why *w, const struct fs_report *a,
-		      const char *an, const struct fs_report *b,
-		      const char *bn)
+static void diff_runs(struct why *w, const struct fs_report *a, const char *an,
+		      const struct fs_report *b, const char *bn)
 {
 	char sa[160], sb[160];
 
@@ -194,7 +196,6 @@ int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 			diff_runs(&w, ref, base->paths[0], &sides[s]->runs[i],
 				  sides[s]->paths[i]);
 	if (w.count > 4 && w.len + 16 < n)
-		snprintf(buf + w.len, n - w.len, "; and %d more",
-			 w.count - 4);
+		snprintf(buf + w.len, n - w.len, "; and %d more", w.count - 4);
 	return w.count ? 1 : 0;
 }

@@ -42,14 +42,14 @@ bool cmp__max(const struct fs_histogram *h, double *out);
 
 /* Result of a test of homogeneity of rows (runs) over columns (buckets). */
 struct cmp_test {
-	int rows, cols;   /* non-empty rows and columns actually used */
-	int df;           /* (rows - 1) * (cols - 1) */
-	double g;         /* G = 2 sum O ln(O/E) */
-	double chi2;      /* Pearson's sum (O-E)^2/E */
-	double p;         /* P(chi2_df >= G), 0 when it underflows */
+	int rows, cols;	  /* non-empty rows and columns actually used */
+	int df;		  /* (rows - 1) * (cols - 1) */
+	double g;	  /* G = 2 sum O ln(O/E) */
+	double chi2;	  /* Pearson's sum (O-E)^2/E */
+	double p;	  /* P(chi2_df >= G), 0 when it underflows */
 	double cramers_v; /* sqrt(chi2 / (N * (min(rows, cols) - 1))) */
-	int sparse;       /* cells with expected count < 5 (approximation) */
-	__u64 n;          /* total count */
+	int sparse;	  /* cells with expected count < 5 (approximation) */
+	__u64 n;	  /* total count */
 };
 
 /*
@@ -71,7 +71,7 @@ const char *cmp__effect_word(double v, int dfs);
 /* ---- sides: one or more runs of the same workload on one kernel ---- */
 
 struct cmp_side {
-	const char *label;      /* "base" or "new" */
+	const char *label; /* "base" or "new" */
 	int nruns;
 	struct fs_report *runs; /* nruns reports, as read */
 	const char **paths;
@@ -98,10 +98,10 @@ int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 /* ---- rules (rule.c) ---- */
 
 enum cmp_qkind {
-	CMP_Q_HIST,       /* target.histogram.stat */
-	CMP_Q_COUNTER,    /* target.counter */
+	CMP_Q_HIST,	  /* target.histogram.stat */
+	CMP_Q_COUNTER,	  /* target.counter */
 	CMP_Q_VALIDATION, /* validation.failures | validation.checks */
-	CMP_Q_WORKLOAD,   /* workload.KEY (a numeric workload value) */
+	CMP_Q_WORKLOAD,	  /* workload.KEY (a numeric workload value) */
 };
 
 enum cmp_stat {
@@ -115,11 +115,11 @@ enum cmp_stat {
 
 struct cmp_quantity {
 	enum cmp_qkind kind;
-	int target;         /* enum fs_target, for HIST and COUNTER */
-	int index;          /* histogram or counter index */
+	int target;	    /* enum fs_target, for HIST and COUNTER */
+	int index;	    /* histogram or counter index */
 	enum cmp_stat stat; /* for HIST */
-	double pct;         /* for CMP_ST_PCT: 0 < pct < 100 */
-	char key[48];       /* VALIDATION: "failures"/"checks"; WORKLOAD: key */
+	double pct;	    /* for CMP_ST_PCT: 0 < pct < 100 */
+	char key[48];	    /* VALIDATION: "failures"/"checks"; WORKLOAD: key */
 };
 
 enum cmp_op { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE };
@@ -128,10 +128,10 @@ struct cmp_rule {
 	char text[160];
 	struct cmp_quantity lhs; /* always read from the new side */
 	enum cmp_op op;
-	bool rhs_base;            /* rhs = factor * (quantity on base) */
-	struct cmp_quantity rhs;  /* when rhs_base */
-	double factor;            /* when rhs_base, 1 without "*F" */
-	double number;            /* when !rhs_base */
+	bool rhs_base;		 /* rhs = factor * (quantity on base) */
+	struct cmp_quantity rhs; /* when rhs_base */
+	double factor;		 /* when rhs_base, 1 without "*F" */
+	double number;		 /* when !rhs_base */
 };
 
 /*
@@ -162,9 +162,9 @@ bool cmp__run_value(const struct fs_report *r, const struct cmp_quantity *q,
 
 struct cmp_verdict {
 	bool pass;
-	bool evaluated;  /* false: a side had no value (counts as a failure) */
+	bool evaluated;	 /* false: a side had no value (counts as a failure) */
 	double lhs, rhs; /* when evaluated */
-	char why[320];   /* when !evaluated */
+	char why[320];	 /* when !evaluated */
 };
 
 void cmp__rule_eval(const struct cmp_rule *rule, const struct cmp_side *base,

@@ -113,8 +113,7 @@ static bool spread(const struct cmp_side *s, const struct cmp_quantity *q,
 
 /* printf a line without the trailing blanks of empty last columns. */
 __attribute__((format(printf, 2, 3))) static void line_end(FILE *f,
-							   const char *fmt,
-							   ...)
+							   const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -164,9 +163,9 @@ static void stat_line(FILE *f, const char *label, const char *unit,
 		/* Disjoint run ranges: the change is larger than the noise
 		 * these runs showed; overlapping ones: it is not. */
 		snprintf(sp, sizeof(sp), "%s..%s | %s..%s  %s", a1, a2, a3, a4,
-			 bv == nv ? "" :
-			 (bhi < nlo || nhi < blo) ? "runs separate" :
-						    "runs overlap");
+			 bv == nv		    ? ""
+			 : (bhi < nlo || nhi < blo) ? "runs separate"
+						    : "runs overlap");
 	}
 	line_end(f, "    %-7s %12s %12s  %-22s %s", label, b, nw, ch, sp);
 }
@@ -219,9 +218,9 @@ static void test_line(FILE *f, const struct cmp_side *base,
 	else
 		snprintf(p, sizeof(p), "p = %.3g", tt.p);
 	k = (tt.rows < tt.cols ? tt.rows : tt.cols) - 1;
-	fprintf(f, "    G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s\n",
-		tt.g, tt.df, p, tt.cramers_v,
-		cmp__effect_word(tt.cramers_v, k),
+	fprintf(f,
+		"    G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s\n",
+		tt.g, tt.df, p, tt.cramers_v, cmp__effect_word(tt.cramers_v, k),
 		tt.sparse ? "; some expected counts < 5, p is rough" : "");
 	/* Run-to-run heterogeneity within each side: the noise floor the
 	 * effect size above should be read against. */
@@ -234,7 +233,9 @@ static void test_line(FILE *f, const struct cmp_side *base,
 	rows_of(new, t, hi, runs);
 	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
 		return;
-	fprintf(f, "    run to run: Cramér's V = %.3f among base runs, %.3f among new runs\n",
+	fprintf(f,
+		"    run to run: Cramér's V = %.3f among base runs, %.3f among "
+		"new runs\n",
 		tb.cramers_v, tn.cramers_v);
 }
 
@@ -265,7 +266,8 @@ static void histogram(FILE *f, const struct cmp_side *base,
 	const struct fs_histogram *hb = &base->pooled.target[t].hist[hi];
 	const struct fs_histogram *hn = &new->pooled.target[t].hist[hi];
 	const struct fs_hist_spec *sp = hb->spec;
-	struct cmp_quantity q = { .kind = CMP_Q_HIST, .target = t,
+	struct cmp_quantity q = { .kind = CMP_Q_HIST,
+				  .target = t,
 				  .index = hi };
 	static const struct {
 		const char *label;
@@ -304,9 +306,11 @@ static void histogram(FILE *f, const struct cmp_side *base,
 		q.stat = CMP_ST_PCT;
 		q.pct = 50;
 		stat_value(lab, sizeof(lab), base, &q, sp->unit);
-		fprintf(f, "    identical on both sides: %llu values in %d "
-			"bucket%s, p50 %s\n", (unsigned long long)hb->count,
-			nonempty(hb), nonempty(hb) > 1 ? "s" : "", lab);
+		fprintf(f,
+			"    identical on both sides: %llu values in %d "
+			"bucket%s, p50 %s\n",
+			(unsigned long long)hb->count, nonempty(hb),
+			nonempty(hb) > 1 ? "s" : "", lab);
 		return;
 	}
 	first = !e1 ? f2 : !e2 ? f1 : f1 < f2 ? f1 : f2;
@@ -320,7 +324,8 @@ static void histogram(FILE *f, const struct cmp_side *base,
 		if (!hb->slot[s] && !hn->slot[s])
 			continue;
 		fmt_bucket(lab, sizeof(lab), hb, s);
-		fprintf(f, "    %-18s %12llu %6.1f%% %12llu %6.1f%%  %+.1f pp\n",
+		fprintf(f,
+			"    %-18s %12llu %6.1f%% %12llu %6.1f%%  %+.1f pp\n",
 			lab, (unsigned long long)hb->slot[s], sb,
 			(unsigned long long)hn->slot[s], sn, sn - sb);
 	}
@@ -331,8 +336,8 @@ static void histogram(FILE *f, const struct cmp_side *base,
 		q.stat = stats[i].stat;
 		q.pct = stats[i].pct;
 		stat_line(f, stats[i].label,
-			  stats[i].stat == CMP_ST_COUNT ? NULL : sp->unit,
-			  base, new, &q);
+			  stats[i].stat == CMP_ST_COUNT ? NULL : sp->unit, base,
+			  new, &q);
 	}
 	test_line(f, base, new, t, hi);
 }
@@ -356,13 +361,17 @@ static void validation(FILE *f, const struct cmp_side *base,
 		}
 		snprintf(q.key, sizeof(q.key), "checks");
 		if (cmp__run_value(p, &q, &ch, why, sizeof(why)))
-			fprintf(f, "  %-5s %s: %.0f failures in %.0f checks over %d run%s\n",
+			fprintf(f,
+				"  %-5s %s: %.0f failures in %.0f checks over "
+				"%d run%s\n",
 				sides[s]->label, fl ? "FAIL" : "ok", fl, ch,
-				sides[s]->nruns, sides[s]->nruns > 1 ? "s" : "");
+				sides[s]->nruns,
+				sides[s]->nruns > 1 ? "s" : "");
 		else
 			fprintf(f, "  %-5s %s: %.0f failures over %d run%s\n",
 				sides[s]->label, fl ? "FAIL" : "ok", fl,
-				sides[s]->nruns, sides[s]->nruns > 1 ? "s" : "");
+				sides[s]->nruns,
+				sides[s]->nruns > 1 ? "s" : "");
 		for (int c = 0; c < p->validation.ncases && c < 5; c++)
 			fprintf(f, "        %s: expected %s, got %s\n",
 				p->validation.cases[c].layout,
@@ -376,8 +385,8 @@ int cmp__report(FILE *f, const struct cmp_side *base,
 {
 	const struct fs_report *b = &base->pooled, *n = &new->pooled;
 
-	fprintf(f, "base: kernel %s, %d run%s (%s%s)\n", b->kernel,
-		base->nruns, base->nruns > 1 ? "s" : "", base->paths[0],
+	fprintf(f, "base: kernel %s, %d run%s (%s%s)\n", b->kernel, base->nruns,
+		base->nruns > 1 ? "s" : "", base->paths[0],
 		base->nruns > 1 ? ", ..." : "");
 	fprintf(f, "new:  kernel %s, %d run%s (%s%s)\n", n->kernel, new->nruns,
 		new->nruns > 1 ? "s" : "", new->paths[0],

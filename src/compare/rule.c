@@ -78,8 +78,7 @@ static int hist_index(const struct fs_target_report *tr, const char *name)
 	return -1;
 }
 
-static int counter_index(const struct fs_target_report *tr,
-			 const char *name)
+static int counter_index(const struct fs_target_report *tr, const char *name)
 {
 	for (int i = 0; i < tr->ncounters; i++)
 		if (!strcmp(tr->counter_spec[i].name, name))
@@ -133,8 +132,7 @@ static int take_number(struct scan *sc, bool suffix, double *out)
 }
 
 /* STAT: count | sum | mean | min | max | pN with 0 < N < 100. */
-static int parse_stat(struct scan *sc, const char *name,
-		      struct cmp_quantity *q)
+static int parse_stat(struct scan *sc, const char *name, struct cmp_quantity *q)
 {
 	static const struct {
 		const char *name;
@@ -164,8 +162,10 @@ static int parse_stat(struct scan *sc, const char *name,
 			return 0;
 		}
 	}
-	return fail(sc, "unknown statistic '%s' (count, sum, mean, min, max, "
-		    "pN with 0 < N < 100)", name);
+	return fail(sc,
+		    "unknown statistic '%s' (count, sum, mean, min, max, "
+		    "pN with 0 < N < 100)",
+		    name);
 }
 
 /* pN's N may hold one '.', which take_name stops at: p99.9. */
@@ -201,35 +201,47 @@ static int parse_lhs(struct scan *sc, struct cmp_quantity *q)
 	int t;
 
 	if (!take_name(sc, first, sizeof(first)))
-		return fail(sc, "expected a name (target.histogram.stat, "
-			    "target.counter, validation.failures, workload.KEY)");
+		return fail(
+			sc,
+			"expected a name (target.histogram.stat, "
+			"target.counter, validation.failures, workload.KEY)");
 	if (*sc->s != '.')
-		return fail(sc, "'%s' needs a '.': target.histogram.stat, "
-			    "target.counter, validation.failures or workload.KEY",
-			    first);
+		return fail(
+			sc,
+			"'%s' needs a '.': target.histogram.stat, "
+			"target.counter, validation.failures or workload.KEY",
+			first);
 	sc->s++;
 	if (!take_name(sc, second, sizeof(second)))
 		return fail(sc, "expected a name after '%s.'", first);
 
 	if (!strcmp(first, "validation")) {
 		if (strcmp(second, "failures") && strcmp(second, "checks"))
-			return fail(sc, "unknown 'validation.%s' (failures, "
-				    "checks)", second);
+			return fail(sc,
+				    "unknown 'validation.%s' (failures, "
+				    "checks)",
+				    second);
 		q->kind = CMP_Q_VALIDATION;
 		snprintf(q->key, sizeof(q->key), "%s", second);
-		return *sc->s == '.' ?
-			fail(sc, "validation.%s takes no statistic", second) : 0;
+		return *sc->s == '.'
+			       ? fail(sc, "validation.%s takes no statistic",
+				      second)
+			       : 0;
 	}
 	if (!strcmp(first, "workload")) {
 		q->kind = CMP_Q_WORKLOAD;
 		snprintf(q->key, sizeof(q->key), "%s", second);
-		return *sc->s == '.' ?
-			fail(sc, "workload.%s takes no statistic", second) : 0;
+		return *sc->s == '.'
+			       ? fail(sc, "workload.%s takes no statistic",
+				      second)
+			       : 0;
 	}
 	t = model__target_from_name(first);
 	if (t < 0)
-		return fail(sc, "unknown target '%s' (dedupe, shmem, "
-			    "validation, workload)", first);
+		return fail(sc,
+			    "unknown target '%s' (dedupe, shmem, "
+			    "validation, workload)",
+			    first);
 	tr = &sp->target[t];
 	q->target = t;
 	if (*sc->s != '.') {
@@ -239,9 +251,10 @@ static int parse_lhs(struct scan *sc, struct cmp_quantity *q)
 			return 0;
 		}
 		if (hist_index(tr, second) >= 0)
-			return fail(sc, "%s.%s is a histogram: add a statistic "
-				    "(.count .sum .mean .min .max .pN)", first,
-				    second);
+			return fail(sc,
+				    "%s.%s is a histogram: add a statistic "
+				    "(.count .sum .mean .min .max .pN)",
+				    first, second);
 		return fail(sc, "%s has no counter or histogram '%s'", first,
 			    second);
 	}
@@ -282,11 +295,13 @@ static int parse_op(struct scan *sc, enum cmp_op *op)
 		*op = CMP_GT;
 		sc->s++;
 	} else if (s[0] == '=') {
-		return fail(sc, "'=' is not an operator: use == (or < <= > >= !=)");
+		return fail(sc,
+			    "'=' is not an operator: use == (or < <= > >= !=)");
 	} else if (!*s) {
 		return fail(sc, "missing operator (< <= > >= == !=) and value");
 	} else {
-		return fail(sc, "expected an operator (< <= > >= == !=) at '%s'",
+		return fail(sc,
+			    "expected an operator (< <= > >= == !=) at '%s'",
 			    s);
 	}
 	if (*sc->s == '=' || *sc->s == '<' || *sc->s == '>')
@@ -307,11 +322,12 @@ static int parse_rhs(struct scan *sc, struct cmp_rule *rule)
 		if (*sc->s == '.') {
 			sc->s++;
 			if (rule->lhs.kind != CMP_Q_HIST)
-				return fail(sc, "base.STAT needs a histogram on "
+				return fail(sc,
+					    "base.STAT needs a histogram on "
 					    "the left side");
 			if (!take_stat_name(sc, stat, sizeof(stat)))
 				return fail(sc, "expected a statistic after "
-					    "'base.'");
+						"'base.'");
 			err = parse_stat(sc, stat, &rule->rhs);
 			if (err)
 				return err;
@@ -385,8 +401,8 @@ static bool validation_value(const struct fs_report *r, const char *key,
 	/* The model's checks when the report carries them, else the
 	 * workload's own validation_failures/validation_checks values. */
 	if (r->validation.ran) {
-		*out = (double)(strcmp(key, "checks") ? r->validation.failures :
-							r->validation.checks);
+		*out = (double)(strcmp(key, "checks") ? r->validation.failures
+						      : r->validation.checks);
 		return true;
 	}
 	snprintf(name, sizeof(name), "validation_%s", key);
@@ -401,8 +417,8 @@ static bool validation_value(const struct fs_report *r, const char *key,
 }
 
 static bool hist_value(const struct fs_target_report *tr,
-		       const struct cmp_quantity *q, double nruns,
-		       double *out, char *why, size_t n)
+		       const struct cmp_quantity *q, double nruns, double *out,
+		       char *why, size_t n)
 {
 	const struct fs_histogram *h = &tr->hist[q->index];
 	bool ok = false;
@@ -517,11 +533,23 @@ void cmp__rule_eval(const struct cmp_rule *rule, const struct cmp_side *base,
 	v->lhs = l;
 	v->rhs = r;
 	switch (rule->op) {
-	case CMP_LT: v->pass = l < r; break;
-	case CMP_LE: v->pass = l <= r; break;
-	case CMP_GT: v->pass = l > r; break;
-	case CMP_GE: v->pass = l >= r; break;
-	case CMP_EQ: v->pass = l == r; break;
-	case CMP_NE: v->pass = l != r; break;
+	case CMP_LT:
+		v->pass = l < r;
+		break;
+	case CMP_LE:
+		v->pass = l <= r;
+		break;
+	case CMP_GT:
+		v->pass = l > r;
+		break;
+	case CMP_GE:
+		v->pass = l >= r;
+		break;
+	case CMP_EQ:
+		v->pass = l == r;
+		break;
+	case CMP_NE:
+		v->pass = l != r;
+		break;
 	}
 }

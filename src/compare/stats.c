@@ -226,7 +226,8 @@ int cmp__homogeneity(const __u64 *counts, int nrows, int ncols,
 
 const char *cmp__effect_word(double v, int dfs)
 {
-	/* Cohen (1988): small/medium/large thresholds shrink with min(r,c)-1. */
+	/* Cohen (1988): small/medium/large thresholds shrink with min(r,c)-1.
+	 */
 	static const double th[4][3] = {
 		{ 0.10, 0.30, 0.50 },
 		{ 0.07, 0.21, 0.35 },

@@ -19,17 +19,13 @@ static const struct fs_hist_spec dedupe_hists[FS_DD_NHIST] = {
 			      "alignment of the destination file offset" },
 	[FS_DD_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
 			       "size of each folio read by the compare" },
-	[FS_DD_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
-			    "time per call" },
+	[FS_DD_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2, "time per call" },
 };
 
 static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {
-	[FS_DD_CALLS] = { "calls" },
-	[FS_DD_SAME] = { "same" },
-	[FS_DD_DIFFERS] = { "differs" },
-	[FS_DD_ERRORS] = { "errors" },
-	[FS_DD_DROPPED] = { "dropped" },
-	[FS_DD_MISSED] = { "missed" },
+	[FS_DD_CALLS] = { "calls" },	 [FS_DD_SAME] = { "same" },
+	[FS_DD_DIFFERS] = { "differs" }, [FS_DD_ERRORS] = { "errors" },
+	[FS_DD_DROPPED] = { "dropped" }, [FS_DD_MISSED] = { "missed" },
 };
 
 static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
@@ -44,7 +40,8 @@ static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
 	[FS_SH_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
 			       "size of each folio the read copied from" },
 	[FS_SH_COPY_BYTES] = { "copy_bytes", "bytes", FS_KIND_LOG2,
-			       "bytes copied to user space per folio lookup of the read loop" },
+			       "bytes copied to user space per folio lookup of "
+			       "the read loop" },
 	[FS_SH_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
 			    "time per read call" },
 };
@@ -138,7 +135,8 @@ int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
 	struct fs_proc *p = NULL, *n;
 
 	for (int i = 0; i < r->nprocs; i++)
-		if (r->procs[i].other == other && (other || r->procs[i].pid == pid))
+		if (r->procs[i].other == other &&
+		    (other || r->procs[i].pid == pid))
 			p = &r->procs[i];
 	if (!p) {
 		n = realloc(r->procs, (r->nprocs + 1) * sizeof(*n));
@@ -149,7 +147,8 @@ int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
 		memset(p, 0, sizeof(*p));
 		p->pid = other ? 0 : pid;
 		p->other = other;
-		snprintf(p->comm, sizeof(p->comm), "%s", other ? "other" : comm);
+		snprintf(p->comm, sizeof(p->comm), "%s",
+			 other ? "other" : comm);
 		target_init(&p->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE,
 			    dedupe_hists, FS_DD_NHIST, dedupe_counters,
 			    FS_DD_NCOUNTERS);
@@ -198,8 +197,7 @@ int model__counter_index(const struct fs_report *r, enum fs_target t,
 	return -1;
 }
 
-void model__bucket(const struct fs_histogram *h, int slot,
-		   struct fs_bucket *b)
+void model__bucket(const struct fs_histogram *h, int slot, struct fs_bucket *b)
 {
 	b->count = h->slot[slot];
 	if (slot == 0) {
@@ -261,8 +259,7 @@ void model__kv_str(struct fs_report *r, const char *key, const char *s)
 	snprintf(kv->s, sizeof(kv->s), "%s", s);
 }
 
-const struct fs_kv *model__kv_find(const struct fs_report *r,
-				   const char *key)
+const struct fs_kv *model__kv_find(const struct fs_report *r, const char *key)
 {
 	for (int i = 0; i < r->nkv; i++)
 		if (!strcmp(r->kv[i].key, key))

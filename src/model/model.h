@@ -48,10 +48,10 @@ struct fs_histogram {
 
 /* How a target was attached (or why it was not). */
 struct fs_attach_info {
-	char function[64]; /* the function we want to measure */
-	char symbol[128];  /* the symbol we attached to */
+	char function[64];  /* the function we want to measure */
+	char symbol[128];   /* the symbol we attached to */
 	char mechanism[16]; /* "fentry", "kprobe", "none" */
-	bool inlined;       /* function has no symbol of its own */
+	bool inlined;	    /* function has no symbol of its own */
 	char reason[1024];  /* why this step was chosen */
 };
 
@@ -154,16 +154,14 @@ int model__counter_index(const struct fs_report *r, enum fs_target t,
 
 /* Bucket k of histogram h: lo/hi/count. Returns false for empty slots
  * outside [first, last] non-empty range (reporters print that range). */
-void model__bucket(const struct fs_histogram *h, int slot,
-		   struct fs_bucket *b);
+void model__bucket(const struct fs_histogram *h, int slot, struct fs_bucket *b);
 /* First and last non-empty slot; returns false if the histogram is empty. */
 bool model__range(const struct fs_histogram *h, int *first, int *last);
 
 /* Workload key/values. */
 void model__kv_u64(struct fs_report *r, const char *key, __u64 v);
 void model__kv_str(struct fs_report *r, const char *key, const char *s);
-const struct fs_kv *model__kv_find(const struct fs_report *r,
-				   const char *key);
+const struct fs_kv *model__kv_find(const struct fs_report *r, const char *key);
 
 /* Count one ground-truth check; on failure keep the case (up to
  * FS_MAX_CASES). */

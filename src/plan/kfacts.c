@@ -38,8 +38,8 @@ static bool real_has_symbol(const struct kfacts *f, const char *name)
 
 static bool is_clone_suffix(const char *s)
 {
-	static const char *const sfx[] = {".constprop.", ".isra.", ".part.",
-					  ".llvm.", ".cold"};
+	static const char *const sfx[] = { ".constprop.", ".isra.", ".part.",
+					   ".llvm.", ".cold" };
 
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
 		if (!strncmp(s, sfx[i], strlen(sfx[i])))

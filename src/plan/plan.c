@@ -21,19 +21,20 @@ struct caller {
 };
 
 static const struct caller dedupe_callers[] = {
-	{"__generic_remap_file_range_prep", PLAN_H_DD_PREP,
-	 "calls the compare with the same offsets and length when "
-	 "REMAP_FILE_DEDUP is set; latency includes its range checks"},
-	{"generic_remap_file_range_prep", PLAN_H_DD_PREP,
-	 "exported wrapper of the prep used by btrfs and xfs; latency "
-	 "includes its range checks"},
-	{"vfs_dedupe_file_range_one", PLAN_H_DD_ONE,
-	 "one FIDEDUPERANGE destination; latency includes the remap "
-	 "itself"},
+	{ "__generic_remap_file_range_prep", PLAN_H_DD_PREP,
+	  "calls the compare with the same offsets and length when "
+	  "REMAP_FILE_DEDUP is set; latency includes its range checks" },
+	{ "generic_remap_file_range_prep", PLAN_H_DD_PREP,
+	  "exported wrapper of the prep used by btrfs and xfs; latency "
+	  "includes its range checks" },
+	{ "vfs_dedupe_file_range_one", PLAN_H_DD_ONE,
+	  "one FIDEDUPERANGE destination; latency includes the remap "
+	  "itself" },
 };
 
-static const char *const mech_names[] = {"fentry", "kprobe", "syscall"};
-static const char *const mode_names[] = {"auto", "fentry", "kprobe", "syscall"};
+static const char *const mech_names[] = { "fentry", "kprobe", "syscall" };
+static const char *const mode_names[] = { "auto", "fentry", "kprobe",
+					  "syscall" };
 
 const char *plan__mech_name(enum plan_mech m)
 {
@@ -65,33 +66,33 @@ struct expect {
 
 static const struct expect expects[] = {
 	/* (src, loff_t srcoff, dst, loff_t dstoff, loff_t len, bool *same) */
-	[PLAN_H_DD_CMP] = {6,
-			   6,
-			   {NULL, "s64", NULL, "s64", "s64", "ptr:bool"},
-			   NULL},
+	[PLAN_H_DD_CMP] = { 6,
+			    6,
+			    { NULL, "s64", NULL, "s64", "s64", "ptr:bool" },
+			    NULL },
 	/* (in, loff_t pos_in, out, loff_t pos_out, loff_t *len, u32 flags
 	 *  [, dax ops]) */
-	[PLAN_H_DD_PREP] = {6,
-			    7,
-			    {NULL, "s64", NULL, "s64", "ptr:s64", "u32"},
-			    NULL},
+	[PLAN_H_DD_PREP] = { 6,
+			     7,
+			     { NULL, "s64", NULL, "s64", "ptr:s64", "u32" },
+			     NULL },
 	/* (src, loff_t, dst, loff_t, loff_t len, u32 flags) -> loff_t */
-	[PLAN_H_DD_ONE] = {6,
-			   6,
-			   {NULL, "s64", NULL, "s64", "s64", "u32"},
-			   "s64"},
-	[PLAN_H_DD_CLONE] = {0, FN_MAX_ARGS, {NULL}, NULL},
-	[PLAN_H_SH_READ] = {2,
-			    2,
-			    {"ptr:struct kiocb", "ptr:struct iov_iter"},
-			    "s64"},
+	[PLAN_H_DD_ONE] = { 6,
+			    6,
+			    { NULL, "s64", NULL, "s64", "s64", "u32" },
+			    "s64" },
+	[PLAN_H_DD_CLONE] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_SH_READ] = { 2,
+			     2,
+			     { "ptr:struct kiocb", "ptr:struct iov_iter" },
+			     "s64" },
 	/* shmem_get_folio[_gfp](inode, pgoff_t index, [loff_t write_end,]
 	 * struct folio **foliop, ...) -> int; <= 6.0 shmem_getpage[_gfp]
 	 * with struct page **. The out-pointer is checked below. */
-	[PLAN_H_SH_LOOKUP] = {4, 8, {"ptr:struct inode", "u64"}, "s32"},
-	[PLAN_H_DD_FOLIO] = {1, FN_MAX_ARGS, {NULL}, NULL},
-	[PLAN_H_DD_SYSCALL] = {0, FN_MAX_ARGS, {NULL}, NULL},
-	[PLAN_H_SH_SYSCALL] = {0, FN_MAX_ARGS, {NULL}, NULL},
+	[PLAN_H_SH_LOOKUP] = { 4, 8, { "ptr:struct inode", "u64" }, "s32" },
+	[PLAN_H_DD_FOLIO] = { 1, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_DD_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_SH_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 };
 
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n)

@@ -41,20 +41,24 @@ struct progset {
 static const struct progset *progset__get(int handler, enum plan_mech m)
 {
 	static const struct progset sets[][3] = {
-		[PLAN_H_DD_CMP] = {{"fentry_cmp", "fexit_any", true},
-				   {"kprobe_cmp", "kretprobe_any", true}},
-		[PLAN_H_DD_PREP] = {{"fentry_prep", "fexit_any", true},
-				    {"kprobe_prep", "kretprobe_any", true}},
-		[PLAN_H_DD_ONE] = {{"fentry_one", "fexit_any", true},
-				   {"kprobe_one", "kretprobe_any", true}},
-		[PLAN_H_DD_CLONE] = {{NULL, NULL, false},
-				     {"kprobe_clone", "kretprobe_any", false}},
-		[PLAN_H_SH_READ] = {{"fentry_read", "fexit_read", true},
-				    {"kprobe_read", "kretprobe_read", true}},
-		[PLAN_H_DD_SYSCALL] = {[MECH_SYSCALL] = {"sys_enter_dd",
-							 "sys_exit_dd", false}},
-		[PLAN_H_SH_SYSCALL] = {[MECH_SYSCALL] = {"sys_enter_sh",
-							 "sys_exit_sh", false}},
+		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", true },
+				    { "kprobe_cmp", "kretprobe_any", true } },
+		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", true },
+				     { "kprobe_prep", "kretprobe_any", true } },
+		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", true },
+				    { "kprobe_one", "kretprobe_any", true } },
+		[PLAN_H_DD_CLONE] = { { NULL, NULL, false },
+				      { "kprobe_clone", "kretprobe_any",
+					false } },
+		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", true },
+				     { "kprobe_read", "kretprobe_read",
+				       true } },
+		[PLAN_H_DD_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_dd",
+							   "sys_exit_dd",
+							   false } },
+		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
+							   "sys_exit_sh",
+							   false } },
 	};
 
 	return &sets[handler][m];
@@ -68,10 +72,10 @@ struct subprobe {
 static const struct subprobe *subprobe__get(enum fs_target t, enum plan_mech m)
 {
 	static const struct subprobe subs[FS_TGT_NR][2] = {
-		[FS_TGT_DEDUPE] = {{NULL, "fexit_folio"},
-				   {NULL, "kretprobe_folio"}},
-		[FS_TGT_SHMEM] = {{"fentry_lookup", "fexit_lookup"},
-				  {"kprobe_lookup", "kretprobe_lookup"}},
+		[FS_TGT_DEDUPE] = { { NULL, "fexit_folio" },
+				    { NULL, "kretprobe_folio" } },
+		[FS_TGT_SHMEM] = { { "fentry_lookup", "fexit_lookup" },
+				   { "kprobe_lookup", "kretprobe_lookup" } },
 	};
 
 	return &subs[t][m];
@@ -189,17 +193,18 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
 			       int *arg, char *why, size_t n)
 {
-	static const char *const dd[] = {"read_cache_folio", "read_cache_page",
-					 NULL};
+	static const char *const dd[] = { "read_cache_folio", "read_cache_page",
+					  NULL };
 	/*
 	 * The _gfp workers first: the read loop may inline the exported
 	 * wrapper (it does on Debian's 6.1), so only the worker is sure to
 	 * be called. Where both fire, the second is a no-op: same count,
 	 * same folio.
 	 */
-	static const char *const sh[] = {"shmem_get_folio_gfp",
-					 "shmem_getpage_gfp", "shmem_get_folio",
-					 "shmem_getpage", NULL};
+	static const char *const sh[] = { "shmem_get_folio_gfp",
+					  "shmem_getpage_gfp",
+					  "shmem_get_folio", "shmem_getpage",
+					  NULL };
 	const char *const *c = t == FS_TGT_DEDUPE ? dd : sh;
 	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_LOOKUP;
 	struct fn_proto proto;
@@ -374,8 +379,9 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 		       struct plan_step *s, const struct probe_opts *o)
 {
 	const struct progset *ps = progset__get(s->handler, s->mech);
-	enum plan_mech order[2] = {
-		s->mech, s->mech == MECH_FENTRY ? MECH_KPROBE : MECH_FENTRY};
+	enum plan_mech order[2] = { s->mech, s->mech == MECH_FENTRY
+						     ? MECH_KPROBE
+						     : MECH_FENTRY };
 	char subwhy[256] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
@@ -523,9 +529,9 @@ static void probe__mark_unmeasured(const struct probe *pr,
  */
 static void probe__mark_lean(const struct probe *pr, struct fs_report *r)
 {
-	static const int sh[] = {FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
-				 FS_SH_COPY_BYTES};
-	static const int dd[] = {FS_DD_FOLIO_SIZE};
+	static const int sh[] = { FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
+				  FS_SH_COPY_BYTES };
+	static const int dd[] = { FS_DD_FOLIO_SIZE };
 	const char *why = "left out by --lean";
 	enum fs_target t = pr->target;
 	const int *h = t == FS_TGT_DEDUPE ? dd : sh;

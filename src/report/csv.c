@@ -24,8 +24,7 @@ void report__csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void csv_hist(FILE *f, const char *target,
-		     const struct fs_histogram *h)
+static void csv_hist(FILE *f, const char *target, const struct fs_histogram *h)
 {
 	struct fs_bucket b;
 	int first, last;

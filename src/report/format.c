@@ -29,14 +29,10 @@ static const struct {
 	const char *ext;
 	enum report_format fmt;
 } format_exts[] = {
-	{ ".json", REPORT_FMT_JSON },
-	{ ".csv", REPORT_FMT_CSV },
-	{ ".om", REPORT_FMT_OPENMETRICS },
-	{ ".prom", REPORT_FMT_PROMETHEUS },
-	{ ".svg", REPORT_FMT_SVG },
-	{ ".html", REPORT_FMT_HTML },
-	{ ".htm", REPORT_FMT_HTML },
-	{ ".txt", REPORT_FMT_TEXT },
+	{ ".json", REPORT_FMT_JSON },	   { ".csv", REPORT_FMT_CSV },
+	{ ".om", REPORT_FMT_OPENMETRICS }, { ".prom", REPORT_FMT_PROMETHEUS },
+	{ ".svg", REPORT_FMT_SVG },	   { ".html", REPORT_FMT_HTML },
+	{ ".htm", REPORT_FMT_HTML },	   { ".txt", REPORT_FMT_TEXT },
 };
 
 int report__format_parse(const char *name, enum report_format *fmt)
@@ -87,8 +83,8 @@ int report__json_stream(FILE *f, const struct fs_report *r)
 	text = root ? json_object_to_json_string_ext(
 			      root, JSON_C_TO_STRING_PRETTY |
 					    JSON_C_TO_STRING_SPACED |
-					    JSON_C_TO_STRING_NOSLASHESCAPE) :
-		      NULL;
+					    JSON_C_TO_STRING_NOSLASHESCAPE)
+		    : NULL;
 	if (!text)
 		err = -ENOMEM;
 	else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
@@ -97,8 +93,8 @@ int report__json_stream(FILE *f, const struct fs_report *r)
 	return err;
 }
 
-int report__emit(FILE *f, enum report_format fmt,
-		 const struct fs_report *base, const struct fs_report *next)
+int report__emit(FILE *f, enum report_format fmt, const struct fs_report *base,
+		 const struct fs_report *next)
 {
 	int err;
 
@@ -161,7 +157,8 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 	mode_t mask;
 
 	if (!strcmp(path, "-")) {
-		/* After what stdio still holds (trace's "== interval" heads). */
+		/* After what stdio still holds (trace's "== interval" heads).
+		 */
 		if (fflush(stdout))
 			return -errno;
 		return write_all(STDOUT_FILENO, buf, len);
@@ -246,8 +243,9 @@ int report__write(const char *path, enum report_format fmt,
 
 cleanup:
 	if (err == -EINVAL && next && !report__format_ab(fmt))
-		fprintf(stderr, "folioscope: cannot write '%s': format %s "
-				"shows one run; two need svg or html\n",
+		fprintf(stderr,
+			"folioscope: cannot write '%s': format %s "
+			"shows one run; two need svg or html\n",
 			path, report__format_name(fmt));
 	else if (err)
 		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
@@ -258,7 +256,7 @@ cleanup:
 
 /* ---- helpers ---- */
 
-static const char *const byte_units[] = { "B", "KiB", "MiB", "GiB",
+static const char *const byte_units[] = { "B",	 "KiB", "MiB", "GiB",
 					  "TiB", "PiB", "EiB" };
 static const char *const ns_units[] = { "ns", "µs", "ms", "s" };
 
@@ -271,8 +269,8 @@ static void human_bytes(char *buf, size_t n, __u64 v)
 		i++;
 	if (!(v & ((1ULL << (10 * i)) - 1))) {
 		/* Bucket edges are powers of two: exact. */
-		snprintf(buf, n, "%llu %s",
-			 (unsigned long long)(v >> (10 * i)), byte_units[i]);
+		snprintf(buf, n, "%llu %s", (unsigned long long)(v >> (10 * i)),
+			 byte_units[i]);
 		return;
 	}
 	d = (double)v / (double)(1ULL << (10 * i));
@@ -354,8 +352,7 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r)
 	char tail[160] = "";
 
 	if (rec && rec->type == FS_KV_STR)
-		snprintf(tail, sizeof(tail), "; reconcile %s",
-			 rec->s);
+		snprintf(tail, sizeof(tail), "; reconcile %s", rec->s);
 	/* Disturbed first: its failures, if any, are still the kernel's,
 	 * but a run that could not judge everything has not passed. */
 	if (v->ran && v->disturbed[0])

@@ -67,10 +67,10 @@ static void row(struct page *p, const char *name,
 		const char *v = get(p->run[i], buf, sizeof(buf));
 
 		td_str(p->f, v,
-		       !verdict		  ? NULL :
-		       strstr(v, "FAILED") ? "fail verdict" :
-		       !strncmp(v, "passed", 6) ? "pass verdict" :
-						  "verdict");
+		       !verdict			  ? NULL
+		       : strstr(v, "FAILED")	  ? "fail verdict"
+		       : !strncmp(v, "passed", 6) ? "pass verdict"
+						  : "verdict");
 	}
 	fputs("</tr>\n", p->f);
 }
@@ -199,13 +199,12 @@ static void plan_row(struct page *p, int t, const char *name, int field)
 	fputs("</tr>\n", p->f);
 }
 
-static void counters(struct page *p, const struct fs_target_report *any,
-		     int t)
+static void counters(struct page *p, const struct fs_target_report *any, int t)
 {
 	fputs("<table class=\"counters\">\n<tr><th>counter</th>", p->f);
 	fputs(p->nruns == 2 ? "<th>A (base)</th><th>B (new)</th>"
-			      "<th>B - A</th></tr>\n" :
-			      "<th>value</th></tr>\n",
+			      "<th>B - A</th></tr>\n"
+			    : "<th>value</th></tr>\n",
 	      p->f);
 	for (int c = 0; c < any->ncounters; c++) {
 		const struct fs_target_report *tr[2] = { NULL, NULL };
@@ -316,8 +315,11 @@ static void cases(struct page *p)
 int report__html(FILE *f, const struct fs_report *base,
 		 const struct fs_report *next)
 {
-	struct page p = { .f = f, .run = { base, next }, .nruns = next ? 2 : 1 };
-	const char *title = next ? "folioscope A/B report" : "folioscope report";
+	struct page p = { .f = f,
+			  .run = { base, next },
+			  .nruns = next ? 2 : 1 };
+	const char *title =
+		next ? "folioscope A/B report" : "folioscope report";
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\">\n"

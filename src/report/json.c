@@ -20,8 +20,8 @@
 /* A report is a few hundred KiB at most; refuse to slurp anything huge. */
 #define JSON_MAX_INPUT (16u << 20)
 
-#define JSON_FLAGS                                                   \
-	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |           \
+#define JSON_FLAGS                                                             \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
 	 JSON_C_TO_STRING_NOSLASHESCAPE)
 
 #define JSTR(field) jstr(field, sizeof(field))
@@ -218,8 +218,8 @@ struct json_object *report__to_json(const struct fs_report *r)
 			target_to_json(&b, o, &r->target[t], true);
 	/* -P: "processes": [{"pid", "comm", "other", "targets"}] */
 	if (r->nprocs) {
-		struct json_object *arr = put(&b, root, "processes",
-					      json_object_new_array());
+		struct json_object *arr =
+			put(&b, root, "processes", json_object_new_array());
 
 		for (int i = 0; i < r->nprocs; i++) {
 			const struct fs_proc *p = &r->procs[i];
@@ -309,8 +309,8 @@ static int get(struct reader *rd, struct json_object *o, const char *where,
 }
 
 /* A JSON integer as __u64; negative values are not counts. */
-static int as_u64(struct reader *rd, struct json_object *v,
-		  const char *where, const char *key, __u64 *out)
+static int as_u64(struct reader *rd, struct json_object *v, const char *where,
+		  const char *key, __u64 *out)
 {
 	if (!json_object_is_type(v, json_type_int))
 		return bad(rd, "%s.%s: expected a non-negative integer", where,
@@ -322,8 +322,8 @@ static int as_u64(struct reader *rd, struct json_object *v,
 	return 0;
 }
 
-static int get_u64(struct reader *rd, struct json_object *o,
-		   const char *where, const char *key, __u64 *out)
+static int get_u64(struct reader *rd, struct json_object *o, const char *where,
+		   const char *key, __u64 *out)
 {
 	struct json_object *v;
 	int err;
@@ -333,8 +333,8 @@ static int get_u64(struct reader *rd, struct json_object *o,
 }
 
 /* A JSON string into a fixed model buffer; too long is an error, not a cut. */
-static int as_str(struct reader *rd, struct json_object *v,
-		  const char *where, const char *key, char *buf, size_t cap)
+static int as_str(struct reader *rd, struct json_object *v, const char *where,
+		  const char *key, char *buf, size_t cap)
 {
 	const char *s = json_object_get_string(v);
 	size_t len = json_object_get_string_len(v);
@@ -349,8 +349,8 @@ static int as_str(struct reader *rd, struct json_object *v,
 	return 0;
 }
 
-static int get_str(struct reader *rd, struct json_object *o,
-		   const char *where, const char *key, char *buf, size_t cap)
+static int get_str(struct reader *rd, struct json_object *o, const char *where,
+		   const char *key, char *buf, size_t cap)
 {
 	struct json_object *v;
 	int err;
@@ -359,8 +359,12 @@ static int get_str(struct reader *rd, struct json_object *o,
 	return err ?: as_str(rd, v, where, key, buf, cap);
 }
 
-static int get_bool(struct reader *rd, struct json_object *o,
-		    const char *where, const char *key, bool *out)
+/* get_str into a char array, sized by the array itself. */
+#define GET_STR(rd, o, where, key, arr)                                        \
+	get_str(rd, o, where, key, arr, sizeof(arr))
+
+static int get_bool(struct reader *rd, struct json_object *o, const char *where,
+		    const char *key, bool *out)
 {
 	struct json_object *v;
 	int err;
@@ -373,8 +377,8 @@ static int get_bool(struct reader *rd, struct json_object *o,
 
 /* One bucket back into its slot; lo/hi must be exactly a model bucket. */
 static int parse_bucket(struct reader *rd, struct fs_histogram *h,
-			struct json_object *e, const char *where,
-			__u64 *seen, __u64 *total)
+			struct json_object *e, const char *where, __u64 *seen,
+			__u64 *total)
 {
 	struct fs_bucket want;
 	__u64 lo, hi, count;
@@ -390,11 +394,12 @@ static int parse_bucket(struct reader *rd, struct fs_histogram *h,
 	slot = lo ? (int)fs_log2_slot(lo) : 0;
 	model__bucket(h, slot, &want);
 	if (want.lo != lo || want.hi != hi)
-		return bad(rd, "%s: [%llu, %llu] is not a bucket of %s "
-			       "histogram", where, (unsigned long long)lo,
-			   (unsigned long long)hi,
-			   h->spec->kind == FS_KIND_ALIGN ? "an align" :
-							    "a log2");
+		return bad(
+			rd,
+			"%s: [%llu, %llu] is not a bucket of %s "
+			"histogram",
+			where, (unsigned long long)lo, (unsigned long long)hi,
+			h->spec->kind == FS_KIND_ALIGN ? "an align" : "a log2");
 	if (*seen & (1ULL << slot))
 		return bad(rd, "%s: bucket %llu listed twice", where,
 			   (unsigned long long)lo);
@@ -435,9 +440,11 @@ static int parse_hist(struct reader *rd, struct fs_histogram *h,
 
 	if (!h->measured) {
 		if (json_object_object_get_ex(o, "buckets", NULL))
-			return bad(rd, "%s: buckets in a histogram that was "
-				       "not measured", where);
-		return get_str(rd, o, where, "why", h->why, sizeof(h->why));
+			return bad(rd,
+				   "%s: buckets in a histogram that was "
+				   "not measured",
+				   where);
+		return GET_STR(rd, o, where, "why", h->why);
 	}
 
 	err = get_u64(rd, o, where, "count", &count);
@@ -528,12 +535,11 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	if (err)
 		return err;
 	snprintf(w, sizeof(w), "%s.attach", where);
-	err = get_str(rd, v, w, "function", a->function, sizeof(a->function));
-	err = err ?: get_str(rd, v, w, "symbol", a->symbol, sizeof(a->symbol));
-	err = err ?: get_str(rd, v, w, "mechanism", a->mechanism,
-			     sizeof(a->mechanism));
+	err = GET_STR(rd, v, w, "function", a->function);
+	err = err ?: GET_STR(rd, v, w, "symbol", a->symbol);
+	err = err ?: GET_STR(rd, v, w, "mechanism", a->mechanism);
 	err = err ?: get_bool(rd, v, w, "inlined", &a->inlined);
-	err = err ?: get_str(rd, v, w, "reason", a->reason, sizeof(a->reason));
+	err = err ?: GET_STR(rd, v, w, "reason", a->reason);
 	if (err)
 		return err;
 
@@ -553,9 +559,10 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 		if (err)
 			return err;
 		if (u != tr->counter[c])
-			return bad(rd, "%s.%s: %llu disagrees with counters "
-				       "(%llu)", where, top[i],
-				   (unsigned long long)u,
+			return bad(rd,
+				   "%s.%s: %llu disagrees with counters "
+				   "(%llu)",
+				   where, top[i], (unsigned long long)u,
 				   (unsigned long long)tr->counter[c]);
 	}
 
@@ -575,8 +582,7 @@ static int parse_workload(struct reader *rd, struct fs_report *r,
 
 	if (!json_object_is_type(o, json_type_object))
 		return bad(rd, "%s: expected object", where);
-	err = get_str(rd, o, where, "name", r->workload_name,
-		      sizeof(r->workload_name));
+	err = GET_STR(rd, o, where, "name", r->workload_name);
 	if (err)
 		return err;
 	json_object_object_foreach(o, key, val)
@@ -634,9 +640,10 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	n = json_object_array_length(arr);
 	kept = v->failures < FS_MAX_CASES ? v->failures : FS_MAX_CASES;
 	if (n != kept)
-		return bad(rd, "%s.cases: %zu cases for %llu failures (want "
-			       "%llu)", where, n,
-			   (unsigned long long)v->failures,
+		return bad(rd,
+			   "%s.cases: %zu cases for %llu failures (want "
+			   "%llu)",
+			   where, n, (unsigned long long)v->failures,
 			   (unsigned long long)kept);
 	for (size_t i = 0; i < n; i++) {
 		struct fs_case *c = &v->cases[i];
@@ -645,11 +652,9 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 		e = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(e, json_type_object))
 			return bad(rd, "%s: expected object", w);
-		err = get_str(rd, e, w, "layout", c->layout,
-			      sizeof(c->layout));
-		err = err ?: get_str(rd, e, w, "expected", c->expected,
-				     sizeof(c->expected));
-		err = err ?: get_str(rd, e, w, "got", c->got, sizeof(c->got));
+		err = GET_STR(rd, e, w, "layout", c->layout);
+		err = err ?: GET_STR(rd, e, w, "expected", c->expected);
+		err = err ?: GET_STR(rd, e, w, "got", c->got);
 		if (err)
 			return err;
 	}
@@ -661,7 +666,7 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	snprintf(w, sizeof(w), "%s.disturbed", where);
 	if (!json_object_is_type(e, json_type_object))
 		return bad(rd, "%s: expected object", w);
-	err = get_str(rd, e, w, "reason", v->disturbed, sizeof(v->disturbed));
+	err = GET_STR(rd, e, w, "reason", v->disturbed);
 	err = err ?: get_u64(rd, e, w, "unjudged", &v->unjudged);
 	if (!err && !v->disturbed[0])
 		return bad(rd, "%s.reason: empty", w);
@@ -686,13 +691,10 @@ static int parse_report(struct reader *rd, struct json_object *root,
 			   json_object_get_string(v), FS_REPORT_SCHEMA);
 
 	err = get(rd, root, "", "tool", json_type_object, &v);
-	err = err ?: get_str(rd, v, "tool", "version", r->tool_version,
-			     sizeof(r->tool_version));
+	err = err ?: GET_STR(rd, v, "tool", "version", r->tool_version);
 	err = err ?: get(rd, root, "", "host", json_type_object, &v);
-	err = err ?: get_str(rd, v, "host", "kernel", r->kernel,
-			     sizeof(r->kernel));
-	err = err ?: get_str(rd, v, "host", "machine", r->machine,
-			     sizeof(r->machine));
+	err = err ?: GET_STR(rd, v, "host", "kernel", r->kernel);
+	err = err ?: GET_STR(rd, v, "host", "machine", r->machine);
 	err = err ?: get_u64(rd, v, "host", "page_size", &r->page_size);
 	err = err ?: get(rd, root, "", "targets", json_type_object, &targets);
 	if (err)
@@ -789,12 +791,15 @@ static int parse_text(struct reader *rd, const char *buf, size_t len,
 		err = bad(rd, "malformed JSON at byte %zu: %s", end,
 			  json_tokener_error_desc(jerr));
 	} else {
-		/* The NUL we passed ends the text; anything before it counts. */
+		/* The NUL we passed ends the text; anything before it counts.
+		 */
 		while (end < len && isspace((unsigned char)buf[end]))
 			end++;
 		if (end < len)
-			err = bad(rd, "malformed JSON: trailing data at byte "
-				      "%zu", end);
+			err = bad(rd,
+				  "malformed JSON: trailing data at byte "
+				  "%zu",
+				  end);
 	}
 	json_tokener_free(tok);
 	if (err)

@@ -217,9 +217,9 @@ static const char *om_hist_header(struct om *o, char *name, size_t n,
 	snprintf(who, sizeof(who), "%s%s", target,
 		 strcmp(prefix, "folioscope") ? " per process" : "");
 	om_help(o, name, who, sp->help,
-		sp->kind == FS_KIND_ALIGN ?
-			" (largest power of two dividing it; 0 is offset 0)" :
-			"");
+		sp->kind == FS_KIND_ALIGN
+			? " (largest power of two dividing it; 0 is offset 0)"
+			: "");
 	fprintf(o->f, "# TYPE %s histogram\n", name);
 	if (o->om)
 		fprintf(o->f, "# UNIT %s %s\n", name, unit);
@@ -402,7 +402,8 @@ static void om_attached(struct om *o)
 		om_labels(o, &first, &se);
 		om_label(o->f, &first, "function", a->function);
 		om_label(o->f, &first, "symbol", a->symbol);
-		om_label(o->f, &first, "inlined", a->inlined ? "true" : "false");
+		om_label(o->f, &first, "inlined",
+			 a->inlined ? "true" : "false");
 		fprintf(o->f, "} %d\n", on ? 1 : 0);
 	}
 }

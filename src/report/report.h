@@ -107,8 +107,8 @@ int report__json_stream(FILE *f, const struct fs_report *r);
  * Any format to a stream; next is the second run of an A/B view
  * (-EINVAL for a format that cannot show two). Returns 0 or -errno.
  */
-int report__emit(FILE *f, enum report_format fmt,
-		 const struct fs_report *base, const struct fs_report *next);
+int report__emit(FILE *f, enum report_format fmt, const struct fs_report *base,
+		 const struct fs_report *next);
 
 /*
  * Render into memory, then write path atomically: a temp file in the same

@@ -83,8 +83,8 @@ static bool usable(const struct fs_histogram *h)
  */
 static void pad_range(const struct fs_hist_spec *sp, int *first, int *last)
 {
-	int top = sp->kind == FS_KIND_ALIGN ? FS_ALIGN_CAP_SHIFT + 1 :
-					      FS_SLOTS - 1;
+	int top = sp->kind == FS_KIND_ALIGN ? FS_ALIGN_CAP_SHIFT + 1
+					    : FS_SLOTS - 1;
 
 	while (*last - *first + 1 < MIN_BARS && (*first > 0 || *last < top)) {
 		if (*last < top)
@@ -193,7 +193,8 @@ static void chart_axes(FILE *f, __u64 top, __u64 step)
 			break;
 	}
 	fprintf(f,
-		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\"/>\n",
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		"stroke=\"%s\"/>\n",
 		ML, MT, ML, MT + PH, COLOR_AXIS);
 	fprintf(f,
 		"<text transform=\"translate(16 %d) rotate(-90)\" "
@@ -238,7 +239,8 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 				fmt_count(lbl, sizeof(lbl), (double)b.count);
 				fprintf(f,
 					"<text x=\"%.1f\" y=\"%.1f\" "
-					"text-anchor=\"middle\" font-size=\"10\" "
+					"text-anchor=\"middle\" "
+					"font-size=\"10\" "
 					"fill=\"%s\">%s</text>\n",
 					x + bw / 2, MT + PH - h - 3, COLOR_TEXT,
 					lbl);
@@ -257,7 +259,8 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 				lbl);
 		else
 			fprintf(f,
-				"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+				"<text x=\"%.1f\" y=\"%d\" "
+				"text-anchor=\"middle\" "
 				"font-size=\"11\" fill=\"%s\">%s</text>\n",
 				x0 + slot_w / 2, MT + PH + 16, COLOR_TEXT, lbl);
 	}
@@ -353,7 +356,8 @@ void report__svg_chart(FILE *f, const struct report_chart *c)
 	chart_axes(f, top, step);
 	chart_bars(f, c, first, last, top);
 	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" "
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+		"font-size=\"12\" "
 		"fill=\"%s\">%s</text>\n",
 		ML + PW / 2, REPORT_CHART_H - 8, COLOR_TEXT, x_title(sp));
 	fputs("</svg>\n", f);
@@ -382,11 +386,13 @@ static void doc_text(struct doc *d, const char *text, int size,
 			if (s[cut] != ' ')
 				cut = WRAP_CHARS;
 			/* Never inside a UTF-8 sequence. */
-			while (cut > 1 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			while (cut > 1 &&
+			       ((unsigned char)s[cut] & 0xc0) == 0x80)
 				cut--;
 		}
 		fprintf(d->f,
-			"<text x=\"%d\" y=\"%d\" font-size=\"%d\" fill=\"%s\"%s>",
+			"<text x=\"%d\" y=\"%d\" font-size=\"%d\" "
+			"fill=\"%s\"%s>",
 			DOC_PAD, d->y, size, color,
 			bold ? " font-weight=\"bold\"" : "");
 		report__xml_escape_n(d->f, s, cut);
@@ -458,8 +464,8 @@ static void doc_workload(struct doc *d, const struct fs_report *r,
 	report__verdict(verdict, sizeof(verdict), r);
 	snprintf(line, sizeof(line), "%s%svalidation: %s", label ? label : "",
 		 label ? " " : "", verdict);
-	doc_text(d, line, 12, strstr(verdict, "FAILED") ? "#b00020" : COLOR_TEXT,
-		 true);
+	doc_text(d, line, 12,
+		 strstr(verdict, "FAILED") ? "#b00020" : COLOR_TEXT, true);
 }
 
 static const struct fs_target_report *target_of(const struct fs_report *r,
@@ -512,7 +518,8 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 				snprintf(line, sizeof(line),
 					 "%s %s: not measured (%s)", any->name,
 					 h->spec->name,
-					 h->why[0] ? h->why : "no reason given");
+					 h->why[0] ? h->why
+						   : "no reason given");
 				doc_text(d, line, 12, COLOR_MUTED, false);
 				continue;
 			}
@@ -548,7 +555,8 @@ int report__svg(FILE *f, const struct fs_report *base,
 			"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 			"font-family=\"DejaVu Sans, Helvetica, Arial, "
 			"sans-serif\">\n"
-			"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n",
+			"<rect width=\"100%%\" height=\"100%%\" "
+			"fill=\"#fafafa\"/>\n",
 			DOC_W, d.y + DOC_PAD, DOC_W, d.y + DOC_PAD);
 		fwrite(body, 1, len, f);
 		fputs("</svg>\n", f);

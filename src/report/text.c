@@ -185,8 +185,7 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 	}
 	fprintf(f, "  counters: ");
 	for (int c = 0; c < tr->ncounters; c++)
-		fprintf(f, "%s %s %llu", c ? "," : "",
-			tr->counter_spec[c].name,
+		fprintf(f, "%s %s %llu", c ? "," : "", tr->counter_spec[c].name,
 			(unsigned long long)tr->counter[c]);
 	fputc('\n', f);
 	for (int i = 0; i < tr->nhists; i++) {
@@ -213,8 +212,7 @@ static void print_workload(FILE *f, const struct fs_report *r)
 static void print_validation(FILE *f, const struct fs_validation *v)
 {
 	fprintf(f, "validation: %llu checks, %llu failures\n",
-		(unsigned long long)v->checks,
-		(unsigned long long)v->failures);
+		(unsigned long long)v->checks, (unsigned long long)v->failures);
 	if (v->disturbed[0])
 		fprintf(f,
 			"  DISTURBED (not the kernel's fault): %s; "
@@ -247,8 +245,10 @@ int report__text(FILE *f, const struct fs_report *r)
 		const struct fs_proc *p = &r->procs[i];
 
 		if (p->other)
-			fprintf(f, "\n=== other processes (past the table's "
-				"%d entries)\n", FS_PROC_SLOTS);
+			fprintf(f,
+				"\n=== other processes (past the table's "
+				"%d entries)\n",
+				FS_PROC_SLOTS);
 		else
 			fprintf(f, "\n=== process %u (%s)\n", p->pid, p->comm);
 		for (int t = 0; t < FS_TGT_NR; t++)

@@ -114,9 +114,9 @@ int gnutls_certificate_set_x509_key_mem2(gnutls_certificate_credentials_t res,
 	return NOTLS;
 }
 
-int gnutls_certificate_set_x509_trust_mem(
-	gnutls_certificate_credentials_t res, const gnutls_datum_t *ca,
-	gnutls_x509_crt_fmt_t type)
+int gnutls_certificate_set_x509_trust_mem(gnutls_certificate_credentials_t res,
+					  const gnutls_datum_t *ca,
+					  gnutls_x509_crt_fmt_t type)
 {
 	return NOTLS;
 }
@@ -143,8 +143,7 @@ int gnutls_dh_params_import_pkcs3(gnutls_dh_params_t params,
 	return NOTLS;
 }
 
-int gnutls_psk_allocate_server_credentials(
-	gnutls_psk_server_credentials_t *sc)
+int gnutls_psk_allocate_server_credentials(gnutls_psk_server_credentials_t *sc)
 {
 	return NOTLS;
 }

@@ -126,9 +126,9 @@ static int listen_on(struct addr *a, int *fdp)
 		close(fd);
 		return err;
 	}
-	a->port = ntohs(got.ss_family == AF_INET6 ?
-				((struct sockaddr_in6 *)&got)->sin6_port :
-				((struct sockaddr_in *)&got)->sin_port);
+	a->port = ntohs(got.ss_family == AF_INET6
+				? ((struct sockaddr_in6 *)&got)->sin6_port
+				: ((struct sockaddr_in *)&got)->sin_port);
 	*fdp = fd;
 	return 0;
 }
@@ -224,7 +224,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (!strcmp(url, "/"))
 		return reply_text(conn, MHD_HTTP_OK,
 				  "folioscope: metrics are at /metrics\n");
-	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found; try /metrics\n");
+	return reply_text(conn, MHD_HTTP_NOT_FOUND,
+			  "not found; try /metrics\n");
 }
 
 int serve__start(struct serve **sp, const char *addr_port,
@@ -264,11 +265,10 @@ int serve__start(struct serve **sp, const char *addr_port,
 		 a.ss.ss_family == AF_INET6 ? "[" : "", a.host,
 		 a.ss.ss_family == AF_INET6 ? "]" : "", a.port);
 	/* One internal thread: scrapes run one at a time, as fill wants. */
-	s->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL,
-				handle, s, MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_CONNECTION_LIMIT, 64u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				MHD_OPTION_END);
+	s->d = MHD_start_daemon(
+		MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, handle, s,
+		MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, 64u,
+		MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!s->d) {
 		err = -EIO;
 		why = "the HTTP server did not start";

@@ -205,8 +205,7 @@ static int remove_at(int dfd, const char *name)
 			return -errno;
 		return 0;
 	}
-	fd = openat(dfd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);

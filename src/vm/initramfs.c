@@ -19,9 +19,9 @@
 
 /* Applets /init runs before "busybox --install" provides the rest. */
 static const char *const init_applets[] = {
-	"sh",	"mount", "umount", "modprobe", "insmod", "mkdir", "stty",
-	"base64", "cat", "poweroff", "sleep", "echo", "wc", "sync",
-	"ls",	"true", "test", "[", "dmesg", "uname",
+	"sh",	  "mount", "umount",   "modprobe", "insmod", "mkdir", "stty",
+	"base64", "cat",   "poweroff", "sleep",	   "echo",   "wc",    "sync",
+	"ls",	  "true",  "test",     "[",	   "dmesg",  "uname",
 };
 
 /* Modules folioscope's workloads need: loop devices to hold file systems,
@@ -30,10 +30,12 @@ static const char *const modules_wanted[] = { "loop", "btrfs", "xfs" };
 
 /* Index files beside the modules; busybox modprobe reads modules.dep. */
 static const char *const modules_meta[] = {
-	"modules.dep",		 "modules.dep.bin",	"modules.alias",
-	"modules.alias.bin",	 "modules.softdep",	"modules.symbols",
-	"modules.symbols.bin",	 "modules.builtin",	"modules.builtin.bin",
-	"modules.builtin.alias.bin", "modules.order",	"modules.devname",
+	"modules.dep",	       "modules.dep.bin",
+	"modules.alias",       "modules.alias.bin",
+	"modules.softdep",     "modules.symbols",
+	"modules.symbols.bin", "modules.builtin",
+	"modules.builtin.bin", "modules.builtin.alias.bin",
+	"modules.order",       "modules.devname",
 };
 
 /* Host tools folioscope runs in the guest to make its scratch file
@@ -72,7 +74,8 @@ static const char init_script[] =
 	". /args\n"
 	"cd /out\n"
 	"# vm --exec puts a script in /bin/vm-exec and names it in /args.\n"
-	"\"${VM_CMD:-/bin/folioscope}\" \"$@\" </dev/null >/dev/ttyS1 2>/dev/ttyS2\n"
+	"\"${VM_CMD:-/bin/folioscope}\" \"$@\" </dev/null >/dev/ttyS1 "
+	"2>/dev/ttyS2\n"
 	"st=$?\n"
 	"cd /\n"
 	"exec 3>/dev/ttyS3\n"
@@ -112,7 +115,9 @@ static int stage__copy(const struct stage *s, const char *host,
 	if (!err)
 		err = vm_fs__copy_file(host, dst, mode);
 	if (err)
-		fprintf(stderr, VM_ERR_PREFIX "cannot copy '%s' into the initramfs: %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX
+			"cannot copy '%s' into the initramfs: %s\n",
 			host, strerror(-err));
 	return err;
 }
@@ -145,7 +150,9 @@ static int stage__elf(const struct stage *s, const char *host,
 
 		lib = lib ? lib + 3 : line + strspn(line, " \t");
 		if (!strncmp(lib, "not found", 9)) {
-			fprintf(stderr, VM_ERR_PREFIX "'%s' needs a library the host lacks: %s\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX
+				"'%s' needs a library the host lacks: %s\n",
 				host, line + strspn(line, " \t"));
 			err = -ENOENT;
 			break;
@@ -191,8 +198,7 @@ static bool module__is(const char *path, size_t len, const char *name)
 
 /* Generates modules.dep text with "depmod -n" for a tree that lacks it
  * (e.g. a package extracted by hand); only "x.ko: deps" lines are kept. */
-static int modules__gen_dep(const char *moddir, const char *release,
-			    char **dep)
+static int modules__gen_dep(const char *moddir, const char *release, char **dep)
 {
 	char depmod[PATH_MAX], *out = NULL, *line, *save = NULL, *w, *end;
 	int err;
@@ -201,7 +207,7 @@ static int modules__gen_dep(const char *moddir, const char *release,
 	if (err)
 		return err;
 	{
-		char *argv[] = { depmod, "-n", "-b", (char *)moddir,
+		char *argv[] = { depmod,	  "-n", "-b", (char *)moddir,
 				 (char *)release, NULL };
 
 		err = vm_proc__capture(argv, NULL, -1, &out);
@@ -271,7 +277,9 @@ static int modules__stage(const struct stage *s, const char *moddir,
 		return -ENAMETOOLONG;
 	if (!vm_fs__is_dir(src_dir)) {
 		if (s->verbose)
-			fprintf(stderr, VM_ERR_PREFIX "no '%s': no modules in the guest\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX
+				"no '%s': no modules in the guest\n",
 				src_dir);
 		return 0;
 	}
@@ -287,7 +295,10 @@ static int modules__stage(const struct stage *s, const char *moddir,
 		err = modules__gen_dep(moddir, release, &gen);
 		if (err) {
 			if (s->verbose)
-				fprintf(stderr, VM_ERR_PREFIX "no modules.dep in '%s' and depmod -n failed: %s\n",
+				fprintf(stderr,
+					VM_ERR_PREFIX
+					"no modules.dep in '%s' and depmod -n "
+					"failed: %s\n",
 					src_dir, strerror(-err));
 			err = 0;
 			goto cleanup;
@@ -345,7 +356,8 @@ static int modules__stage(const struct stage *s, const char *moddir,
 	}
 cleanup:
 	if (err)
-		fprintf(stderr, VM_ERR_PREFIX "cannot stage modules from '%s': %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot stage modules from '%s': %s\n",
 			src_dir, strerror(-err));
 	free(dep);
 	free(gen);
@@ -360,7 +372,8 @@ static int stage__busybox(const struct stage *s)
 
 	/* busybox-static normally; a dynamic one brings its libraries. */
 	if (!vm_fs__exists("/bin/busybox")) {
-		fprintf(stderr, VM_ERR_PREFIX "no /bin/busybox on the host (install busybox-static)\n");
+		fprintf(stderr, VM_ERR_PREFIX "no /bin/busybox on the host "
+					      "(install busybox-static)\n");
 		return -ENOENT;
 	}
 	err = stage__elf(s, "/bin/busybox", "/bin/busybox", "/bin/busybox");
@@ -393,7 +406,8 @@ fail:
  * if it is a dynamic ELF file (ldd on anything else lists none). vm
  * --exec: the script as /bin/vm-exec, run by its #! line.
  */
-static int stage__extra(const struct stage *s, const struct initramfs_spec *spec)
+static int stage__extra(const struct stage *s,
+			const struct initramfs_spec *spec)
 {
 	char abs[PATH_MAX], cwd[PATH_MAX];
 	const char *w;
@@ -401,7 +415,8 @@ static int stage__extra(const struct stage *s, const struct initramfs_spec *spec
 
 	for (i = 0; i < spec->nwith; i++) {
 		w = spec->with[i];
-		/* The path as given, made absolute: symlinks keep their name. */
+		/* The path as given, made absolute: symlinks keep their name.
+		 */
 		if (w[0] == '/')
 			err = vm_fs__fmt(abs, sizeof(abs), "%s", w);
 		else if (!getcwd(cwd, sizeof(cwd)))
@@ -426,8 +441,7 @@ static int stage__extra(const struct stage *s, const struct initramfs_spec *spec
 
 /* Arguments reach the guest as one sourced "set -- 'a' 'b'" line: single
  * quotes keep every byte literal, so nothing is ever expanded. */
-static int stage__args(const struct stage *s, int argc, char **argv,
-		       bool exec)
+static int stage__args(const struct stage *s, int argc, char **argv, bool exec)
 {
 	char *buf = NULL, path[PATH_MAX];
 	size_t len = 0;
@@ -436,8 +450,8 @@ static int stage__args(const struct stage *s, int argc, char **argv,
 	/* A guest's stderr is a serial tty: keep progress lines out of
 	 * output the host redirects. */
 	if (asprintf(&buf, "%s%sset --",
-		     isatty(STDERR_FILENO) ? "" :
-					     "export FOLIOSCOPE_PROGRESS=0; ",
+		     isatty(STDERR_FILENO) ? ""
+					   : "export FOLIOSCOPE_PROGRESS=0; ",
 		     exec ? "VM_CMD=/bin/vm-exec; " : "") < 0)
 		return -ENOMEM;
 	len = strlen(buf);
@@ -462,7 +476,8 @@ static int stage__args(const struct stage *s, int argc, char **argv,
 	}
 cleanup:
 	if (err)
-		fprintf(stderr, VM_ERR_PREFIX "cannot write the guest's /args: %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot write the guest's /args: %s\n",
 			strerror(-err));
 	free(buf);
 	return err;
@@ -512,8 +527,8 @@ static int cpio__write(const char *root, const char *workdir,
 		       const char *cpio_path)
 {
 	char list[PATH_MAX], log[PATH_MAX];
-	char *argv[] = { "cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0",
-			 NULL };
+	char *argv[] = { "cpio", "--quiet", "-o",  "-H",
+			 "newc", "-R",	    "0:0", NULL };
 	struct proc_io io = { .cwd = root };
 	int in = -1, out = -1, lg = -1, err, st;
 	FILE *f = NULL;
@@ -547,8 +562,9 @@ static int cpio__write(const char *root, const char *workdir,
 			strerror(-st));
 		err = st;
 	} else if (st) {
-		fprintf(stderr, VM_ERR_PREFIX "cpio failed (exit %d), see '%s'\n",
-			st, log);
+		fprintf(stderr,
+			VM_ERR_PREFIX "cpio failed (exit %d), see '%s'\n", st,
+			log);
 		err = -EIO;
 	}
 	goto done;
@@ -568,10 +584,10 @@ done:
 int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 			const char *cpio_path)
 {
-	static const char *const dirs[] = { "bin", "sbin", "dev", "proc",
-					    "sys", "tmp", "out", "root",
-					    "run", "etc", "usr/bin",
-					    "usr/sbin" };
+	static const char *const dirs[] = {
+		"bin", "sbin", "dev", "proc", "sys",	 "tmp",
+		"out", "root", "run", "etc",  "usr/bin", "usr/sbin"
+	};
 	char root[PATH_MAX], path[PATH_MAX], tool[PATH_MAX];
 	char self[PATH_MAX];
 	const char *bin = spec->binary, *ldd_bin;
@@ -609,7 +625,9 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 
 	for (i = 0; i < ARRAY_SIZE(host_tools); i++) {
 		if (vm_fs__find_tool(host_tools[i], tool, sizeof(tool))) {
-			fprintf(stderr, VM_ERR_PREFIX "warning: no %s on the host; the guest will lack it\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX "warning: no %s on the host; the "
+					      "guest will lack it\n",
 				host_tools[i]);
 			continue;
 		}
@@ -636,7 +654,8 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 		return err;
 	return cpio__write(root, workdir, cpio_path);
 fail:
-	fprintf(stderr, VM_ERR_PREFIX "cannot stage the initramfs in '%s': %s\n",
+	fprintf(stderr,
+		VM_ERR_PREFIX "cannot stage the initramfs in '%s': %s\n",
 		workdir, strerror(-err));
 	return err;
 }

@@ -149,7 +149,8 @@ static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
 	free(out);
 	if (err)
 		vm_fs__fmt(why, wn,
-			   "apt-cache knows no %s (is this Debian 12? try apt-get update)",
+			   "apt-cache knows no %s (is this Debian 12? try "
+			   "apt-get update)",
 			   META_PKG);
 	return err;
 }
@@ -252,7 +253,8 @@ static void tmp__sweep(const char *kdir)
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, ".tmp-", 5))
 			continue;
-		if (!vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) &&
+		if (!vm_fs__fmt(path, sizeof(path), "%s/%s", kdir,
+				de->d_name) &&
 		    !lstat(path, &st) && time(NULL) - st.st_mtime > STALE_TMP_S)
 			vm_fs__remove_tree(path);
 	}
@@ -297,7 +299,8 @@ static int tool__run_logged(char *const argv[], const char *cwd,
 	st = vm_proc__run(argv, &io);
 	close(fd);
 	if (st < 0) {
-		vm_fs__fmt(why, wn, "cannot run %s: %s", argv[0], strerror(-st));
+		vm_fs__fmt(why, wn, "cannot run %s: %s", argv[0],
+			   strerror(-st));
 		return st;
 	}
 	if (st) {
@@ -323,8 +326,7 @@ static int deb__find(const char *dir, char *deb, size_t n)
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
 		if (len > 4 && !strcmp(de->d_name + len - 4, ".deb")) {
-			if (snprintf(deb, n, "%s/%s", dir, de->d_name) <
-			    (int)n)
+			if (snprintf(deb, n, "%s/%s", dir, de->d_name) < (int)n)
 				err = 0;
 			break;
 		}
@@ -349,8 +351,8 @@ static int package__download(const char *kdir, const char *pkg,
 	}
 	if (!mkdtemp(tmp)) {
 		err = -errno;
-		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s", kdir,
-			   strerror(-err));
+		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s",
+			   kdir, strerror(-err));
 		return err;
 	}
 	if (vm_fs__fmt(log, sizeof(log), "%s/log", tmp) ||
@@ -381,7 +383,8 @@ static int package__download(const char *kdir, const char *pkg,
 		if (err)
 			goto cleanup;
 	}
-	if (vm_fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root, release) ||
+	if (vm_fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root,
+		       release) ||
 	    !vm_fs__exists(path)) {
 		err = -ENOENT;
 		vm_fs__fmt(why, wn, "%s has no boot/vmlinuz-%s", pkg, release);
@@ -436,8 +439,8 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 
 	err = vm_cache__dir(cache_dir, cache, sizeof(cache));
 	if (err) {
-		fprintf(stderr,
-			VM_ERR_PREFIX "no cache dir: set FOLIOSCOPE_CACHE or HOME\n");
+		fprintf(stderr, VM_ERR_PREFIX
+			"no cache dir: set FOLIOSCOPE_CACHE or HOME\n");
 		return err;
 	}
 	if (snprintf(kdir, sizeof(kdir), "%s/kernels", cache) >=

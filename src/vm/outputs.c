@@ -95,8 +95,7 @@ static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
 	ext = strrchr(host, '.');
 	if (!ext || strchr(ext, '/') || strlen(ext) > 8)
 		ext = "";
-	if (!o->host_path ||
-	    asprintf(&guest, "/out/%d%s", outs->n, ext) < 0) {
+	if (!o->host_path || asprintf(&guest, "/out/%d%s", outs->n, ext) < 0) {
 		free(o->host_path);
 		goto nomem;
 	}
@@ -147,7 +146,8 @@ int vm_outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 			free(guest);
 		} else if (a[0] == '-' && (a[1] == 'j' || a[1] == 'o') &&
 			   a[2] && strcmp(a + 2, "-")) {
-			/* "-jFILE": the short option with its value attached. */
+			/* "-jFILE": the short option with its value attached.
+			 */
 			guest = vm_outputs__add(outs, a + 2, &err);
 			if (err)
 				goto cleanup;
@@ -320,7 +320,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		o->size = size;
 		err = output__open(o);
 		if (err) {
-			fprintf(stderr, VM_ERR_PREFIX "cannot write output '%s': %s\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX "cannot write output '%s': %s\n",
 				o->host_path, strerror(-err));
 			output__fail(o);
 			return err;
@@ -337,7 +338,9 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		o = &outs->v[outs->cur];
 		outs->cur = -1;
 		if (o->got != o->size || o->b64_bits >= 6) {
-			fprintf(stderr, VM_ERR_PREFIX "output '%s' arrived damaged (%llu of %llu bytes)\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX "output '%s' arrived damaged "
+					      "(%llu of %llu bytes)\n",
 				o->host_path, (unsigned long long)o->got,
 				(unsigned long long)o->size);
 			output__fail(o);
@@ -346,7 +349,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		if (close(o->fd)) {
 			err = -errno;
 			o->fd = -1;
-			fprintf(stderr, VM_ERR_PREFIX "cannot write output '%s': %s\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX "cannot write output '%s': %s\n",
 				o->host_path, strerror(-err));
 			output__fail(o);
 			return err;
@@ -360,7 +364,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 	o = &outs->v[outs->cur];
 	err = output__decode(o, line);
 	if (err) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot receive output '%s': %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot receive output '%s': %s\n",
 			o->host_path, strerror(-err));
 		output__fail(o);
 		outs->cur = OUT_SKIP;
@@ -384,7 +389,9 @@ int vm_outputs__deliver(struct vm_outputs *outs)
 		    rename(o->tmp_path, o->host_path)) {
 			if (!err) {
 				err = -errno;
-				fprintf(stderr, VM_ERR_PREFIX "cannot write output '%s': %s\n",
+				fprintf(stderr,
+					VM_ERR_PREFIX
+					"cannot write output '%s': %s\n",
 					o->host_path, strerror(-err));
 			}
 			continue;

@@ -192,8 +192,9 @@ cleanup:
 
 void vm_proc__print_argv(FILE *f, char *const argv[])
 {
-	const char *safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			   "0123456789-_./=:,+@%";
+	const char *safe =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"0123456789-_./=:,+@%";
 	int i;
 
 	for (i = 0; argv[i]; i++) {

@@ -28,8 +28,8 @@
 
 #define QEMU "qemu-system-x86_64"
 #define CMDLINE "console=ttyS0 quiet loglevel=1 panic=-1 8250.nr_uarts=4"
-#define TAIL_SIZE 16384	 /* console bytes kept for crash reports */
-#define TAIL_LINES 25	 /* console lines shown when the guest dies */
+#define TAIL_SIZE 16384	  /* console bytes kept for crash reports */
+#define TAIL_LINES 25	  /* console lines shown when the guest dies */
 #define LINE_MAX_LEN 4096 /* control lines are short; longer is junk */
 /* After EXIT, poweroff should end qemu at once; don't wait forever. */
 #define POWEROFF_GRACE_S 30
@@ -59,20 +59,20 @@ struct vm_run {
 	int chan_fd[VM_CHAN_NR];
 	char line[LINE_MAX_LEN]; /* partial control line */
 	size_t line_len;
-	char tail[TAIL_SIZE];	 /* last console bytes */
+	char tail[TAIL_SIZE]; /* last console bytes */
 	size_t tail_len;
 	int wake[2];
 	pid_t qemu;
 	int qemu_status;
-	int status;		 /* guest command's, or -1 until EXIT */
-	int err;		 /* first host-side error while running */
-	bool out_dead[3];	 /* host stdout/stderr went away (EPIPE) */
-	int esc_state;		 /* console: 1 after ESC, 2 inside CSI */
-	bool ready;		 /* the guest's init said READY */
-	bool kvm;		 /* this boot runs under KVM */
-	bool progress;		 /* a "booting..." line is on the terminal */
-	bool kvm_failed;	 /* qemu could not run it under KVM */
-	bool exit_seen;		 /* EXIT arrived at t_exit */
+	int status;	  /* guest command's, or -1 until EXIT */
+	int err;	  /* first host-side error while running */
+	bool out_dead[3]; /* host stdout/stderr went away (EPIPE) */
+	int esc_state;	  /* console: 1 after ESC, 2 inside CSI */
+	bool ready;	  /* the guest's init said READY */
+	bool kvm;	  /* this boot runs under KVM */
+	bool progress;	  /* a "booting..." line is on the terminal */
+	bool kvm_failed;  /* qemu could not run it under KVM */
+	bool exit_seen;	  /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
 	struct sigaction old_pipe;
@@ -282,7 +282,9 @@ static int kernel__pick(struct vm_run *r)
 	if (o->modules) {
 		if (!vm_fs__is_dir(o->modules)) {
 			err = access(o->modules, R_OK) ? -errno : -ENOTDIR;
-			fprintf(stderr, VM_ERR_PREFIX "cannot read modules dir '%s': %s\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX
+				"cannot read modules dir '%s': %s\n",
 				o->modules, strerror(-err));
 			return err;
 		}
@@ -315,15 +317,16 @@ static int chan__open(struct vm_run *r, enum vm_chan_id c)
 		return path_too_long(r->workdir);
 	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot create fifo in '%s': %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot create fifo in '%s': %s\n",
 			r->workdir, strerror(-err));
 		return err;
 	}
 	r->chan_fd[c] = open(out, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r->chan_fd[c] < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot open fifo '%s': %s\n", out,
-			strerror(-err));
+		fprintf(stderr, VM_ERR_PREFIX "cannot open fifo '%s': %s\n",
+			out, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -362,7 +365,8 @@ static int qemu__start(struct vm_run *r)
 {
 	char mem[32], smp[32], chardev[VM_CHAN_NR][PATH_MAX + 64];
 	char serial[VM_CHAN_NR][32];
-	struct proc_io io = { .in_fd = -1, .own_pgrp = true,
+	struct proc_io io = { .in_fd = -1,
+			      .own_pgrp = true,
 			      .pdeathsig = true };
 	bool kvm;
 	char *argv[64];
@@ -489,7 +493,8 @@ static void control__line(struct vm_run *r, char *line)
 	if (!strcmp(line, "READY")) {
 		r->ready = true;
 		if (r->o->verbose)
-			fprintf(stderr, VM_ERR_PREFIX "guest booted in %.1f s\n",
+			fprintf(stderr,
+				VM_ERR_PREFIX "guest booted in %.1f s\n",
 				since(&r->t_start));
 		progress__end(r);
 		return;
@@ -658,8 +663,8 @@ static void qemu__stop(struct vm_run *r)
 
 static double boot_timeout_s(const struct vm_run *r)
 {
-	return r->kvm && r->o->accel == VM_ACCEL_AUTO ? VM_KVM_BOOT_TIMEOUT_S :
-							VM_BOOT_TIMEOUT_S;
+	return r->kvm && r->o->accel == VM_ACCEL_AUTO ? VM_KVM_BOOT_TIMEOUT_S
+						      : VM_BOOT_TIMEOUT_S;
 }
 
 /*
@@ -677,7 +682,8 @@ static int accel__pick(struct vm_run *r)
 		err = -errno;
 		if (r->o->accel == VM_ACCEL_AUTO)
 			return 0;
-		fprintf(stderr, VM_ERR_PREFIX "--accel kvm: cannot open /dev/kvm: %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "--accel kvm: cannot open /dev/kvm: %s\n",
 			strerror(-err));
 		return err;
 	}
@@ -741,8 +747,8 @@ static int vm__loop(struct vm_run *r)
 			report__died(r, why);
 			return -EIO;
 		}
-		timeout_ms = left > 1 || r->exit_seen ? 1000 :
-							(int)(left * 1000) + 1;
+		timeout_ms = left > 1 || r->exit_seen ? 1000
+						      : (int)(left * 1000) + 1;
 		for (c = 0; c < VM_CHAN_NR; c++)
 			pfd[c] = (struct pollfd){ .fd = r->chan_fd[c],
 						  .events = POLLIN };
@@ -768,8 +774,8 @@ static int vm__loop(struct vm_run *r)
 		done = waitpid(r->qemu, &st, WNOHANG);
 		if (done == r->qemu) {
 			r->qemu = -1;
-			r->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) :
-							 128 + WTERMSIG(st);
+			r->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st)
+						       : 128 + WTERMSIG(st);
 		}
 	}
 	/* qemu wrote everything before it exited; pick up the rest. */
@@ -783,7 +789,8 @@ static int vm__loop(struct vm_run *r)
 	}
 	if (r->status < 0) {
 		snprintf(why, sizeof(why),
-			 "the guest ended without reporting an exit status (qemu exit %d%s: kernel panic or crash?)",
+			 "the guest ended without reporting an exit status "
+			 "(qemu exit %d%s: kernel panic or crash?)",
 			 r->qemu_status, r->kvm ? " under KVM" : "");
 		report__died(r, why);
 		return -EIO;
@@ -815,7 +822,8 @@ static int workdir__create(struct vm_run *r)
 	}
 	if (!mkdtemp(r->workdir)) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot create a temp dir in '%s': %s\n",
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot create a temp dir in '%s': %s\n",
 			tmp, strerror(-err));
 		r->workdir[0] = '\0';
 		return err;
@@ -923,7 +931,9 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			char why[256];
 
 			qemu__first_line(r, why, sizeof(why));
-			fprintf(stderr, VM_ERR_PREFIX "qemu could not run the "
+			fprintf(stderr,
+				VM_ERR_PREFIX
+				"qemu could not run the "
 				"guest under KVM (%s); booting it under TCG\n",
 				why);
 			r->kvm = r->kvm_failed = false;
@@ -931,12 +941,15 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			continue;
 		}
 		if (retried) {
-			report__died(r, "the guest did not boot twice in a row");
+			report__died(r,
+				     "the guest did not boot twice in a row");
 			err = -EIO;
 			break;
 		}
-		fprintf(stderr, VM_ERR_PREFIX "the guest did not boot within "
-			"%.0f s; starting it once more\n", boot_timeout_s(r));
+		fprintf(stderr,
+			VM_ERR_PREFIX "the guest did not boot within "
+				      "%.0f s; starting it once more\n",
+			boot_timeout_s(r));
 		retried = true;
 	}
 	if (err == -EINTR)

@@ -19,15 +19,20 @@ enum vm_accel {
 };
 
 struct vm_opts {
-	const char *kernel;   /* bzImage; NULL = default Debian 12 cloud kernel */
-	const char *modules;  /* dir containing lib/modules/<release>/ ; NULL = from the default kernel package, or none */
-	const char *binary;   /* static binary to put in the guest as /bin/folioscope; NULL = /proc/self/exe */
-	const char *cache_dir;/* NULL = $FOLIOSCOPE_CACHE or $XDG_CACHE_HOME/folioscope or ~/.cache/folioscope */
-	unsigned int mem_mb;  /* default 2048 */
-	unsigned int cpus;    /* default 2 */
+	const char *kernel; /* bzImage; NULL = default Debian 12 cloud kernel */
+	const char *modules;   /* dir containing lib/modules/<release>/ ; NULL =
+				  from the default kernel package, or none */
+	const char *binary;    /* static binary to put in the guest as
+				  /bin/folioscope; NULL = /proc/self/exe */
+	const char *cache_dir; /* NULL = $FOLIOSCOPE_CACHE or
+				  $XDG_CACHE_HOME/folioscope or
+				  ~/.cache/folioscope */
+	unsigned int mem_mb;   /* default 2048 */
+	unsigned int cpus;     /* default 2 */
 	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
-	enum vm_accel accel;  /* auto: KVM if /dev/kvm opens, TCG if qemu fails under it */
-	bool verbose;         /* show kernel console + qemu command */
+	enum vm_accel accel; /* auto: KVM if /dev/kvm opens, TCG if qemu fails
+				under it */
+	bool verbose;	     /* show kernel console + qemu command */
 	/* Extra host files, each put at the same path in the guest; an ELF
 	 * file brings the libraries ldd lists for it. */
 	const char *const *with;
@@ -42,8 +47,9 @@ struct vm_opts {
 #define VM_DEFAULT_TIMEOUT_S 900
 
 /*
- * With o->exec, argc may be 0. Returns the guest command's exit status (0..255), or a negative errno
- * after printing one clear line on stderr for a host-side failure.
+ * With o->exec, argc may be 0. Returns the guest command's exit status
+ * (0..255), or a negative errno after printing one clear line on stderr for a
+ * host-side failure.
  */
 int vm__run(const struct vm_opts *o, int argc, char **argv);
 

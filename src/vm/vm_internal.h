@@ -107,7 +107,7 @@ struct initramfs_spec {
 	char **argv;
 	const char *const *with; /* extra host files (vm_opts.with) */
 	int nwith;
-	const char *exec;    /* script run instead of folioscope, or NULL */
+	const char *exec; /* script run instead of folioscope, or NULL */
 	bool verbose;
 };
 
@@ -122,8 +122,8 @@ struct vm_output {
 	char *host_path; /* as given on the command line */
 	char *tmp_path;	 /* temp file beside host_path while receiving */
 	int fd;
-	uint64_t size;	 /* announced by the guest */
-	uint64_t got;	 /* decoded so far */
+	uint64_t size; /* announced by the guest */
+	uint64_t got;  /* decoded so far */
 	unsigned int b64_acc;
 	int b64_bits;
 	bool complete;

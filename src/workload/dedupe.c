@@ -73,8 +73,8 @@ struct dedupe {
 	/* Loop mode: tmpdir holds the images and mount points. */
 	char tmpdir[PATH_MAX];
 	struct dd_mount m[DD_MAX_FS];
-	bool *made;	       /* per file */
-	size_t *first;	       /* per case: index of its first result */
+	bool *made;    /* per file */
+	size_t *first; /* per case: index of its first result */
 	size_t nres;
 	struct dd_expect *want; /* per (case, range, destination) */
 	struct dd_result *got;
@@ -229,12 +229,13 @@ static int check_range(const struct dedupe *d, const struct wl_opts *o)
 
 	if (o->matrix || !o->range || !(o->range % bs))
 		return 0;
-	if (o->files ? o->range >= (o->file_size ? o->file_size : 4 << 20) :
-		       o->count == 1)
+	if (o->files ? o->range >= (o->file_size ? o->file_size : 4 << 20)
+		     : o->count == 1)
 		return 0;
 	snprintf(hint, sizeof(hint),
 		 "(not a multiple of the block size %u, so later ranges would "
-		 "start inside a block)", bs);
+		 "start inside a block)",
+		 bs);
 	wl__err_hint(WL, -EINVAL, hint, "--range '%llu'",
 		     (unsigned long long)o->range);
 	return -EINVAL;
@@ -291,8 +292,9 @@ static int pick_fs(struct dedupe *d, const struct wl_opts *o)
 
 	if (!o->matrix || o->block_size) {
 		const char *fs = o->fs ? o->fs : "btrfs";
-		__u32 bs = o->block_size ? o->block_size :
-		       !strcmp(fs, "btrfs") ? page : 4096;
+		__u32 bs = o->block_size	  ? o->block_size
+			   : !strcmp(fs, "btrfs") ? page
+						  : 4096;
 
 		err = dd_plan__add_fs(&d->plan, fs, bs);
 		return err < 0 ? err : 0;
@@ -329,8 +331,10 @@ static int check_space(const struct dedupe *d, const char *where, __u64 need)
 	avail = (__u64)sv.f_bavail * sv.f_frsize;
 	if (need <= avail)
 		return 0;
-	snprintf(hint, sizeof(hint), "(%llu MiB free; use --dir or fewer "
-		 "bytes)", (unsigned long long)(avail >> 20));
+	snprintf(hint, sizeof(hint),
+		 "(%llu MiB free; use --dir or fewer "
+		 "bytes)",
+		 (unsigned long long)(avail >> 20));
 	wl__err_hint(WL, -ENOSPC, hint, "%llu MiB of test files in '%s'",
 		     (unsigned long long)(need >> 20), where);
 	return -ENOSPC;
@@ -365,8 +369,8 @@ static int make_fs(struct dedupe *d, int i)
 				   : fs_data(&d->plan, i) * 2 + IMG_META;
 	char name[32], bs[32];
 	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
-	char *xfs[] = { "mkfs.xfs", "-f", "-q", "-m", "reflink=1", "-b", bs,
-			m->img, NULL };
+	char *xfs[] = { "mkfs.xfs", "-f", "-q",	  "-m", "reflink=1",
+			"-b",	    bs,	  m->img, NULL };
 	int fd = -1, loop_fd = -1, err;
 
 	if (size < IMG_MIN)
@@ -517,8 +521,8 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 	}
 	d->made[i] = true;
 	for (off = 0; off < f->size; off += WL_CHUNK) {
-		size_t len = f->size - off < WL_CHUNK ? f->size - off :
-							  WL_CHUNK;
+		size_t len =
+			f->size - off < WL_CHUNK ? f->size - off : WL_CHUNK;
 
 		dd_file__fill(f, off, buf, len);
 		err = wl__pwrite_full(fd, buf, len, off);
@@ -653,9 +657,9 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 	if (err)
 		goto cleanup;
 	for (int i = 0; !err && i < d->plan.nfs; i++)
-		err = o->matrix ? dd_plan__matrix(&d->plan, i) :
-		      o->files	? dd_plan__seed(&d->plan, i, &co) :
-				  dd_plan__custom(&d->plan, i, &co);
+		err = o->matrix	 ? dd_plan__matrix(&d->plan, i)
+		      : o->files ? dd_plan__seed(&d->plan, i, &co)
+				 : dd_plan__custom(&d->plan, i, &co);
 	if (err) {
 		wl__err(WL, err, "build the %s layout", d->mode);
 		goto cleanup;
@@ -688,8 +692,7 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 		if (err)
 			goto cleanup;
 	}
-	d->made = calloc(d->plan.nfiles ? d->plan.nfiles : 1,
-			 sizeof(*d->made));
+	d->made = calloc(d->plan.nfiles ? d->plan.nfiles : 1, sizeof(*d->made));
 	buf = malloc(WL_CHUNK);
 	d->buf[0] = malloc(READ_CHUNK);
 	d->buf[1] = malloc(READ_CHUNK);
@@ -751,8 +754,7 @@ static int run_case(struct dedupe *d, int ci)
 			&d->got[d->first[ci] + (size_t)k * c->ndest];
 		int ret;
 
-		memset(d->req, 0,
-		       sizeof(*d->req) + c->ndest * sizeof(*info));
+		memset(d->req, 0, sizeof(*d->req) + c->ndest * sizeof(*info));
 		d->req->src_offset = c->src_off + (__u64)k * c->len;
 		d->req->src_length = c->len;
 		d->req->dest_count = c->ndest;
@@ -818,9 +820,9 @@ static void layout(const struct dedupe *d, const struct dd_case *c, __u32 k,
 	dd__layout(&d->plan, c, k, j, buf, n);
 	len = strlen(buf);
 	snprintf(buf + len, n - len, "%s%s", extra,
-		 d->inject && c == d->plan.cases && !k && !j ?
-			 " injected=wrong-expectation" :
-			 "");
+		 d->inject && c == d->plan.cases && !k && !j
+			 ? " injected=wrong-expectation"
+			 : "");
 }
 
 /*
@@ -948,8 +950,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 
 			ioctls++;
 			for (unsigned int j = 0; j < c->ndest; j++) {
-				size_t i = d->first[ci] +
-					   (size_t)k * c->ndest + j;
+				size_t i =
+					d->first[ci] + (size_t)k * c->ndest + j;
 				const struct dd_expect *e = &d->want[i];
 				const struct dd_result *g = &d->got[i];
 				bool ok = answer_ok(e, g);
@@ -986,8 +988,7 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 					check_read_back(d, r, c, k, j, true,
 							&rereads);
 				src_read = true;
-				check_read_back(d, r, c, k, j, false,
-						&rereads);
+				check_read_back(d, r, c, k, j, false, &rereads);
 			}
 		}
 	}

@@ -243,7 +243,7 @@ int wl__exec(const char *wl, char *const argv[])
 {
 	const char *object = argv[0];
 	char exe[4096], msg[256];
-	int pfd[2] = {-1, -1};
+	int pfd[2] = { -1, -1 };
 	int status, err, i;
 	size_t n = 0;
 	ssize_t k;

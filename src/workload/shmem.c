@@ -421,8 +421,8 @@ static int check_mem(struct shmem *s, const struct wl_opts *o)
 	else
 		snprintf(what, sizeof(what),
 			 "--size '%llu' with --bs x --readers '%llu x %u'",
-			 (unsigned long long)o->size,
-			 (unsigned long long)o->bs, o->readers);
+			 (unsigned long long)o->size, (unsigned long long)o->bs,
+			 o->readers);
 	return wl__check_mem(WL, what, need);
 }
 
@@ -488,8 +488,7 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	} else {
 		s->mode = "custom";
 		s->nmount = 1;
-		s->m[0].huge = huge_modes[parse_in(o->huge ? o->huge :
-							     "always",
+		s->m[0].huge = huge_modes[parse_in(o->huge ? o->huge : "always",
 						   huge_modes, NMODES)];
 		s->inst[0].f.fill = sh_fill__parse(o->fill ? o->fill : "full");
 		s->inst[0].f.size = o->size;
@@ -565,7 +564,8 @@ static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
 		   call, pos, lay, sizeof(lay));
 	n = strlen(lay);
 	if (rd->s->inject && rd->s->first_run && !rd->idx && !call)
-		snprintf(lay + n, sizeof(lay) - n, " injected=wrong-expectation");
+		snprintf(lay + n, sizeof(lay) - n,
+			 " injected=wrong-expectation");
 	pthread_mutex_lock(&rd->s->lock);
 	if (!resized(rd))
 		model__check(rd->s->r, false, lay, want, got);
@@ -593,8 +593,7 @@ static void set_guards(struct sh_reader *rd, unsigned char *base, __u32 n)
 }
 
 /* Offset from base of the first guard byte that changed, or -1. */
-static long guards_hit(const struct sh_reader *rd, unsigned char *base,
-		       __u32 n)
+static long guards_hit(const struct sh_reader *rd, unsigned char *base, __u32 n)
 {
 	const unsigned char *g;
 
@@ -613,8 +612,8 @@ static long guards_hit(const struct sh_reader *rd, unsigned char *base,
 }
 
 /* What a call should have done, for a failed check's "expected". */
-static void check_fail(struct sh_reader *rd, __u64 call, __u64 pos,
-		       __u64 want, const char *got)
+static void check_fail(struct sh_reader *rd, __u64 call, __u64 pos, __u64 want,
+		       const char *got)
 {
 	char w[96];
 
@@ -635,8 +634,8 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 	__u64 want = sh__expect_ret(rd->in->f.size, pos, pl->bs);
 	/* The test hook: the first call of the first run expects its first
 	 * byte flipped, so that one check must fail. */
-	bool inject = rd->s->inject && rd->s->first_run && !rd->idx &&
-		      !call && ret > 0;
+	bool inject = rd->s->inject && rd->s->first_run && !rd->idx && !call &&
+		      ret > 0;
 	char got[96];
 	__u64 done = 0;
 	long hit;
@@ -659,8 +658,9 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 
 		if (len > ret - done)
 			len = ret - done;
-		x = inject && !j ? 0
-				 : sh_file__diff(&rd->in->f, pos + done, b, len);
+		x = inject && !j
+			    ? 0
+			    : sh_file__diff(&rd->in->f, pos + done, b, len);
 		if (x < len) {
 			sh_file__fill(&rd->in->f, pos + done + x, &wb, 1);
 			if (inject && !j)
@@ -854,8 +854,9 @@ static void report_huge(struct shmem *s, struct fs_report *r)
 	}
 	model__kv_u64(r, "shmem_huge_kb", total);
 	model__kv_str(r, "huge_folios",
-		      *msg ? msg : "none expected (no huge= mode that makes "
-				   "them)");
+		      *msg ? msg
+			   : "none expected (no huge= mode that makes "
+			     "them)");
 }
 
 int shmem__run(struct shmem *s, struct fs_report *r)

@@ -168,8 +168,8 @@ static void unescape(char *s)
 	char *o = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
 			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
 				      (s[3] - '0'));
 			s += 3;
@@ -307,12 +307,16 @@ int wl__stale_clean_at(const char *parent, const char *procfs)
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 		if (lstat(dir, &sb)) {
 			removed++;
-			fprintf(stderr, "folioscope: run: removed '%s' (%d "
+			fprintf(stderr,
+				"folioscope: run: removed '%s' (%d "
 				"mount%s), left behind by a run that was "
-				"killed\n", dir, mounts, mounts == 1 ? "" : "s");
+				"killed\n",
+				dir, mounts, mounts == 1 ? "" : "s");
 		} else {
-			fprintf(stderr, "folioscope: run: cannot remove '%s', "
-				"left behind by a run that was killed\n", dir);
+			fprintf(stderr,
+				"folioscope: run: cannot remove '%s', "
+				"left behind by a run that was killed\n",
+				dir);
 		}
 	}
 	closedir(d);

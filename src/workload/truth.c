@@ -265,8 +265,8 @@ int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold)
 }
 
 /* Everything of dd__expect but the compare of the contents. */
-static void geometry(const struct dd_plan *p, const struct dd_case *c,
-		     __u32 k, unsigned int d, struct dd_expect *e)
+static void geometry(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		     unsigned int d, struct dd_expect *e)
 {
 	const struct dd_file *sf = &p->files[c->src];
 	const struct dd_file *df = &p->files[c->dest[d].file];
@@ -324,8 +324,7 @@ void dd__expect(const struct dd_plan *p, const struct dd_case *c, __u32 k,
 	const struct dd_dest *dst = &c->dest[d];
 
 	geometry(p, c, k, d, e);
-	if (e->ioctl_err || e->status != FILE_DEDUPE_RANGE_SAME ||
-	    !e->cmp_len)
+	if (e->ioctl_err || e->status != FILE_DEDUPE_RANGE_SAME || !e->cmp_len)
 		return;
 	if (dd_file__equal(&p->files[c->src], c->src_off + (__u64)k * c->len,
 			   &p->files[dst->file], dst->off + (__u64)k * c->len,
@@ -364,8 +363,7 @@ int dd_plan__add_case(struct dd_plan *p, const struct dd_case *c)
 		/* Nothing to write where the copy holds what the file
 		 * already has (the seed's identical files). */
 		if (!f->nseg && dst->diff == DD_DIFF_NONE &&
-		    c->src_off + p->files[c->src].delta - dst->off ==
-			    f->delta)
+		    c->src_off + p->files[c->src].delta - dst->off == f->delta)
 			continue;
 		if (f->nseg >= DD_MAX_SEGS)
 			return -ENOSPC;
@@ -447,6 +445,9 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 	const __u64 short_len = 16 * KiB + b / 2 + 3;
 	int err = 0;
 
+	/* The layouts read as a table; clang-format breaks "err ?:"
+	 * chains apart. */
+	/* clang-format off */
 	/* Lengths: one block (sub-page when b < page), a page, many pages,
 	 * a PMD folio (cold: read from disk page by page), two PMD folios
 	 * from a block in. */
@@ -545,6 +546,7 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 			 (struct dspec[]){ { .same = true, .off = 4 * b } });
 	err = err ?: add(p, fs, "src-past-eof", false, 0, 5 * b, 1, 4 * b, 1,
 			 (struct dspec[]){ { .off = 0 } });
+	/* clang-format on */
 	return err;
 }
 
@@ -567,8 +569,8 @@ int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o)
 	if (o->same_file) {
 		/* Right after the source ranges unless told otherwise. */
 		dst_off = o->dst_off_set ? o->dst_off : o->src_off + span;
-		size = o->file_size ? o->file_size :
-				      max_u64(o->src_off + span,
+		size = o->file_size ? o->file_size
+				    : max_u64(o->src_off + span,
 					      dst_off + ndest * span);
 		src = dd_plan__add_file(p, fs, size, o->cold);
 		if (src < 0)
@@ -675,8 +677,7 @@ void dd__layout(const struct dd_plan *p, const struct dd_case *c, __u32 k,
 		 fs->fs, fs->bs, c->name, (unsigned long long)so,
 		 (unsigned long long)c->len, k + 1, c->count, d + 1, c->ndest,
 		 dst->file == c->src ? "same-file" : "other-file",
-		 (unsigned long long)doff,
-		 (unsigned long long)(so % p->page),
+		 (unsigned long long)doff, (unsigned long long)(so % p->page),
 		 (unsigned long long)(doff % p->page),
 		 (unsigned long long)sf->size, (unsigned long long)df->size,
 		 diff, sf->cold ? "cold" : "warm");

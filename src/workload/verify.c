@@ -144,10 +144,10 @@ static const struct {
 	words_fn words;
 	zeros_fn zeros;
 } impls[WL_V_NR] = {
-	[WL_V_PLAIN] = {"plain", words_plain, zeros_plain},
+	[WL_V_PLAIN] = { "plain", words_plain, zeros_plain },
 #ifdef __x86_64__
-	[WL_V_SSE2] = {"sse2", words_sse2, zeros_sse2},
-	[WL_V_AVX2] = {"avx2", words_avx2, zeros_avx2},
+	[WL_V_SSE2] = { "sse2", words_sse2, zeros_sse2 },
+	[WL_V_AVX2] = { "avx2", words_avx2, zeros_avx2 },
 #endif
 };
 

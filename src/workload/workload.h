@@ -24,7 +24,7 @@
 #include "model/model.h"
 
 struct wl_opts {
-	bool matrix; /* the default matrix of layouts instead of one */
+	bool matrix;	   /* the default matrix of layouts instead of one */
 	bool inject_wrong; /* debug: flip one expected answer */
 	/* debug: SIGSTOP the process after this many traced dedupe cases or
 	 * read calls (0 = never), so that a test can change the environment
@@ -32,31 +32,31 @@ struct wl_opts {
 	__u64 stop_after;
 	/* dedupe */
 	const char *dir; /* existing dir on btrfs/xfs; NULL = loop-mounted fs */
-	__u64 image_size; /* loop image size; 0 = fit the data */
-	const char *fs;	 /* "btrfs" (default) or "xfs"; matrix: NULL = all */
-	__u32 block_size; /* xfs mkfs -b size=; 0 = default (4096) */
-	__u64 range;	 /* bytes per dedupe range; 0 = default */
+	__u64 image_size;   /* loop image size; 0 = fit the data */
+	const char *fs;	    /* "btrfs" (default) or "xfs"; matrix: NULL = all */
+	__u32 block_size;   /* xfs mkfs -b size=; 0 = default (4096) */
+	__u64 range;	    /* bytes per dedupe range; 0 = default */
 	unsigned int count; /* ranges (one ioctl each), default 64 */
-	__u64 src_off;	 /* first source offset */
-	__u64 dst_off;	 /* first destination offset */
+	__u64 src_off;	    /* first source offset */
+	__u64 dst_off;	    /* first destination offset */
 	bool dst_off_set;
 	unsigned int dests; /* destinations per ioctl, default 1 */
-	bool same_file;	 /* destinations are ranges of the source file */
+	bool same_file;	    /* destinations are ranges of the source file */
 	const char *differ; /* byte that differs per destination, or NULL */
-	bool cold;	 /* drop the files' pages before the dedupe */
+	bool cold;	    /* drop the files' pages before the dedupe */
 	unsigned int files; /* seed workload: N identical files, 0 = off */
-	__u64 file_size; /* seed: size of each file; else 0 = fit ranges */
+	__u64 file_size;    /* seed: size of each file; else 0 = fit ranges */
 	/* shmem-read */
-	const char *huge; /* tmpfs huge=: "always" (default), "never",
-			   * "within_size", "advise" */
-	const char *fill; /* "full" (default), "sparse", "mixed" */
-	__u64 size;	  /* file size, default 16 MiB */
-	__u64 bs;	  /* read size, default 64 KiB */
-	__u64 offset;	  /* first file position read */
-	__u64 length;	  /* bytes to read from offset; 0 = to EOF */
-	__u64 buf_align;  /* buffer = page-aligned base + buf_align */
-	const char *syscall; /* "read" (default), "pread", "readv" */
-	unsigned int iovecs; /* readv: iovecs per call, default 1 */
+	const char *huge;     /* tmpfs huge=: "always" (default), "never",
+			       * "within_size", "advise" */
+	const char *fill;     /* "full" (default), "sparse", "mixed" */
+	__u64 size;	      /* file size, default 16 MiB */
+	__u64 bs;	      /* read size, default 64 KiB */
+	__u64 offset;	      /* first file position read */
+	__u64 length;	      /* bytes to read from offset; 0 = to EOF */
+	__u64 buf_align;      /* buffer = page-aligned base + buf_align */
+	const char *syscall;  /* "read" (default), "pread", "readv" */
+	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
 	unsigned int readers; /* concurrent reader threads, default 1 */
 };
 
@@ -256,15 +256,14 @@ struct dd_seg {
 /* A test file: pattern(off + delta) outside its segments. */
 struct dd_file {
 	__u64 size, delta;
-	int fs; /* index of the filesystem it lives on */
+	int fs;	   /* index of the filesystem it lives on */
 	bool cold; /* dropped from the page cache before the dedupe */
 	int nseg;
 	struct dd_seg seg[DD_MAX_SEGS];
 };
 
 /* The contents of f at [off, off + len). */
-void dd_file__fill(const struct dd_file *f, __u64 off, void *buf,
-		   size_t len);
+void dd_file__fill(const struct dd_file *f, __u64 off, void *buf, size_t len);
 /* Do a at aoff and b at boff hold the same len bytes? */
 bool dd_file__equal(const struct dd_file *a, __u64 aoff,
 		    const struct dd_file *b, __u64 boff, __u64 len);
@@ -310,7 +309,7 @@ struct dd_expect {
 	int ioctl_err; /* the whole ioctl fails with this -errno, or 0 */
 	int status;    /* FILE_DEDUPE_RANGE_SAME/_DIFFERS or -errno */
 	__u64 bytes_deduped;
-	__u64 cmp_len; /* bytes the kernel compares (0: none) */
+	__u64 cmp_len;	   /* bytes the kernel compares (0: none) */
 	bool reaches_prep; /* the fs's remap prep runs (the traced caller) */
 };
 

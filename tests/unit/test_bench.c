@@ -56,7 +56,8 @@ static void test_parse_records(void **state)
 		 "env vm cpu AMD EPYC 7B13\n"
 		 "sample vm pread4k untraced 0 ns_per_call 1000.5\n"
 		 "note vm two  words\n"
-		 "target vm pread4k folioscope-kprobe ratio_to_floor le 1.3 the floor target\n");
+		 "target vm pread4k folioscope-kprobe ratio_to_floor le 1.3 "
+		 "the floor target\n");
 	assert_int_equal(s.nenv, 2);
 	assert_string_equal(s.env[1].key, "cpu");
 	assert_string_equal(s.env[1].value, "AMD EPYC 7B13");
@@ -77,16 +78,17 @@ static void test_parse_records(void **state)
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
-		"sample vm pread4k untraced 0 ns_per_call",	/* a field short */
+		"sample vm pread4k untraced 0 ns_per_call", /* a field short */
 		"sample vm pread4k untraced x ns_per_call 1",	/* round */
 		"sample vm pread4k untraced -1 ns_per_call 1",	/* round */
-		"sample vm pread4k untraced 0 ns_per_call 1e", /* value */
+		"sample vm pread4k untraced 0 ns_per_call 1e",	/* value */
 		"sample vm pread4k untraced 0 ns_per_call nan", /* not finite */
 		"target vm b v m lt 1 name",			/* operator */
-		"ratio vm b m num den",				/* a field short */
-		"baseline vm b m",				/* a field short */
-		"bogus vm",					/* record type */
-		"sample averyveryveryverylongscopename b v 0 m 1", /* too long */
+		"ratio vm b m num den", /* a field short */
+		"baseline vm b m",	/* a field short */
+		"bogus vm",		/* record type */
+		"sample averyveryveryverylongscopename b v 0 m 1", /* too long
+								    */
 	};
 	struct bench_set s;
 	char err[256];
@@ -94,8 +96,9 @@ static void test_parse_errors(void **state)
 	bench__init(&s);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		assert_int_equal(bench__parse_line(&s, bad[i], err, sizeof(err)),
-				 -EINVAL);
+		assert_int_equal(
+			bench__parse_line(&s, bad[i], err, sizeof(err)),
+			-EINVAL);
 		assert_true(err[0] != '\0');
 	}
 	/* Nothing half-parsed was kept. */
@@ -107,11 +110,15 @@ static void test_parse_errors(void **state)
 /* Two rounds of an interleaved run plus the closing baseline run. */
 static const char *const raw =
 	"baseline vm pread4k ns_per_call untraced\n"
-	"ratio vm pread4k added_ns_per_call folioscope-fentry bpftrace-fentry ratio_to_bpftrace\n"
-	"ratio vm pread4k added_ns_per_call folioscope-fentry floor-fentry ratio_to_floor\n"
-	"target vm pread4k folioscope-fentry ratio_to_bpftrace le 0.5 half of bpftrace\n"
+	"ratio vm pread4k added_ns_per_call folioscope-fentry bpftrace-fentry "
+	"ratio_to_bpftrace\n"
+	"ratio vm pread4k added_ns_per_call folioscope-fentry floor-fentry "
+	"ratio_to_floor\n"
+	"target vm pread4k folioscope-fentry ratio_to_bpftrace le 0.5 half of "
+	"bpftrace\n"
 	"target vm pread4k folioscope-fentry ratio_to_floor le 1.3 floor\n"
-	"target vm pread4k folioscope-kprobe ratio_to_floor le 1.3 never measured\n"
+	"target vm pread4k folioscope-kprobe ratio_to_floor le 1.3 never "
+	"measured\n"
 	"sample vm pread4k untraced 0 ns_per_call 1000\n"
 	"sample vm pread4k folioscope-fentry 0 ns_per_call 1150\n"
 	"sample vm pread4k bpftrace-fentry 0 ns_per_call 1500\n"
@@ -202,11 +209,11 @@ static void test_added_pre_post(void **state)
 		 "sample vm b z 0 ns_per_call 2500\n");
 	assert_int_equal(bench__aggregate(&s, &r), 0);
 	st = bench__find(&r, "vm", "b", "x", "added_ns_per_call");
-	assert_true(st && st->median == 300);	/* 1500 - (1100 + 1300) / 2 */
+	assert_true(st && st->median == 300); /* 1500 - (1100 + 1300) / 2 */
 	st = bench__find(&r, "vm", "b", "y", "added_ns_per_call");
-	assert_true(st && st->median == 100);	/* 1500 - 1400 */
+	assert_true(st && st->median == 100); /* 1500 - 1400 */
 	st = bench__find(&r, "vm", "b", "z", "added_ns_per_call");
-	assert_true(st && st->median == 500);	/* 2500 - (1000 + 3000) / 2 */
+	assert_true(st && st->median == 500); /* 2500 - (1000 + 3000) / 2 */
 	/* pre_/post_ are kept (JSON) but not printed in the table. */
 	assert_non_null(bench__find(&r, "vm", "b", "x", "pre_ns_per_call"));
 	f = open_memstream(&buf, &len);
@@ -236,7 +243,8 @@ static void test_target_ge(void **state)
 	assert_int_equal(bench__aggregate(&s, &r), 0);
 	assert_int_equal(r.nverdicts, 1);
 	assert_true(r.verdicts[0].measured);
-	assert_true(r.verdicts[0].value > 0.9799 && r.verdicts[0].value < 0.9801);
+	assert_true(r.verdicts[0].value > 0.9799 &&
+		    r.verdicts[0].value < 0.9801);
 	assert_true(r.verdicts[0].met);
 	bench__result_free(&r);
 	bench__free(&s);
@@ -286,9 +294,10 @@ static void test_json(void **state)
 	assert_non_null(root);
 	assert_string_equal(json_object_get_string(get(root, "schema")),
 			    "folioscope-bench/1");
-	assert_string_equal(json_object_get_string(
-				    get(get(get(root, "environments"), "vm"), "kernel")),
-			    "6.1.0-57-cloud-amd64");
+	assert_string_equal(
+		json_object_get_string(
+			get(get(get(root, "environments"), "vm"), "kernel")),
+		"6.1.0-57-cloud-amd64");
 	ms = get(root, "measurements");
 	assert_int_equal(json_object_array_length(ms), r.nstats);
 	for (size_t i = 0; i < json_object_array_length(ms); i++) {
@@ -299,7 +308,8 @@ static void test_json(void **state)
 			   "folioscope-fentry"))
 			continue;
 		found = true;
-		assert_string_equal(json_object_get_string(get(m, "unit")), "ns");
+		assert_string_equal(json_object_get_string(get(m, "unit")),
+				    "ns");
 		assert_true(json_object_get_boolean(get(m, "derived")));
 		assert_true(json_object_get_double(get(m, "median")) == 125);
 		assert_true(json_object_get_double(get(m, "min")) == 50);
@@ -338,8 +348,11 @@ static void test_table(void **state)
 	f = open_memstream(&buf, &len);
 	bench__print_table(&s, &r, f, true, false);
 	fclose(f);
-	assert_non_null(strstr(buf, "| vm | pread4k | folioscope-fentry | added_ns_per_call | 125 ns | 50 ns | 200 ns | 2 |"));
-	assert_non_null(strstr(buf, "| half of bpftrace | vm | 0.23x | <= 0.50x | yes |"));
+	assert_non_null(strstr(
+		buf, "| vm | pread4k | folioscope-fentry | added_ns_per_call | "
+		     "125 ns | 50 ns | 200 ns | 2 |"));
+	assert_non_null(strstr(
+		buf, "| half of bpftrace | vm | 0.23x | <= 0.50x | yes |"));
 	assert_non_null(strstr(buf, "not measured"));
 	free(buf);
 	/* The summary keeps derived figures, not the raw ns per call. */

@@ -18,7 +18,7 @@
 
 #include "compare/compare.h"
 
-#define REL(a, b, tol) assert_true(fabs((a) - (b)) <= (tol) * fabs(b))
+#define REL(a, b, tol) assert_true(fabs((a) - (b)) <= (tol)*fabs(b))
 
 static struct fs_report *report_new(void)
 {
@@ -142,8 +142,7 @@ static void test_quantile_zero_and_align(void **state)
 {
 	struct fs_report *r = report_new();
 	struct fs_histogram *h = copy_hist(r);
-	struct fs_histogram *a =
-		&r->target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN];
+	struct fs_histogram *a = &r->target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN];
 	double v;
 
 	put(h, 0, 3);
@@ -346,8 +345,10 @@ static void test_rule_parse_malformed(void **state)
 		{ "shmem.copy_bytes.==0", "expected a statistic" },
 		{ "shmem.copy_bytes.p50>=base.nope", "unknown statistic" },
 		/* Fuzzing: a 47-character pN and its '.' overflowed the stat
-		 * name buffer (ASan: stack-buffer-overflow, make check SAN=1). */
-		{ "shmem.copy_bytes.p9999999999999999999999999999999999999999999999.9>1",
+		 * name buffer (ASan: stack-buffer-overflow, make check SAN=1).
+		 */
+		{ "shmem.copy_bytes."
+		  "p9999999999999999999999999999999999999999999999.9>1",
 		  "expected a statistic" },
 	};
 	char err[256], longrule[400];
@@ -500,7 +501,8 @@ static void test_pool_and_mismatch(void **state)
 	/* A string setting only one side has. */
 	model__kv_str(&runs[2], "fill", "sparse");
 	assert_int_equal(cmp__mismatch(sb, sn, why, sizeof(why)), 1);
-	assert_non_null(strstr(why, "workload fill=(none) in b1 but sparse in n1"));
+	assert_non_null(
+		strstr(why, "workload fill=(none) in b1 but sparse in n1"));
 	runs[2].nkv--;
 	/* Another attach mechanism, in a base run. */
 	snprintf(runs[1].target[FS_TGT_SHMEM].attach.mechanism,

@@ -72,7 +72,8 @@ static void make_run(struct fs_report *r, bool huge)
 	model__init(r);
 	memset(r->kernel, 0, sizeof(r->kernel));
 	memset(r->machine, 0, sizeof(r->machine));
-	SET(r->kernel, huge ? "6.1.0-13-cloud-amd64+thp" : "6.1.0-13-cloud-amd64");
+	SET(r->kernel,
+	    huge ? "6.1.0-13-cloud-amd64+thp" : "6.1.0-13-cloud-amd64");
 	SET(r->machine, "x86_64");
 	SET(r->tool_version, "0.1.0");
 	r->page_size = 4096;
@@ -158,7 +159,8 @@ static char *render(enum report_format fmt, const struct fs_report *a,
 static void assert_contains(const char *hay, const char *needle)
 {
 	if (!strstr(hay, needle))
-		fail_msg("missing from output:\n%s\n--- output (start):\n%.2000s",
+		fail_msg("missing from output:\n%s\n--- output "
+			 "(start):\n%.2000s",
 			 needle, hay);
 }
 
@@ -238,9 +240,8 @@ static void test_format_names(void **state)
 	enum report_format fmt;
 
 	for (int i = 0; i < REPORT_FMT_NR; i++) {
-		assert_int_equal(report__format_parse(report__format_name(i),
-						      &fmt),
-				 0);
+		assert_int_equal(
+			report__format_parse(report__format_name(i), &fmt), 0);
 		assert_int_equal(fmt, i);
 		assert_non_null(strstr(REPORT_FORMATS, report__format_name(i)));
 	}
@@ -352,8 +353,9 @@ static void test_openmetrics_histogram(void **state)
 			    "folioscope_shmem_bytes_bucket{kernel=\""
 			    "6.1.0-13-cloud-amd64\",mechanism=\"fentry\","
 			    "le=\"0\"} 1\n");
-	assert_contains(om, "folioscope_shmem_bytes_bucket{kernel=\"6.1.0-13-"
-			    "cloud-amd64\",mechanism=\"fentry\",le=\"65535\"} 1\n");
+	assert_contains(om,
+			"folioscope_shmem_bytes_bucket{kernel=\"6.1.0-13-"
+			"cloud-amd64\",mechanism=\"fentry\",le=\"65535\"} 1\n");
 	assert_contains(om, "folioscope_shmem_bytes_bucket{kernel=\"6.1.0-13-"
 			    "cloud-amd64\",mechanism=\"fentry\",le=\"131071\"} "
 			    "257\n");
@@ -364,14 +366,17 @@ static void test_openmetrics_histogram(void **state)
 	assert_int_equal(count_of(om, "folioscope_shmem_bytes_bucket{"),
 			 FS_SLOTS);
 	/* Alignment buckets stop at the 2 MiB cap. */
-	assert_int_equal(count_of(om, "folioscope_shmem_pos_align_bytes_bucket{"),
-			 FS_ALIGN_CAP_SHIFT + 3);
-	assert_contains(om, "folioscope_shmem_pos_align_bytes_bucket{kernel=\"6.1"
-			    ".0-13-cloud-amd64\",mechanism=\"fentry\",le=\"2097152\"}"
-			    " 257\n");
+	assert_int_equal(
+		count_of(om, "folioscope_shmem_pos_align_bytes_bucket{"),
+		FS_ALIGN_CAP_SHIFT + 3);
+	assert_contains(
+		om, "folioscope_shmem_pos_align_bytes_bucket{kernel=\"6.1"
+		    ".0-13-cloud-amd64\",mechanism=\"fentry\",le=\"2097152\"}"
+		    " 257\n");
 	/* ns become exact decimal seconds. */
-	assert_contains(om, "# TYPE folioscope_shmem_latency_seconds histogram\n"
-			    "# UNIT folioscope_shmem_latency_seconds seconds\n");
+	assert_contains(om,
+			"# TYPE folioscope_shmem_latency_seconds histogram\n"
+			"# UNIT folioscope_shmem_latency_seconds seconds\n");
 	assert_contains(om, "le=\"0.000000511\"} 1\n");
 	assert_contains(om, "le=\"0.000001023\"} 1\n");
 	assert_contains(om, ",le=\"4611686018.427387903\"}");
@@ -390,13 +395,15 @@ static void test_openmetrics_histogram(void **state)
 			    "amd64\",mechanism=\"kprobe\",reason=\"the compare "
 			    "is inlined: its folio reads cannot be told from "
 			    "the caller's\"} 0\n");
-	assert_contains(om, "histogram=\"bytes\",kernel=\"6.1.0-13-cloud-amd64\","
-			    "mechanism=\"kprobe\",reason=\"\"} 1\n");
-	assert_contains(om, "folioscope_target_attached{target=\"dedupe\",kernel"
-			    "=\"6.1.0-13-cloud-amd64\",mechanism=\"kprobe\","
-			    "function=\"vfs_dedupe_file_range_compare\",symbol="
-			    "\"__generic_remap_file_range_prep\",inlined=\"true\"}"
-			    " 1\n");
+	assert_contains(om,
+			"histogram=\"bytes\",kernel=\"6.1.0-13-cloud-amd64\","
+			"mechanism=\"kprobe\",reason=\"\"} 1\n");
+	assert_contains(om,
+			"folioscope_target_attached{target=\"dedupe\",kernel"
+			"=\"6.1.0-13-cloud-amd64\",mechanism=\"kprobe\","
+			"function=\"vfs_dedupe_file_range_compare\",symbol="
+			"\"__generic_remap_file_range_prep\",inlined=\"true\"}"
+			" 1\n");
 	/* OpenMetrics ends with # EOF; 0.0.4 has neither it nor # UNIT. */
 	assert_string_equal(om + strlen(om) - 6, "# EOF\n");
 	assert_lacks(prom, "# EOF");
@@ -420,8 +427,9 @@ static void test_openmetrics_escaping(void **state)
 	assert_contains(om, "kernel=\"6.1 \\\"odd\\\\name\\\"\\nx\"");
 	assert_contains(om, "reason=\"a \\\"b\\\" \\\\ c\"");
 	/* Empty but measured: zero buckets and +Inf, not left out. */
-	assert_contains(om, "folioscope_shmem_req_bytes_count{kernel=\"6.1 "
-			    "\\\"odd\\\\name\\\"\\nx\",mechanism=\"none\"} 0\n");
+	assert_contains(om,
+			"folioscope_shmem_req_bytes_count{kernel=\"6.1 "
+			"\\\"odd\\\\name\\\"\\nx\",mechanism=\"none\"} 0\n");
 	assert_contains(om, "folioscope_target_attached{target=\"shmem\","
 			    "kernel=");
 	assert_contains(om, "inlined=\"false\"} 0\n");
@@ -442,8 +450,8 @@ static void test_openmetrics_processes(void **state)
 	st.hist[FS_SH_BYTES].slot[17] = 200;
 	st.hist[FS_SH_BYTES].sum = 200 * 65536;
 	st.counter[FS_SH_CALLS] = 200;
-	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM,
-					 &st), 0);
+	assert_int_equal(
+		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
 	st.hist[FS_SH_BYTES].slot[17] = 56;
 	st.hist[FS_SH_BYTES].slot[0] = 1;
 	st.hist[FS_SH_BYTES].sum = 56 * 65536;
@@ -455,20 +463,22 @@ static void test_openmetrics_processes(void **state)
 	/* Totals stay as they were, without comm. */
 	assert_contains(om, "folioscope_shmem_calls_total{kernel=\"6.1.0-13-"
 			    "cloud-amd64\",mechanism=\"fentry\"} 257\n");
-	assert_contains(om, "# HELP folioscope_process_shmem_calls shmem per "
-			    "process: calls of the traced function\n"
-			    "# TYPE folioscope_process_shmem_calls counter\n"
-			    "folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
-			    "13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
-			    "pid=\"42\"} 200\n"
-			    "folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
-			    "13-cloud-amd64\",mechanism=\"fentry\",comm=\"other\","
-			    "pid=\"\"} 57\n");
+	assert_contains(om,
+			"# HELP folioscope_process_shmem_calls shmem per "
+			"process: calls of the traced function\n"
+			"# TYPE folioscope_process_shmem_calls counter\n"
+			"folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
+			"13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
+			"pid=\"42\"} 200\n"
+			"folioscope_process_shmem_calls_total{kernel=\"6.1.0-"
+			"13-cloud-amd64\",mechanism=\"fentry\",comm=\"other\","
+			"pid=\"\"} 57\n");
 	assert_contains(om, "# TYPE folioscope_process_shmem_bytes histogram\n"
 			    "# UNIT folioscope_process_shmem_bytes bytes\n");
-	assert_contains(om, "folioscope_process_shmem_bytes_bucket{kernel=\"6.1."
-			    "0-13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
-			    "pid=\"42\",le=\"131071\"} 200\n");
+	assert_contains(om,
+			"folioscope_process_shmem_bytes_bucket{kernel=\"6.1."
+			"0-13-cloud-amd64\",mechanism=\"fentry\",comm=\"cat\","
+			"pid=\"42\",le=\"131071\"} 200\n");
 	assert_contains(om, "comm=\"other\",pid=\"\",le=\"0\"} 1\n");
 	/* No process has dedupe numbers: no dedupe breakdown. */
 	assert_lacks(om, "folioscope_process_dedupe");
@@ -523,12 +533,13 @@ static void test_ab_view(void **state)
 
 	make_run(&a, false);
 	make_run(&b, true);
-	model__check(&b, false, "fs=tmpfs huge=always off=4095",
-		     "SAME", "DIFFERS");
+	model__check(&b, false, "fs=tmpfs huge=always off=4095", "SAME",
+		     "DIFFERS");
 	model__check(&b, true, "fs=tmpfs huge=always off=0", "SAME", "SAME");
 	html = render(REPORT_FMT_HTML, &a, &b, NULL);
 	assert_int_equal(count_of(html, "<figure class=\"chart\""), 11);
-	assert_contains(html, "<th>A (base)</th><th>B (new)</th><th>B - A</th>");
+	assert_contains(html,
+			"<th>A (base)</th><th>B (new)</th><th>B - A</th>");
 	assert_contains(html, "<th>same</th><td class=\"num\">48</td>"
 			      "<td class=\"num\">56</td><td class=\"num\">+8"
 			      "</td>");
@@ -545,8 +556,9 @@ static void test_ab_view(void **state)
 
 static void test_svg_document(void **state)
 {
-	static const char head[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-				   "<svg xmlns=\"http://www.w3.org/2000/svg\"";
+	static const char head[] =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\"";
 	static struct fs_report r;
 	char *svg;
 
@@ -788,8 +800,9 @@ static char *http(unsigned short port, const char *method, const char *path,
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n",
-		 method, path, accept ? "Accept: " : "", accept ? accept : "",
+	snprintf(req, sizeof(req),
+		 "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s\r\n", method,
+		 path, accept ? "Accept: " : "", accept ? accept : "",
 		 accept ? "\r\n" : "");
 	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	m = open_memstream(&buf, &len);

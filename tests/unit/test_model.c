@@ -407,22 +407,32 @@ static void test_proc_add(void **state)
 	struct fs_stats st = {};
 
 	model__init(&r);
-	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE, "syscall level");
+	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE,
+			    "syscall level");
 	st.counter[FS_SH_CALLS] = 2;
 	st.hist[FS_SH_BYTES].slot[13] = 2;
 	st.hist[FS_SH_BYTES].sum = 8192;
-	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
-	assert_int_equal(model__proc_add(&r, 43, "dd", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(
+		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(
+		model__proc_add(&r, 43, "dd", false, FS_TGT_SHMEM, &st), 0);
 	/* Same pid again (two stats entries raced): merged. */
-	assert_int_equal(model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
-	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(
+		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st),
+			 0);
 	assert_int_equal(r.nprocs, 3);
 	assert_int_equal(r.procs[0].pid, 42);
 	assert_string_equal(r.procs[0].comm, "cat");
-	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS], 4);
-	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum, 16384);
+	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS],
+			 4);
+	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum,
+			 16384);
 	assert_false(r.procs[0].target[FS_TGT_DEDUPE].enabled);
-	assert_false(r.procs[1].target[FS_TGT_SHMEM].hist[FS_SH_FOLIO_SIZE].measured);
+	assert_false(r.procs[1]
+			     .target[FS_TGT_SHMEM]
+			     .hist[FS_SH_FOLIO_SIZE]
+			     .measured);
 	assert_true(r.procs[2].other);
 	assert_string_equal(r.procs[2].comm, "other");
 	model__free(&r);

@@ -25,65 +25,70 @@ struct fake {
 
 #define PREP6                                                                  \
 	{                                                                      \
-		6, {"ptr:struct file", "s64", "ptr:struct file", "s64",        \
-		    "ptr:s64",	       "u32"},                                 \
+		6, { "ptr:struct file", "s64", "ptr:struct file", "s64",       \
+		     "ptr:s64",		"u32" },                               \
 			"s32"                                                  \
 	}
 #define PREP7                                                                  \
 	{                                                                      \
-		7, {"ptr:struct file", "s64", "ptr:struct file",     "s64",    \
-		    "ptr:s64",	       "u32", "ptr:struct iomap_ops"},         \
+		7, { "ptr:struct file", "s64", "ptr:struct file",     "s64",   \
+		     "ptr:s64",		"u32", "ptr:struct iomap_ops" },       \
 			"s32"                                                  \
 	}
 #define ONE                                                                    \
 	{                                                                      \
-		6, {"ptr:struct file",                                         \
-		    "s64",                                                     \
-		    "ptr:struct file",                                         \
-		    "s64",                                                     \
-		    "s64",                                                     \
-		    "u32"},                                                    \
+		6, { "ptr:struct file",                                        \
+		     "s64",                                                    \
+		     "ptr:struct file",                                        \
+		     "s64",                                                    \
+		     "s64",                                                    \
+		     "u32" },                                                  \
 			"s64"                                                  \
 	}
 #define CMP                                                                    \
 	{                                                                      \
-		6, {"ptr:struct file", "s64", "ptr:struct file", "s64", "s64", \
-		    "ptr:bool"},                                               \
+		6,                                                             \
+			{ "ptr:struct file",                                   \
+			  "s64",                                               \
+			  "ptr:struct file",                                   \
+			  "s64",                                               \
+			  "s64",                                               \
+			  "ptr:bool" },                                        \
 			"s32"                                                  \
 	}
 #define READ                                                                   \
 	{                                                                      \
-		2, {"ptr:struct kiocb", "ptr:struct iov_iter"}, "s64"          \
+		2, { "ptr:struct kiocb", "ptr:struct iov_iter" }, "s64"        \
 	}
 
 /* Debian 12's 6.1: compare inlined, 7-argument __generic prep. */
 static const struct fake_fn deb61[] = {
-	{"__generic_remap_file_range_prep", true, true, PREP7},
-	{"generic_remap_file_range_prep", true, true, PREP6},
-	{"vfs_dedupe_file_range_one", true, true, ONE},
-	{"shmem_file_read_iter", true, true, READ},
+	{ "__generic_remap_file_range_prep", true, true, PREP7 },
+	{ "generic_remap_file_range_prep", true, true, PREP6 },
+	{ "vfs_dedupe_file_range_one", true, true, ONE },
+	{ "shmem_file_read_iter", true, true, READ },
 };
 
 /* A kernel where the compare is a real function. */
 static const struct fake_fn upstream[] = {
-	{"vfs_dedupe_file_range_compare", true, true, CMP},
-	{"generic_remap_file_range_prep", true, true, PREP6},
-	{"shmem_file_read_iter", true, true, READ},
+	{ "vfs_dedupe_file_range_compare", true, true, CMP },
+	{ "generic_remap_file_range_prep", true, true, PREP6 },
+	{ "shmem_file_read_iter", true, true, READ },
 };
 
 /* A kernel that changed the compare's prototype (len became u32). */
 static const struct fake_fn changed[] = {
-	{"vfs_dedupe_file_range_compare",
-	 true,
-	 true,
-	 {6,
-	  {"ptr:struct file", "s64", "ptr:struct file", "s64", "u32",
-	   "ptr:bool"},
-	  "s32"}},
-	{"shmem_file_read_iter",
-	 true,
-	 true,
-	 {3, {"ptr:struct kiocb", "ptr:struct iov_iter", "u32"}, "s64"}},
+	{ "vfs_dedupe_file_range_compare",
+	  true,
+	  true,
+	  { 6,
+	    { "ptr:struct file", "s64", "ptr:struct file", "s64", "u32",
+	      "ptr:bool" },
+	    "s32" } },
+	{ "shmem_file_read_iter",
+	  true,
+	  true,
+	  { 3, { "ptr:struct kiocb", "ptr:struct iov_iter", "u32" }, "s64" } },
 };
 
 static const struct fake_fn *fake_find(const struct kfacts *f, const char *name)
@@ -252,7 +257,9 @@ static void test_changed_prototype_refused(void **state)
 
 static void test_clone_timing_only_last(void **state)
 {
-	struct fake fk = {.clone = "vfs_dedupe_file_range_compare.constprop.0"};
+	struct fake fk = {
+		.clone = "vfs_dedupe_file_range_compare.constprop.0"
+	};
 	struct kfacts f;
 	struct plan p;
 
@@ -278,7 +285,7 @@ static void test_clone_timing_only_last(void **state)
 
 static void test_no_btf_and_blacklist(void **state)
 {
-	struct fake fk = {.blacklisted = "shmem_file_read_iter"};
+	struct fake fk = { .blacklisted = "shmem_file_read_iter" };
 	struct kfacts f;
 	struct plan p;
 

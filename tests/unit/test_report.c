@@ -165,8 +165,8 @@ static bool has(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, NULL);
 }
 
-static void assert_bucket(struct json_object *arr, size_t i, __u64 lo,
-			  __u64 hi, __u64 count)
+static void assert_bucket(struct json_object *arr, size_t i, __u64 lo, __u64 hi,
+			  __u64 count)
 {
 	struct json_object *b = json_object_array_get_idx(arr, i);
 
@@ -385,8 +385,7 @@ static void test_text_align(void **state)
 			     "        4K : 2        "
 			     "|****************                        | 4096\n"
 			     "        8K : 0        |" BLANK40 "| 8192\n");
-	assert_contains(out, "        2M : 5        |" STARS40
-			     "| 2097152\n");
+	assert_contains(out, "        2M : 5        |" STARS40 "| 2097152\n");
 	/* Single values, never ranges. */
 	assert_lacks(out, "4K -> 4K");
 	free(out);
@@ -423,12 +422,11 @@ static void test_text_small_values(void **state)
 	sh->hist[FS_SH_REQ_BYTES].sum = 3;
 	out = text_of(&r);
 	/* Plain numbers need no exact copy after the bar. */
-	assert_contains(out, "         0 -> 0          : 2        |" STARS40
-			     "|\n"
-			     "         1 -> 1          : 0        |" BLANK40
-			     "|\n"
-			     "         2 -> 3          : 1        "
-			     "|********************                    |\n");
+	assert_contains(out,
+			"         0 -> 0          : 2        |" STARS40 "|\n"
+			"         1 -> 1          : 0        |" BLANK40 "|\n"
+			"         2 -> 3          : 1        "
+			"|********************                    |\n");
 	assert_contains(out, "  mechanism: none\n");
 	assert_contains(out, "  symbol:    -\n");
 	assert_lacks(out, "workload");
@@ -506,8 +504,8 @@ static void test_json_schema(void **state)
 	assert_string_equal(str_of(o, "symbol"),
 			    "vfs_dedupe_file_range_compare");
 	assert_string_equal(str_of(o, "mechanism"), "fentry");
-	assert_true(json_object_is_type(child(o, "inlined"),
-					json_type_boolean));
+	assert_true(
+		json_object_is_type(child(o, "inlined"), json_type_boolean));
 	assert_false(json_object_get_boolean(child(o, "inlined")));
 	assert_string_equal(str_of(o, "reason"),
 			    "symbol and BTF present: fentry");
@@ -789,14 +787,12 @@ static struct json_object *dd_of(struct json_object *root)
 	return child(child(root, "targets"), "dedupe");
 }
 
-static struct json_object *hist_obj(struct json_object *root,
-				    const char *name)
+static struct json_object *hist_obj(struct json_object *root, const char *name)
 {
 	return child(child(dd_of(root), "histograms"), name);
 }
 
-static void rename_key(struct json_object *o, const char *from,
-		       const char *to)
+static void rename_key(struct json_object *o, const char *from, const char *to)
 {
 	json_object_object_add(o, to, json_object_get(child(o, from)));
 	json_object_object_del(o, from);
@@ -833,8 +829,8 @@ static void m_bad_bucket_lo(struct json_object *root)
 {
 	struct json_object *b;
 
-	b = json_object_array_get_idx(child(hist_obj(root, "bytes"),
-					    "buckets"), 0);
+	b = json_object_array_get_idx(child(hist_obj(root, "bytes"), "buckets"),
+				      0);
 	set_key(b, "lo", json_object_new_uint64(4000));
 }
 
@@ -843,8 +839,8 @@ static void m_bad_bucket_hi(struct json_object *root)
 	struct json_object *b;
 
 	/* An align bucket is a single value: hi == lo. */
-	b = json_object_array_get_idx(child(hist_obj(root, "src_align"),
-					    "buckets"), 0);
+	b = json_object_array_get_idx(
+		child(hist_obj(root, "src_align"), "buckets"), 0);
 	set_key(b, "hi", json_object_new_uint64(8191));
 }
 
@@ -887,8 +883,7 @@ static void m_long_string(struct json_object *root)
 
 static void m_kv_type(struct json_object *root)
 {
-	set_key(child(root, "workload"), "ratio",
-		json_object_new_double(0.5));
+	set_key(child(root, "workload"), "ratio", json_object_new_double(0.5));
 }
 
 static void test_json_read_rejects(void **state)
@@ -902,8 +897,10 @@ static void test_json_read_rejects(void **state)
 		  "targets.dedupe.histograms.bites: unknown histogram" },
 		{ m_missing_hist, "targets.dedupe.histograms.bytes: missing" },
 		{ m_unknown_counter, "retries: unknown counter" },
-		{ m_bad_bucket_lo, "[4000, 8191] is not a bucket of a log2 histogram" },
-		{ m_bad_bucket_hi, "[4096, 8191] is not a bucket of an align histogram" },
+		{ m_bad_bucket_lo,
+		  "[4000, 8191] is not a bucket of a log2 histogram" },
+		{ m_bad_bucket_hi,
+		  "[4096, 8191] is not a bucket of an align histogram" },
 		{ m_count_mismatch, "count 5 but buckets add up to 4" },
 		{ m_negative, "counters.same: negative value" },
 		{ m_wrong_kind, "bytes.kind: 'align', expected 'log2'" },

@@ -30,8 +30,7 @@ static void test_names(void **state)
 	assert_false(wl__stale_name(""));
 }
 
-static void put(const char *dir, const char *name, const void *buf,
-		size_t len)
+static void put(const char *dir, const char *name, const void *buf, size_t len)
 {
 	char path[512];
 	int fd;
@@ -55,8 +54,8 @@ static void fake_proc(const char *proc, int pid, const char *comm,
 	put(dir, "cmdline", cmdline, len);
 	n = snprintf(env, sizeof(env), "PATH=/bin");
 	if (tmpdir)
-		n += 1 + snprintf(env + n + 1, sizeof(env) - n - 1,
-				  "TMPDIR=%s", tmpdir);
+		n += 1 + snprintf(env + n + 1, sizeof(env) - n - 1, "TMPDIR=%s",
+				  tmpdir);
 	put(dir, "environ", env, n + 1);
 }
 
@@ -166,8 +165,7 @@ static void test_clean(void **state)
 	if (geteuid() == 0)
 		assert_int_equal(chown(path, 65534, 65534), 0);
 
-	assert_int_equal(wl__stale_clean_at(tmp, proc),
-			 geteuid() == 0 ? 1 : 2);
+	assert_int_equal(wl__stale_clean_at(tmp, proc), geteuid() == 0 ? 1 : 2);
 	assert_false(exists("%s/%s", "folioscope-dedupe-Ab12Cd"));
 	assert_true(exists("%s/%s", "keep/precious"));
 	assert_true(exists("%s/%s", "folioscope-shmem-Zz99zz"));

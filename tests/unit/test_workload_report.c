@@ -134,7 +134,8 @@ static void test_json_rejects(void **state)
 {
 	static const char head[] =
 		"{\"schema\":\"folioscope/1\",\"tool\":{\"version\":\"x\"},"
-		"\"host\":{\"kernel\":\"k\",\"machine\":\"m\",\"page_size\":4096},"
+		"\"host\":{\"kernel\":\"k\",\"machine\":\"m\",\"page_size\":"
+		"4096},"
 		"\"targets\":{},";
 	static const char *const bad[] = {
 		"\"validation\":[]}",

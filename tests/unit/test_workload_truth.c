@@ -26,8 +26,9 @@
 
 static void test_pattern_fill_matches_bytes(void **state)
 {
-	static const __u64 offs[] = { 0, 1, 7, 8, 9, 4095, 4096,
-				      (1ULL << 40) + 3, ~0ULL - 20 };
+	static const __u64 offs[] = { 0,	 1,    7,    8,
+				      9,	 4095, 4096, (1ULL << 40) + 3,
+				      ~0ULL - 20 };
 	static const size_t lens[] = { 0, 1, 7, 8, 9, 17, 100 };
 	unsigned char buf[128];
 
@@ -113,12 +114,13 @@ static const struct dd_case *one(struct dd_plan *p, __u64 ssz, __u64 so,
 				 __u64 len, __u64 dsz, __u64 doff,
 				 enum dd_diff diff, bool same_file)
 {
-	struct dd_case c = { .name = "t", .src_off = so, .len = len,
-			     .count = 1, .ndest = 1 };
+	struct dd_case c = {
+		.name = "t", .src_off = so, .len = len, .count = 1, .ndest = 1
+	};
 
 	c.src = dd_plan__add_file(p, 0, ssz, false);
-	c.dest[0].file = same_file ? c.src : dd_plan__add_file(p, 0, dsz,
-							      false);
+	c.dest[0].file =
+		same_file ? c.src : dd_plan__add_file(p, 0, dsz, false);
 	c.dest[0].off = doff;
 	c.dest[0].diff = diff;
 	assert_int_equal(dd_plan__add_case(p, &c), 0);
@@ -126,8 +128,7 @@ static const struct dd_case *one(struct dd_plan *p, __u64 ssz, __u64 so,
 }
 
 static void expect(const struct dd_plan *p, const struct dd_case *c,
-		   int ioctl_err, int status, __u64 bytes, __u64 cmp,
-		   bool prep)
+		   int ioctl_err, int status, __u64 bytes, __u64 cmp, bool prep)
 {
 	struct dd_expect e;
 
@@ -153,8 +154,7 @@ static void test_expect_same_and_differs(void **state)
 		false);
 	expect(&p, c, 0, SAME, 64 * KiB, 64 * KiB, true);
 	for (int d = DD_DIFF_FIRST; d <= DD_DIFF_LAST; d++) {
-		c = one(&p, 80 * KiB, 1024, 64 * KiB, 80 * KiB, 3072, d,
-			false);
+		c = one(&p, 80 * KiB, 1024, 64 * KiB, 80 * KiB, 3072, d, false);
 		expect(&p, c, 0, DIFFERS, 0, 64 * KiB, true);
 	}
 	/* The same file, ranges apart. */
@@ -264,8 +264,9 @@ static void test_file_fill(void **state)
 static void test_repeated_ranges(void **state)
 {
 	struct dd_plan p;
-	struct dd_case c = { .name = "r", .src_off = 0, .len = 4096,
-			     .count = 4, .ndest = 1 };
+	struct dd_case c = {
+		.name = "r", .src_off = 0, .len = 4096, .count = 4, .ndest = 1
+	};
 	struct dd_expect e;
 
 	(void)state;
@@ -307,9 +308,8 @@ static void test_layout_and_answer(void **state)
 	dd__answer(-EINVAL, 0, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "ioctl error -22 (Invalid argument)");
 	dd__answer(0, -EXDEV, 0, buf, sizeof(buf));
-	assert_string_equal(buf,
-			    "status -18 (Invalid cross-device link) "
-			    "bytes_deduped=0");
+	assert_string_equal(buf, "status -18 (Invalid cross-device link) "
+				 "bytes_deduped=0");
 	dd_plan__free(&p);
 }
 
@@ -611,7 +611,7 @@ static void test_sh_expect_and_plans(void **state)
  * the middle, unaligned ones inside and across vector steps. */
 static size_t flip_positions(size_t len, size_t *pos)
 {
-	static const size_t at[] = {1, 3, 7, 8, 15, 31, 33, 63, 64, 65, 100};
+	static const size_t at[] = { 1, 3, 7, 8, 15, 31, 33, 63, 64, 65, 100 };
 	size_t n = 0;
 
 	if (!len)
@@ -632,9 +632,9 @@ static size_t flip_positions(size_t len, size_t *pos)
 
 static void test_pattern_diff_impls(void **state)
 {
-	static const __u64 offs[] = {0, 1, 5, 7, 8, 4093, 2 * MiB - 3};
-	static const size_t lens[] = {0, 1, 7, 8, 9, 31, 63, 64, 65, 127,
-				      4096, 64 * KiB + 13};
+	static const __u64 offs[] = { 0, 1, 5, 7, 8, 4093, 2 * MiB - 3 };
+	static const size_t lens[] = { 0,  1,  7,  8,	9,    31,
+				       63, 64, 65, 127, 4096, 64 * KiB + 13 };
 	unsigned char *mem = malloc(64 * KiB + 64);
 	size_t pos[32];
 	int ran = 0;
@@ -649,26 +649,48 @@ static void test_pattern_diff_impls(void **state)
 			/* The buffer at 0, 1 and 3 bytes past alignment. */
 			unsigned char *b = mem + (sh ? 2 * sh - 1 : 0);
 
-			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
-				for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]);
+			     o++) {
+				for (size_t l = 0;
+				     l < sizeof(lens) / sizeof(lens[0]); l++) {
 					size_t len = lens[l];
 					size_t n = flip_positions(len, pos);
 
 					wl__pattern_fill(b, offs[o], len);
-					assert_int_equal(wl__pattern_diff_with(im, b, offs[o], len), len);
+					assert_int_equal(
+						wl__pattern_diff_with(
+							im, b, offs[o], len),
+						len);
 					memset(b, 0, len);
-					assert_int_equal(wl__zero_diff_with(im, b, len), len);
+					assert_int_equal(
+						wl__zero_diff_with(im, b, len),
+						len);
 					for (size_t k = 0; k < n; k++) {
-						/* one wrong byte, low and high bit */
-						for (int bit = 0; bit < 2; bit++) {
-							unsigned char m = bit ? 0x80 : 0x01;
+						/* one wrong byte, low and high
+						 * bit */
+						for (int bit = 0; bit < 2;
+						     bit++) {
+							unsigned char m =
+								bit ? 0x80
+								    : 0x01;
 
-							wl__pattern_fill(b, offs[o], len);
+							wl__pattern_fill(
+								b, offs[o],
+								len);
 							b[pos[k]] ^= m;
-							assert_int_equal(wl__pattern_diff_with(im, b, offs[o], len), pos[k]);
+							assert_int_equal(
+								wl__pattern_diff_with(
+									im, b,
+									offs[o],
+									len),
+								pos[k]);
 							memset(b, 0, len);
 							b[pos[k]] = m;
-							assert_int_equal(wl__zero_diff_with(im, b, len), pos[k]);
+							assert_int_equal(
+								wl__zero_diff_with(
+									im, b,
+									len),
+								pos[k]);
 						}
 					}
 				}
@@ -692,10 +714,15 @@ static void test_sh_diff(void **state)
 		{ SH_FILL_SPARSE, 4 * MiB + 20000 },
 		{ SH_FILL_MIXED, 2 * MiB + 300003 },
 	};
-	static const __u64 offs[] = {0, 1, 4095, 12290, 2 * MiB - 300,
-				     2 * MiB + 8190, 2 * MiB + 20480,
-				     4 * MiB + 4000};
-	static const size_t lens[] = {1, 7, 100, 4096, 30000, 70000};
+	static const __u64 offs[] = { 0,
+				      1,
+				      4095,
+				      12290,
+				      2 * MiB - 300,
+				      2 * MiB + 8190,
+				      2 * MiB + 20480,
+				      4 * MiB + 4000 };
+	static const size_t lens[] = { 1, 7, 100, 4096, 30000, 70000 };
 	unsigned char *buf = malloc(70000);
 	enum wl_vimpl was = wl_vimpl__get();
 	size_t pos[32];
@@ -705,21 +732,31 @@ static void test_sh_diff(void **state)
 	for (int im = 0; im < WL_V_NR; im++) {
 		if (wl_vimpl__set(im))
 			continue;
-		for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
+		for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]);
+		     fi++) {
 			const struct sh_file *f = &files[fi];
 
-			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
-				for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]);
+			     o++) {
+				for (size_t l = 0;
+				     l < sizeof(lens) / sizeof(lens[0]); l++) {
 					size_t len = lens[l];
 					size_t n = flip_positions(len, pos);
 
 					if (offs[o] + len > f->size)
 						continue;
 					sh_file__fill(f, offs[o], buf, len);
-					assert_int_equal(sh_file__diff(f, offs[o], buf, len), len);
+					assert_int_equal(
+						sh_file__diff(f, offs[o], buf,
+							      len),
+						len);
 					for (size_t k = 0; k < n; k++) {
 						buf[pos[k]] ^= 0x10;
-						assert_int_equal(sh_file__diff(f, offs[o], buf, len), pos[k]);
+						assert_int_equal(
+							sh_file__diff(f,
+								      offs[o],
+								      buf, len),
+							pos[k]);
 						buf[pos[k]] ^= 0x10;
 					}
 				}
