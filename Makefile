@@ -233,6 +233,12 @@ $(BENCH_OUT)/benchtool: bench/benchtool.c $(BENCH_OUT)/stats.o
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Ibench -static -o $@ $^ -lbpf -lelf -lz -ljson-c -lm
 
+# tests/host/bench.sh checks benchtool's BTF look-ups (bench/ftrace.sh's
+# offsets); it is static, so not in the ASan build (there it is skipped).
+ifneq ($(SAN),1)
+check test-host: $(BENCH_OUT)/benchtool
+endif
+
 # The unit test of the aggregation links its object too.
 $(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o
 
