@@ -56,16 +56,23 @@ done
 # not measured, with the reason, in the text, JSON and OpenMetrics.
 head -c 1000000 /dev/urandom >"$pf/a"
 mkfifo "$pf/go"
-sh -c 'read -r _ <"$0"; exec dd if="$1" of=/dev/null bs=64k status=none' "$pf/go" "$pf/a" &
-R=$!
-rm -f "$pf/err"
-"$FS" trace -t shmem --lean -p "$R" -j "$pf/lean.json" -o "$pf/lean.om" >"$pf/lean.txt" 2>"$pf/err" &
-T=$!
-for _ in $(seq 300); do grep -q tracing "$pf/err" 2>/dev/null && break; sleep 0.1; done
-echo go >"$pf/go"
-wait "$R"
-kill -INT "$T"
-wait "$T"
+# trace_dd STDOUT ARGS...: trace -t shmem ARGS on a dd of that file that
+# waits at $pf/go until the trace is in; returns trace's exit status.
+trace_dd() {
+	local out=$1 R T
+	shift
+	sh -c 'read -r _ <"$0"; exec dd if="$1" of=/dev/null bs=64k status=none' "$pf/go" "$pf/a" &
+	R=$!
+	rm -f "$pf/err"
+	"$FS" trace -t shmem -p "$R" "$@" >"$out" 2>"$pf/err" &
+	T=$!
+	for _ in $(seq 300); do grep -q tracing "$pf/err" 2>/dev/null && break; sleep 0.1; done
+	echo go >"$pf/go"
+	wait "$R"
+	kill -INT "$T"
+	wait "$T"
+}
+trace_dd "$pf/lean.txt" --lean -j "$pf/lean.json" -o "$pf/lean.om"
 expect_eq "trace --lean: exit 0" "$?" 0
 j=$pf/lean.json
 expect_eq "trace --lean: calls exact" "$(jq -r .targets.shmem.calls "$j")" 17
@@ -79,16 +86,7 @@ expect_match "trace --lean: text report says so" "$(cat "$pf/lean.txt")" \
 expect_match "trace --lean: OpenMetrics says so" "$(cat "$pf/lean.om")" \
 	'^folioscope_measured\{target="shmem",histogram="buf_align",[^}]*reason="left out by --lean"\} 0$'
 # The same reader without --lean measures buf_align.
-sh -c 'read -r _ <"$0"; exec dd if="$1" of=/dev/null bs=64k status=none' "$pf/go" "$pf/a" &
-R=$!
-rm -f "$pf/err"
-"$FS" trace -t shmem -p "$R" -j "$pf/full.json" >/dev/null 2>"$pf/err" &
-T=$!
-for _ in $(seq 300); do grep -q tracing "$pf/err" 2>/dev/null && break; sleep 0.1; done
-echo go >"$pf/go"
-wait "$R"
-kill -INT "$T"
-wait "$T"
+trace_dd /dev/null -j "$pf/full.json"
 expect_eq "trace without --lean: buf_align measured, 17 values" \
 	"$(jq -r '.targets.shmem.histograms.buf_align | "\(.measured) \(.count)"' "$pf/full.json")" "true 17"
 rm -rf "$pf"

@@ -630,11 +630,41 @@ static size_t flip_positions(size_t len, size_t *pos)
 	return n;
 }
 
+/*
+ * Implementation im on len bytes at b for file offset off: the right
+ * pattern and all zeroes compare equal, and one wrong byte (low or high
+ * bit) at each of the n positions pos is found where it is.
+ */
+static void check_flips(int im, unsigned char *b, __u64 off, size_t len,
+			const size_t *pos, size_t n)
+{
+	static const unsigned char bits[] = { 0x01, 0x80 };
+
+	wl__pattern_fill(b, off, len);
+	assert_int_equal(wl__pattern_diff_with(im, b, off, len), len);
+	memset(b, 0, len);
+	assert_int_equal(wl__zero_diff_with(im, b, len), len);
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < sizeof(bits); i++) {
+			wl__pattern_fill(b, off, len);
+			b[pos[k]] ^= bits[i];
+			assert_int_equal(wl__pattern_diff_with(im, b, off, len),
+					 pos[k]);
+			memset(b, 0, len);
+			b[pos[k]] = bits[i];
+			assert_int_equal(wl__zero_diff_with(im, b, len),
+					 pos[k]);
+		}
+	}
+}
+
 static void test_pattern_diff_impls(void **state)
 {
 	static const __u64 offs[] = { 0, 1, 5, 7, 8, 4093, 2 * MiB - 3 };
 	static const size_t lens[] = { 0,  1,  7,  8,	9,    31,
 				       63, 64, 65, 127, 4096, 64 * KiB + 13 };
+	const size_t noffs = sizeof(offs) / sizeof(offs[0]);
+	const size_t nlens = sizeof(lens) / sizeof(lens[0]);
 	unsigned char *mem = malloc(64 * KiB + 64);
 	size_t pos[32];
 	int ran = 0;
@@ -645,56 +675,15 @@ static void test_pattern_diff_impls(void **state)
 		if (!wl_vimpl__supported(im))
 			continue;
 		ran++;
-		for (int sh = 0; sh < 3; sh++) {
+		for (size_t l = 0; l < nlens; l++) {
+			size_t n = flip_positions(lens[l], pos);
+
 			/* The buffer at 0, 1 and 3 bytes past alignment. */
-			unsigned char *b = mem + (sh ? 2 * sh - 1 : 0);
-
-			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]);
-			     o++) {
-				for (size_t l = 0;
-				     l < sizeof(lens) / sizeof(lens[0]); l++) {
-					size_t len = lens[l];
-					size_t n = flip_positions(len, pos);
-
-					wl__pattern_fill(b, offs[o], len);
-					assert_int_equal(
-						wl__pattern_diff_with(
-							im, b, offs[o], len),
-						len);
-					memset(b, 0, len);
-					assert_int_equal(
-						wl__zero_diff_with(im, b, len),
-						len);
-					for (size_t k = 0; k < n; k++) {
-						/* one wrong byte, low and high
-						 * bit */
-						for (int bit = 0; bit < 2;
-						     bit++) {
-							unsigned char m =
-								bit ? 0x80
-								    : 0x01;
-
-							wl__pattern_fill(
-								b, offs[o],
-								len);
-							b[pos[k]] ^= m;
-							assert_int_equal(
-								wl__pattern_diff_with(
-									im, b,
-									offs[o],
-									len),
-								pos[k]);
-							memset(b, 0, len);
-							b[pos[k]] = m;
-							assert_int_equal(
-								wl__zero_diff_with(
-									im, b,
-									len),
-								pos[k]);
-						}
-					}
-				}
-			}
+			for (int sh = 0; sh < 3; sh++)
+				for (size_t o = 0; o < noffs; o++)
+					check_flips(im,
+						    mem + (sh ? 2 * sh - 1 : 0),
+						    offs[o], lens[l], pos, n);
 		}
 	}
 	/* The plain and SSE2 ones exist on every x86-64 CPU. */
