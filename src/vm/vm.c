@@ -71,7 +71,6 @@ struct vm_run {
 	bool ready;	  /* the guest's init said READY */
 	bool kvm;	  /* this boot runs under KVM */
 	bool progress;	  /* a "booting..." line is on the terminal */
-	bool kvm_failed;  /* qemu could not run it under KVM */
 	bool exit_seen;	  /* EXIT arrived at t_exit */
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
@@ -661,10 +660,16 @@ static void qemu__stop(struct vm_run *r)
 #define VM_BOOT_TIMEOUT_S 180
 #define VM_KVM_BOOT_TIMEOUT_S 60
 
+/* Under auto, a boot under KVM that fails is tried again under TCG. */
+static bool kvm__may_fall_back(const struct vm_run *r)
+{
+	return r->kvm && r->o->accel == VM_ACCEL_AUTO;
+}
+
 static double boot_timeout_s(const struct vm_run *r)
 {
-	return r->kvm && r->o->accel == VM_ACCEL_AUTO ? VM_KVM_BOOT_TIMEOUT_S
-						      : VM_BOOT_TIMEOUT_S;
+	return kvm__may_fall_back(r) ? VM_KVM_BOOT_TIMEOUT_S
+				     : VM_BOOT_TIMEOUT_S;
 }
 
 /*
@@ -736,7 +741,6 @@ static int vm__loop(struct vm_run *r)
 		    since(&r->t_start) > boot_timeout_s(r)) {
 			qemu__stop(r);
 			chans__drain(r);
-			r->kvm_failed = r->kvm && r->o->accel == VM_ACCEL_AUTO;
 			return -EAGAIN;
 		}
 		if (left <= 0 && !r->exit_seen) {
@@ -782,11 +786,8 @@ static int vm__loop(struct vm_run *r)
 	chans__drain(r);
 	/* qemu that dies before the guest's init ran, under KVM: auto
 	 * boots again under TCG (nested KVM that refuses CPU state). */
-	if (r->status < 0 && !r->ready && r->kvm &&
-	    r->o->accel == VM_ACCEL_AUTO) {
-		r->kvm_failed = true;
+	if (r->status < 0 && !r->ready && kvm__may_fall_back(r))
 		return -EAGAIN;
-	}
 	if (r->status < 0) {
 		snprintf(why, sizeof(why),
 			 "the guest ended without reporting an exit status "
@@ -927,7 +928,8 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		if (err != -EAGAIN)
 			break;
 		progress__end(r);
-		if (r->kvm_failed) {
+		/* -EAGAIN under KVM in auto: qemu died or the boot stalled. */
+		if (kvm__may_fall_back(r)) {
 			char why[256];
 
 			qemu__first_line(r, why, sizeof(why));
@@ -936,7 +938,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 				"qemu could not run the "
 				"guest under KVM (%s); booting it under TCG\n",
 				why);
-			r->kvm = r->kvm_failed = false;
+			r->kvm = false;
 			r->tail_len = 0;
 			continue;
 		}
