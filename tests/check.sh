@@ -53,6 +53,7 @@ fi
 if want vm; then
 	echo "== vm"
 	. tests/vm/checks.sh
+	. tests/vm/accel.sh
 	. tests/vm/validation.sh
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh

@@ -48,7 +48,8 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "accel", OPT_ACCEL, "auto|kvm|tcg", 0,
 	  "how qemu runs the guest (default auto: KVM when /dev/kvm opens, "
-	  "TCG when qemu cannot run the guest under it)",
+	  "TCG when qemu cannot run the guest under it, or could not before "
+	  "with this qemu and host kernel: see below; kvm always tries KVM)",
 	  0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },
@@ -143,7 +144,14 @@ static const struct argp vm_argp = {
 	"guest's /init runs the command in /out with PATH=/bin:/sbin:/usr/bin:"
 	"/usr/sbin, tracefs, debugfs and bpffs mounted. The default "
 	"kernel is cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
-	"or ~/.cache/folioscope.",
+	"or ~/.cache/folioscope.\n\nWith --accel auto, a KVM that fails before "
+	"the guest's kernel prints anything (qemu dies, or the guest stalls) "
+	"while TCG then boots is recorded in that cache dir as kvm-failed, for "
+	"this qemu binary (path, size, mtime) and host kernel (uname -r); "
+	"later auto runs go straight to TCG and say so. --accel kvm still "
+	"tries KVM, and a guest that boots under KVM removes the record. "
+	"FOLIOSCOPE_QEMU names the qemu to run (default qemu-system-x86_64 "
+	"from PATH).",
 	NULL,
 	NULL,
 	NULL,

@@ -26,8 +26,20 @@
 #include "vm.h"
 #include "vm_internal.h"
 
-#define QEMU "qemu-system-x86_64"
-#define CMDLINE "console=ttyS0 quiet loglevel=1 panic=-1 8250.nr_uarts=4"
+/*
+ * quiet and loglevel=1 keep the console to what matters when the guest
+ * dies. With earlyprintk the kernel prints "Memory KASLR using RDRAND
+ * RDTSC..." (early_printk, which loglevel does not filter) within a
+ * second of starting, long before /init: the sign that the guest runs at
+ * all (see VM_KVM_STALL_S). loglevel=1 comes first so that the early
+ * console does not replay the boot log up to it.
+ */
+#define CMDLINE                                                                \
+	"console=ttyS0 quiet loglevel=1 earlyprintk=serial,ttyS0,115200 "      \
+	"panic=-1 8250.nr_uarts=4"
+/* SeaBIOS's last line before it starts the kernel ("Booting from
+ * ROM..."): console text after it is the kernel's. */
+#define FW_HANDOVER "Booting from "
 #define TAIL_SIZE 16384	  /* console bytes kept for crash reports */
 #define TAIL_LINES 25	  /* console lines shown when the guest dies */
 #define LINE_MAX_LEN 4096 /* control lines are short; longer is junk */
@@ -54,6 +66,10 @@ struct vm_run {
 	char release[256];
 	char cpio[PATH_MAX];
 	char qemu_log[PATH_MAX];
+	char qemu_bin[PATH_MAX];
+	char kvm_record[PATH_MAX]; /* where KVM failures are remembered */
+	struct vm_kvm_key kvm_key;
+	bool kvm_key_ok;
 	struct vm_outputs outs;
 	char **gargv;
 	int chan_fd[VM_CHAN_NR];
@@ -64,14 +80,20 @@ struct vm_run {
 	int wake[2];
 	pid_t qemu;
 	int qemu_status;
-	int status;	  /* guest command's, or -1 until EXIT */
-	int err;	  /* first host-side error while running */
-	bool out_dead[3]; /* host stdout/stderr went away (EPIPE) */
-	int esc_state;	  /* console: 1 after ESC, 2 inside CSI */
-	bool ready;	  /* the guest's init said READY */
-	bool kvm;	  /* this boot runs under KVM */
-	bool progress;	  /* a "booting..." line is on the terminal */
-	bool exit_seen;	  /* EXIT arrived at t_exit */
+	int status;	   /* guest command's, or -1 until EXIT */
+	int err;	   /* first host-side error while running */
+	bool out_dead[3];  /* host stdout/stderr went away (EPIPE) */
+	int esc_state;	   /* console: 1 after ESC, 2 inside CSI */
+	bool ready;	   /* the guest's init said READY */
+	bool kvm;	   /* this boot runs under KVM */
+	bool progress;	   /* a "booting..." line is on the terminal */
+	bool exit_seen;	   /* EXIT arrived at t_exit */
+	bool fw_done;	   /* the firmware handed over to the kernel */
+	bool kernel_seen;  /* the kernel printed on the console */
+	bool kvm_fault;	   /* KVM itself failed (see kvm__fault) */
+	char kvm_why[256]; /* why a boot under KVM failed */
+	char fw_line[32];  /* console line so far, until the kernel's turn */
+	size_t fw_len;
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
 	struct sigaction old_pipe;
@@ -380,9 +402,14 @@ static int qemu__start(struct vm_run *r)
 	}
 
 	kvm = r->kvm;
+	r->fw_len = 0;
+	r->fw_done = false;
+	r->kernel_seen = false;
+	r->esc_state = 0;
+	r->line_len = 0;
 	snprintf(mem, sizeof(mem), "%u", r->o->mem_mb);
 	snprintf(smp, sizeof(smp), "%u", r->o->cpus);
-	argv[n++] = QEMU;
+	argv[n++] = r->qemu_bin;
 	argv[n++] = "-nodefaults";
 	argv[n++] = "-no-user-config";
 	argv[n++] = "-machine";
@@ -441,8 +468,8 @@ static int qemu__start(struct vm_run *r)
 	if (r->qemu < 0) {
 		err = r->qemu;
 		r->qemu = -1;
-		fprintf(stderr, VM_ERR_PREFIX "cannot run %s: %s\n", QEMU,
-			strerror(-err));
+		fprintf(stderr, VM_ERR_PREFIX "cannot run %s: %s\n",
+			r->qemu_bin, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -485,12 +512,15 @@ static void tail__add(struct vm_run *r, const char *buf, size_t n)
 	r->tail_len += n;
 }
 
+static void accel__booted(struct vm_run *r);
+
 static void control__line(struct vm_run *r, char *line)
 {
 	int err;
 
 	if (!strcmp(line, "READY")) {
 		r->ready = true;
+		accel__booted(r);
 		if (r->o->verbose)
 			fprintf(stderr,
 				VM_ERR_PREFIX "guest booted in %.1f s\n",
@@ -551,6 +581,34 @@ static size_t console__filter(struct vm_run *r, char *buf, size_t n)
 	return j;
 }
 
+/*
+ * Whether the kernel has printed yet: any console text after the
+ * firmware's hand-over line. A KVM that stalls shows SeaBIOS's lines and
+ * then nothing.
+ */
+static void console__progress(struct vm_run *r, const char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !r->kernel_seen; i++) {
+		char ch = buf[i];
+
+		if (r->fw_done) {
+			r->kernel_seen = ch != '\n' && ch != ' ' && ch != '\t';
+			continue;
+		}
+		if (ch != '\n') {
+			if (r->fw_len < sizeof(r->fw_line) - 1)
+				r->fw_line[r->fw_len++] = ch;
+			continue;
+		}
+		r->fw_line[r->fw_len] = '\0';
+		r->fw_done =
+			!strncmp(r->fw_line, FW_HANDOVER, strlen(FW_HANDOVER));
+		r->fw_len = 0;
+	}
+}
+
 /* Reads what a channel has now; returns false once it would block. */
 static bool chan__read(struct vm_run *r, enum vm_chan_id c)
 {
@@ -571,6 +629,7 @@ static bool chan__read(struct vm_run *r, enum vm_chan_id c)
 		break;
 	case VM_CHAN_CONSOLE:
 		len = console__filter(r, buf, len);
+		console__progress(r, buf, len);
 		tail__add(r, buf, len);
 		if (r->o->verbose)
 			write_host(r, 2, buf, len);
@@ -654,9 +713,8 @@ static void qemu__stop(struct vm_run *r)
 
 /* Seconds from qemu's start to the guest's READY before a retry; a
  * normal TCG boot takes 3-10 s, 40 s on a heavily loaded host. Under
- * KVM a boot takes ~1 s: one that has not come up in a minute is a KVM
- * that opens but does not run guests (seen nested), and auto goes on
- * under TCG. */
+ * KVM a boot takes ~1 s: one whose kernel runs but has not come up in a
+ * minute goes on under TCG in auto. */
 #define VM_BOOT_TIMEOUT_S 180
 #define VM_KVM_BOOT_TIMEOUT_S 60
 
@@ -675,11 +733,15 @@ static double boot_timeout_s(const struct vm_run *r)
 /*
  * KVM when we may use it; TCG is ~10x slower but always there. --accel
  * kvm insists (and fails with one line when /dev/kvm does not open).
+ * auto takes TCG at once where KVM failed before with this qemu and
+ * host kernel (see accel.c), and says so.
  */
 static int accel__pick(struct vm_run *r)
 {
+	char why[256];
 	int fd, err;
 
+	vm_qemu__find(r->qemu_bin, sizeof(r->qemu_bin));
 	if (r->o->accel == VM_ACCEL_TCG)
 		return 0;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -694,29 +756,83 @@ static int accel__pick(struct vm_run *r)
 	}
 	close(fd);
 	r->kvm = true;
+	/* No key (no such qemu: starting it says so), nothing remembered. */
+	r->kvm_key_ok = !vm_kvm__key(r->qemu_bin, &r->kvm_key) &&
+			!vm_kvm__record_path(r->o->cache_dir, r->kvm_record,
+					     sizeof(r->kvm_record));
+	if (r->o->accel != VM_ACCEL_AUTO || !r->kvm_key_ok ||
+	    !vm_kvm__recorded(r->kvm_record, &r->kvm_key, why, sizeof(why)))
+		return 0;
+	fprintf(stderr,
+		VM_ERR_PREFIX "KVM failed here before (qemu %s, kernel %s%s%s; "
+			      "recorded in %s): using TCG; --accel kvm "
+			      "retries\n",
+		r->kvm_key.qemu, r->kvm_key.kernel, why[0] ? ": " : "", why,
+		r->kvm_record);
+	r->kvm = false;
 	return 0;
+}
+
+/*
+ * The guest came up. Under KVM, KVM works here: a failure recorded
+ * before is forgotten. Under TCG after KVM failed
+ * (auto), the failure was KVM's and not the guest's or qemu's: it is
+ * recorded, and the next auto run goes straight to TCG.
+ */
+static void accel__booted(struct vm_run *r)
+{
+	int err;
+
+	if (!r->kvm_key_ok || (!r->kvm && !r->kvm_fault))
+		return;
+	if (r->kvm)
+		err = vm_kvm__forget(r->kvm_record);
+	else
+		err = vm_kvm__record(r->kvm_record, &r->kvm_key, r->kvm_why);
+	if (err)
+		fprintf(stderr,
+			VM_ERR_PREFIX "cannot %s '%s' (KVM failures seen "
+				      "here): %s\n",
+			r->kvm ? "remove" : "write", r->kvm_record,
+			strerror(-err));
 }
 
 /* First line of qemu's own output, without its "qemu-system-x86_64: ". */
 static void qemu__first_line(struct vm_run *r, char *buf, size_t n)
 {
+	const char *base = strrchr(r->qemu_bin, '/');
 	char *log = NULL, *p, *nl;
-	size_t len = 0;
+	size_t len = 0, blen;
 
+	base = base ? base + 1 : r->qemu_bin;
+	blen = strlen(base);
 	snprintf(buf, n, "no message from qemu");
 	if (vm_fs__read_file(r->qemu_log, &log, &len) || !log)
 		return;
 	p = log;
 	while (*p == '\n')
 		p++;
-	if (!strncmp(p, QEMU ": ", strlen(QEMU ": ")))
-		p += strlen(QEMU ": ");
+	if (!strncmp(p, base, blen) && !strncmp(p + blen, ": ", 2))
+		p += blen + 2;
 	nl = strchr(p, '\n');
 	if (nl)
 		*nl = '\0';
 	if (*p)
 		snprintf(buf, n, "%s", p);
 	free(log);
+}
+
+/* KVM failed before the kernel printed a thing: qemu refused or died
+ * (the MSR assertion of nested KVM), or the guest stalled. */
+static void kvm__fault(struct vm_run *r, bool stalled)
+{
+	r->kvm_fault = true;
+	if (stalled)
+		snprintf(r->kvm_why, sizeof(r->kvm_why),
+			 "no output from the guest's kernel in %d s",
+			 VM_KVM_STALL_S);
+	else
+		qemu__first_line(r, r->kvm_why, sizeof(r->kvm_why));
 }
 
 /* Streams the channels until qemu exits, we time out or are signalled. */
@@ -735,12 +851,23 @@ static int vm__loop(struct vm_run *r)
 			qemu__stop(r); /* the command is done; qemu hangs */
 		if (r->qemu <= 0)
 			break;
+		/* KVM that lets qemu start but runs no guest code. */
+		if (r->kvm && !r->ready && !r->kernel_seen &&
+		    since(&r->t_start) > VM_KVM_STALL_S) {
+			qemu__stop(r);
+			chans__drain(r);
+			kvm__fault(r, true);
+			return -EAGAIN;
+		}
 		/* A boot that stalls (seen rarely under TCG on a loaded
 		 * host) is retried by the caller rather than waited out. */
 		if (!r->ready && !r->exit_seen &&
 		    since(&r->t_start) > boot_timeout_s(r)) {
 			qemu__stop(r);
 			chans__drain(r);
+			snprintf(r->kvm_why, sizeof(r->kvm_why),
+				 "the guest did not boot within %.0f s",
+				 boot_timeout_s(r));
 			return -EAGAIN;
 		}
 		if (left <= 0 && !r->exit_seen) {
@@ -784,10 +911,16 @@ static int vm__loop(struct vm_run *r)
 	}
 	/* qemu wrote everything before it exited; pick up the rest. */
 	chans__drain(r);
-	/* qemu that dies before the guest's init ran, under KVM: auto
-	 * boots again under TCG (nested KVM that refuses CPU state). */
-	if (r->status < 0 && !r->ready && kvm__may_fall_back(r))
+	if (r->status < 0 && !r->ready && r->kvm && !r->kernel_seen) {
+		kvm__fault(r, false);
 		return -EAGAIN;
+	}
+	/* The kernel ran under KVM and died before the guest's init: auto
+	 * boots again under TCG, which tells a KVM problem from the guest's. */
+	if (r->status < 0 && !r->ready && kvm__may_fall_back(r)) {
+		qemu__first_line(r, r->kvm_why, sizeof(r->kvm_why));
+		return -EAGAIN;
+	}
 	if (r->status < 0) {
 		snprintf(why, sizeof(why),
 			 "the guest ended without reporting an exit status "
@@ -930,17 +1063,23 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		progress__end(r);
 		/* -EAGAIN under KVM in auto: qemu died or the boot stalled. */
 		if (kvm__may_fall_back(r)) {
-			char why[256];
-
-			qemu__first_line(r, why, sizeof(why));
 			fprintf(stderr,
 				VM_ERR_PREFIX
 				"qemu could not run the "
 				"guest under KVM (%s); booting it under TCG\n",
-				why);
+				r->kvm_why);
 			r->kvm = false;
 			r->tail_len = 0;
 			continue;
+		}
+		if (r->kvm && r->kvm_fault) {
+			fprintf(stderr,
+				VM_ERR_PREFIX "--accel kvm: qemu could not run "
+					      "the guest under KVM (%s); try "
+					      "--accel tcg\n",
+				r->kvm_why);
+			err = -EIO;
+			break;
 		}
 		if (retried) {
 			report__died(r,

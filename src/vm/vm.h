@@ -31,7 +31,7 @@ struct vm_opts {
 	unsigned int cpus;     /* default 2 */
 	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
 	enum vm_accel accel; /* auto: KVM if /dev/kvm opens, TCG if qemu fails
-				under it */
+				under it or failed before (see accel.c) */
 	bool verbose;	     /* show kernel console + qemu command */
 	/* Extra host files, each put at the same path in the guest; an ELF
 	 * file brings the libraries ldd lists for it. */
@@ -45,6 +45,17 @@ struct vm_opts {
 #define VM_DEFAULT_MEM_MB 2048
 #define VM_DEFAULT_CPUS 2
 #define VM_DEFAULT_TIMEOUT_S 900
+/*
+ * Seconds a guest under KVM may go without its kernel printing anything
+ * (see CMDLINE in vm.c) before KVM is taken to stall: a nested KVM here
+ * opens, qemu starts, SeaBIOS prints, and the guest gets no further.
+ * Under TCG, slower than KVM at every step after qemu's own start, the
+ * kernel's first line came 0.5-0.9 s after qemu started on this 2-CPU
+ * machine with a load of ~4, and 1.5-8.1 s with four CPU hogs added
+ * (load ~8). 15 s is about twice the worst of those; a broken KVM costs
+ * it once, as auto then remembers the failure (see accel.c).
+ */
+#define VM_KVM_STALL_S 15
 
 /*
  * With o->exec, argc may be 0. Returns the guest command's exit status

@@ -8,6 +8,7 @@
 #define FS_VM_INTERNAL_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,6 +97,36 @@ int vm_stale__clean(const char *parent);
 int vm_cache__dir(const char *opt, char *buf, size_t n);
 /* Kernel release ("6.1.0-57-cloud-amd64") from a bzImage's setup header. */
 int vm_kernel__release(const char *bzimage, char *rel, size_t n);
+
+/* ---- accel.c: the qemu binary, and KVM failures remembered ---- */
+
+#define VM_QEMU_NAME "qemu-system-x86_64"
+/* The qemu that boots guests: $FOLIOSCOPE_QEMU (a path, or a name looked
+ * up in PATH) or qemu-system-x86_64 from PATH. Fills buf with the file
+ * found, else with the name itself (running it then says why). */
+void vm_qemu__find(char *buf, size_t n);
+
+/* What a KVM failure is remembered for: one qemu binary, one host kernel. */
+struct vm_kvm_key {
+	char qemu[PATH_MAX]; /* the binary, symlinks resolved */
+	long long size;
+	long long mtime_s;
+	long mtime_ns;
+	char kernel[65]; /* uname -r */
+};
+
+int vm_kvm__key(const char *qemu, struct vm_kvm_key *k);
+/* The record's path: <cache>/kvm-failed (cache as vm_cache__dir). */
+int vm_kvm__record_path(const char *cache_opt, char *buf, size_t n);
+/* Whether path holds a record for k; if so, why (n > 0) gets the failure
+ * it recorded ("" if none). */
+bool vm_kvm__recorded(const char *path, const struct vm_kvm_key *k, char *why,
+		      size_t n);
+/* Records that KVM failed for k (replacing any record): why, one line. */
+int vm_kvm__record(const char *path, const struct vm_kvm_key *k,
+		   const char *why);
+/* Removes the record at path, if any: KVM ran a guest here. */
+int vm_kvm__forget(const char *path);
 
 /* ---- initramfs.c ---- */
 

@@ -34,41 +34,6 @@ else
 	fi
 fi
 
-# --accel: tcg never touches KVM; kvm insists; auto used KVM only where
-# qemu can run the guest under it (nested KVM here aborts on an MSR) and
-# otherwise said it went on under TCG.
-if (cd "$out" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
-	ok "vm --accel tcg: boots"
-else
-	bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
-fi
-expect_match "vm --accel tcg: qemu gets -accel tcg" \
-	"$(grep -m1 -o -- '-accel [a-z]*' "$LOGDIR/vm-accel-tcg.log")" '^-accel tcg$'
-expect_eq "vm --accel tcg: no KVM attempt" \
-	"$(grep -c 'under KVM' "$LOGDIR/vm-accel-tcg.log")" 0
-(cd "$out" && "$FS" vm "${vmargs[@]}" --accel kvm -- doctor) >"$LOGDIR/vm-accel-kvm.log" 2>&1
-st=$?
-if ! (exec 3<>/dev/kvm) 2>/dev/null; then
-	expect_eq "vm --accel kvm without /dev/kvm: exit 1" "$st" 1
-	expect_eq "vm --accel kvm without /dev/kvm: one line" \
-		"$(wc -l <"$LOGDIR/vm-accel-kvm.log")" 1
-	expect_match "vm --accel kvm without /dev/kvm: names it" \
-		"$(cat "$LOGDIR/vm-accel-kvm.log")" '^folioscope: vm: --accel kvm: cannot open /dev/kvm: '
-	expect_eq "vm auto without /dev/kvm: no KVM attempt" \
-		"$(grep -c 'under KVM' "$LOGDIR/vm-doctor.log")" 0
-elif [ "$st" = 0 ]; then
-	echo "  KVM runs guests on this machine"
-	expect_eq "vm auto with working KVM: stays on KVM" \
-		"$(grep -c 'booting it under TCG' "$LOGDIR/vm-doctor.log")" 0
-else
-	echo "  /dev/kvm opens but qemu cannot run the guest under it"
-	expect_eq "vm --accel kvm with broken KVM: exit 1" "$st" 1
-	expect_match "vm --accel kvm with broken KVM: says KVM" \
-		"$(head -1 "$LOGDIR/vm-accel-kvm.log")" 'under KVM'
-	expect_match "vm auto with broken KVM: says it went on under TCG" \
-		"$(cat "$LOGDIR/vm-doctor.log")" 'qemu could not run the guest under KVM \(.+\); booting it under TCG'
-fi
-
 # check_run NAME JSON: the probes saw exactly what the workload did.
 check_run() {
 	local name=$1 j=$2 tgt=$3

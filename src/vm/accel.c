@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Which qemu boots the guest, and what KVM did here before.
+ *
+ * A KVM that opens but cannot run guests (nested KVM: qemu aborts on an
+ * MSR, or the guest never runs an instruction past the firmware) fails
+ * the same way on every boot, so --accel auto would pay the failed
+ * attempt on every vm call. The failure is remembered in the cache as
+ * "kvm-failed", for this qemu binary (path, size, mtime: an upgrade or
+ * another build is tried afresh) on this host kernel (uname -r: KVM is
+ * the host kernel's), and auto goes straight to TCG while both match.
+ * --accel kvm still tries KVM; a boot that works under KVM removes the
+ * record, whichever qemu and kernel it was for. The file is text a person
+ * can read, and delete.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "vm_internal.h"
+
+#define RECORD_NAME "kvm-failed"
+#define RECORD_HEAD                                                            \
+	"# folioscope vm: qemu could not run a guest under KVM with this\n"    \
+	"# qemu on this host kernel. vm --accel auto uses TCG while both\n"    \
+	"# are unchanged; vm --accel kvm tries KVM again and removes this\n"   \
+	"# file when the guest boots.\n"
+#define WHY_KEY "failure "
+
+void vm_qemu__find(char *buf, size_t n)
+{
+	const char *name = getenv("FOLIOSCOPE_QEMU");
+
+	if (!name || !*name)
+		name = VM_QEMU_NAME;
+	if (vm_fs__find_tool(name, buf, n))
+		snprintf(buf, n, "%s", name);
+}
+
+int vm_kvm__key(const char *qemu, struct vm_kvm_key *k)
+{
+	struct utsname u;
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	if (!realpath(qemu, k->qemu) || stat(k->qemu, &st))
+		return -errno;
+	if (uname(&u))
+		return -errno;
+	k->size = st.st_size;
+	k->mtime_s = st.st_mtim.tv_sec;
+	k->mtime_ns = st.st_mtim.tv_nsec;
+	if (snprintf(k->kernel, sizeof(k->kernel), "%s", u.release) >=
+	    (int)sizeof(k->kernel))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int vm_kvm__record_path(const char *cache_opt, char *buf, size_t n)
+{
+	char dir[PATH_MAX];
+	int err;
+
+	err = vm_cache__dir(cache_opt, dir, sizeof(dir));
+	if (err)
+		return err;
+	return vm_fs__fmt(buf, n, "%s/" RECORD_NAME, dir);
+}
+
+/* The lines that say which qemu and kernel a record is for. */
+static int key__text(const struct vm_kvm_key *k, char *buf, size_t n)
+{
+	return vm_fs__fmt(buf, n,
+			  "qemu %s\nqemu-size %lld\nqemu-mtime %lld.%09ld\n"
+			  "kernel %s\n",
+			  k->qemu, k->size, k->mtime_s, k->mtime_ns, k->kernel);
+}
+
+/* The record's key lines (after its comment), or NULL. */
+static const char *record__body(const char *data)
+{
+	while (*data == '#') {
+		data = strchr(data, '\n');
+		if (!data)
+			return NULL;
+		data++;
+	}
+	return data;
+}
+
+bool vm_kvm__recorded(const char *path, const struct vm_kvm_key *k, char *why,
+		      size_t n)
+{
+	char key[PATH_MAX + 256];
+	const char *body, *w;
+	size_t len = 0, klen;
+	char *data = NULL;
+	bool match;
+
+	if (key__text(k, key, sizeof(key)) ||
+	    vm_fs__read_file(path, &data, &len))
+		return false;
+	klen = strlen(key);
+	body = record__body(data);
+	match = body && !strncmp(body, key, klen);
+	if (match && why && n) {
+		why[0] = '\0';
+		w = body + klen;
+		if (!strncmp(w, WHY_KEY, strlen(WHY_KEY))) {
+			w += strlen(WHY_KEY);
+			snprintf(why, n, "%.*s", (int)strcspn(w, "\n"), w);
+		}
+	}
+	free(data);
+	return match;
+}
+
+int vm_kvm__record(const char *path, const struct vm_kvm_key *k,
+		   const char *why)
+{
+	char key[PATH_MAX + 256], tmp[PATH_MAX];
+	char *text;
+	int err, len;
+
+	err = key__text(k, key, sizeof(key));
+	if (err)
+		return err;
+	len = asprintf(&text, RECORD_HEAD "%s" WHY_KEY "%s\n", key, why);
+	if (len < 0)
+		return -ENOMEM;
+	/* Written beside and renamed: a reader never sees half a record. */
+	err = vm_fs__fmt(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+	if (!err)
+		err = vm_fs__mkdir_parents(path, 0755);
+	if (!err) {
+		err = vm_fs__write_file(tmp, text, len, 0644);
+		if (!err && rename(tmp, path))
+			err = -errno;
+		if (err)
+			unlink(tmp);
+	}
+	free(text);
+	return err;
+}
+
+int vm_kvm__forget(const char *path)
+{
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}

@@ -1,0 +1,128 @@
+# vm --accel (sourced by tests/check.sh): how vm picks KVM or TCG. The
+# ways a nested KVM breaks (qemu aborts on an MSR; the guest stalls after
+# the firmware) are played by tests/vm/fake-qemu, so these cases do not
+# depend on how, or whether, this machine's KVM breaks; then auto and
+# tcg run once with the real qemu.
+# shellcheck shell=bash
+vmargs=()
+[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
+[ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
+acc=$(mktemp -d "${TMPDIR:-/tmp}/fs-accel.XXXXXX")
+# Caches of our own hold the KVM record; the kernels are the usual ones.
+kcache=${FOLIOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/folioscope}/kernels
+mkdir -p "$kcache" "$acc/cache" "$acc/real-cache" "$acc/bin"
+ln -s "$kcache" "$acc/cache/kernels"
+ln -s "$kcache" "$acc/real-cache/kernels"
+record=$acc/cache/kvm-failed
+# A copy, so that its mtime can change (another qemu build).
+fake=$acc/bin/qemu-system-x86_64
+cp tests/vm/fake-qemu "$fake"
+krel=$(uname -r)
+
+# fake_vm NAME KVM ARGS...: vm ARGS -- doctor with the fake qemu doing KVM
+# (abort, stall or boot); sets st, out, err and calls (the -accel of each
+# qemu started, in order).
+fake_vm() {
+	local kvm=$2 log=$LOGDIR/vm-accel-$1
+	shift 2
+	: >"$acc/calls"
+	(cd "$acc" && FOLIOSCOPE_CACHE=$acc/cache FOLIOSCOPE_QEMU=$fake \
+		FAKE_QEMU_LOG=$acc/calls FAKE_QEMU_KVM=$kvm \
+		"$FS" vm "${vmargs[@]}" "$@" -- doctor) >"$log.out" 2>"$log.err"
+	st=$?
+	out=$(cat "$log.out")
+	err=$(cat "$log.err")
+	calls=$(paste -sd' ' "$acc/calls")
+}
+
+has_record() { [ -e "$record" ] && echo yes || echo no; }
+
+if ! (exec 3<>/dev/kvm) 2>/dev/null; then
+	skip "vm --accel with a broken KVM (fake qemu)" "/dev/kvm does not open here, so vm never starts qemu under KVM"
+	fake_vm auto-nokvm abort
+	expect_eq "vm auto without /dev/kvm: TCG only, nothing said" "$st|$calls|$err|$out" \
+		"0|tcg||fake guest under tcg"
+else
+	# --accel kvm: one line naming KVM and what to try, exit 1, either way
+	# KVM breaks; nothing recorded (auto records only what TCG confirms).
+	fake_vm kvm-abort abort --accel kvm
+	expect_eq "vm --accel kvm, qemu aborts under KVM: exit 1, one line" "$st|$calls|$err" \
+		"1|kvm|folioscope: vm: --accel kvm: qemu could not run the guest under KVM (error: failed to set MSR 0x10a to 0x0); try --accel tcg"
+	expect_eq "vm --accel kvm, qemu aborts: nothing recorded" "$(has_record)" no
+	fake_vm kvm-stall stall --accel kvm
+	expect_eq "vm --accel kvm, KVM stalls: exit 1, one line" "$st|$calls|$err" \
+		"1|kvm|folioscope: vm: --accel kvm: qemu could not run the guest under KVM (no output from the guest's kernel in 15 s); try --accel tcg"
+	expect_eq "vm --accel kvm, KVM stalls: nothing recorded" "$(has_record)" no
+
+	# auto: one line, then the guest runs under TCG, and the failure is
+	# recorded for this qemu and host kernel.
+	fake_vm auto-abort abort
+	expect_eq "vm auto, qemu aborts under KVM: goes on under TCG" "$st|$calls|$out|$err" \
+		"0|kvm tcg|fake guest under tcg|folioscope: vm: qemu could not run the guest under KVM (error: failed to set MSR 0x10a to 0x0); booting it under TCG"
+	expect_eq "vm auto, qemu aborts under KVM: recorded" \
+		"$(grep -v '^#' "$record" 2>&1 | sed '/^qemu-/d')" \
+		"$(printf 'qemu %s\nkernel %s\nfailure %s' "$fake" "$krel" 'error: failed to set MSR 0x10a to 0x0')"
+	expect_eq "vm auto, qemu aborts under KVM: record's qemu size and mtime" \
+		"$(sed -n 's/^qemu-\(size\|mtime\) //p' "$record" 2>&1 | paste -sd' ')" \
+		"$(stat -c '%s %.9Y' "$fake")"
+	# The next auto run: no KVM attempt, one line.
+	fake_vm auto-recorded abort
+	expect_eq "vm auto after a recorded KVM failure: TCG at once, one line" "$st|$calls|$out|$err" \
+		"0|tcg|fake guest under tcg|folioscope: vm: KVM failed here before (qemu $fake, kernel $krel: error: failed to set MSR 0x10a to 0x0; recorded in $record): using TCG; --accel kvm retries"
+	# --accel kvm tries KVM despite the record: failing keeps it, a boot
+	# under KVM removes it.
+	fake_vm kvm-recorded abort --accel kvm
+	expect_eq "vm --accel kvm after a recorded failure: tries KVM" "$st|$calls|$(has_record)" "1|kvm|yes"
+	fake_vm kvm-works boot --accel kvm
+	expect_eq "vm --accel kvm where KVM works now: boots, record removed" \
+		"$st|$calls|$out|$err|$(has_record)" "0|kvm|fake guest under kvm||no"
+
+	# A stall under auto: the same, with the stall as the reason.
+	fake_vm auto-stall stall
+	expect_eq "vm auto, KVM stalls: goes on under TCG" "$st|$calls|$out|$err" \
+		"0|kvm tcg|fake guest under tcg|folioscope: vm: qemu could not run the guest under KVM (no output from the guest's kernel in 15 s); booting it under TCG"
+	expect_eq "vm auto, KVM stalls: recorded" "$(grep '^failure ' "$record" 2>&1)" \
+		"failure no output from the guest's kernel in 15 s"
+	# Another qemu build (new mtime) is tried under KVM afresh; the boot
+	# that works there removes the record.
+	touch -d '+1 min' "$fake"
+	fake_vm auto-newqemu boot
+	expect_eq "vm auto, qemu changed since the record: tries KVM again" \
+		"$st|$calls|$out|$err|$(has_record)" "0|kvm|fake guest under kvm||no"
+fi
+
+# The real qemu. tcg never touches KVM.
+if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
+	ok "vm --accel tcg: boots"
+else
+	bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
+fi
+expect_eq "vm --accel tcg: qemu gets -accel tcg only" \
+	"$(grep -o -- ' -accel [a-z]*' "$LOGDIR/vm-accel-tcg.log" | paste -sd' ')" " -accel tcg"
+# auto, with no record: on this machine (nested KVM broken) it ends under
+# TCG and records that; where KVM runs guests it stays there.
+log=$LOGDIR/vm-accel-auto.log
+(cd "$acc" && FOLIOSCOPE_CACHE=$acc/real-cache "$FS" vm "${vmargs[@]}" -v -- doctor) >"$log" 2>&1
+st=$?
+accels=$(grep -o -- ' -accel [a-z]*' "$log" | awk '{ print $2 }' | paste -sd' ')
+expect_eq "vm auto (real qemu): the guest ran doctor" "$st $(grep -c '^kernel: ' "$log")" "0 1"
+if ! (exec 3<>/dev/kvm) 2>/dev/null; then
+	expect_eq "vm auto (real qemu) without /dev/kvm: TCG only" "$accels" tcg
+	expect_error "vm --accel kvm without /dev/kvm: one line" 1 \
+		'^folioscope: vm: --accel kvm: cannot open /dev/kvm: ' "$FS" vm "${vmargs[@]}" --accel kvm -- doctor
+elif [ "$accels" == "kvm tcg" ]; then
+	echo "  KVM is broken here: $(grep -o 'qemu could not run the guest under KVM .*' "$log")"
+	expect_match "vm auto (real qemu), broken KVM: one line, then TCG" "$(grep -v '^\[' "$log")" \
+		'^folioscope: vm: qemu could not run the guest under KVM \(.+\); booting it under TCG$'
+	expect_match "vm auto (real qemu), broken KVM: recorded" \
+		"$(grep '^failure ' "$acc/real-cache/kvm-failed" 2>&1)" '^failure .'
+	skip "vm --accel kvm (real qemu)" "KVM is broken here; the fake-qemu cases above test that failure"
+else
+	expect_eq "vm auto (real qemu), KVM works: stays on KVM" "$accels" kvm
+	if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel kvm -- doctor) >"$LOGDIR/vm-accel-kvm.log" 2>&1; then
+		ok "vm --accel kvm (real qemu): boots"
+	else
+		bad "vm --accel kvm (real qemu): boots" "see $LOGDIR/vm-accel-kvm.log"
+	fi
+fi
+rm -rf "$acc"
