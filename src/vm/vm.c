@@ -30,9 +30,9 @@
  * quiet and loglevel=1 keep the console to what matters when the guest
  * dies. With earlyprintk the kernel prints "Memory KASLR using RDRAND
  * RDTSC..." (early_printk, which loglevel does not filter) within a
- * second of starting, long before /init: the sign that the guest runs at
- * all (see VM_KVM_STALL_S). loglevel=1 comes first so that the early
- * console does not replay the boot log up to it.
+ * second of starting on an idle host, long before /init: the sign that
+ * the guest runs at all (see VM_KVM_STALL_S). loglevel=1 comes first so that
+ * the early console does not replay the boot log up to it.
  */
 #define CMDLINE                                                                \
 	"console=ttyS0 quiet loglevel=1 earlyprintk=serial,ttyS0,115200 "      \
@@ -775,9 +775,9 @@ static int accel__pick(struct vm_run *r)
 
 /*
  * The guest came up. Under KVM, KVM works here: a failure recorded
- * before is forgotten. Under TCG after KVM failed
- * (auto), the failure was KVM's and not the guest's or qemu's: it is
- * recorded, and the next auto run goes straight to TCG.
+ * before is forgotten. Under TCG after KVM failed (auto), the failure was
+ * KVM's and not the guest's or qemu's: it is recorded, and the next auto
+ * run goes straight to TCG.
  */
 static void accel__booted(struct vm_run *r)
 {
