@@ -49,11 +49,13 @@ struct vm_opts {
  * Seconds a guest under KVM may go without its kernel printing anything
  * (see CMDLINE in vm.c) before KVM is taken to stall: a nested KVM here
  * opens, qemu starts, SeaBIOS prints, and the guest gets no further.
- * Under TCG, slower than KVM at every step after qemu's own start, the
- * kernel's first line came 0.5-0.9 s after qemu started on this 2-CPU
- * machine with a load of ~4, and 1.5-8.1 s with four CPU hogs added
- * (load ~8). 15 s is about twice the worst of those; a broken KVM costs
- * it once, as auto then remembers the failure (see accel.c).
+ * Measured under TCG on this 2-CPU machine from qemu's start to the
+ * kernel's first line: 0.5-0.9 s at a load of ~4, 1.5-8.1 s with four
+ * CPU hogs added (load ~8), 3.4-9.8 s at a load of 12-14; of that, qemu's
+ * own start up to SeaBIOS's first line took at most 1.7 s, and the rest
+ * is guest code, which KVM runs several times faster than TCG. So a KVM
+ * that works prints well within 15 s; a broken one costs those 15 s
+ * once, as auto then remembers the failure (see accel.c).
  */
 #define VM_KVM_STALL_S 15
 
