@@ -43,6 +43,7 @@ if want host; then
 	. tests/host/checks.sh
 	. tests/host/export.sh
 	. tests/host/live.sh
+	. tests/host/syscalls.sh
 	. tests/host/peers.sh
 	. tests/host/reliability.sh
 	. tests/host/faults.sh

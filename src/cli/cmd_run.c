@@ -65,6 +65,9 @@ enum {
 	OPT_STOP_AFTER,
 };
 
+/* --iovecs' help spells out the syscall level's iovec limit. */
+_Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
+
 static const struct argp_option options[] = {
 	{ "matrix", OPT_MATRIX, NULL, 0,
 	  "run the default matrix of layouts (see README) instead of one", 0 },
@@ -292,7 +295,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
 	case OPT_IOVECS:
-		w->iovecs = parse_count(st, "--iovecs", arg, SH_MAX_IOVECS);
+		w->iovecs = parse_count(st, "--iovecs", arg, FS_MAX_IOVECS);
 		note(a, OC_SHMEM | OC_LAYOUT, "--iovecs");
 		break;
 	case OPT_READERS:

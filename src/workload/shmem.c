@@ -81,13 +81,16 @@ struct sh_gate {
 	int state; /* 0 wait, 1 go, -1 give up */
 };
 
+/* The --iovecs message below spells out the limit. */
+_Static_assert(FS_MAX_IOVECS == 64, "update the --iovecs message");
+
 struct sh_reader {
 	struct shmem *s;
 	struct sh_inst *in;
 	const struct sh_plan *pl;
 	__u32 idx;
 	unsigned char *mem; /* page-aligned buffer, made in prepare */
-	struct iovec iov[SH_MAX_IOVECS];
+	struct iovec iov[FS_MAX_IOVECS];
 	struct sh_gate *gate;
 	__u64 calls, bytes;
 	__u64 passed; /* checks passed, added to the report at the end */
@@ -159,7 +162,7 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 			     (unsigned long long)o->bs);
 		return err;
 	}
-	if (!o->iovecs || o->iovecs > SH_MAX_IOVECS || o->iovecs > o->bs ||
+	if (!o->iovecs || o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs ||
 	    (o->iovecs > 1 && strcmp(call, "readv"))) {
 		wl__err_hint(WL, err,
 			     "(want 1 .. 64 and at most --bs; more than 1 "

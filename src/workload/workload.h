@@ -356,7 +356,6 @@ enum sh_fill {
 
 enum sh_call { SH_READ, SH_PREAD, SH_READV, SH_CALL_NR };
 
-#define SH_MAX_IOVECS 64
 #define SH_MAX_READERS 64
 
 struct sh_file {
