@@ -58,6 +58,10 @@ struct wl_opts {
 	const char *syscall;  /* "read" (default), "pread", "readv" */
 	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
 	unsigned int readers; /* concurrent reader threads, default 1 */
+	/* Reader buffers mapped MAP_SHARED from a tmpfs file (a memfd) and
+	 * unmapped before every call, so each read's copy faults them in:
+	 * folio lookups of another file inside the read. */
+	bool buf_tmpfs;
 };
 
 struct workload; /* opaque */
