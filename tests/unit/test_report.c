@@ -968,6 +968,39 @@ static void test_json_read_rejects(void **state)
 	remove_dir(dir);
 }
 
+/*
+ * A report of a version that did not count the syscall level's skips
+ * reads back with them as 0; a counter every version had is still
+ * required.
+ */
+static void test_json_read_older_counters(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), *path = path_in(dir, "old.json");
+	struct json_object *root;
+
+	make_report(&r);
+	r.target[FS_TGT_DEDUPE].counter[FS_DD_COMPAT] = 7;
+	root = report__to_json(&r);
+	assert_non_null(root);
+	json_object_object_del(child(dd_of(root), "counters"),
+			       "compat_skipped");
+	write_text_file(path, json_object_to_json_string(root));
+	json_object_put(root);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_int_equal(back.target[FS_TGT_DEDUPE].counter[FS_DD_COMPAT], 0);
+	assert_int_equal(back.target[FS_TGT_DEDUPE].counter[FS_DD_CALLS], 4);
+	model__free(&back);
+
+	root = report__to_json(&r);
+	json_object_object_del(child(dd_of(root), "counters"), "missed");
+	write_text_file(path, json_object_to_json_string(root));
+	json_object_put(root);
+	expect_read_error(path, -EINVAL, "counters.missed: missing");
+	free(path);
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -984,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_json_schema),
 		cmocka_unit_test(test_json_no_workload),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_read_older_counters),
 		cmocka_unit_test(test_json_round_trip_minimal),
 		cmocka_unit_test(test_json_stdout),
 		cmocka_unit_test(test_json_write_unwritable),
