@@ -320,13 +320,24 @@ static __always_inline __u64 folio__bytes(const void *page)
 	return psize << (order & 31);
 }
 
-/* x86-64 syscall numbers the syscall-level plan watches. */
-#define FS_NR_READ 0
-#define FS_NR_IOCTL 16
-#define FS_NR_PREAD64 17
-#define FS_NR_READV 19
-#define FS_NR_PREADV 295
-#define FS_NR_PREADV2 327
+/*
+ * x86's TS_COMPAT in thread_info.status: the current syscall came in
+ * through a 32-bit entry (int 0x80, sysenter, 32-bit syscall). The entry
+ * sets it before the sys_enter tracepoint and clears it on the way back
+ * to user space (6.1 to 6.18), so it holds at sys_enter and sys_exit.
+ * Such a syscall's number and argument registers are i386's: decoding it
+ * with the x86-64 table would read an lseek (19) as a readv.
+ */
+#define FS_TS_COMPAT 0x0002
+
+static __always_inline bool sys__compat(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (!bpf_core_field_exists(t->thread_info.status))
+		return false;
+	return t->thread_info.status & FS_TS_COMPAT;
+}
 
 /*
  * The syscall's arguments, r10 to orig_ax of x86-64's struct pt_regs (an

@@ -314,7 +314,20 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 {
 	struct file_dedupe_range hdr;
 	struct fs_sysargs a;
+	struct fs_stats *st;
 
+	if (id != FS_NR_IOCTL && id != FS_NR32_IOCTL)
+		return 0;
+	/* A 32-bit task's ioctl (or a syscall numbered ioctl in the x86-64
+	 * table): its registers are i386's, not decoded, counted. */
+	if (sys__compat()) {
+		if (filter__pass()) {
+			st = stats__get();
+			if (st)
+				counter__inc(st, FS_DD_COMPAT);
+		}
+		return 0;
+	}
 	if (id != FS_NR_IOCTL || sysargs__read(regs, &a) ||
 	    (__u32)a.si != FIDEDUPERANGE || !filter__pass())
 		return 0;
@@ -331,7 +344,8 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 {
 	/* Every syscall exits here: leave before the map lookup. */
-	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || !filter__pass())
+	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || !filter__pass() ||
+	    sys__compat())
 		return 0;
 	return dd__exit(ret);
 }

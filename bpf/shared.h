@@ -15,7 +15,11 @@
 #define FS_SLOTS 64
 #define FS_MAX_HISTS 8
 #define FS_MAX_COUNTERS 8
-/* Alignment cap: 2 MiB. A value of 0 is "aligned to everything" = 2 MiB. */
+/*
+ * Alignment cap: 2 MiB; larger alignments count as 2 MiB. Offset 0 has no
+ * largest power of two dividing it: it is recorded as 0, in slot 0, which
+ * every report labels "offset 0".
+ */
 #define FS_ALIGN_CAP_SHIFT 21
 
 /* Histograms of the dedupe-compare target. */
@@ -40,6 +44,8 @@ enum fs_dedupe_counter {
 	FS_DD_ERRORS,
 	FS_DD_DROPPED,
 	FS_DD_MISSED,
+	/* Syscall level: ioctls of 32-bit (compat) tasks, not decoded. */
+	FS_DD_COMPAT,
 	FS_DD_NCOUNTERS,
 };
 
@@ -60,8 +66,34 @@ enum fs_shmem_counter {
 	FS_SH_ERRORS,
 	FS_SH_DROPPED,
 	FS_SH_MISSED,
+	/* Syscall level: readv/preadv/preadv2 calls with more than
+	 * FS_MAX_IOVECS iovecs; counted, req_bytes sums the first ones. */
+	FS_SH_IOV_BEYOND,
+	/* Syscall level: read-family syscalls of 32-bit (compat) tasks,
+	 * not decoded (their numbers and registers differ). */
+	FS_SH_COMPAT,
 	FS_SH_NCOUNTERS,
 };
+
+/*
+ * Syscall level: iovecs of one readv/preadv/preadv2 summed into req_bytes
+ * (the BPF loop's bound), and the most `run --iovecs` asks for.
+ */
+#define FS_MAX_IOVECS 64
+/* x86-64 syscall numbers the syscall level watches. */
+#define FS_NR_READ 0
+#define FS_NR_IOCTL 16
+#define FS_NR_PREAD64 17
+#define FS_NR_READV 19
+#define FS_NR_PREADV 295
+#define FS_NR_PREADV2 327
+/* The same calls of 32-bit tasks (i386 numbers), counted as skipped. */
+#define FS_NR32_READ 3
+#define FS_NR32_IOCTL 54
+#define FS_NR32_READV 145
+#define FS_NR32_PREAD64 180
+#define FS_NR32_PREADV 333
+#define FS_NR32_PREADV2 378
 
 /* Filters: at most this many -p PIDs. */
 #define FS_MAX_PIDS 8
@@ -125,12 +157,12 @@ static inline __u32 fs_log2_slot(__u64 v)
 	return r + 1 < FS_SLOTS ? r + 1 : FS_SLOTS - 1;
 }
 
-/* Largest power of two dividing v, capped at 2 MiB; 0 counts as the cap. */
+/* Largest power of two dividing v, capped at 2 MiB; 0 for v = 0. */
 static inline __u64 fs_alignment(__u64 v)
 {
 	__u64 a = v & (~v + 1);
 
-	if (!v || a > (1ULL << FS_ALIGN_CAP_SHIFT))
+	if (a > (1ULL << FS_ALIGN_CAP_SHIFT))
 		return 1ULL << FS_ALIGN_CAP_SHIFT;
 	return a;
 }

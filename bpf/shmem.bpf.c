@@ -22,6 +22,7 @@ struct sh_call {
 	__u64 foliop;	  /* struct folio ** of the lookup in progress */
 	__u64 last_folio; /* count each folio once per call */
 	__u64 last_count; /* iterator count at the previous lookup */
+	__u64 inode;	  /* struct inode * of the file being read */
 	__u32 has_buf;
 	__u32 has_prev;
 };
@@ -92,6 +93,7 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
 	c.to = (__u64)to;
+	c.inode = (__u64)BPF_CORE_READ(iocb, ki_filp, f_inode);
 	if (!lean)
 		c.has_buf = iter__user_addr(to, &c.buf);
 	c.ts = bpf_ktime_get_ns();
@@ -117,15 +119,22 @@ static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 	c->last_count = count;
 }
 
-/* A folio lookup starts: close the previous iteration's copy. */
-static __always_inline int sh__lookup_enter(__u64 foliop)
+/*
+ * A folio lookup starts: close the previous iteration's copy. Only the
+ * read's own file counts: the copy to user space can fault on a buffer
+ * mapped from another tmpfs file, whose lookup runs in the same thread
+ * while the read is in flight.
+ */
+static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
 
 	c = inflight__get(&inflight_task, &inflight);
+	if (!c || c->inode != inode)
+		return 0;
 	st = stats__get();
-	if (!c || !st)
+	if (!st)
 		return 0;
 	sh__chunk(st, c, sh__count(c));
 	c->has_prev = 1;
@@ -210,10 +219,11 @@ int BPF_KRETPROBE(kretprobe_read, long ret)
 SEC("fentry")
 int BPF_PROG(fentry_lookup)
 {
-	__u64 foliop = 0;
+	__u64 inode = 0, foliop = 0;
 
+	bpf_get_func_arg(ctx, 0, &inode);
 	bpf_get_func_arg(ctx, foliop_arg, &foliop);
-	return sh__lookup_enter(foliop);
+	return sh__lookup_enter(inode, foliop);
 }
 
 SEC("fexit")
@@ -230,7 +240,8 @@ int BPF_KPROBE(kprobe_lookup)
 {
 	/* _CORE reads: clang merges the two direct ctx loads into one at a
 	 * variable offset, which the verifier refuses. */
-	return sh__lookup_enter(foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx)
+	return sh__lookup_enter(PT_REGS_PARM1_CORE(ctx),
+				foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx)
 						: PT_REGS_PARM3_CORE(ctx));
 }
 
@@ -244,11 +255,11 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
  * Syscall level: read/pread64/readv/preadv/preadv2 on tmpfs files, told
  * apart by the superblock magic. One such syscall is one
  * shmem_file_read_iter call; folio lookups and copies are invisible here.
+ * x86-64 syscalls only: those of 32-bit (compat) tasks are counted apart.
  */
 #define TMPFS_MAGIC 0x01021994
 #define S_IFMT 00170000
 #define S_IFREG 0100000
-#define SH_MAX_IOVECS 16
 
 /*
  * Reads of other files leave after the fewest reads: the fd's file, its
@@ -258,6 +269,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 {
 	struct super_block *sb;
 	struct sh_call c = {};
+	struct fs_stats *st;
 	struct iovec iov;
 	struct file *f;
 	__u32 mode;
@@ -281,7 +293,14 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		c.req = a->dx;
 		c.has_buf = !lean;
 	} else {
-		for (int i = 0; i < SH_MAX_IOVECS && i < a->dx; i++) {
+		/* Past FS_MAX_IOVECS the call still counts, with req_bytes
+		 * of the first ones: counted apart, not hidden. */
+		if (a->dx > FS_MAX_IOVECS) {
+			st = stats__get();
+			if (st)
+				counter__inc(st, FS_SH_IOV_BEYOND);
+		}
+		for (int i = 0; i < FS_MAX_IOVECS && i < a->dx; i++) {
 			if (bpf_probe_read_user(
 				    &iov, sizeof(iov),
 				    (void *)(a->si + i * sizeof(iov))))
@@ -304,12 +323,31 @@ static __always_inline bool sh__is_read(long id)
 	       id == FS_NR_PREADV || id == FS_NR_PREADV2;
 }
 
+static __always_inline bool sh__is_read32(long id)
+{
+	return id == FS_NR32_READ || id == FS_NR32_PREAD64 ||
+	       id == FS_NR32_READV || id == FS_NR32_PREADV ||
+	       id == FS_NR32_PREADV2;
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_sh, struct pt_regs *regs, long id)
 {
+	bool read64 = sh__is_read(id);
 	struct fs_sysargs a;
+	struct fs_stats *st;
 
-	if (!sh__is_read(id) || !filter__pass() || sysargs__read(regs, &a))
+	if ((!read64 && !sh__is_read32(id)) || !filter__pass())
+		return 0;
+	/* A 32-bit task's syscall whose number is a read in either table:
+	 * not decoded, counted. */
+	if (sys__compat()) {
+		st = stats__get();
+		if (st)
+			counter__inc(st, FS_SH_COMPAT);
+		return 0;
+	}
+	if (!read64 || sysargs__read(regs, &a))
 		return 0;
 	return sh__sys_enter(&a, id);
 }
@@ -318,7 +356,8 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 {
 	/* Every syscall exits here: leave before the map lookup. */
-	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || !filter__pass())
+	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || !filter__pass() ||
+	    sys__compat())
 		return 0;
 	return sh__exit(ret);
 }

@@ -43,6 +43,8 @@ if want host; then
 	. tests/host/checks.sh
 	. tests/host/export.sh
 	. tests/host/live.sh
+	. tests/host/syscalls.sh
+	. tests/host/docs.sh
 	. tests/host/peers.sh
 	. tests/host/reliability.sh
 	. tests/host/faults.sh
@@ -60,6 +62,7 @@ if want vm; then
 	. tests/vm/filters.sh
 	. tests/vm/kfacts.sh
 	. tests/vm/perf.sh
+	. tests/vm/buftmpfs.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -61,9 +61,13 @@ enum {
 	OPT_SYSCALL,
 	OPT_IOVECS,
 	OPT_READERS,
+	OPT_BUF_TMPFS,
 	OPT_IMAGE_SIZE,
 	OPT_STOP_AFTER,
 };
+
+/* --iovecs' help spells out the syscall level's iovec limit. */
+_Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
 
 static const struct argp_option options[] = {
 	{ "matrix", OPT_MATRIX, NULL, 0,
@@ -128,6 +132,10 @@ static const struct argp_option options[] = {
 	  "read, pread or readv (default read)", 2 },
 	{ "iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2 },
 	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64",
+	  2 },
+	{ "buf-tmpfs", OPT_BUF_TMPFS, NULL, 0,
+	  "user buffers mapped from a tmpfs file (memfd, MAP_SHARED) and "
+	  "unmapped before every call: each copy faults them in",
 	  2 },
 	{},
 };
@@ -291,8 +299,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		w->syscall = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
+	case OPT_BUF_TMPFS:
+		w->buf_tmpfs = true;
+		note(a, OC_SHMEM, "--buf-tmpfs");
+		break;
 	case OPT_IOVECS:
-		w->iovecs = parse_count(st, "--iovecs", arg, SH_MAX_IOVECS);
+		w->iovecs = parse_count(st, "--iovecs", arg, FS_MAX_IOVECS);
 		note(a, OC_SHMEM | OC_LAYOUT, "--iovecs");
 		break;
 	case OPT_READERS:

@@ -294,25 +294,14 @@ static double since(const struct timespec *t0)
 	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/*
- * One report: totals, or with delta the events since the previous one.
- * label heads it in interval mode; JSON (-j) only when with_json.
- */
-static int trace__report(struct session *s, const struct trace_args *a,
-			 bool delta, const char *label, bool with_json)
+/* Print r, headed by label in interval mode; JSON (-j) only when with_json. */
+static int trace__print(const struct trace_args *a, const struct fs_report *r,
+			const char *label, bool with_json)
 {
-	struct fs_report *r = malloc(sizeof(*r));
 	struct common_opts c = a->c;
 	char ts[64];
 	time_t now;
-	int err;
 
-	if (!r)
-		return -ENOMEM;
-	model__init(r);
-	err = session__collect(s, r, delta);
-	if (err)
-		goto cleanup;
 	if (a->timestamps) {
 		now = time(NULL);
 		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
@@ -322,10 +311,68 @@ static int trace__report(struct session *s, const struct trace_args *a,
 		printf("== %s\n", label);
 	if (!with_json)
 		c.json = NULL;
-	err = common__output(&c, r);
-cleanup:
+	return common__output(&c, r);
+}
+
+static struct fs_report *trace__new_report(void)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+
+	if (r)
+		model__init(r);
+	return r;
+}
+
+static void trace__free_report(struct fs_report *r)
+{
+	if (!r)
+		return;
 	model__free(r);
 	free(r);
+}
+
+/*
+ * One report: totals, or with delta the events since the previous one.
+ * label heads it in interval mode; JSON (-j) only when with_json.
+ */
+static int trace__report(struct session *s, const struct trace_args *a,
+			 bool delta, const char *label, bool with_json)
+{
+	struct fs_report *r = trace__new_report();
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	err = session__collect(s, r, delta);
+	if (!err)
+		err = trace__print(a, r, label, with_json);
+	trace__free_report(r);
+	return err;
+}
+
+/*
+ * -i at the end: the last partial interval and the run's totals, from
+ * one read of the maps, so the intervals add up to the totals even while
+ * the traced processes keep going.
+ */
+static int trace__last(struct session *s, const struct trace_args *a, int n)
+{
+	struct fs_report *d = trace__new_report();
+	struct fs_report *t = trace__new_report();
+	char label[32];
+	int err = -ENOMEM;
+
+	if (!d || !t)
+		goto cleanup;
+	err = session__collect_both(s, d, t);
+	if (err)
+		goto cleanup;
+	snprintf(label, sizeof(label), "interval %d", n);
+	err = trace__print(a, d, label, false)
+		      ?: trace__print(a, t, "totals", true);
+cleanup:
+	trace__free_report(d);
+	trace__free_report(t);
 	return err;
 }
 
@@ -447,13 +494,9 @@ int cmd_trace(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	/* With -i: the last partial interval, then the run's totals. */
-	if (a.interval && !a.cumulative) {
-		char label[32];
-
-		snprintf(label, sizeof(label), "interval %d", ++n);
-		err = trace__report(&s, &a, true, label, false);
-	}
-	if (!err)
+	if (a.interval && !a.cumulative)
+		err = trace__last(&s, &a, ++n);
+	else
 		err = trace__report(&s, &a, false, a.interval ? "totals" : NULL,
 				    true);
 cleanup:

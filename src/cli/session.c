@@ -115,7 +115,8 @@ static int session__procs(struct session *s, int t, struct fs_report *r,
 	return err;
 }
 
-int session__collect(struct session *s, struct fs_report *r, bool delta)
+int session__collect_both(struct session *s, struct fs_report *delta,
+			  struct fs_report *total)
 {
 	struct fs_proc_info *info = NULL;
 	struct fs_stats now, d, *slots = NULL;
@@ -135,20 +136,33 @@ int session__collect(struct session *s, struct fs_report *r, bool delta)
 		err = probe__read(s->probe[t], &now, slots, info);
 		if (err)
 			break;
-		d = now;
-		if (delta) {
+		if (total) {
+			probe__describe(s->probe[t], &s->plan[t], total);
+			model__add_stats(total, t, &now);
+			if (s->per_proc)
+				err = session__procs(s, t, total, slots, info,
+						     false);
+		}
+		if (delta && !err) {
+			d = now;
 			model__stats_sub(&d, &s->last[t]);
 			s->last[t] = now;
+			probe__describe(s->probe[t], &s->plan[t], delta);
+			model__add_stats(delta, t, &d);
+			if (s->per_proc)
+				err = session__procs(s, t, delta, slots, info,
+						     true);
 		}
-		probe__describe(s->probe[t], &s->plan[t], r);
-		model__add_stats(r, t, &d);
-		if (s->per_proc)
-			err = session__procs(s, t, r, slots, info, delta);
 	}
 cleanup:
 	free(slots);
 	free(info);
 	return err;
+}
+
+int session__collect(struct session *s, struct fs_report *r, bool delta)
+{
+	return session__collect_both(s, delta ? r : NULL, delta ? NULL : r);
 }
 
 void session__stop(struct session *s)

@@ -33,6 +33,13 @@ int session__start(struct session *s, enum plan_mode m,
  * the kernel, so consecutive deltas add up to the totals exactly.
  */
 int session__collect(struct session *s, struct fs_report *r, bool delta);
+/*
+ * The events since the previous delta collect into delta and the totals
+ * into total, from one read of the maps, so the deltas add up to the
+ * totals exactly. Either may be NULL.
+ */
+int session__collect_both(struct session *s, struct fs_report *delta,
+			  struct fs_report *total);
 void session__stop(struct session *s);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);

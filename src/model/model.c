@@ -23,9 +23,13 @@ static const struct fs_hist_spec dedupe_hists[FS_DD_NHIST] = {
 };
 
 static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {
-	[FS_DD_CALLS] = { "calls" },	 [FS_DD_SAME] = { "same" },
-	[FS_DD_DIFFERS] = { "differs" }, [FS_DD_ERRORS] = { "errors" },
-	[FS_DD_DROPPED] = { "dropped" }, [FS_DD_MISSED] = { "missed" },
+	[FS_DD_CALLS] = { "calls" },
+	[FS_DD_SAME] = { "same" },
+	[FS_DD_DIFFERS] = { "differs" },
+	[FS_DD_ERRORS] = { "errors" },
+	[FS_DD_DROPPED] = { "dropped" },
+	[FS_DD_MISSED] = { "missed" },
+	[FS_DD_COMPAT] = { "compat_skipped", true },
 };
 
 static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
@@ -51,6 +55,8 @@ static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_ERRORS] = { "errors" },
 	[FS_SH_DROPPED] = { "dropped" },
 	[FS_SH_MISSED] = { "missed" },
+	[FS_SH_IOV_BEYOND] = { "iov_beyond", true },
+	[FS_SH_COMPAT] = { "compat_skipped", true },
 };
 
 static const char *const target_names[FS_TGT_NR] = {

@@ -31,6 +31,9 @@ struct fs_hist_spec {
 
 struct fs_counter_spec {
 	const char *name; /* "calls", "same", ... */
+	/* Absent from reports of versions that did not count it: a JSON
+	 * report without it reads as 0. */
+	bool optional;
 };
 
 struct fs_bucket {

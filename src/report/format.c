@@ -394,3 +394,13 @@ int report__nr_charts(const struct fs_report *r)
 	}
 	return n;
 }
+
+bool report__align_zero(const struct fs_hist_spec *sp, int slot)
+{
+	return sp->kind == FS_KIND_ALIGN && slot == 0;
+}
+
+bool report__align_cap(const struct fs_hist_spec *sp, int slot)
+{
+	return sp->kind == FS_KIND_ALIGN && slot == FS_ALIGN_CAP_SHIFT + 1;
+}

@@ -485,7 +485,7 @@ static int parse_counters(struct reader *rd, struct fs_target_report *tr,
 		seen[c] = true;
 	}
 	for (c = 0; c < tr->ncounters; c++)
-		if (!seen[c])
+		if (!seen[c] && !tr->counter_spec[c].optional)
 			return bad(rd, "%s.%s: missing", where,
 				   tr->counter_spec[c].name);
 	return 0;

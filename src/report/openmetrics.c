@@ -38,6 +38,8 @@ struct om {
 	const struct fs_report *r;
 };
 
+_Static_assert(FS_MAX_IOVECS == 64, "update iov_beyond's help");
+
 static const struct {
 	const char *name, *help;
 } counter_help[] = {
@@ -48,6 +50,12 @@ static const struct {
 	{ "dropped", "calls not measured because the in-flight store refused "
 		     "them (hash full, task storage busy or out of memory)" },
 	{ "missed", "probe runs the kernel skipped (recursion)" },
+	{ "iov_beyond",
+	  "syscall level: readv calls with more than 64 iovecs (counted; "
+	  "req_bytes sums their first 64 only)" },
+	{ "compat_skipped",
+	  "syscall level: syscalls of 32-bit (compat) tasks numbered like a "
+	  "watched one in either table, skipped undecoded" },
 };
 
 static const char *counter_help_of(const char *name)
@@ -218,7 +226,8 @@ static const char *om_hist_header(struct om *o, char *name, size_t n,
 		 strcmp(prefix, "folioscope") ? " per process" : "");
 	om_help(o, name, who, sp->help,
 		sp->kind == FS_KIND_ALIGN
-			? " (largest power of two dividing it; 0 is offset 0)"
+			? " (largest power of two dividing it; bucket 0 is "
+			  "offset 0, 2097152 holds 2 MiB or more)"
 			: "");
 	fprintf(o->f, "# TYPE %s histogram\n", name);
 	if (o->om)

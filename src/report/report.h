@@ -144,6 +144,14 @@ int report__tmp_clean(const char *path);
  * for powers of two, else 3 significant digits), ns as ns/µs/ms/s.
  */
 void report__human(char *buf, size_t n, const char *unit, __u64 v);
+/*
+ * Alignment histograms: slot 0 holds offset 0 (no largest power of two
+ * divides 0) and the 2 MiB slot every larger alignment. The label of
+ * slot 0 is REPORT_OFFSET0; report__align_cap says a slot is the cap's.
+ */
+#define REPORT_OFFSET0 "offset 0"
+bool report__align_zero(const struct fs_hist_spec *sp, int slot);
+bool report__align_cap(const struct fs_hist_spec *sp, int slot);
 /* One CSV field, quoted per RFC 4180 when it has to be. */
 void report__csv_field(FILE *f, const char *s);
 /* Write s with &, <, >, " and ' escaped for XML/HTML. */

@@ -116,14 +116,21 @@ static bool chart_range(const struct report_chart *c, int *first, int *last)
 	return true;
 }
 
+/* "offset 0" and "2 MiB+" (2 MiB or more) on alignment charts. */
 static void bucket_label(char *buf, size_t n, const struct fs_hist_spec *sp,
-			 const struct fs_bucket *b)
+			 int slot, const struct fs_bucket *b)
 {
+	if (report__align_zero(sp, slot)) {
+		snprintf(buf, n, "%s", REPORT_OFFSET0);
+		return;
+	}
 	report__human(buf, n, sp->unit, b->lo);
+	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
+		strcat(buf, "+");
 }
 
 /* Tooltip: exact edges, in the unit and in human form. */
-static void bucket_title(FILE *f, const struct fs_hist_spec *sp,
+static void bucket_title(FILE *f, const struct fs_hist_spec *sp, int slot,
 			 const struct fs_bucket *b, const char *series)
 {
 	char lo[32], hi[32];
@@ -135,7 +142,14 @@ static void bucket_title(FILE *f, const struct fs_hist_spec *sp,
 		report__xml_escape(f, series);
 		fputs(": ", f);
 	}
-	if (b->lo == b->hi)
+	if (report__align_zero(sp, slot))
+		fprintf(f, "%s: %llu</title>", REPORT_OFFSET0,
+			(unsigned long long)b->count);
+	else if (report__align_cap(sp, slot))
+		fprintf(f, "%s or more (%llu %s or more): %llu</title>", lo,
+			(unsigned long long)b->lo, sp->unit,
+			(unsigned long long)b->count);
+	else if (b->lo == b->hi)
 		fprintf(f, "%s (%llu %s): %llu</title>", lo,
 			(unsigned long long)b->lo, sp->unit,
 			(unsigned long long)b->count);
@@ -232,7 +246,7 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 				"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
 				"width=\"%.1f\" height=\"%.1f\" fill=\"%s\">",
 				x, MT + PH - h, bw, h, colors[i]);
-			bucket_title(f, sp, &b, c->b ? names[i] : NULL);
+			bucket_title(f, sp, s, &b, c->b ? names[i] : NULL);
 			fputs("</rect>\n", f);
 			/* Exact counts over the bars while they fit. */
 			if (bw >= 26 && b.count) {
@@ -249,7 +263,7 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 		if ((s - first) % every)
 			continue;
 		model__bucket(usable(c->a) ? c->a : c->b, s, &b);
-		bucket_label(lbl, sizeof(lbl), sp, &b);
+		bucket_label(lbl, sizeof(lbl), sp, s, &b);
 		if (rotate)
 			fprintf(f,
 				"<text transform=\"translate(%.1f %d) "
@@ -287,7 +301,8 @@ static void chart_legend(FILE *f, const struct report_chart *c)
 static const char *x_title(const struct fs_hist_spec *sp)
 {
 	if (sp->kind == FS_KIND_ALIGN)
-		return "alignment (power of two; 0 = offset 0)";
+		return "alignment (power of two, 2 MiB+ = 2 MiB or more; "
+		       "offset 0 apart)";
 	if (!strcmp(sp->unit, "ns"))
 		return "time, log2 buckets (label: bucket start)";
 	return "bytes, log2 buckets (label: bucket start)";

@@ -100,6 +100,33 @@ static void print_bar(FILE *f, __u64 count, __u64 max)
 	fputc('|', f);
 }
 
+/* An alignment slot's label: "offset 0", "4K", "2M+" (2 MiB or more). */
+static void align_label(char *buf, size_t n, const struct fs_hist_spec *sp,
+			int slot, __u64 lo)
+{
+	if (report__align_zero(sp, slot)) {
+		snprintf(buf, n, "%s", REPORT_OFFSET0);
+		return;
+	}
+	fmt_value(buf, n, sp->unit, lo);
+	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
+		strcat(buf, "+");
+}
+
+/*
+ * The row after slot s. Rows run over the non-empty range, empty slots
+ * included, except after an alignment's "offset 0": its neighbour 1 says
+ * nothing about it, so the rows go on at the next non-empty slot.
+ */
+static int next_row(const struct fs_histogram *h, int s)
+{
+	if (!report__align_zero(h->spec, s))
+		return s + 1;
+	while (++s < FS_SLOTS && !h->slot[s])
+		;
+	return s;
+}
+
 static void print_hist(FILE *f, const struct fs_histogram *h)
 {
 	const struct fs_hist_spec *sp = h->spec;
@@ -126,11 +153,11 @@ static void print_hist(FILE *f, const struct fs_histogram *h)
 	fputc('\n', f);
 
 	/* First pass: column widths and the longest bar. */
-	for (int s = first; s <= last; s++) {
+	for (int s = first; s <= last; s = next_row(h, s)) {
 		model__bucket(h, s, &b);
 		if (b.count > max)
 			max = b.count;
-		fmt_value(lo, sizeof(lo), sp->unit, b.lo);
+		align_label(lo, sizeof(lo), sp, s, b.lo);
 		fmt_value(hi, sizeof(hi), sp->unit, b.hi);
 		if ((int)strlen(lo) > wlo)
 			wlo = strlen(lo);
@@ -140,12 +167,13 @@ static void print_hist(FILE *f, const struct fs_histogram *h)
 
 	w = align ? wlo : wlo + 4 + whi;
 	fprintf(f, "%5s%-*s : count    distribution\n", "", w - 5, sp->unit);
-	for (int s = first; s <= last; s++) {
+	for (int s = first; s <= last; s = next_row(h, s)) {
 		bool scaled;
 
 		model__bucket(h, s, &b);
 		scaled = fmt_value(lo, sizeof(lo), sp->unit, b.lo);
 		if (align) {
+			align_label(lo, sizeof(lo), sp, s, b.lo);
 			fprintf(f, "%*s : %-8llu ", wlo, lo,
 				(unsigned long long)b.count);
 		} else {
@@ -169,6 +197,29 @@ static const char *or_dash(const char *s)
 	return s[0] ? s : "-";
 }
 
+/* What the syscall level left out, when it left anything out. */
+static void print_skips(FILE *f, const struct fs_target_report *tr)
+{
+	for (int c = 0; c < tr->ncounters; c++) {
+		const char *name = tr->counter_spec[c].name;
+		unsigned long long n = tr->counter[c];
+
+		if (!n)
+			continue;
+		if (!strcmp(name, "iov_beyond"))
+			fprintf(f,
+				"  iovecs beyond %d: %llu calls counted, "
+				"req_bytes partial (their first %d iovecs "
+				"summed)\n",
+				FS_MAX_IOVECS, n, FS_MAX_IOVECS);
+		else if (!strcmp(name, "compat_skipped"))
+			fprintf(f,
+				"  32-bit (compat) syscalls skipped: %llu, "
+				"not decoded (not in any histogram)\n",
+				n);
+	}
+}
+
 /* A process's view of a target has no attach info of its own. */
 static void print_target(FILE *f, const struct fs_target_report *tr,
 			 bool with_attach)
@@ -188,6 +239,7 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 		fprintf(f, "%s %s %llu", c ? "," : "", tr->counter_spec[c].name,
 			(unsigned long long)tr->counter[c]);
 	fputc('\n', f);
+	print_skips(f, tr);
 	for (int i = 0; i < tr->nhists; i++) {
 		fputc('\n', f);
 		print_hist(f, &tr->hist[i]);

@@ -8,7 +8,8 @@
  *
  *   default   one file (--fill, --size) on one mount (--huge), read with
  *             one pattern (--syscall, --bs, --offset, --length,
- *             --buf-align, --iovecs, --readers)
+ *             --buf-align, --iovecs, --readers); --buf-tmpfs maps the
+ *             buffers from a memfd, faulted in by the reads' copies
  *   --matrix  the default matrix: full, sparse and mixed files on
  *             huge=always, within_size, advise and never mounts, each read
  *             with every pattern of truth.c's table
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -81,13 +83,16 @@ struct sh_gate {
 	int state; /* 0 wait, 1 go, -1 give up */
 };
 
+/* The --iovecs message below spells out the limit. */
+_Static_assert(FS_MAX_IOVECS == 64, "update the --iovecs message");
+
 struct sh_reader {
 	struct shmem *s;
 	struct sh_inst *in;
 	const struct sh_plan *pl;
 	__u32 idx;
 	unsigned char *mem; /* page-aligned buffer, made in prepare */
-	struct iovec iov[SH_MAX_IOVECS];
+	struct iovec iov[FS_MAX_IOVECS];
 	struct sh_gate *gate;
 	__u64 calls, bytes;
 	__u64 passed; /* checks passed, added to the report at the end */
@@ -107,6 +112,9 @@ struct shmem {
 	struct sh_plan custom;
 	__u64 page, bufsize;
 	__u32 nreaders; /* buffers made */
+	/* --buf-tmpfs: every reader's buffer is a slice of this mapping. */
+	unsigned char *bufmap;
+	__u64 buflen;
 	struct sh_reader rd[SH_MAX_READERS];
 	/* Checks come from several threads; model__check is not atomic. */
 	pthread_mutex_t lock;
@@ -159,7 +167,7 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 			     (unsigned long long)o->bs);
 		return err;
 	}
-	if (!o->iovecs || o->iovecs > SH_MAX_IOVECS || o->iovecs > o->bs ||
+	if (!o->iovecs || o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs ||
 	    (o->iovecs > 1 && strcmp(call, "readv"))) {
 		wl__err_hint(WL, err,
 			     "(want 1 .. 64 and at most --bs; more than 1 "
@@ -426,11 +434,45 @@ static int check_mem(struct shmem *s, const struct wl_opts *o)
 	return wl__check_mem(WL, what, need);
 }
 
+/*
+ * --buf-tmpfs: the buffers as page-aligned slices of one memfd (a tmpfs
+ * file) mapped MAP_SHARED, left unfaulted: the reads fault them in.
+ */
+static int map_buffers(struct shmem *s, __u32 readers)
+{
+	__u64 slice = (s->bufsize + s->page - 1) / s->page * s->page;
+	void *map;
+	int fd, err = 0;
+
+	fd = memfd_create("folioscope-buf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	s->buflen = slice * readers;
+	if (ftruncate(fd, s->buflen)) {
+		err = -errno;
+		goto cleanup;
+	}
+	map = mmap(NULL, s->buflen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		goto cleanup;
+	}
+	s->bufmap = map;
+	for (__u32 i = 0; i < readers; i++)
+		s->rd[i].mem = s->bufmap + i * slice;
+	s->nreaders = readers;
+cleanup:
+	close(fd);
+	return err;
+}
+
 /* Allocate and fault in the buffers size_buffers sized. */
-static int make_buffers(struct shmem *s)
+static int make_buffers(struct shmem *s, bool buf_tmpfs)
 {
 	__u32 readers = size_buffers(s);
 
+	if (buf_tmpfs)
+		return map_buffers(s, readers);
 	for (__u32 i = 0; i < readers; i++) {
 		struct sh_reader *rd = &s->rd[i];
 		int err;
@@ -509,7 +551,7 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 		err = make_mount(s, i, buf);
 	if (err)
 		goto cleanup;
-	err = make_buffers(s);
+	err = make_buffers(s, o->buf_tmpfs);
 	if (err)
 		wl__err(WL, err, "allocate %llu-byte read buffers",
 			(unsigned long long)s->bufsize);
@@ -727,6 +769,10 @@ static void *reader(void *arg)
 	while (!pl->length || pos - start < pl->length) {
 		int err = 0;
 
+		/* --buf-tmpfs: unmapped, so this call's copy faults. The
+		 * data stays in the memfd for the checks. */
+		if (rd->s->bufmap)
+			madvise(rd->mem, rd->s->bufsize, MADV_DONTNEED);
 		set_guards(rd, base, n);
 		if (pl->call == SH_READ)
 			ret = read(fd, base, pl->bs);
@@ -891,6 +937,9 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 		model__kv_u64(r, "buf_align", pl->buf_align);
 		model__kv_u64(r, "iovecs", pl->iovecs);
 		model__kv_u64(r, "readers", pl->readers);
+		if (s->bufmap)
+			model__kv_str(r, "buffers",
+				      "tmpfs (memfd, MAP_SHARED)");
 	} else {
 		model__kv_u64(r, "files", s->ninst);
 		model__kv_u64(r, "plans", s->nplans);
@@ -912,9 +961,11 @@ void shmem__destroy(struct shmem *s)
 {
 	if (!s)
 		return;
-	for (__u32 i = 0; i < s->nreaders; i++) {
-		free(s->rd[i].mem);
-	}
+	if (s->bufmap)
+		munmap(s->bufmap, s->buflen);
+	else
+		for (__u32 i = 0; i < s->nreaders; i++)
+			free(s->rd[i].mem);
 	for (int i = 0; i < s->ninst; i++)
 		if (s->inst[i].made)
 			wl__remove(WL, s->inst[i].path, false);

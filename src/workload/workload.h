@@ -58,6 +58,10 @@ struct wl_opts {
 	const char *syscall;  /* "read" (default), "pread", "readv" */
 	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
 	unsigned int readers; /* concurrent reader threads, default 1 */
+	/* Reader buffers mapped MAP_SHARED from a tmpfs file (a memfd) and
+	 * unmapped before every call, so each read's copy faults them in:
+	 * folio lookups of another file inside the read. */
+	bool buf_tmpfs;
 };
 
 struct workload; /* opaque */
@@ -356,7 +360,6 @@ enum sh_fill {
 
 enum sh_call { SH_READ, SH_PREAD, SH_READV, SH_CALL_NR };
 
-#define SH_MAX_IOVECS 64
 #define SH_MAX_READERS 64
 
 struct sh_file {

@@ -55,8 +55,10 @@ static void test_log2_slot_all_edges(void **state)
 
 static void test_alignment(void **state)
 {
-	/* 0 is aligned to everything: the cap. */
-	assert_int_equal(fs_alignment(0), MIB2);
+	/* Offset 0 has no largest power of two dividing it: 0, in slot 0,
+	 * the slot every report labels "offset 0". */
+	assert_int_equal(fs_alignment(0), 0);
+	assert_int_equal(fs_log2_slot(fs_alignment(0)), 0);
 	assert_int_equal(fs_alignment(1), 1);
 	assert_int_equal(fs_alignment(3), 1);
 	assert_int_equal(fs_alignment(5), 1);

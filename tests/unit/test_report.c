@@ -330,16 +330,39 @@ static void test_text_target(void **state)
 	out = text_of(&r);
 	assert_contains(out, "folioscope " FOLIOSCOPE_VERSION
 			     ", kernel 6.1.0-test, x86_64, page size 4096\n");
-	assert_contains(out, "\ndedupe:\n"
-			     "  function:  vfs_dedupe_file_range_compare\n"
-			     "  symbol:    vfs_dedupe_file_range_compare\n"
-			     "  mechanism: fentry\n"
-			     "  inlined:   no\n"
-			     "  reason:    symbol and BTF present: fentry\n"
-			     "  counters:  calls 4, same 3, differs 1, "
-			     "errors 0, dropped 0, missed 0\n");
+	assert_contains(out,
+			"\ndedupe:\n"
+			"  function:  vfs_dedupe_file_range_compare\n"
+			"  symbol:    vfs_dedupe_file_range_compare\n"
+			"  mechanism: fentry\n"
+			"  inlined:   no\n"
+			"  reason:    symbol and BTF present: fentry\n"
+			"  counters:  calls 4, same 3, differs 1, "
+			"errors 0, dropped 0, missed 0, compat_skipped 0\n");
+	/* Nothing skipped: no line about it. */
+	assert_lacks(out, "skipped:");
 	/* Disabled targets are not shown at all. */
 	assert_lacks(out, "shmem");
+	free(out);
+}
+
+/* What the syscall level counted apart, spelled out under the counters. */
+static void test_text_skips(void **state)
+{
+	static struct fs_report r;
+	char *out;
+
+	make_report(&r);
+	model__enable(&r, FS_TGT_SHMEM, true);
+	r.target[FS_TGT_SHMEM].counter[FS_SH_IOV_BEYOND] = 3;
+	r.target[FS_TGT_DEDUPE].counter[FS_DD_COMPAT] = 5;
+	out = text_of(&r);
+	assert_contains(out, "compat_skipped 5\n"
+			     "  32-bit (compat) syscalls skipped: 5, not "
+			     "decoded (not in any histogram)\n");
+	assert_contains(out, "iov_beyond 3, compat_skipped 0\n"
+			     "  iovecs beyond 64: 3 calls counted, req_bytes "
+			     "partial (their first 64 iovecs summed)\n");
 	free(out);
 }
 
@@ -385,9 +408,28 @@ static void test_text_align(void **state)
 			     "        4K : 2        "
 			     "|****************                        | 4096\n"
 			     "        8K : 0        |" BLANK40 "| 8192\n");
-	assert_contains(out, "        2M : 5        |" STARS40 "| 2097152\n");
+	/* The cap holds 2 MiB and more. */
+	assert_contains(out, "       2M+ : 5        |" STARS40 "| 2097152\n");
 	/* Single values, never ranges. */
 	assert_lacks(out, "4K -> 4K");
+	free(out);
+}
+
+/* Offset 0 in slot 0, labelled so, and the rows go on at the next
+ * non-empty slot. */
+static void test_text_align_offset0(void **state)
+{
+	static struct fs_report r;
+	char *out;
+
+	make_report(&r);
+	r.target[FS_TGT_DEDUPE].hist[FS_DD_SRC_ALIGN].slot[0] = 1;
+	r.target[FS_TGT_DEDUPE].hist[FS_DD_SRC_ALIGN].count++;
+	out = text_of(&r);
+	assert_contains(out, "     bytes : count    distribution\n"
+			     "  offset 0 : 1        |********"
+			     "                                |\n"
+			     "        4K : 2        ");
 	free(out);
 }
 
@@ -926,12 +968,47 @@ static void test_json_read_rejects(void **state)
 	remove_dir(dir);
 }
 
+/*
+ * A report of a version that did not count the syscall level's skips
+ * reads back with them as 0; a counter every version had is still
+ * required.
+ */
+static void test_json_read_older_counters(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), *path = path_in(dir, "old.json");
+	struct json_object *root;
+
+	make_report(&r);
+	r.target[FS_TGT_DEDUPE].counter[FS_DD_COMPAT] = 7;
+	root = report__to_json(&r);
+	assert_non_null(root);
+	json_object_object_del(child(dd_of(root), "counters"),
+			       "compat_skipped");
+	write_text_file(path, json_object_to_json_string(root));
+	json_object_put(root);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_int_equal(back.target[FS_TGT_DEDUPE].counter[FS_DD_COMPAT], 0);
+	assert_int_equal(back.target[FS_TGT_DEDUPE].counter[FS_DD_CALLS], 4);
+	model__free(&back);
+
+	root = report__to_json(&r);
+	json_object_object_del(child(dd_of(root), "counters"), "missed");
+	write_text_file(path, json_object_to_json_string(root));
+	json_object_put(root);
+	expect_read_error(path, -EINVAL, "counters.missed: missing");
+	free(path);
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_target),
+		cmocka_unit_test(test_text_skips),
 		cmocka_unit_test(test_text_log2),
 		cmocka_unit_test(test_text_align),
+		cmocka_unit_test(test_text_align_offset0),
 		cmocka_unit_test(test_text_not_measured_and_empty),
 		cmocka_unit_test(test_text_small_values),
 		cmocka_unit_test(test_text_workload),
@@ -940,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_json_schema),
 		cmocka_unit_test(test_json_no_workload),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_read_older_counters),
 		cmocka_unit_test(test_json_round_trip_minimal),
 		cmocka_unit_test(test_json_stdout),
 		cmocka_unit_test(test_json_write_unwritable),
