@@ -7,9 +7,13 @@ SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 mkdir -p "$LOGDIR"
 
-ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; }
-bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; }
-skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; }
+# Under tests/check.sh a suite runs in a process of its own: each result
+# is also a line in its tally file (tests/harness/run.sh), which counts
+# what a suite did even if it dies, and results from its subshells too.
+tally() { [ -z "${CHECK_TALLY:-}" ] || echo "$1" >>"$CHECK_TALLY"; }
+ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; tally P; }
+bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; tally F; }
+skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; tally S; }
 
 # expect_eq NAME GOT WANT
 expect_eq() {
