@@ -15,6 +15,19 @@ ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; tally P; }
 bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; tally F; }
 skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; tally S; }
 
+# wait_until TIMEOUT_S CMD...: poll CMD every 10 ms until it succeeds
+# (0) or TIMEOUT_S have passed (1).
+wait_until() {
+	local n=$(($1 * 100))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.01
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # expect_eq NAME GOT WANT
 expect_eq() {
 	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "got '$2', want '$3'"; fi

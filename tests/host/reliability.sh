@@ -229,17 +229,6 @@ bpf_gone() {
 	echo "$left"
 	return 1
 }
-# wait_until TIMEOUT_S CMD...: poll CMD every 10 ms.
-wait_until() {
-	local n=$(($1 * 100))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.01
-		n=$((n - 1))
-	done
-	return 1
-}
 has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
 has_tmp() { compgen -G "$TMPDIR/folioscope-*" >/dev/null; }
 json_ok() { jq -e '.schema == "folioscope/1" and (.targets | type) == "object"' "$1" >/dev/null 2>&1; }
