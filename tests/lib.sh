@@ -6,6 +6,10 @@ FAIL=${FAIL:-0}
 SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 mkdir -p "$LOGDIR"
+# `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, $FS_VM_MODULES.
+vmargs=()
+[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
+[ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 
 # Under tests/check.sh a suite runs in a process of its own: each result
 # is also a line in its tally file (tests/harness/run.sh), which counts

@@ -95,7 +95,8 @@ run_cmocka() {
 }
 
 # run_suite KIND:NAME FILE LIMIT: source FILE (with tests/lib.sh) in a
-# bash of its own under a LIMIT-second timeout. Its ok/bad/skip go to a
+# bash of its own (set -u and pipefail, as check.sh) under a LIMIT-second
+# timeout. Its ok/bad/skip go to a
 # tally file (CHECK_TALLY) as they happen, so they count even if it dies
 # later; it is a failure of its own ("suite KIND:NAME") unless it reached
 # its end: a crash, an exit, a kill or a timeout.
@@ -104,7 +105,7 @@ run_suite() {
 	tally=$(mktemp "${TMPDIR:-/tmp}/tally.XXXXXX")
 	t0=$SECONDS
 	CHECK_TALLY=$tally timeout -k "$CHECK_KILL_AFTER" "$limit" \
-		bash -c '. tests/lib.sh; . "$0"; echo end >>"$CHECK_TALLY"' "$file" </dev/null &
+		bash -c 'set -uo pipefail; . tests/lib.sh; . "$0"; echo end >>"$CHECK_TALLY"' "$file" </dev/null &
 	check_child=$!
 	check_wait
 	PASS=$((PASS + $(grep -cx P "$tally")))

@@ -16,12 +16,13 @@ st_bin() {
 # st_suite NAME BODY: a fake suite, tests/KIND/NAME.sh style.
 st_suite() { printf '%s\n' "$2" >"$st/$1.sh"; }
 
-# st_harness CMDS: CMDS (run_cmocka, run_suite calls) in a fresh bash with
-# its own counts and no tally of this suite's, 1 s timeouts; prints what
-# the harness printed, then its summary line and exit status.
+# st_harness CMDS: CMDS (run_cmocka, run_suite calls) in a fresh bash
+# (set -u and pipefail, as check.sh) with its own counts and no tally of
+# this suite's, 1 s timeouts; prints what the harness printed, then its
+# summary line and exit status.
 st_harness() {
 	env -u CHECK_TALLY CHECK_TIMEOUT=1 CHECK_KILL_AFTER=1 TMPDIR="$st" bash -c \
-		'. tests/lib.sh; . "$0"; PASS=0 FAIL=0 SKIP=0; eval "$1"; summary; echo "status $?"' \
+		'set -uo pipefail; . tests/lib.sh; . "$0"; PASS=0 FAIL=0 SKIP=0; eval "$1"; summary; echo "status $?"' \
 		"$st_run" "$1" 2>&1
 }
 # st_expect NAME CMDS SUMMARY FAILS: SUMMARY is the summary line; FAILS

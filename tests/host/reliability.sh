@@ -367,13 +367,28 @@ sig_trace() {
 sig_trace INT 0
 sig_trace TERM 0
 sig_trace KILL 137
-# SIGINT while still attaching: the programs seen at any point are gone.
+# SIGINT while still attaching: signalled as soon as its first BPF object
+# exists; the programs seen at any point until it ends are gone.
+# rel_sample: adds PID's BPF objects to ids; true once it has any.
+rel_sample() {
+	local now
+	now=$(bpf_ids "$pid")
+	ids+=$'\n'$now
+	[ -n "$now" ]
+}
+# rel_ended: samples too; true once PID has exited (or is a zombie).
+rel_ended() {
+	local st
+	rel_sample
+	st=$(awk '{ print $3 }' /proc/"$pid"/stat 2>/dev/null)
+	[ -z "$st" ] || [ "$st" == Z ]
+}
 "$FS" trace -t all >/dev/null 2>&1 &
 pid=$!
 ids=
-for _ in $(seq 30); do ids+=$'\n'$(bpf_ids "$pid"); sleep 0.005; done
+wait_until 30 rel_sample
 kill -INT "$pid"
-for _ in $(seq 20); do ids+=$'\n'$(bpf_ids "$pid"); sleep 0.005; done
+wait_until 30 rel_ended
 wait "$pid"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 130 ]

@@ -1,9 +1,6 @@
 # VM checks (sourced by tests/check.sh): the real attach paths, on
 # Debian 12's 6.1 cloud kernel booted by `folioscope vm` (or $FS_VM_KERNEL).
 # shellcheck shell=bash
-vmargs=()
-[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
-[ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 out=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmtest.XXXXXX")
 
 # vm_run LOG ARGS...: run folioscope ARGS in the guest from $out.
