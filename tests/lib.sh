@@ -32,6 +32,21 @@ wait_until() {
 	return 1
 }
 
+# interval_rows FILE: "N CALLS BYTES" for each "== interval N" report in
+# FILE (trace -i's text output, one target: its calls and bytes lines).
+interval_rows() {
+	awk '/^== interval/ { if (n) print n, c + 0, b + 0; n = $3; c = b = 0; on = 1 }
+		/^== totals/ { if (n) print n, c + 0, b + 0; n = 0; on = 0 }
+		on && /counters:  calls/ { v = $3; gsub(",", "", v); c = v }
+		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); b = v } }
+		END { if (n) print n, c + 0, b + 0 }' "$1"
+}
+# interval_sum ROWS FIELD LO HI: FIELD (2 calls, 3 bytes) of interval_rows'
+# ROWS summed over the intervals N with LO < N <= HI.
+interval_sum() {
+	awk -v f="$2" -v lo="$3" -v hi="$4" '$1 > lo && $1 <= hi { s += $f } END { print s + 0 }' <<<"$1"
+}
+
 # expect_eq NAME GOT WANT
 expect_eq() {
 	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "got '$2', want '$3'"; fi

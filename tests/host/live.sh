@@ -131,21 +131,15 @@ if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
 	go b; wait "$B"; ib=$(lt_closed)
 	go c; wait "$C"; ic=$(lt_closed)
 	stop_trace
-	# Per interval: "N calls bytes", from its calls line and bytes line.
-	lt_iv=$(awk '/^== interval/ { if (n) print n, c + 0, b + 0; n = $3; c = b = 0; on = 1 }
-		/^== totals/ { if (n) print n, c + 0, b + 0; on = 0 }
-		on && /counters:  calls/ { v = $3; gsub(",", "", v); c = v }
-		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); b = v } }' "$lt/out")
-	# lt_sum FIELD LO HI: FIELD (2 calls, 3 bytes) summed over intervals LO < N <= HI.
-	lt_sum() { awk -v f="$1" -v lo="$2" -v hi="$3" '$1 > lo && $1 <= hi { s += $f } END { print s + 0 }' <<<"$lt_iv"; }
+	lt_iv=$(interval_rows "$lt/out")
 	expect_eq "trace -i: each reader's bytes in its own intervals (a, b, c, after)" \
-		"$(lt_sum 3 0 "$ia") $(lt_sum 3 "$ia" "$ib") $(lt_sum 3 "$ib" "$ic") $(lt_sum 3 "$ic" 1000000)" \
+		"$(interval_sum "$lt_iv" 3 0 "$ia") $(interval_sum "$lt_iv" 3 "$ia" "$ib") $(interval_sum "$lt_iv" 3 "$ib" "$ic") $(interval_sum "$lt_iv" 3 "$ic" 1000000)" \
 		"1000000 300000 200000 0"
 	expect_eq "trace -i: at least 3 intervals with reads" \
 		"$(awk '$2 > 0 { n++ } END { print (n >= 3) ? "yes" : "no (" n + 0 ")" }' <<<"$lt_iv")" yes
-	expect_eq "trace -i: interval calls add up to the totals" "$(lt_sum 2 0 1000000)" \
+	expect_eq "trace -i: interval calls add up to the totals" "$(interval_sum "$lt_iv" 2 0 1000000)" \
 		"$(jq -r .targets.shmem.calls "$lt/i.json")"
-	expect_eq "trace -i: interval bytes add up to the totals" "$(lt_sum 3 0 1000000)" 1500000
+	expect_eq "trace -i: interval bytes add up to the totals" "$(interval_sum "$lt_iv" 3 0 1000000)" 1500000
 	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1500000
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B" "$C"
