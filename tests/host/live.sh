@@ -4,6 +4,8 @@
 # machine cannot change the counts.
 # shellcheck shell=bash
 lt=$(mktemp -d /dev/shm/fs-live.XXXXXX)
+# Stopped (tests/check.sh's timeout, ^C): its files in /dev/shm go too.
+trap 'rm -rf "$lt"; exit 130' INT TERM
 head -c 1000000 /dev/urandom >"$lt/a"
 head -c 300000 /dev/urandom >"$lt/b"
 
@@ -210,3 +212,4 @@ expect_eq "run: no progress when stderr is redirected" \
 	"$(grep -c -e $'\r' -e 'checking its answers' "$lt/redir.err")" 0
 
 rm -rf "$lt"
+trap - INT TERM
