@@ -282,32 +282,48 @@ sig_run dedupe INT setup "${rel_dd[@]}"
 sig_run dedupe TERM traced "${rel_dd[@]}"
 sig_run dedupe KILL setup "${rel_dd[@]}"
 
-# A second SIGINT ends a run at once (runguard.c): the first starts the
-# graceful stop (its message; the workload finishes, then the clean-up),
-# which strace holds at the umount; the second lands there and the run
-# dies of it before removing its temp dir, which the next run removes and
-# names. A single SIGINT finishes the clean-up: nothing left, nothing for
-# the next run to say. (env: a background job has SIGINT ignored.)
+# A second SIGINT ends a run at once (runguard.c). strace holds the
+# run's mount (setup) and umount (clean-up) a few seconds each: the first
+# SIGINT is sent while it is held at the mount, with its handler in, so
+# the handler runs as the mount returns (its message) and the graceful
+# stop goes on to the clean-up; the second is sent while it is held at
+# the umount, and the run dies of it before removing its temp dir, which
+# the next run removes and names. Had the second changed nothing, the
+# clean-up would finish: nothing left, nothing for the next run to say.
+# (env: a background job has SIGINT ignored.)
+rel_nr_mount=$(printf '#include <sys/syscall.h>\nSYS_mount\n' | cpp -P 2>/dev/null | tail -n 1)
 rel_nr_umount2=$(printf '#include <sys/syscall.h>\nSYS_umount2\n' | cpp -P 2>/dev/null | tail -n 1)
-# in_umount PID: PID is held at the entry of umount2.
-in_umount() { [ "$(cut -d' ' -f1 /proc/"$1"/syscall 2>/dev/null)" == "$rel_nr_umount2" ]; }
+# in_syscall PID NR: PID is at the entry of syscall NR (held there).
+in_syscall() { [ "$(cut -d' ' -f1 /proc/"$1"/syscall 2>/dev/null)" == "$2" ]; }
+# catches_int PID: PID has a SIGINT handler.
+catches_int() {
+	local cgt
+	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/"$1"/status 2>/dev/null)
+	[ -n "$cgt" ] && (((0x$cgt >> 1) & 1))
+}
+rel_at_mount() { in_syscall "$1" "$rel_nr_mount" && catches_int "$1"; }
+rel_msg='^folioscope: run: interrupted: finishing the workload to undo it \(again to exit at once\)$'
 if ! command -v strace >/dev/null || ! strace -e inject=umount2:delay_enter=1 true 2>/dev/null ||
-	[[ ! "$rel_nr_umount2" =~ ^[0-9]+$ ]]; then
+	[[ ! "$rel_nr_mount $rel_nr_umount2" =~ ^[0-9]+\ [0-9]+$ ]]; then
 	skip "signals: run: second SIGINT" "needs strace with syscall delay injection and cpp"
 else
 	name="signals: run: second SIGINT during the graceful stop"
 	before=$(leak_state)
 	: >"$rel/sig.err"
-	env --default-signal=INT "$rel_nolsan" strace -f -o /dev/null -e trace=umount2 \
-		-e inject=umount2:delay_enter=3000000 "$FS" run "${rel_sh[@]}" >/dev/null 2>"$rel/sig.err" &
+	env --default-signal=INT "$rel_nolsan" strace -f -o /dev/null -e trace=mount,umount2 \
+		-e inject=mount:delay_enter=3000000 -e inject=umount2:delay_enter=3000000 \
+		"$FS" run "${rel_sh[@]}" >/dev/null 2>"$rel/sig.err" &
 	sp=$!
-	wait_until 30 pgrep -P "$sp" >/dev/null
-	pid=$(pgrep -P "$sp")
-	wait_until 30 has_link "$pid"
+	# strace's own first children only probe ptrace and exit: the one
+	# that counts is the one that became folioscope.
+	wait_until 30 pgrep -P "$sp" -x folioscope >/dev/null
+	pid=$(pgrep -P "$sp" -x folioscope)
+	wait_until 60 rel_at_mount "$pid"
 	kill -INT "$pid"
-	wait_until 60 in_umount "$pid"
-	expect_eq "$name: the first one began the graceful stop" \
-		"$(grep -c '^folioscope: run: interrupted: finishing the workload to undo it (again to exit at once)$' "$rel/sig.err") $(in_umount "$pid" && echo held)" "1 held"
+	wait_until 60 grep -Eq "$rel_msg" "$rel/sig.err"
+	wait_until 60 in_syscall "$pid" "$rel_nr_umount2"
+	expect_eq "$name: the first one began the graceful stop, held at its umount" \
+		"$(grep -Ec "$rel_msg" "$rel/sig.err") $(in_syscall "$pid" "$rel_nr_umount2" && echo held)" "1 held"
 	kill -INT "$pid"
 	{ wait "$sp"; } 2>/dev/null
 	expect_eq "$name: dies of it" "$?" 130
@@ -419,8 +435,9 @@ in_attach() {
 	env --default-signal=INT "$rel_nolsan" strace -f -o /dev/null -e trace=bpf \
 		-e inject=bpf:delay_enter=100000 "$@" >/dev/null 2>"$rel/attach.err" &
 	sp=$!
-	wait_until 30 pgrep -P "$sp" >/dev/null
-	pid=$(pgrep -P "$sp")
+	# Not one of strace's short-lived ptrace probes: folioscope itself.
+	wait_until 30 pgrep -P "$sp" -x folioscope >/dev/null
+	pid=$(pgrep -P "$sp" -x folioscope)
 	wait_until 60 has_link "$pid"
 	rel_ids=$(bpf_ids "$pid")
 	rel_phase=$(grep -c tracing "$rel/attach.err")
