@@ -230,6 +230,8 @@ bpf_gone() {
 	return 1
 }
 has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
+# rel_stopped PID: PID is stopped (its --stop-after point).
+rel_stopped() { [ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" == T ]; }
 has_tmp() { compgen -G "$TMPDIR/folioscope-*" >/dev/null; }
 json_ok() { jq -e '.schema == "folioscope/1" and (.targets | type) == "object"' "$1" >/dev/null 2>&1; }
 sig_code() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
@@ -244,12 +246,16 @@ sig_run() {
 	shift 3
 	cp "$rel_good" "$out"
 	before=$(leak_state)
-	"$FS" run "$@" -j "$out" >/dev/null 2>"$rel/sig.err" &
-	pid=$!
+	# traced: the workload stops itself after its first call or case (probes
+	# attached), however fast it would otherwise run to its end.
 	if [ "$phase" == setup ]; then
+		"$FS" run "$@" -j "$out" >/dev/null 2>"$rel/sig.err" &
+		pid=$!
 		wait_until 30 has_tmp
 	else
-		wait_until 30 has_link "$pid"
+		"$FS" run "$@" --stop-after 1 -j "$out" >/dev/null 2>"$rel/sig.err" &
+		pid=$!
+		wait_until 60 rel_stopped "$pid"
 	fi
 	# Held still while its BPF objects are listed, so the signal lands
 	# in the phase named (a stopped process gets it when continued).
