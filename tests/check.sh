@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# All tests: unit (cmocka), host (BPF load + doctor + bad input), VM
-# (real attach paths on Debian's 6.1 cloud kernel). Last line is the
-# summary CI reads: "N passed, N failed".
+# All tests: unit (cmocka, and the harness's self-test), host (BPF load +
+# doctor + bad input), VM (real attach paths on Debian's 6.1 cloud kernel).
+# Last line is the summary CI reads: "N passed, N failed, N skipped"; the
+# exit status is non-zero if anything failed.
+#
+#   tests/check.sh [all|novm|unit|host|vm]   a part (default all)
+#   tests/check.sh host:faults               one suite alone (KIND:SUITE,
+#                                            tests/KIND/SUITE.sh)
+#
+# Every cmocka binary and every suite runs in a process of its own under a
+# timeout (tests/harness/run.sh): one that crashes, exits early, is killed
+# or hangs is a failure named after it, and the rest still runs. Timeouts
+# (seconds): CHECK_TIMEOUT per binary (300), CHECK_HOST_TIMEOUT and
+# CHECK_VM_TIMEOUT per suite (1800, 7200).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -10,59 +21,66 @@ BUILD=${BUILD:-build}
 want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 	{ [ "$what" == novm ] && [ "$1" != vm ]; }; }
 . tests/lib.sh
+. tests/harness/run.sh
+# The suites run in processes of their own: what they read from here.
+export BUILD FS LOGDIR
+host_suites=(checks export live syscalls docs peers reliability faults kfacts perf bench)
+vm_suites=(checks accel validation compare peers filters kfacts perf buftmpfs)
+if [[ "$what" == *:* ]]; then
+	kind=${what%%:*}
+	suite=${what#*:}
+	if [[ ! "$kind" =~ ^(host|vm)$ ]] || [ ! -f "tests/$kind/$suite.sh" ] ||
+		[[ "$suite" == *-guest ]]; then
+		echo "check.sh: no suite '$what' (want host:SUITE or vm:SUITE, tests/KIND/SUITE.sh)" >&2
+		exit 2
+	fi
+elif [[ ! "$what" =~ ^(all|novm|unit|host|vm)$ ]]; then
+	echo "check.sh: unknown part '$what' (want all, novm, unit, host, vm or KIND:SUITE)" >&2
+	exit 2
+fi
 # This run's own TMPDIR: workloads' images, mounts and temp dirs land here,
 # which is all leak_state looks at.
 check_tmp=$(mktemp -d /tmp/fs-check.XXXXXX)
 chmod 755 "$check_tmp"
 export TMPDIR=$check_tmp
 trap 'rm -rf "$check_tmp"' EXIT
+trap check_on_signal INT TERM HUP
 [ -n "${SAN:-}" ] && rm -f "$LOGDIR"/san.*
 
-# cmocka binaries: count their own test results.
-run_cmocka() {
-	local bin=$1 out n
-	out=$("$bin" 2>&1)
-	echo "$out" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|skipped:' | sed "s|^|  $(basename "$bin"): |"
-	n=$(grep -cE '^\[ +OK +\]' <<<"$out")
-	PASS=$((PASS + n))
-	n=$(grep -cE '^\[ +FAILED +\] [a-z_]' <<<"$out")
-	FAIL=$((FAIL + n))
-	if grep -q '^skipped:' <<<"$out"; then SKIP=$((SKIP + 1)); fi
-	if ! grep -qE '^\[ +(OK|FAILED) +\]|^skipped:' <<<"$out"; then
-		bad "$(basename "$bin")" "ran no test: $out"
-	fi
+# suites KIND NAME...: tests/KIND/NAME.sh each, until one is interrupted.
+suites() {
+	local kind=$1 s limit
+	shift
+	limit=$([ "$kind" == vm ] && echo "$CHECK_VM_TIMEOUT" || echo "$CHECK_HOST_TIMEOUT")
+	for s in "$@"; do
+		[ -n "$check_interrupted" ] && return
+		run_suite "$kind:$s" "tests/$kind/$s.sh" "$limit"
+	done
 }
 
+if [[ "$what" == *:* ]]; then
+	echo "== $what"
+	suites "$kind" "$suite"
+fi
 if want unit; then
 	echo "== unit"
-	for t in "$BUILD"/tests/test_*; do run_cmocka "$t"; done
+	for t in "$BUILD"/tests/test_*; do
+		[ -n "$check_interrupted" ] || run_cmocka "$t"
+	done
+	# Not inside the self-test's own run of this script.
+	[ -n "$check_interrupted" ] || [ -n "${CHECK_SELFTEST_NESTED:-}" ] ||
+		run_suite harness:selftest tests/harness/selftest.sh "$CHECK_HOST_TIMEOUT"
 fi
 if want host; then
 	echo "== host ($(uname -r))"
-	for t in "$BUILD"/host-tests/test_*; do run_cmocka "$t"; done
-	. tests/host/checks.sh
-	. tests/host/export.sh
-	. tests/host/live.sh
-	. tests/host/syscalls.sh
-	. tests/host/docs.sh
-	. tests/host/peers.sh
-	. tests/host/reliability.sh
-	. tests/host/faults.sh
-	. tests/host/kfacts.sh
-	. tests/host/perf.sh
-	. tests/host/bench.sh
+	for t in "$BUILD"/host-tests/test_*; do
+		[ -n "$check_interrupted" ] || run_cmocka "$t"
+	done
+	suites host "${host_suites[@]}"
 fi
 if want vm; then
 	echo "== vm"
-	. tests/vm/checks.sh
-	. tests/vm/accel.sh
-	. tests/vm/validation.sh
-	. tests/vm/compare.sh
-	. tests/vm/peers.sh
-	. tests/vm/filters.sh
-	. tests/vm/kfacts.sh
-	. tests/vm/perf.sh
-	. tests/vm/buftmpfs.sh
+	suites vm "${vm_suites[@]}"
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then
@@ -72,4 +90,5 @@ if [ -n "${SAN:-}" ]; then
 		ok "no ASan/UBSan reports"
 	fi
 fi
+[ -n "$check_interrupted" ] && bad "check.sh" "interrupted"
 summary

@@ -6,10 +6,46 @@ FAIL=${FAIL:-0}
 SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 mkdir -p "$LOGDIR"
+# `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, $FS_VM_MODULES.
+vmargs=()
+[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
+[ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 
-ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; }
-bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; }
-skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; }
+# Under tests/check.sh a suite runs in a process of its own: each result
+# is also a line in its tally file (tests/harness/run.sh), which counts
+# what a suite did even if it dies, and results from its subshells too.
+tally() { [ -z "${CHECK_TALLY:-}" ] || echo "$1" >>"$CHECK_TALLY"; }
+ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; tally P; }
+bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; tally F; }
+skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; tally S; }
+
+# wait_until TIMEOUT_S CMD...: poll CMD every 10 ms until it succeeds
+# (0) or TIMEOUT_S have passed (1).
+wait_until() {
+	local n=$(($1 * 100))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.01
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# interval_rows FILE: "N CALLS BYTES" for each "== interval N" report in
+# FILE (trace -i's text output, one target: its calls and bytes lines).
+interval_rows() {
+	awk '/^== interval/ { if (n) print n, c + 0, b + 0; n = $3; c = b = 0; on = 1 }
+		/^== totals/ { if (n) print n, c + 0, b + 0; n = 0; on = 0 }
+		on && /counters:  calls/ { v = $3; gsub(",", "", v); c = v }
+		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); b = v } }
+		END { if (n) print n, c + 0, b + 0 }' "$1"
+}
+# interval_sum ROWS FIELD LO HI: FIELD (2 calls, 3 bytes) of interval_rows'
+# ROWS summed over the intervals N with LO < N <= HI.
+interval_sum() {
+	awk -v f="$2" -v lo="$3" -v hi="$4" '$1 > lo && $1 <= hi { s += $f } END { print s + 0 }' <<<"$1"
+}
 
 # expect_eq NAME GOT WANT
 expect_eq() {

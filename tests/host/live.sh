@@ -4,6 +4,8 @@
 # machine cannot change the counts.
 # shellcheck shell=bash
 lt=$(mktemp -d /dev/shm/fs-live.XXXXXX)
+# Stopped (tests/check.sh's timeout, ^C): its files in /dev/shm go too.
+trap 'rm -rf "$lt"; exit 130' INT TERM
 head -c 1000000 /dev/urandom >"$lt/a"
 head -c 300000 /dev/urandom >"$lt/b"
 
@@ -107,24 +109,42 @@ for fs in xfs tmpfs; do
 	fi
 done
 
-# -i: interval reports add up to the totals exactly.
+# -i: three readers take turns, each once the reports show its
+# predecessor's reads closed in an interval: each reader's bytes are in
+# intervals of their own (so at least 3 intervals have reads), and the
+# intervals add up to the totals exactly.
+lt_intervals() { grep -c '^== interval' "$lt/out"; }
+# lt_closed: waits until two more interval reports are out, returns the
+# count then. The first may have been collected before the last read it
+# follows; the second was collected after the first was written.
+lt_closed() {
+	local n
+	n=$(lt_intervals)
+	wait_until 30 eval '[ "$(lt_intervals)" -ge '$((n + 2))' ]' || return 1
+	lt_intervals
+}
+head -c 200000 /dev/urandom >"$lt/c"
 reader a cat "$lt/a"; A=$RPID
 reader b cat "$lt/b"; B=$RPID
-if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/i.json"; then
-	go a; sleep 0.5; go b; wait "$A" "$B"; sleep 0.3; stop_trace
-	# Per interval: the calls line and the bytes line of the shmem target.
-	icalls=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
-		on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$lt/out")
-	ibytes=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
-		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); s += v } }
-		END { print s + 0 }' "$lt/out")
-	n=$(grep -c '^== interval' "$lt/out")
-	expect_eq "trace -i: several intervals" "$([ "$n" -ge 3 ] && echo yes || echo "no ($n)")" yes
-	expect_eq "trace -i: interval calls add up to the totals" "$icalls" "$(jq -r .targets.shmem.calls "$lt/i.json")"
-	expect_eq "trace -i: interval bytes add up to the totals" "$ibytes" 1300000
-	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1300000
+reader c cat "$lt/c"; C=$RPID
+if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
+	# Interval report numbers after which a, b, c had all read.
+	go a; wait "$A"; ia=$(lt_closed)
+	go b; wait "$B"; ib=$(lt_closed)
+	go c; wait "$C"; ic=$(lt_closed)
+	stop_trace
+	lt_iv=$(interval_rows "$lt/out")
+	expect_eq "trace -i: each reader's bytes in its own intervals (a, b, c, after)" \
+		"$(interval_sum "$lt_iv" 3 0 "$ia") $(interval_sum "$lt_iv" 3 "$ia" "$ib") $(interval_sum "$lt_iv" 3 "$ib" "$ic") $(interval_sum "$lt_iv" 3 "$ic" 1000000)" \
+		"1000000 300000 200000 0"
+	expect_eq "trace -i: at least 3 intervals with reads" \
+		"$(awk '$2 > 0 { n++ } END { print (n >= 3) ? "yes" : "no (" n + 0 ")" }' <<<"$lt_iv")" yes
+	expect_eq "trace -i: interval calls add up to the totals" "$(interval_sum "$lt_iv" 2 0 1000000)" \
+		"$(jq -r .targets.shmem.calls "$lt/i.json")"
+	expect_eq "trace -i: interval bytes add up to the totals" "$(interval_sum "$lt_iv" 3 0 1000000)" 1500000
+	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1500000
 else
-	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B" "$C"
 fi
 # --serve while tracing: /metrics holds the counts since the start.
 if command -v curl >/dev/null; then
@@ -192,3 +212,4 @@ expect_eq "run: no progress when stderr is redirected" \
 	"$(grep -c -e $'\r' -e 'checking its answers' "$lt/redir.err")" 0
 
 rm -rf "$lt"
+trap - INT TERM

@@ -207,6 +207,9 @@ expect_eq "fuzz corpus: compare --expect exits 0..2 with one line" "${rel_crash:
 
 # ---- signals ----
 echo "-- reliability: signals (${SECONDS}s)"
+# LeakSanitizer cannot work under ptrace (it fails the exit): off for
+# what runs under strace in a SAN=1 build.
+rel_nolsan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 # BPF programs and links a process holds, "prog N" / "link N", from fdinfo.
 bpf_ids() {
 	awk 'FNR == 1 { l = 0 } /^link_type:/ { l = 1 } /^link_id:/ { print "link " $2 }
@@ -226,18 +229,9 @@ bpf_gone() {
 	echo "$left"
 	return 1
 }
-# wait_until TIMEOUT_S CMD...: poll CMD every 10 ms.
-wait_until() {
-	local n=$(($1 * 100))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.01
-		n=$((n - 1))
-	done
-	return 1
-}
 has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
+# rel_stopped PID: PID is stopped (its --stop-after point).
+rel_stopped() { [ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" == T ]; }
 has_tmp() { compgen -G "$TMPDIR/folioscope-*" >/dev/null; }
 json_ok() { jq -e '.schema == "folioscope/1" and (.targets | type) == "object"' "$1" >/dev/null 2>&1; }
 sig_code() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
@@ -252,12 +246,16 @@ sig_run() {
 	shift 3
 	cp "$rel_good" "$out"
 	before=$(leak_state)
-	"$FS" run "$@" -j "$out" >/dev/null 2>"$rel/sig.err" &
-	pid=$!
+	# traced: the workload stops itself after its first call or case (probes
+	# attached), however fast it would otherwise run to its end.
 	if [ "$phase" == setup ]; then
+		"$FS" run "$@" -j "$out" >/dev/null 2>"$rel/sig.err" &
+		pid=$!
 		wait_until 30 has_tmp
 	else
-		wait_until 30 has_link "$pid"
+		"$FS" run "$@" --stop-after 1 -j "$out" >/dev/null 2>"$rel/sig.err" &
+		pid=$!
+		wait_until 60 rel_stopped "$pid"
 	fi
 	# Held still while its BPF objects are listed, so the signal lands
 	# in the phase named (a stopped process gets it when continued).
@@ -290,16 +288,58 @@ sig_run dedupe INT setup "${rel_dd[@]}"
 sig_run dedupe TERM traced "${rel_dd[@]}"
 sig_run dedupe KILL setup "${rel_dd[@]}"
 
-# A second SIGINT ends a run at once; the next run cleans up after it.
-before=$(leak_state)
-"$FS" run "${rel_sh[@]}" >/dev/null 2>"$rel/sig.err" &
-pid=$!
-wait_until 30 has_link "$pid"
-kill -STOP "$pid"; kill -INT "$pid"; kill -CONT "$pid"; sleep 0.05; kill -INT "$pid"
-wait "$pid"
-expect_eq "signals: run: second SIGINT exits at once" "$?" 130
-"$FS" run shmem-read --size 1M >/dev/null 2>&1
-expect_eq "signals: run: nothing left after the next run" "$(leak_state)" "$before"
+# A second SIGINT ends a run at once (runguard.c). strace holds the
+# run's mount (setup) and umount (clean-up) a few seconds each: the first
+# SIGINT is sent while it is held at the mount, with its handler in, so
+# the handler runs as the mount returns (its message) and the graceful
+# stop goes on to the clean-up; the second is sent while it is held at
+# the umount, and the run dies of it before removing its temp dir, which
+# the next run removes and names. Had the second changed nothing, the
+# clean-up would finish: nothing left, nothing for the next run to say.
+# (env: a background job has SIGINT ignored.)
+rel_nr_mount=$(printf '#include <sys/syscall.h>\nSYS_mount\n' | cpp -P 2>/dev/null | tail -n 1)
+rel_nr_umount2=$(printf '#include <sys/syscall.h>\nSYS_umount2\n' | cpp -P 2>/dev/null | tail -n 1)
+# in_syscall PID NR: PID is at the entry of syscall NR (held there).
+in_syscall() { [ "$(cut -d' ' -f1 /proc/"$1"/syscall 2>/dev/null)" == "$2" ]; }
+# catches_int PID: PID has a SIGINT handler.
+catches_int() {
+	local cgt
+	cgt=$(awk '/^SigCgt:/ { print $2 }' /proc/"$1"/status 2>/dev/null)
+	[ -n "$cgt" ] && (((0x$cgt >> 1) & 1))
+}
+rel_at_mount() { in_syscall "$1" "$rel_nr_mount" && catches_int "$1"; }
+rel_msg='^folioscope: run: interrupted: finishing the workload to undo it \(again to exit at once\)$'
+if ! command -v strace >/dev/null || ! strace -e inject=umount2:delay_enter=1 true 2>/dev/null ||
+	[[ ! "$rel_nr_mount $rel_nr_umount2" =~ ^[0-9]+\ [0-9]+$ ]]; then
+	skip "signals: run: second SIGINT" "needs strace with syscall delay injection and cpp"
+else
+	name="signals: run: second SIGINT during the graceful stop"
+	before=$(leak_state)
+	: >"$rel/sig.err"
+	env --default-signal=INT "$rel_nolsan" strace -f -o /dev/null -e trace=mount,umount2 \
+		-e inject=mount:delay_enter=3000000 -e inject=umount2:delay_enter=3000000 \
+		"$FS" run "${rel_sh[@]}" >/dev/null 2>"$rel/sig.err" &
+	sp=$!
+	# strace's own first children only probe ptrace and exit: the one
+	# that counts is the one that became folioscope.
+	wait_until 30 pgrep -P "$sp" -x folioscope >/dev/null
+	pid=$(pgrep -P "$sp" -x folioscope)
+	wait_until 60 rel_at_mount "$pid"
+	kill -INT "$pid"
+	wait_until 60 grep -Eq "$rel_msg" "$rel/sig.err"
+	wait_until 60 in_syscall "$pid" "$rel_nr_umount2"
+	expect_eq "$name: the first one began the graceful stop, held at its umount" \
+		"$(grep -Ec "$rel_msg" "$rel/sig.err") $(in_syscall "$pid" "$rel_nr_umount2" && echo held)" "1 held"
+	kill -INT "$pid"
+	{ wait "$sp"; } 2>/dev/null
+	expect_eq "$name: dies of it" "$?" 130
+	expect_match "$name: its temp dir is left" "$(compgen -G "$TMPDIR/folioscope-shmem-*")" \
+		"^$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}$"
+	nxt=$("$FS" run shmem-read --size 1M 2>&1 >/dev/null)
+	expect_match "$name: the next run removes what is left" "$nxt" \
+		"^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \([0-9]+ mounts?\), left behind by a run that was killed$"
+	expect_eq "$name: nothing left after the next run" "$(leak_state)" "$before"
+fi
 
 # Killed at random points of a short run: -j's file is always a complete
 # report (old or new), and nothing is left once the next run has started.
@@ -349,13 +389,28 @@ sig_trace() {
 sig_trace INT 0
 sig_trace TERM 0
 sig_trace KILL 137
-# SIGINT while still attaching: the programs seen at any point are gone.
+# SIGINT while still attaching: signalled as soon as its first BPF object
+# exists; the programs seen at any point until it ends are gone.
+# rel_sample: adds PID's BPF objects to ids; true once it has any.
+rel_sample() {
+	local now
+	now=$(bpf_ids "$pid")
+	ids+=$'\n'$now
+	[ -n "$now" ]
+}
+# rel_ended: samples too; true once PID has exited (or is a zombie).
+rel_ended() {
+	local st
+	rel_sample
+	st=$(awk '{ print $3 }' /proc/"$pid"/stat 2>/dev/null)
+	[ -z "$st" ] || [ "$st" == Z ]
+}
 "$FS" trace -t all >/dev/null 2>&1 &
 pid=$!
 ids=
-for _ in $(seq 30); do ids+=$'\n'$(bpf_ids "$pid"); sleep 0.005; done
+wait_until 30 rel_sample
 kill -INT "$pid"
-for _ in $(seq 20); do ids+=$'\n'$(bpf_ids "$pid"); sleep 0.005; done
+wait_until 30 rel_ended
 wait "$pid"
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 130 ]
@@ -377,9 +432,6 @@ expect_eq "signals: trace -- CMD: SIGTERM: the command is stopped" "$(kill -0 "$
 echo "-- reliability: signals while attaching (${SECONDS}s)"
 # Every bpf() call held 100 ms by strace: once the first link exists the
 # others are still to come, and the signal lands in the attach phase.
-# LeakSanitizer cannot work under ptrace (it fails the exit): off for
-# what runs under strace in a SAN=1 build.
-rel_nolsan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 # in_attach SIG CMD...: sets rel_ids (BPF objects at the signal), returns
 # CMD's status.
 in_attach() {
@@ -389,8 +441,9 @@ in_attach() {
 	env --default-signal=INT "$rel_nolsan" strace -f -o /dev/null -e trace=bpf \
 		-e inject=bpf:delay_enter=100000 "$@" >/dev/null 2>"$rel/attach.err" &
 	sp=$!
-	wait_until 30 pgrep -P "$sp" >/dev/null
-	pid=$(pgrep -P "$sp")
+	# Not one of strace's short-lived ptrace probes: folioscope itself.
+	wait_until 30 pgrep -P "$sp" -x folioscope >/dev/null
+	pid=$(pgrep -P "$sp" -x folioscope)
 	wait_until 60 has_link "$pid"
 	rel_ids=$(bpf_ids "$pid")
 	rel_phase=$(grep -c tracing "$rel/attach.err")

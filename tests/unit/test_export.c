@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "report/report.h"
 #include "serve/serve.h"
@@ -712,6 +713,265 @@ static void test_fixtures_current(void **state)
 	}
 }
 
+/*
+ * ---- checks computed apart from the exporters ----
+ *
+ * The fixtures above are what the exporters wrote once; these hold the
+ * exported documents to the counts make_run recorded (fs_histogram.count,
+ * kept by add_value/add_align, not by any exporter): every exported
+ * histogram's buckets add up to its count, in JSON, OpenMetrics and CSV.
+ */
+
+/* Measured histograms of make_run's report: dedupe's folio_size is not. */
+#define RUN_MEASURED (FS_DD_NHIST - 1 + FS_SH_NHIST)
+
+static void test_json_bucket_sums(void **state)
+{
+	static struct fs_report r;
+
+	for (int huge = 0; huge < 2; huge++) {
+		struct json_object *root, *targets;
+		int checked = 0;
+		char *buf;
+
+		make_run(&r, huge);
+		buf = render(REPORT_FMT_JSON, &r, NULL, NULL);
+		root = json_tokener_parse(buf);
+		assert_non_null(root);
+		assert_true(
+			json_object_object_get_ex(root, "targets", &targets));
+		for (int t = 0; t < FS_TGT_NR; t++) {
+			const struct fs_target_report *tr = &r.target[t];
+			struct json_object *jt, *hs;
+
+			assert_true(json_object_object_get_ex(targets, tr->name,
+							      &jt));
+			assert_true(json_object_object_get_ex(jt, "histograms",
+							      &hs));
+			for (int i = 0; i < tr->nhists; i++) {
+				const struct fs_histogram *h = &tr->hist[i];
+				struct json_object *jh, *v, *bs;
+				__u64 sum = 0;
+
+				assert_true(json_object_object_get_ex(
+					hs, h->spec->name, &jh));
+				assert_true(json_object_object_get_ex(
+					jh, "measured", &v));
+				assert_int_equal(json_object_get_boolean(v),
+						 h->measured);
+				if (!h->measured) {
+					assert_false(json_object_object_get_ex(
+						jh, "buckets", &bs));
+					continue;
+				}
+				assert_true(json_object_object_get_ex(
+					jh, "buckets", &bs));
+				for (size_t b = 0;
+				     b < json_object_array_length(bs); b++) {
+					assert_true(json_object_object_get_ex(
+						json_object_array_get_idx(bs,
+									  b),
+						"count", &v));
+					sum += json_object_get_uint64(v);
+				}
+				assert_true(json_object_object_get_ex(
+					jh, "count", &v));
+				assert_int_equal(json_object_get_uint64(v),
+						 h->count);
+				assert_int_equal(sum, h->count);
+				checked++;
+			}
+		}
+		assert_int_equal(checked, RUN_MEASURED);
+		/* The scenario's own arithmetic: 16 MiB in 64 KiB reads plus
+		 * the one at EOF, 64 dedupe ranges; 4 KiB folios copied one
+		 * at a time, or one 64 KiB chunk per read from 2 MiB ones. */
+		assert_int_equal(r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].count,
+				 257);
+		assert_int_equal(
+			r.target[FS_TGT_SHMEM].hist[FS_SH_COPY_BYTES].count,
+			huge ? 256 : 4096);
+		assert_int_equal(
+			r.target[FS_TGT_DEDUPE].hist[FS_DD_LATENCY].count, 64);
+		json_object_put(root);
+		free(buf);
+	}
+}
+
+/* folioscope_<target>_<name> with the unit as suffix, ns as seconds
+ * (README "Export"). */
+static void om_family(char *out, size_t cap, const char *target,
+		      const struct fs_hist_spec *sp)
+{
+	size_t n = strlen(sp->name), u = strlen(sp->unit);
+
+	if (!strcmp(sp->unit, "ns"))
+		snprintf(out, cap, "folioscope_%s_%.*s_seconds", target,
+			 (int)(n - 3), sp->name);
+	else if (!strcmp(sp->name, sp->unit) ||
+		 (n > u && sp->name[n - u - 1] == '_' &&
+		  !strcmp(sp->name + n - u, sp->unit)))
+		snprintf(out, cap, "folioscope_%s_%s", target, sp->name);
+	else
+		snprintf(out, cap, "folioscope_%s_%s_%s", target, sp->name,
+			 sp->unit);
+}
+
+/* The value at the end of the line that starts at p. */
+static __u64 line_value(const char *p)
+{
+	const char *e = strchr(p, '\n');
+
+	assert_non_null(e);
+	while (e > p && e[-1] != ' ')
+		e--;
+	return strtoull(e, NULL, 10);
+}
+
+static void test_openmetrics_bucket_sums(void **state)
+{
+	static struct fs_report r;
+
+	for (int huge = 0; huge < 2; huge++) {
+		int checked = 0;
+		char *om;
+
+		make_run(&r, huge);
+		om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+		for (int t = 0; t < FS_TGT_NR; t++) {
+			const struct fs_target_report *tr = &r.target[t];
+
+			for (int i = 0; i < tr->nhists; i++) {
+				const struct fs_histogram *h = &tr->hist[i];
+				char fam[128], key[160];
+				const char *p;
+				__u64 prev = 0, v = 0;
+				int n = 0;
+
+				om_family(fam, sizeof(fam), tr->name, h->spec);
+				snprintf(key, sizeof(key), "\n%s_bucket{", fam);
+				if (!h->measured) {
+					assert_lacks(om, key);
+					continue;
+				}
+				/* Cumulative: never down, +Inf last = count. */
+				for (p = om; (p = strstr(p, key)); p++) {
+					v = line_value(p + 1);
+					assert_true(v >= prev);
+					prev = v;
+					n++;
+				}
+				assert_true(n > 1);
+				assert_int_equal(v, h->count);
+				snprintf(key, sizeof(key), "\n%s_count{", fam);
+				p = strstr(om, key);
+				assert_non_null(p);
+				assert_int_equal(line_value(p + 1), h->count);
+				checked++;
+			}
+		}
+		assert_int_equal(checked, RUN_MEASURED);
+		free(om);
+	}
+}
+
+static void test_csv_bucket_sums(void **state)
+{
+	static struct fs_report r;
+
+	for (int huge = 0; huge < 2; huge++) {
+		__u64 sums[FS_TGT_NR][FS_MAX_HISTS] = { { 0 } };
+		char *csv, *line, *save = NULL;
+		int rows = 0;
+
+		make_run(&r, huge);
+		csv = render(REPORT_FMT_CSV, &r, NULL, NULL);
+		line = strtok_r(csv, "\n", &save);
+		assert_string_equal(line, "target,histogram,lo,hi,count\r");
+		while ((line = strtok_r(NULL, "\n", &save))) {
+			char tgt[32], name[32];
+			unsigned long long lo, hi, count;
+			int t, i;
+
+			assert_int_equal(
+				sscanf(line, "%31[^,],%31[^,],%llu,%llu,%llu\r",
+				       tgt, name, &lo, &hi, &count),
+				5);
+			assert_true(lo <= hi);
+			t = model__target_from_name(tgt);
+			assert_true(t >= 0);
+			for (i = 0; i < r.target[t].nhists; i++)
+				if (!strcmp(r.target[t].hist[i].spec->name,
+					    name))
+					break;
+			assert_true(i < r.target[t].nhists);
+			assert_true(r.target[t].hist[i].measured);
+			sums[t][i] += count;
+			rows++;
+		}
+		assert_true(rows > 0);
+		for (int t = 0; t < FS_TGT_NR; t++)
+			for (int i = 0; i < r.target[t].nhists; i++)
+				assert_int_equal(
+					sums[t][i],
+					r.target[t].hist[i].measured
+						? r.target[t].hist[i].count
+						: 0);
+		free(csv);
+	}
+}
+
+/*
+ * One small run exported as CSV, the expected text written out by hand
+ * from README "Export" (target,histogram,lo,hi,count, RFC 4180 CRLF) and
+ * the bucket edges of model.h (log2: [2^(k-1), 2^k - 1] and [0, 0];
+ * alignment: one power of two), not taken from the exporter: targets in
+ * order dedupe, shmem; each histogram's rows from its first non-empty
+ * bucket to its last; empty and not-measured histograms have none.
+ */
+static void test_csv_by_hand(void **state)
+{
+	static struct fs_report r;
+	struct fs_target_report *dd = &r.target[FS_TGT_DEDUPE];
+	struct fs_target_report *sh = &r.target[FS_TGT_SHMEM];
+	char *out;
+
+	model__init(&r);
+	model__enable(&r, FS_TGT_DEDUPE, true);
+	model__enable(&r, FS_TGT_SHMEM, true);
+	/* Dedupe: two 4 KiB ranges, one of 64 KiB, one of 100000 bytes, at
+	 * source offsets aligned to 4K, 4K (12288) and 8K. */
+	add_value(&dd->hist[FS_DD_BYTES], 4096);
+	add_value(&dd->hist[FS_DD_BYTES], 4096);
+	add_value(&dd->hist[FS_DD_BYTES], 65536);
+	add_value(&dd->hist[FS_DD_BYTES], 100000);
+	add_align(&dd->hist[FS_DD_SRC_ALIGN], 4096);
+	add_align(&dd->hist[FS_DD_SRC_ALIGN], 12288);
+	add_align(&dd->hist[FS_DD_SRC_ALIGN], 8192);
+	model__not_measured(&r, FS_TGT_DEDUPE, FS_DD_FOLIO_SIZE, "inlined");
+	/* Shmem: reads of 0, 1 and 3 bytes taking 1000 and 1500 ns. */
+	add_value(&sh->hist[FS_SH_BYTES], 0);
+	add_value(&sh->hist[FS_SH_BYTES], 1);
+	add_value(&sh->hist[FS_SH_BYTES], 3);
+	add_value(&sh->hist[FS_SH_LATENCY], 1000);
+	add_value(&sh->hist[FS_SH_LATENCY], 1500);
+	out = render(REPORT_FMT_CSV, &r, NULL, NULL);
+	assert_string_equal(out, "target,histogram,lo,hi,count\r\n"
+				 "dedupe,bytes,4096,8191,2\r\n"
+				 "dedupe,bytes,8192,16383,0\r\n"
+				 "dedupe,bytes,16384,32767,0\r\n"
+				 "dedupe,bytes,32768,65535,0\r\n"
+				 "dedupe,bytes,65536,131071,2\r\n"
+				 "dedupe,src_align,4096,4096,2\r\n"
+				 "dedupe,src_align,8192,8192,1\r\n"
+				 "shmem,bytes,0,0,1\r\n"
+				 "shmem,bytes,1,1,1\r\n"
+				 "shmem,bytes,2,3,1\r\n"
+				 "shmem,latency_ns,512,1023,1\r\n"
+				 "shmem,latency_ns,1024,2047,1\r\n");
+	free(out);
+}
+
 /* ---- atomic write ---- */
 
 static void test_write_failures_leave_nothing(void **state)
@@ -939,6 +1199,10 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_same_bytes),
 		cmocka_unit_test(test_roundtrip_disturbed),
 		cmocka_unit_test(test_fixtures_current),
+		cmocka_unit_test(test_json_bucket_sums),
+		cmocka_unit_test(test_openmetrics_bucket_sums),
+		cmocka_unit_test(test_csv_bucket_sums),
+		cmocka_unit_test(test_csv_by_hand),
 		cmocka_unit_test(test_write_failures_leave_nothing),
 		cmocka_unit_test(test_write_replaces),
 		cmocka_unit_test(test_serve_metrics),
