@@ -49,6 +49,7 @@ if want host; then
 	. tests/host/kfacts.sh
 	. tests/host/perf.sh
 	. tests/host/bench.sh
+	. tests/host/install.sh
 fi
 if want vm; then
 	echo "== vm"
