@@ -244,3 +244,39 @@ $(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o
 
 bench: folioscope $(BENCH_BINS)
 	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART))
+
+# ---- install ----
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, a man page
+# per command (generated from the --help texts by man/gen.sh), bash
+# completion and the exporter's systemd unit (contrib/); make uninstall
+# removes exactly those files.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+UNITDIR := $(PREFIX)/lib/systemd/system
+MAN_CMDS := trace run doctor vm report compare
+MAN_PAGES := $(OUT)/man/folioscope.1 $(patsubst %,$(OUT)/man/folioscope-%.1,$(MAN_CMDS))
+UNIT := folioscope-exporter.service
+.PHONY: man install uninstall
+man: $(MAN_PAGES)
+
+$(MAN_PAGES) &: $(OUT)/folioscope man/gen.sh man/folioscope.h2m
+	$(call msg,MAN,$(OUT)/man)
+	$(Q)man/gen.sh $(OUT)/folioscope $(OUT)/man
+
+install: $(OUT)/folioscope $(MAN_PAGES)
+	$(Q)install -D -m 755 $(OUT)/folioscope $(DESTDIR)$(BINDIR)/folioscope
+	$(Q)install -d $(DESTDIR)$(MAN1DIR)
+	$(Q)install -m 644 $(MAN_PAGES) $(DESTDIR)$(MAN1DIR)/
+	$(Q)install -D -m 644 contrib/bash-completion/folioscope \
+		$(DESTDIR)$(COMPDIR)/folioscope
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|/usr/local/bin/folioscope|$(BINDIR)/folioscope|' \
+		contrib/systemd/$(UNIT) > $(DESTDIR)$(UNITDIR)/$(UNIT)
+	$(Q)chmod 644 $(DESTDIR)$(UNITDIR)/$(UNIT)
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/folioscope \
+		$(patsubst $(OUT)/man/%,$(DESTDIR)$(MAN1DIR)/%,$(MAN_PAGES)) \
+		$(DESTDIR)$(COMPDIR)/folioscope $(DESTDIR)$(UNITDIR)/$(UNIT)

@@ -24,7 +24,7 @@ want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 . tests/harness/run.sh
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
-host_suites=(checks export live syscalls docs peers reliability faults kfacts perf bench)
+host_suites=(checks export live syscalls docs peers reliability faults kfacts perf bench install)
 vm_suites=(checks accel validation compare peers filters kfacts perf buftmpfs)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}

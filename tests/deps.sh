@@ -16,6 +16,9 @@ pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
 # Reliability (issue 8): libFuzzer's runtime (make fuzz), valgrind
 # (tests/host/reliability.sh).
 pkgs+=(libclang-rt-14-dev valgrind)
+# make install: man pages from --help (help2man); tests/host/install.sh:
+# bash completion, systemd-analyze for the exporter unit, setpriv.
+pkgs+=(help2man bash-completion man-db systemd util-linux)
 # tests/host/peers.sh: real tools under trace -- CMD.
 pkgs+=(fio duperemove)
 missing=()
