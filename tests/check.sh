@@ -45,6 +45,7 @@ if want host; then
 	. tests/host/live.sh
 	. tests/host/peers.sh
 	. tests/host/reliability.sh
+	. tests/host/killns.sh
 	. tests/host/faults.sh
 	. tests/host/kfacts.sh
 	. tests/host/perf.sh
@@ -54,6 +55,7 @@ if want vm; then
 	echo "== vm"
 	. tests/vm/checks.sh
 	. tests/vm/validation.sh
+	. tests/vm/killns.sh
 	. tests/vm/compare.sh
 	. tests/vm/peers.sh
 	. tests/vm/filters.sh
