@@ -63,7 +63,8 @@ kns_str() {
 		tr '\0' '\n' | head -n 1
 }
 # kns_held PID NR ARG KIND: PID is in syscall NR, and its argument ARG
-# (1-based) is a path (KIND path) or an fd (KIND fd) under TMPDIR.
+# (1-based) is a path (KIND path) or an fd (KIND fd) under TMPDIR; sets
+# kns_what to that path.
 kns_held() {
 	local pid=$1 nr=$2 arg=$3 kind=$4 sc what
 	read -r -a sc <"/proc/$pid/syscall" 2>/dev/null || return 1
@@ -73,14 +74,15 @@ kns_held() {
 	else
 		what=$(readlink "/proc/$pid/fd/$((sc[arg]))")
 	fi
+	kns_what=$what
 	[[ $what == "$TMPDIR/"* ]]
 }
 # kns_at NR ARG KIND PID: kns_held, arguments in the order kns_case passes.
 kns_at() { kns_held "$4" "$1" "$2" "$3"; }
 kns_stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" == T ]; }
-# In a mount that is done: strace also stops the run briefly on the way
-# in, where kns_at alone would see it before the mount exists.
-kns_at_mounted() { kns_at "$@" && grep -qF " $TMPDIR/" "/proc/$4/mountinfo"; }
+# In a mount that is done, its mount point in the run's table: strace
+# also stops the run briefly on the way in, before the mount exists.
+kns_at_mounted() { kns_at "$@" && grep -qF " $kns_what " "/proc/$4/mountinfo"; }
 kns_in_mkfs() { [ -n "$(kns_mkfs "$1")" ]; }
 kns_mkfs() { pgrep -P "$1" '^mkfs\.'; }
 kns_in_loop_ioctl() { [ -n "$(kns_loops)" ] && kns_held_nr "$1" "$kns_nr_ioctl"; }
