@@ -418,7 +418,8 @@ int cmd_run(int argc, char **argv)
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;
-	/* A killed 'run dedupe --dir DIR' left its temp dir in DIR. */
+	/* A killed 'run dedupe --dir DIR' left its temp dir in DIR. Before
+	 * workload__prepare: from then on this process has its own mounts. */
 	if (a.w.dir)
 		runguard__clean_dir(a.w.dir);
 	if (a.c.targets)

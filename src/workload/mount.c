@@ -9,6 +9,7 @@
  * the two clash on some glibc releases.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,35 @@ void workload__defaults(struct wl_opts *o)
 	o->readers = 1;
 }
 
+/*
+ * Move this process into a mount namespace of its own, none of whose
+ * mounts propagate back, before the workload mounts anything. Its tmpfs
+ * and loop mounts are then seen by no other process, and the kernel
+ * unmounts them when the namespace goes, that is when this process (and
+ * the tools it forked) are gone, whatever killed it; a loop device left
+ * with no user then unbinds itself (autoclear). BPF programs see the
+ * workload's files all the same: they key on tgid, dev_t and superblock,
+ * not on mounts. Needs a single thread (the readers start later).
+ */
+static int private_mounts(const char *wl)
+{
+	int err;
+
+	if (unshare(CLONE_NEWNS)) {
+		err = -errno;
+		wl__err(wl, err, "private mount namespace: unshare");
+		return err;
+	}
+	/* A shared "/" (systemd) would otherwise put our mounts in the
+	 * host's namespace too, through the copied peer groups. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		err = -errno;
+		wl__err(wl, err, "private mount namespace: make '/' private");
+		return err;
+	}
+	return 0;
+}
+
 int workload__prepare(struct workload **out, const char *name,
 		      const struct wl_opts *o)
 {
@@ -58,6 +88,15 @@ int workload__prepare(struct workload **out, const char *name,
 	*out = NULL;
 	if (!name)
 		name = "";
+	if (strcmp(name, "dedupe") && strcmp(name, "shmem-read")) {
+		err = -EINVAL;
+		wl__err_hint(name, err, "(want dedupe or shmem-read)",
+			     "unknown workload '%s'", name);
+		return err;
+	}
+	err = private_mounts(name);
+	if (err)
+		return err;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		err = -ENOMEM;
@@ -67,13 +106,9 @@ int workload__prepare(struct workload **out, const char *name,
 	if (!strcmp(name, "dedupe")) {
 		w->name = "dedupe";
 		err = dedupe__prepare(&w->dd, o);
-	} else if (!strcmp(name, "shmem-read")) {
+	} else {
 		w->name = "shmem-read";
 		err = shmem__prepare(&w->sh, o);
-	} else {
-		err = -EINVAL;
-		wl__err_hint(name, err, "(want dedupe or shmem-read)",
-			     "unknown workload '%s'", name);
 	}
 	if (err) {
 		free(w);
@@ -335,11 +370,48 @@ static int open_loop(int nr, char *dev, size_t len, bool *made_node)
 	return fd;
 }
 
+/*
+ * Bind img_fd to the loop device fd with autoclear set, so that the device
+ * unbinds itself on its last close or umount. LOOP_CONFIGURE (5.8) does
+ * both at once: the device is never bound without autoclear, so a kill at
+ * any point cannot leave it bound (our fd closes with us). Before 5.8 it
+ * takes LOOP_SET_FD then LOOP_SET_STATUS64; a kill between the two leaves
+ * a bound device, which the next run's stale clean-up unbinds. *what
+ * names the ioctl that failed.
+ */
+static int loop_bind(int fd, int img_fd, const char *img, const char **what)
+{
+	struct loop_config cfg;
+	int err;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = img_fd;
+	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+	snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name),
+		 "%s", img);
+	*what = "LOOP_CONFIGURE";
+	if (!ioctl(fd, LOOP_CONFIGURE, &cfg))
+		return 0;
+	/* An ioctl the kernel does not know: EINVAL from loop, or ENOTTY. */
+	if (errno != EINVAL && errno != ENOTTY)
+		return -errno;
+	*what = "LOOP_SET_FD";
+	if (ioctl(fd, LOOP_SET_FD, img_fd))
+		return -errno;
+	*what = "LOOP_SET_STATUS64";
+	if (ioctl(fd, LOOP_SET_STATUS64, &cfg.info)) {
+		err = -errno;
+		ioctl(fd, LOOP_CLR_FD, 0);
+		return err;
+	}
+	return 0;
+}
+
 int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
 		    int *loop_fd, bool *made_node)
 {
-	struct loop_info64 info;
 	int ctl = -1, img_fd = -1, fd = -1, err = 0, nr, tries;
+	const char *what = "LOOP_CONFIGURE";
 
 	*loop_fd = -1;
 	*made_node = false;
@@ -371,11 +443,9 @@ int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
 			wl__err(wl, err, "open '%s'", dev);
 			goto cleanup;
 		}
-		if (!ioctl(fd, LOOP_SET_FD, img_fd)) {
-			err = 0;
+		err = loop_bind(fd, img_fd, img, &what);
+		if (!err)
 			break;
-		}
-		err = -errno;
 		close(fd);
 		fd = -1;
 		if (*made_node)
@@ -385,21 +455,11 @@ int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
 			break;
 	}
 	if (err) {
-		wl__err(wl, err, "LOOP_SET_FD '%s'", dev);
+		wl__err(wl, err, "%s '%s'", what, dev);
 		goto cleanup;
 	}
-	/* Autoclear: the device unbinds itself on umount, or on our close
-	 * if mount never takes it, so no error path has to detach it. */
-	memset(&info, 0, sizeof(info));
-	info.lo_flags = LO_FLAGS_AUTOCLEAR;
-	snprintf((char *)info.lo_file_name, sizeof(info.lo_file_name), "%s",
-		 img);
-	if (ioctl(fd, LOOP_SET_STATUS64, &info)) {
-		err = -errno;
-		wl__err(wl, err, "LOOP_SET_STATUS64 '%s'", dev);
-		ioctl(fd, LOOP_CLR_FD, 0);
-		goto cleanup;
-	}
+	/* Kept open until the mount holds the device: closing it earlier
+	 * would let autoclear unbind it before the mount. */
 	*loop_fd = fd;
 	fd = -1;
 cleanup:

@@ -2,8 +2,12 @@
 /*
  * What a killed run leaves behind (SIGKILL, OOM killer, power loss): the
  * workloads' private temp dirs "folioscope-shmem-XXXXXX" and
- * "folioscope-dedupe-XXXXXX", with the tmpfs or loop-device filesystems
- * mounted in them. The next run removes them before it starts (and says
+ * "folioscope-dedupe-XXXXXX" and what is in them (empty mount points,
+ * loop images, files in a --dir). Their mounts are in the run's own mount
+ * namespace and go with it, and its loop devices unbind themselves
+ * (autoclear); a mount or loop device found here anyway (left by an
+ * older folioscope, or bound on a kernel without LOOP_CONFIGURE) is
+ * detached too. The next run removes them before it starts (and says
  * so), but only when no other 'folioscope run' using the same temp dir
  * is alive, since a live run cannot be told from a dead one by its dir.
  */

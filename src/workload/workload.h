@@ -70,6 +70,10 @@ void workload__defaults(struct wl_opts *o);
 /*
  * Set up (mkfs/mount/write files); name is "dedupe" or "shmem-read".
  * On error: one line on stderr, negative errno, nothing left behind.
+ * It first moves the calling process, which must have a single thread, into
+ * a private mount namespace, so the kernel drops the workload's mounts
+ * when the process dies: the stale clean-up (stale.h), which has to see
+ * the host's mounts, must run before.
  */
 int workload__prepare(struct workload **w, const char *name,
 		      const struct wl_opts *o);

@@ -71,7 +71,8 @@ flt_stopped() {
 }
 
 # flt_disturb NAME FAULT ARGS...: run ARGS... (with -j) in the background
-# until it stops itself, run the command FAULT, let it go on; sets flt_rc,
+# until it stops itself, run the command FAULT (the run's pid in flt_pid:
+# its mounts are in its own mount namespace), let it go on; sets flt_rc,
 # flt_err (its stderr) and flt_json (its -j file).
 flt_disturb() {
 	local name=$1 fault=$2 pid
@@ -79,6 +80,7 @@ flt_disturb() {
 	flt_json=$flt/$name.json
 	"$FS" "$@" -j "$flt_json" >"$flt/$name.out" 2>"$flt/$name.err" &
 	pid=$!
+	flt_pid=$pid
 	if flt_stopped "$pid"; then
 		"$fault" || bad "$name: the fault" "'$fault' failed"
 	else
@@ -111,7 +113,7 @@ flt_expect() {
 
 # ---- read-only remount mid-run ----
 echo "-- faults: dedupe filesystem remounted read-only mid-run (${SECONDS}s)"
-flt_mnt() { grep -oE "$TMPDIR/folioscope-dedupe-[A-Za-z0-9]{6}/mnt0" /proc/mounts; }
+flt_mnt() { grep -oE "$TMPDIR/folioscope-dedupe-[A-Za-z0-9]{6}/mnt0" "/proc/$flt_pid/mounts"; }
 if command -v mkfs.btrfs >/dev/null; then
 	# Three cases (files 1..3 against file 0); the run stops after the
 	# first, its files closed, so the remount cannot be refused as busy.
@@ -120,7 +122,7 @@ if command -v mkfs.btrfs >/dev/null; then
 	expect_eq "remount: undisturbed: 9 checks, none failed or unjudged" \
 		"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt_json" 2>&1)" \
 		"$(printf '9\t0\t')"
-	flt_ro() { mount -o remount,ro "$(flt_mnt)"; }
+	flt_ro() { nsenter -t "$flt_pid" -m mount -o remount,ro "$(flt_mnt)"; }
 	flt_disturb remount flt_ro \
 		run dedupe --files 4 --file-size 1M --stop-after 1
 	# Case 1: one answer and two re-reads checked; cases 2 and 3 could
@@ -133,7 +135,8 @@ fi
 
 # ---- the shmem-read file truncated by another process mid-run ----
 echo "-- faults: shmem-read file truncated by another process mid-run (${SECONDS}s)"
-flt_file() { compgen -G "$TMPDIR/folioscope-shmem-[A-Za-z0-9]*/full"; }
+# Through the run's root, which sees the tmpfs in its mount namespace.
+flt_file() { compgen -G "/proc/$flt_pid/root$TMPDIR/folioscope-shmem-[A-Za-z0-9]*/full"; }
 flt_path="'$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}/full'"
 # 16 MiB read 64 KiB at a time: 256 full reads and the read at EOF. The
 # run stops after 4 reads, 256 KiB in.

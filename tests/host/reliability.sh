@@ -474,7 +474,7 @@ else
 		if [ "$sig" == KILL ]; then
 			nxt=$("$FS" run shmem-read --size 1M 2>&1 >/dev/null)
 			expect_match "$name: the next run removes what is left" "$nxt" \
-				"^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(1 mount\), left behind by a run that was killed$"
+				"^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(0 mounts\), left behind by a run that was killed$"
 		fi
 		expect_eq "$name: nothing left" "$(leak_state)" "$before"
 	done
@@ -548,7 +548,7 @@ else
 	expect_match "signals: run -j: SIGKILL in the export: the next run removes the temp" \
 		"$rel_err" "^folioscope: removed '$rel_left', left behind by an export that was killed$"
 	expect_match "signals: run -j: SIGKILL in the export: the next run removes the workload's dir" \
-		"$rel_err" "^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(1 mount\), left behind by a run that was killed$"
+		"$rel_err" "^folioscope: run: removed '$TMPDIR/folioscope-shmem-[A-Za-z0-9]{6}' \(0 mounts\), left behind by a run that was killed$"
 	expect_eq "signals: run -j: SIGKILL in the export: after the next run, no temp, nothing left" \
 		"$(rel_exp_tmp run.json) $(leak_state)" " $before"
 fi
