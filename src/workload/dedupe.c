@@ -803,6 +803,17 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
 			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
 		d->tot.bytes += e->cmp_len;
+	/* vfs_dedupe_file_range_one runs for every destination of an
+	 * ioctl that did not fail as a whole; it returns the compared
+	 * length when SAME and only -EBADE when DIFFERS, where the
+	 * request's (capped) length is counted. */
+	if (g->ioctl_err)
+		return;
+	d->tot.one_calls++;
+	if (g->status == FILE_DEDUPE_RANGE_SAME)
+		d->tot.one_bytes += e->cmp_len;
+	else if (g->status == FILE_DEDUPE_RANGE_DIFFERS)
+		d->tot.one_bytes += c->len < DD_CAP ? c->len : DD_CAP;
 }
 
 static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
