@@ -59,6 +59,7 @@ if want vm; then
 	. tests/vm/filters.sh
 	. tests/vm/kfacts.sh
 	. tests/vm/perf.sh
+	. tests/vm/inflight.sh
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -6,9 +6,11 @@
  * (a kretprobe out of instances, a kprobe hit while another runs) in
  * every kprobe, but shows the count only for tracefs events, in the
  * third column of kprobe_profile: a PMU kprobe's count is not visible
- * on 6.1 (bpf_link info carries it only from 6.7). Events are named
- * folioscope_PID/...; a run that was killed leaves its events behind,
- * and the next one removes those whose process is gone.
+ * on 6.1 (bpf_link info carries it only from 6.7). Events are
+ * folioscope_PID/fsPID_{p,r}N_FUNCTION: kprobe_profile names events
+ * without their group, so the pid is in the event's name too. A run
+ * that was killed leaves its events behind, and the next one removes
+ * those whose process is gone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -173,9 +175,11 @@ struct bpf_link *kevents__attach(struct kevents *k,
 		errno = ENOSPC;
 		return NULL;
 	}
-	/* Event names are C identifiers: a clone's dots become '_'. */
-	snprintf(ev, sizeof(ev), "%c%d_%s", retprobe ? 'r' : 'p', k->seq++,
-		 sym);
+	/* Event names are C identifiers (a clone's dots become '_') of
+	 * at most 63 characters. */
+	snprintf(ev, sizeof(ev), "fs%d_%c%d_%s", (int)getpid(),
+		 retprobe ? 'r' : 'p', k->seq++, sym);
+	ev[63] = '\0';
 	for (i = 0; ev[i]; i++)
 		if (ev[i] != '_' && (ev[i] < '0' || ev[i] > '9') &&
 		    (ev[i] < 'a' || ev[i] > 'z') &&
@@ -217,7 +221,8 @@ struct bpf_link *kevents__attach(struct kevents *k,
 		errno = err;
 		return NULL;
 	}
-	snprintf(k->name[k->nevents++], sizeof(k->name[0]), "%s", name);
+	snprintf(k->name[k->nevents], sizeof(k->name[0]), "%s", name);
+	snprintf(k->event[k->nevents++], sizeof(k->event[0]), "%s", ev);
 	return l;
 }
 
@@ -234,7 +239,7 @@ __u64 kevents__missed(const struct kevents *k)
 	       (n = read(k->profile_fd, buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)n;
 	buf[len] = '\0';
-	/* "  GROUP/EVENT  HITS  MISSED" per event. */
+	/* "  EVENT  HITS  MISSED" per event. */
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char ename[192];
@@ -243,7 +248,7 @@ __u64 kevents__missed(const struct kevents *k)
 		if (sscanf(line, "%191s %llu %llu", ename, &hits, &miss) != 3)
 			continue;
 		for (int i = 0; i < k->nevents; i++)
-			if (!strcmp(ename, k->name[i]))
+			if (!strcmp(ename, k->event[i]))
 				missed += miss;
 	}
 	return missed;

@@ -21,6 +21,7 @@ struct kevents {
 	int seq;
 	int nevents;
 	char name[KEV_MAX][160]; /* "GROUP/EVENT" */
+	char event[KEV_MAX][64]; /* "EVENT", as kprobe_profile names it */
 };
 
 /* Find (or mount privately) tracefs and open its kprobe files. */

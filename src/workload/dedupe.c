@@ -933,7 +933,8 @@ static void note_disturbed(struct dedupe *d, struct fs_report *r,
 int dedupe__run(struct dedupe *d, struct fs_report *r)
 {
 	const struct dd_plan *p = &d->plan;
-	__u64 same = 0, differs = 0, errors = 0, ioctls = 0, deduped = 0;
+	__u64 same = 0, differs = 0, errors = 0, ioctl_errors = 0, ioctls = 0,
+	      deduped = 0;
 	__u64 rereads = 0, unjudged = 0;
 	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
 	int err = 0, first_err = 0;
@@ -977,6 +978,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 					errors++;
 					continue;
 				}
+				if (g->ioctl_err)
+					ioctl_errors++;
 				if (g->ioctl_err || g->status < 0)
 					errors++;
 				else if (g->status == FILE_DEDUPE_RANGE_SAME)
@@ -1037,6 +1040,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	model__kv_u64(r, "same", same);
 	model__kv_u64(r, "differs", differs);
 	model__kv_u64(r, "errors", errors);
+	/* Of those, destinations of ioctls that failed as a whole. */
+	model__kv_u64(r, "ioctl_errors", ioctl_errors);
 	model__kv_u64(r, "bytes_deduped", deduped);
 	model__kv_u64(r, "rereads", rereads);
 	model__kv_u64(r, "cold_files", d->cold_files);
