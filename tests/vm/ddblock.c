@@ -5,8 +5,8 @@
  * lock and sleeps in a userfaultfd fault on its source buffer while
  * holding it; N threads then dedupe into that destination and sleep on
  * the lock inside the call (each seen in state D). Then the fault is
- * resolved and every thread, after its first dedupe returns, makes a
- * second one into a file of its own, one thread at a time; with DIR2
+ * resolved and, once every first dedupe has returned, every thread
+ * makes a second one into a file of its own, one thread at a time; with DIR2
  * (another filesystem), a dedupe between two files there comes first.
  * Each dedupe is 64 KiB of equal data. Prints "ddblock: M dedupes SAME"
  * and exits 0 when every answer is SAME with 65536 bytes.
@@ -35,6 +35,10 @@ static const char *dir, *dir2;
 static int src_fd, dst_fd, uffd, src2_fd = -1;
 static char *page;
 static pthread_mutex_t second = PTHREAD_MUTEX_INITIALIZER;
+/* The later dedupes start when every first one has returned: then at
+ * most one call is in flight at a time, whatever order the first ones
+ * took the lock in. */
+static pthread_barrier_t firsts;
 static pid_t tids[MAXT];
 static int bad;
 
@@ -94,6 +98,7 @@ static void *deduper(void *arg)
 	snprintf(name, sizeof(name), "%s/own%ld", dir, i);
 	tids[i] = (pid_t)syscall(SYS_gettid);
 	dedupe(src_fd, dst_fd);
+	pthread_barrier_wait(&firsts);
 	fd = open(name, O_RDWR); /* made by main */
 	if (fd < 0)
 		die(name);
@@ -198,6 +203,8 @@ int main(int argc, char **argv)
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
 		die("UFFDIO_REGISTER");
+	if (pthread_barrier_init(&firsts, NULL, (unsigned int)n))
+		die("pthread_barrier_init");
 	if (pthread_create(&w, NULL, writer, NULL))
 		die("pthread_create");
 	/* The fault arrives while the writer holds the inode lock. */
