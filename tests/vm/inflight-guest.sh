@@ -38,8 +38,12 @@ for name in $names; do
 		FOLIOSCOPE_INFLIGHT=hash FOLIOSCOPE_EXCLUDE=$preps FOLIOSCOPE_KRETPROBE_MAXACTIVE=2 \
 			folioscope trace -q -t dedupe -m kprobe --fs btrfs -j "$f" -- $blk ;;
 	blk-kprobe-default)
+		# 12 threads: more than the kernel's default instances when
+		# that is 10 (max(10, 2 x possible CPUs)).
+		echo "== possible cpus $(cat /sys/devices/system/cpu/possible)" >&2
 		FOLIOSCOPE_EXCLUDE=$preps \
-			folioscope trace -q -t dedupe -m kprobe --fs btrfs -j "$f" -- $blk ;;
+			folioscope trace -q -t dedupe -m kprobe --fs btrfs -j "$f" -- \
+			"$ddblock" "$d" 12 "/mnt/b/$n" ;;
 	one-matrix-*)
 		FOLIOSCOPE_EXCLUDE=$preps folioscope run dedupe --matrix \
 			-m "${name#one-matrix-}" -j "$f" ;;
