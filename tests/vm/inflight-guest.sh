@@ -58,3 +58,14 @@ for name in $names; do
 	esac >/dev/null
 	echo "== $name exit $?"
 done
+# Kprobe events: a killed run's (a pid that is gone) is removed by the
+# next run, which leaves none of its own. tracefs at a place folioscope
+# does not look, so it mounts its own privately.
+mkdir -p /tmp/trfs && mount -t tracefs nodev /tmp/trfs &&
+	echo "p:folioscope_999999/fs999999_p0_vfs_dedupe_file_range_one vfs_dedupe_file_range_one" \
+		>>/tmp/trfs/kprobe_events
+echo "== events before $(grep -c folioscope_ /tmp/trfs/kprobe_events)"
+FOLIOSCOPE_EXCLUDE=$preps folioscope run dedupe --fs btrfs --count 2 --range 64K \
+	-m kprobe >/dev/null
+echo "== events run exit $?"
+echo "== events after $(grep -c folioscope_ /tmp/trfs/kprobe_events)"

@@ -15,6 +15,8 @@
 # - run dedupe --matrix at vfs_dedupe_file_range_one (the preps
 #   excluded) reconciles at fentry and kprobe; a length clamped to 0 is
 #   a call with nothing compared.
+# - a killed run's kprobe events are removed by the next run, which
+#   leaves none of its own.
 # - folio_size counts each folio once per call (xfs, 1 KiB blocks,
 #   offsets 1 KiB and 2 KiB into a page: pages are compared in pieces).
 # shellcheck shell=bash
@@ -86,6 +88,9 @@ else
 		expect_eq "vm dedupe --matrix at $one -m $m: nothing dropped or missed" \
 			"$(jq -r '.targets.dedupe.counters | "\(.dropped) \(.missed)"' "$j" 2>&1)" "0 0"
 	done
+	expect_eq "vm kprobe events: a gone run's removed, none left behind" \
+		"$(sed -n 's/^== events \(.*\)/\1/p' "$LOGDIR/vm-inflight.log" | tr '\n' ' ')" \
+		"before 1 run exit 0 after 0 "
 	j=$iout/one-zero.json
 	expect_eq "vm dedupe at $one, length clamped to 0: 4 calls, nothing compared, the ioctl says SAME" \
 		"$(jq -r '"\(.targets.dedupe.calls) \(.targets.dedupe.counters.same) \(.targets.dedupe.histograms.bytes.count) \(.targets.dedupe.histograms.bytes.sum) \(.workload.same) \(.workload.bytes_deduped) \(.workload.reconcile)"' "$j" 2>&1)" \
