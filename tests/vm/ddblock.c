@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ddblock DIR N [DIR2]: N threads inside vfs_dedupe_file_range_one at
- * the same time, for tests/vm/inflight.sh. A writer takes the destination's inode
- * lock and sleeps in a userfaultfd fault on its source buffer while
+ * the same time, for tests/vm/inflight.sh. A writer takes the destination's
+ * inode lock and sleeps in a userfaultfd fault on its source buffer while
  * holding it; N threads then dedupe into that destination and sleep on
  * the lock inside the call (each seen in state D). Then the fault is
  * resolved and, once every first dedupe has returned, every thread

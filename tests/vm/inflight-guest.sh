@@ -27,6 +27,7 @@ for name in $names; do
 	# on /mnt/b (xfs, not traced: --fs btrfs) and a second one on
 	# /mnt/a.
 	blk="$ddblock $d 5 /mnt/b/$n"
+	# shellcheck disable=SC2086 # $blk is the command and its arguments
 	case $name in
 	blk-fentry)
 		FOLIOSCOPE_EXCLUDE=$preps FOLIOSCOPE_KRETPROBE_MAXACTIVE=2 \
