@@ -124,29 +124,39 @@ const volatile __u32 inflight_hash = 0;
 /*
  * Start the current thread's call from c (size bytes, a multiple of 8,
  * timestamp first).
- * Returns -1 when the store refused it (hash full, task storage busy or
- * out of memory): the caller counts the call as dropped.
+ * Returns -1 when a call is lost: the store refused this one (hash
+ * full, task storage busy or out of memory), or this one replaced a
+ * live call of the same thread, whose exit never came (a missed
+ * kretprobe, a nested call of the same function). The caller counts
+ * it as dropped.
  */
 static __always_inline int inflight__start(void *tmap, void *hmap,
 					   const void *c, __u32 size)
 {
 	__u64 tid;
 	void *v;
+	int lost;
 
 	if (!inflight_hash) {
 		v = bpf_task_storage_get(tmap, bpf_get_current_task_btf(), NULL,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!v)
 			return -1;
+		lost = *(__u64 *)v ? -1 : 0;
 		/* Word by word: a byte-wise copy would shift the pointers
 		 * in c (a BTF pointer at fentry), which the verifier
 		 * refuses. Both sides are 8-byte aligned structs. */
 		__builtin_memcpy(__builtin_assume_aligned(v, 8),
 				 __builtin_assume_aligned(c, 8), size);
-		return 0;
+		return lost;
 	}
 	tid = bpf_get_current_pid_tgid();
-	return bpf_map_update_elem(hmap, &tid, c, BPF_ANY) ? -1 : 0;
+	if (!bpf_map_update_elem(hmap, &tid, c, BPF_NOEXIST))
+		return 0;
+	/* A live call of this thread is in the way (or the hash is full,
+	 * which the second update finds out). */
+	bpf_map_update_elem(hmap, &tid, c, BPF_ANY);
+	return -1;
 }
 
 /* The current thread's live call, or NULL. */

@@ -29,6 +29,13 @@ enum dd_kind {
 /* Destinations read back per ioctl; the verifier needs a bound. */
 #define DD_MAX_DESTS 16
 
+/*
+ * A thread's in-flight record. Besides the call in the slot it counts
+ * the thread's open entries of the attached function (depth), filtered
+ * ones included, so an exit knows whether it belongs to the call in
+ * the slot: the exit of a filtered call, or of an outer call whose slot
+ * a nested one took, is not counted.
+ */
 struct dd_call {
 	__u64 ts; /* first: non-zero while the call is in flight */
 	__u64 srcoff;
@@ -36,7 +43,15 @@ struct dd_call {
 	__u64 len;	/* by value (CMP, ONE) */
 	__u64 len_ptr;	/* loff_t * (PREP), read at exit */
 	__u64 same_ptr; /* bool * (CMP), read at exit */
+	/* The last two folios counted in this call, most recent first:
+	 * the compare alternates between a source and a destination
+	 * folio, each read a page at a time, so a folio seen again is one
+	 * of these two. */
+	__u64 folio[2];
 	__u32 kind;
+	__u32 depth;	  /* open entries on this thread */
+	__u32 call_depth; /* depth at the entry of the call in the slot */
+	__u32 pad;
 };
 
 FS_INFLIGHT_MAPS(struct dd_call);
@@ -59,37 +74,87 @@ static __always_inline const struct super_block *dd__sb_of(const void *p,
 	return dd__sb_of_file(p);
 }
 
+/*
+ * The current thread's record, created (zeroed) if create and missing.
+ * In the hash a record stays while the thread has open entries, so its
+ * depth survives from entry to exit.
+ */
+static __always_inline struct dd_call *dd__slot(bool create)
+{
+	struct dd_call zero = {};
+	__u64 tid;
+	struct dd_call *c;
+
+	if (!inflight_hash)
+		return bpf_task_storage_get(
+			&inflight_task, bpf_get_current_task_btf(), NULL,
+			create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	tid = bpf_get_current_pid_tgid();
+	c = bpf_map_lookup_elem(&inflight, &tid);
+	if (c || !create)
+		return c;
+	bpf_map_update_elem(&inflight, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&inflight, &tid);
+}
+
+static __always_inline void dd__count(int counter)
+{
+	struct fs_stats *st = stats__get();
+
+	if (st)
+		counter__inc(st, counter);
+}
+
+/*
+ * An entry of the attached function (for the syscall level: of a
+ * FIDEDUPERANGE ioctl). skip: the caller already knows it is not
+ * counted. Process filters come first: a call they reject leaves no
+ * trace, and neither does its exit, which checks them again.
+ */
 static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 				     __u64 len, __u64 len_ptr, __u64 same_ptr,
 				     __u64 flags, const void *obj,
-				     bool is_inode)
+				     bool is_inode, bool skip)
 {
-	struct dd_call c = {};
-	struct fs_stats *st;
+	struct dd_call *c;
 
 	if (!filter__pass())
 		return 0;
 	/* With a file filter, calls on an unknown file are not counted.
 	 * obj (the source file or inode) is read only then. */
-	if ((filter_dev || filter_magic) &&
+	if (!skip && (filter_dev || filter_magic) &&
 	    (!obj || !filter__file_sb(dd__sb_of(obj, is_inode))))
+		skip = true;
+	/* The preps also serve reflink clones; only dedupe runs the
+	 * compare. (vfs_dedupe_file_range_one is dedupe only: it adds
+	 * REMAP_FILE_DEDUP itself, further down.) */
+	if (kind == DD_KIND_PREP && !(flags & REMAP_FILE_DEDUP))
+		skip = true;
+	c = dd__slot(true);
+	if (!c) {
+		if (!skip)
+			dd__count(FS_DD_DROPPED);
 		return 0;
-	/* Callers also serve reflink clones; only dedupe runs the compare. */
-	if ((kind == DD_KIND_PREP || kind == DD_KIND_ONE) &&
-	    !(flags & REMAP_FILE_DEDUP))
-		return 0;
-	c.kind = kind;
-	c.srcoff = srcoff;
-	c.dstoff = dstoff;
-	c.len = len;
-	c.len_ptr = len_ptr;
-	c.same_ptr = same_ptr;
-	c.ts = bpf_ktime_get_ns();
-	if (inflight__start(&inflight_task, &inflight, &c, sizeof(c))) {
-		st = stats__get();
-		if (st)
-			counter__inc(st, FS_DD_DROPPED);
 	}
+	/* A filtered call opens an entry too, so that its exit does not
+	 * take the slot of a call around it. */
+	c->depth++;
+	if (skip)
+		return 0;
+	/* A live call in the slot lost its exit (a missed kretprobe) or
+	 * is the outer call of this nested one: it is not measured. */
+	if (c->ts)
+		dd__count(FS_DD_DROPPED);
+	c->kind = kind;
+	c->srcoff = srcoff;
+	c->dstoff = dstoff;
+	c->len = len;
+	c->len_ptr = len_ptr;
+	c->same_ptr = same_ptr;
+	c->folio[0] = 0;
+	c->folio[1] = 0;
+	c->call_depth = c->depth;
+	c->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -134,6 +199,42 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 	}
 }
 
+/*
+ * The exit of an entry: the call in the slot if its entry was the last
+ * one still open, else NULL (a filtered call's exit, an outer call's
+ * whose slot a nested call took, an exit whose entry was not seen).
+ */
+static __always_inline struct dd_call *dd__close(void)
+{
+	struct dd_call *c = dd__slot(false);
+	__u32 d;
+	__u64 tid;
+
+	/* Only threads with a record pay for the process filters. */
+	if (!c || !filter__pass())
+		return NULL;
+	d = c->depth--;
+	if (c->ts && c->call_depth == d)
+		return c;
+	if (inflight_hash && !c->depth && !c->ts) {
+		tid = bpf_get_current_pid_tgid();
+		bpf_map_delete_elem(&inflight, &tid);
+	}
+	return NULL;
+}
+
+/* The call c (from dd__close) is counted: free its slot. */
+static __always_inline void dd__done(struct dd_call *c)
+{
+	__u64 tid;
+
+	c->ts = 0;
+	if (inflight_hash && !c->depth) {
+		tid = bpf_get_current_pid_tgid();
+		bpf_map_delete_elem(&inflight, &tid);
+	}
+}
+
 static __always_inline int dd__exit(long ret)
 {
 	struct fs_stats *st;
@@ -141,7 +242,7 @@ static __always_inline int dd__exit(long ret)
 	__u64 len = 0;
 	bool same = false;
 
-	c = inflight__get(&inflight_task, &inflight);
+	c = dd__close();
 	if (!c)
 		return 0;
 	st = stats__get();
@@ -176,14 +277,23 @@ static __always_inline int dd__exit(long ret)
 			dd__record(st, c, len, false);
 		else if (ret)
 			counter__inc(st, FS_DD_ERRORS);
-		/* ret 0 with len 0: range past EOF, nothing compared. */
+		/* ret 0 with len 0: nothing compared. */
 		break;
 	case DD_KIND_ONE:
-		if (ret >= 0)
-			dd__record(st, c, ret ? ret : c->len, true);
+		/*
+		 * The filesystem's remap returns the length it deduped:
+		 * the compared length, after the prep's clamping (rounded
+		 * down to whole blocks unless the range ends at EOF of both
+		 * files). 0: nothing compared (len 0, or clamped to 0).
+		 * -EBADE: differs after some compared bytes this level
+		 * cannot see; the request's length is counted, as the
+		 * FIDEDUPERANGE level does.
+		 */
+		if (ret > 0)
+			dd__record(st, c, ret, true);
 		else if (ret == -EBADE)
 			dd__record(st, c, c->len, false);
-		else
+		else if (ret < 0)
 			counter__inc(st, FS_DD_ERRORS);
 		break;
 	default:
@@ -191,21 +301,32 @@ static __always_inline int dd__exit(long ret)
 		break;
 	}
 out:
-	inflight__end(&inflight, c);
+	dd__done(c);
 	return 0;
 }
 
-/* A folio the compare read (read_cache_folio / read_cache_page return). */
+/*
+ * A folio the compare read (read_cache_folio / read_cache_page return):
+ * each folio once per call, however many of its pages are compared.
+ */
 static __always_inline int dd__folio(const void *folio)
 {
 	struct fs_stats *st;
 	struct dd_call *c;
+	__u64 f = (__u64)folio, prev;
 
-	c = inflight__get(&inflight_task, &inflight);
-	if (!c || c->kind == DD_KIND_CLONE)
+	c = dd__slot(false);
+	if (!c || !c->ts || c->kind == DD_KIND_CLONE)
 		return 0;
 	/* ERR_PTR values sit in the last page of the address space. */
-	if (!folio || (__u64)folio >= (__u64)-4095)
+	if (!folio || f >= (__u64)-4095)
+		return 0;
+	if (f == c->folio[0])
+		return 0;
+	prev = c->folio[1];
+	c->folio[1] = c->folio[0];
+	c->folio[0] = f;
+	if (f == prev)
 		return 0;
 	st = stats__get();
 	if (st)
@@ -222,7 +343,7 @@ int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	     loff_t len, bool *is_same)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same, 0,
-			 src, cmp_src_is_inode);
+			 src, cmp_src_is_inode, false);
 }
 
 SEC("kprobe")
@@ -230,7 +351,7 @@ int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	       loff_t len)
 {
 	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx), 0,
-			 src, cmp_src_is_inode);
+			 src, cmp_src_is_inode, false);
 }
 
 SEC("kretprobe")
@@ -246,7 +367,7 @@ int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 	     loff_t *len, unsigned int flags)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0, flags,
-			 fin, false);
+			 fin, false, false);
 }
 
 /* Shared by every fentry flavour: the return value comes from the
@@ -265,7 +386,7 @@ int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
 	       loff_t pos_out, loff_t *len)
 {
 	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 DD_PARM6(ctx), fin, false);
+			 DD_PARM6(ctx), fin, false, false);
 }
 
 /* ---- vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len, flags) */
@@ -274,7 +395,7 @@ int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	     loff_t len, unsigned int flags)
 {
 	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags, src,
-			 false);
+			 false, false);
 }
 
 SEC("kprobe")
@@ -282,14 +403,14 @@ int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	       loff_t len)
 {
 	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
-			 DD_PARM6(ctx), src, false);
+			 DD_PARM6(ctx), src, false, false);
 }
 
 /* ---- a compiler-renamed clone: never read its arguments */
 SEC("kprobe")
 int BPF_KPROBE(kprobe_clone)
 {
-	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL, false);
+	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL, false, false);
 }
 
 /* ---- folios read by the compare */
@@ -315,6 +436,7 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 	struct file_dedupe_range hdr;
 	struct fs_sysargs a;
 	struct fs_stats *st;
+	bool unread;
 
 	if (id != FS_NR_IOCTL && id != FS_NR32_IOCTL)
 		return 0;
@@ -329,23 +451,26 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 		return 0;
 	}
 	if (id != FS_NR_IOCTL || sysargs__read(regs, &a) ||
-	    (__u32)a.si != FIDEDUPERANGE || !filter__pass())
+	    (__u32)a.si != FIDEDUPERANGE)
 		return 0;
-	if (bpf_probe_read_user(&hdr, sizeof(hdr), (void *)a.dx))
-		return 0;
+	/* An unreadable argument is an ioctl that fails at once: not
+	 * counted, but its entry is, for its exit. */
+	unread = bpf_probe_read_user(&hdr, sizeof(hdr), (void *)a.dx);
 	/* len_ptr carries the user struct, same_ptr the destination count. */
 	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
 			 a.dx, hdr.dest_count, 0,
 			 filter_dev || filter_magic ? fd__file(a.di) : NULL,
-			 false);
+			 false, unread);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 {
-	/* Every syscall exits here: leave before the map lookup. */
-	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || !filter__pass() ||
-	    sys__compat())
+	/* Every syscall exits here: leave before the map lookup. The
+	 * ioctl's arguments are still in the saved user registers, so
+	 * other ioctls' exits do not close the entry of a FIDEDUPERANGE. */
+	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || sys__compat() ||
+	    (__u32)BPF_CORE_READ(regs, si) != FIDEDUPERANGE)
 		return 0;
 	return dd__exit(ret);
 }

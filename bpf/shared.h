@@ -33,9 +33,11 @@ enum fs_dedupe_hist {
 };
 
 /*
- * "dropped": calls not measured because the in-flight table was full.
- * "missed": program runs the kernel skipped (recursion), filled in by
- * user space from bpf_prog_info, never by the BPF side.
+ * "dropped": calls not measured: the in-flight store refused them, or
+ * the thread's next call found them still in flight (their exit lost).
+ * "missed": program runs the kernel skipped (recursion, kprobe misses),
+ * filled in by user space from bpf_prog_info and kprobe_profile, never
+ * by the BPF side.
  */
 enum fs_dedupe_counter {
 	FS_DD_CALLS,

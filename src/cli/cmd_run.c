@@ -410,6 +410,7 @@ int cmd_run(int argc, char **argv)
 	struct probe_opts po = {};
 	struct fs_report r;
 	enum fs_target t;
+	enum wl_level level = WL_LEVEL_FUNC;
 	__u64 calls, bytes;
 	int err, rc = 1;
 
@@ -451,10 +452,15 @@ int cmd_run(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	progress__done();
-	/* What the plan's level sees: a syscall-level plan counts dedupe
-	 * destinations and bytes differently from the remap prep. */
-	workload__totals(w, !strcmp(r.target[t].attach.mechanism, "syscall"),
-			 &calls, &bytes);
+	/* What the plan's level sees: the syscall level and
+	 * vfs_dedupe_file_range_one count dedupe destinations and bytes
+	 * differently from the remap prep. */
+	if (!strcmp(r.target[t].attach.mechanism, "syscall"))
+		level = WL_LEVEL_SYSCALL;
+	else if (!strcmp(r.target[t].attach.symbol,
+			 "vfs_dedupe_file_range_one"))
+		level = WL_LEVEL_DEDUPE_ONE;
+	workload__totals(w, level, &calls, &bytes);
 	model__kv_u64(&r, "calls", calls);
 	model__kv_u64(&r, "bytes", bytes);
 	rc = run__reconcile(&r, t) ? 1 : 0;

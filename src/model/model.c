@@ -18,7 +18,8 @@ static const struct fs_hist_spec dedupe_hists[FS_DD_NHIST] = {
 	[FS_DD_DST_ALIGN] = { "dst_align", "bytes", FS_KIND_ALIGN,
 			      "alignment of the destination file offset" },
 	[FS_DD_FOLIO_SIZE] = { "folio_size", "bytes", FS_KIND_LOG2,
-			       "size of each folio read by the compare" },
+			       "size of each folio read by the compare, "
+			       "once per call" },
 	[FS_DD_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2, "time per call" },
 };
 

@@ -393,6 +393,7 @@ static int btf_load(struct kfacts *f, struct kfacts_priv *p,
 int kfacts__load(struct kfacts *f, const char *btf_file)
 {
 	struct kfacts_priv *p;
+	const char *exclude;
 	struct utsname u;
 	int err;
 
@@ -417,6 +418,9 @@ int kfacts__load(struct kfacts *f, const char *btf_file)
 			strerror(-err));
 		goto fail;
 	}
+	exclude = getenv("FOLIOSCOPE_EXCLUDE");
+	if (exclude)
+		snprintf(f->exclude, sizeof(f->exclude), "%s", exclude);
 	kprobes_config(f);
 	/* No kprobes, no blacklist to read (and no debugfs mount for it). */
 	if (f->kprobes != 0)

@@ -145,6 +145,24 @@ int plan__lookup_arg(const struct fn_proto *p)
 	return -1;
 }
 
+/* Is name one of the comma-separated names in f->exclude? */
+static bool excluded(const struct kfacts *f, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *e = f->exclude; *e;) {
+		const char *end = strchr(e, ',');
+		size_t n = end ? (size_t)(end - e) : strlen(e);
+
+		if (n == len && !strncmp(e, name, n))
+			return true;
+		if (!end)
+			break;
+		e = end + 1;
+	}
+	return false;
+}
+
 /* Static checks of one step; fills available/why. */
 static void step__check(const struct kfacts *f, struct plan_step *s)
 {
@@ -165,6 +183,11 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 			return;
 		}
 		s->available = true;
+		return;
+	}
+	if (excluded(f, s->symbol)) {
+		snprintf(s->why, sizeof(s->why),
+			 "'%s' excluded by FOLIOSCOPE_EXCLUDE", s->symbol);
 		return;
 	}
 	if (!f->has_symbol(f, s->symbol)) {

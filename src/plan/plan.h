@@ -33,6 +33,10 @@ struct kfacts {
 	char lockdown[32]; /* "none", "integrity", "confidentiality", "?" */
 	int kprobes;	   /* CONFIG_KPROBES: 1 yes, 0 no, -1 unknown */
 	char kprobes_why[160];
+	/* Functions no step may attach to, "a,b,c" (FOLIOSCOPE_EXCLUDE):
+	 * lets tests force a less precise step on a kernel where the
+	 * precise ones work. */
+	char exclude[256];
 	/* A text symbol of that exact name exists (kallsyms). */
 	bool (*has_symbol)(const struct kfacts *f, const char *name);
 	/* A compiler-renamed clone (name.constprop.N, .isra.N, .part.N,

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 #include "probe.h"
+#include "kevent.h"
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
 
@@ -30,6 +31,10 @@ struct probe {
 	bool lean;	       /* --lean */
 	bool inflight_hash; /* in-flight calls in the hash, not task storage */
 	char inflight_why[224]; /* why the hash */
+	/* Kprobes as tracefs events, whose missed runs are read back; why
+	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
+	struct kevents kev;
+	char kev_why[200];
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -251,10 +256,25 @@ static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
 		bpf_object__find_program_by_name(pr->obj, name);
 	struct bpf_link *l;
 
-	if (m == MECH_KPROBE)
-		l = bpf_program__attach_kprobe(prog, retprobe, sym);
-	else /* fentry target set before load; raw_tp named in SEC() */
+	if (m == MECH_KPROBE) {
+		int err = kevents__open(&pr->kev);
+
+		l = err ? NULL : kevents__attach(&pr->kev, prog, retprobe, sym);
+		if (!err && !l)
+			err = -errno;
+		if (!l) {
+			/* Still measured, but what the probe misses is not
+			 * counted: say so. */
+			l = bpf_program__attach_kprobe(prog, retprobe, sym);
+			if (l && !pr->kev_why[0])
+				snprintf(pr->kev_why, sizeof(pr->kev_why),
+					 "kprobe runs missed are not counted "
+					 "(tracefs kprobe event: %s)",
+					 strerror(-err));
+		}
+	} else { /* fentry target set before load; raw_tp named in SEC() */
 		l = bpf_program__attach(prog);
+	}
 	if (!l)
 		return -errno;
 	pr->link[pr->nlinks++] = l;
@@ -266,6 +286,8 @@ static void probe__close(struct probe *pr)
 	for (int i = 0; i < pr->nlinks; i++)
 		bpf_link__destroy(pr->link[i]);
 	pr->nlinks = 0;
+	kevents__close(&pr->kev);
+	pr->kev_why[0] = '\0';
 	if (pr->skel)
 		skel__destroy(pr->target, pr->skel);
 	pr->skel = NULL;
@@ -316,6 +338,7 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		err = prog__attach(pr, sp->exit, sub_mech, true, sub_sym);
 	if (err)
 		goto fail;
+	kevents__done_setup(&pr->kev);
 	return 0;
 fail:
 	/* 524 is the kernel's ENOTSUPP, which has no user-space name. */
@@ -544,7 +567,11 @@ static void probe__mark_lean(const struct probe *pr, struct fs_report *r)
 			model__not_measured(r, t, h[i], why);
 }
 
-/* Program runs the kernel skipped (recursion) over every loaded program. */
+/*
+ * Program runs the kernel skipped: recursion misses of every loaded
+ * program, and the runs the kprobes missed (a kretprobe out of
+ * instances, maxactive, does not run at that call's return).
+ */
 static __u64 probe__missed(const struct probe *pr)
 {
 	struct bpf_program *prog;
@@ -558,7 +585,7 @@ static __u64 probe__missed(const struct probe *pr)
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 			missed += info.recursion_misses;
 	}
-	return missed;
+	return missed + kevents__missed(&pr->kev);
 }
 
 /* Entry key of the stats map, summed over CPUs into out. */
@@ -656,6 +683,10 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 	snprintf(ai->reason + strlen(ai->reason),
 		 sizeof(ai->reason) - strlen(ai->reason),
 		 "; in-flight calls: %s", s->inflight);
+	if (pr->kev_why[0])
+		snprintf(ai->reason + strlen(ai->reason),
+			 sizeof(ai->reason) - strlen(ai->reason), "; %s",
+			 pr->kev_why);
 	probe__mark_unmeasured(pr, s, r);
 	probe__mark_lean(pr, r);
 }

@@ -47,9 +47,11 @@ static const struct {
 	{ "same", "compares that found the ranges identical" },
 	{ "differs", "compares that found the ranges different" },
 	{ "errors", "calls that returned an error" },
-	{ "dropped", "calls not measured because the in-flight store refused "
-		     "them (hash full, task storage busy or out of memory)" },
-	{ "missed", "probe runs the kernel skipped (recursion)" },
+	{ "dropped", "calls not measured: the in-flight store refused them "
+		     "(hash full, task storage busy or out of memory), or "
+		     "the thread's next call found them without an exit" },
+	{ "missed", "probe runs the kernel skipped (recursion, a kprobe "
+		    "hit while busy, a kretprobe out of instances)" },
 	{ "iov_beyond",
 	  "syscall level: readv calls with more than 64 iovecs (counted; "
 	  "req_bytes sums their first 64 only)" },

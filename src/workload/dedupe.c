@@ -803,6 +803,17 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
 			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
 		d->tot.bytes += e->cmp_len;
+	/* vfs_dedupe_file_range_one runs for every destination of an
+	 * ioctl that did not fail as a whole; it returns the compared
+	 * length when SAME and only -EBADE when DIFFERS, where the
+	 * request's (capped) length is counted. */
+	if (g->ioctl_err)
+		return;
+	d->tot.one_calls++;
+	if (g->status == FILE_DEDUPE_RANGE_SAME)
+		d->tot.one_bytes += e->cmp_len;
+	else if (g->status == FILE_DEDUPE_RANGE_DIFFERS)
+		d->tot.one_bytes += c->len < DD_CAP ? c->len : DD_CAP;
 }
 
 static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
@@ -922,7 +933,8 @@ static void note_disturbed(struct dedupe *d, struct fs_report *r,
 int dedupe__run(struct dedupe *d, struct fs_report *r)
 {
 	const struct dd_plan *p = &d->plan;
-	__u64 same = 0, differs = 0, errors = 0, ioctls = 0, deduped = 0;
+	__u64 same = 0, differs = 0, errors = 0, ioctl_errors = 0, ioctls = 0,
+	      deduped = 0;
 	__u64 rereads = 0, unjudged = 0;
 	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
 	int err = 0, first_err = 0;
@@ -966,6 +978,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 					errors++;
 					continue;
 				}
+				if (g->ioctl_err)
+					ioctl_errors++;
 				if (g->ioctl_err || g->status < 0)
 					errors++;
 				else if (g->status == FILE_DEDUPE_RANGE_SAME)
@@ -1026,6 +1040,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	model__kv_u64(r, "same", same);
 	model__kv_u64(r, "differs", differs);
 	model__kv_u64(r, "errors", errors);
+	/* Of those, destinations of ioctls that failed as a whole. */
+	model__kv_u64(r, "ioctl_errors", ioctl_errors);
 	model__kv_u64(r, "bytes_deduped", deduped);
 	model__kv_u64(r, "rereads", rereads);
 	model__kv_u64(r, "cold_files", d->cold_files);

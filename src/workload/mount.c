@@ -126,14 +126,21 @@ int workload__run(struct workload *w, struct fs_report *r)
 	return shmem__run(w->sh, r);
 }
 
-void workload__totals(const struct workload *w, bool syscall, __u64 *calls,
-		      __u64 *bytes)
+void workload__totals(const struct workload *w, enum wl_level level,
+		      __u64 *calls, __u64 *bytes)
 {
 	const struct wl_totals *t =
 		w->dd ? dedupe__totals(w->dd) : shmem__totals(w->sh);
 
-	*calls = syscall ? t->sys_calls : t->calls;
-	*bytes = syscall ? t->sys_bytes : t->bytes;
+	*calls = t->calls;
+	*bytes = t->bytes;
+	if (level == WL_LEVEL_SYSCALL) {
+		*calls = t->sys_calls;
+		*bytes = t->sys_bytes;
+	} else if (level == WL_LEVEL_DEDUPE_ONE && w->dd) {
+		*calls = t->one_calls;
+		*bytes = t->one_bytes;
+	}
 }
 
 void workload__destroy(struct workload *w)

@@ -84,13 +84,20 @@ int workload__prepare(struct workload **w, const char *name,
  */
 int workload__run(struct workload *w, struct fs_report *r);
 /*
- * Calls and bytes the traced phase caused as seen at one level: the
- * function level (syscall = false: the kernel function the plan attaches
- * to) or the syscall boundary (syscall = true). They differ for dedupe,
- * where an ioctl with an error or a shortened range is seen differently.
+ * The level a plan sees calls at. They differ for dedupe, where an
+ * ioctl with an error or a shortened range is seen differently: the
+ * remap prep (the compare's callers) sees each destination that gets
+ * that far, with the compared length; vfs_dedupe_file_range_one sees
+ * every destination of an ioctl that did not fail as a whole, with the
+ * compared length when SAME and the request's when DIFFERS; the
+ * syscall boundary sees every destination with the length the ioctl
+ * reports (the request's for DIFFERS).
  */
-void workload__totals(const struct workload *w, bool syscall, __u64 *calls,
-		      __u64 *bytes);
+enum wl_level { WL_LEVEL_FUNC, WL_LEVEL_DEDUPE_ONE, WL_LEVEL_SYSCALL };
+
+/* Calls and bytes the traced phase caused as seen at level. */
+void workload__totals(const struct workload *w, enum wl_level level,
+		      __u64 *calls, __u64 *bytes);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 
@@ -101,9 +108,10 @@ void workload__destroy(struct workload *w);
 struct dedupe;
 struct shmem;
 
-/* Calls and bytes at the two levels (see workload__totals). */
+/* Calls and bytes at each level (see workload__totals). */
 struct wl_totals {
 	__u64 calls, bytes;
+	__u64 one_calls, one_bytes;
 	__u64 sys_calls, sys_bytes;
 };
 

@@ -351,6 +351,41 @@ static void test_reason_names_skipped_steps(void **state)
 				    "attach failed: error 524"));
 }
 
+/*
+ * FOLIOSCOPE_EXCLUDE's list: whole names only (generic_... does not
+ * exclude __generic_...); with both preps excluded on Debian's 6.1 the
+ * plan falls to vfs_dedupe_file_range_one, fentry then kprobe.
+ */
+static void test_exclude_forces_dedupe_one(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	fake_init(&f, &fk, deb61, N(deb61), 1);
+	strcpy(f.exclude, "generic_remap_file_range_prep");
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), 2);
+	assert_false(p.step[4].available);
+	assert_false(p.step[5].available);
+	assert_string_equal(p.step[5].why, "'generic_remap_file_range_prep' "
+					   "excluded by FOLIOSCOPE_EXCLUDE");
+	strcpy(f.exclude,
+	       "__generic_remap_file_range_prep,generic_remap_file_range_prep");
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), 6);
+	assert_string_equal(p.step[6].symbol, "vfs_dedupe_file_range_one");
+	assert_int_equal(p.step[6].mech, MECH_FENTRY);
+	assert_int_equal(plan__next(&p, 7), 7);
+	assert_int_equal(p.step[7].mech, MECH_KPROBE);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_KPROBE, &p);
+	assert_int_equal(plan__next(&p, 0), 3);
+	assert_string_equal(p.step[3].symbol, "vfs_dedupe_file_range_one");
+	/* The shmem target is left alone. */
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 0), 0);
+}
+
 static void test_parse_mode(void **state)
 {
 	enum plan_mode m;
@@ -376,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_no_btf_and_blacklist),
 		cmocka_unit_test(test_btf_file_without_kernel_btf),
 		cmocka_unit_test(test_reason_names_skipped_steps),
+		cmocka_unit_test(test_exclude_forces_dedupe_one),
 		cmocka_unit_test(test_parse_mode),
 	};
 
