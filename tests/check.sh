@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # All tests: unit (cmocka), host (BPF load + doctor + bad input), VM
-# (real attach paths on Debian's 6.1 cloud kernel). Last line is the
-# summary CI reads: "N passed, N failed".
+# (real attach paths on Debian's 6.1 cloud kernel, the fast ones on its
+# 6.12 too). Last line is the summary CI reads: "N passed, N failed".
+# "vm-full" runs the VM part with every kernel-dependent suite on each
+# kernel of $VM_DEBIAN_MORE as well.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 # BUILD: the build dir (make SAN=1 uses build/san); novm = unit + host.
 BUILD=${BUILD:-build}
 want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
-	{ [ "$what" == novm ] && [ "$1" != vm ]; }; }
+	{ [ "$what" == novm ] && [ "$1" != vm ]; } ||
+	{ [ "$what" == vm-full ] && [ "$1" == vm ]; }; }
 . tests/lib.sh
 # This run's own TMPDIR: workloads' images, mounts and temp dirs land here,
 # which is all leak_state looks at.
@@ -59,6 +62,27 @@ if want vm; then
 	. tests/vm/filters.sh
 	. tests/vm/kfacts.sh
 	. tests/vm/perf.sh
+	# Debian's other kernels (VM_DEBIAN_MORE, default 6.12; empty: none),
+	# each in a pass of its own: names tagged "[6.12] ", logs in
+	# $LOGDIR/vm-6.12/. In make check the attach plan, one reconciled run
+	# per target and mechanism and the validation matrix; vm-full adds
+	# --accel, trace, progress and compare.
+	vm_saved=("${FS_VM_KERNEL:-}" "${FS_VM_MODULES:-}" "$LOGDIR")
+	FS_VM_KERNEL= FS_VM_MODULES=
+	[ "$what" == vm-full ] || FS_VM_ATTACH_ONLY=1
+	for FS_VM_DEBIAN in ${VM_DEBIAN_MORE-6.12}; do
+		echo "== vm (Debian $FS_VM_DEBIAN)"
+		vm_start=$SECONDS
+		CHECK_TAG="[$FS_VM_DEBIAN] "
+		LOGDIR=${vm_saved[2]}/vm-$FS_VM_DEBIAN
+		mkdir -p "$LOGDIR"
+		. tests/vm/checks.sh
+		. tests/vm/validation.sh
+		[ "$what" == vm-full ] && . tests/vm/compare.sh
+		echo "  Debian $FS_VM_DEBIAN: $((SECONDS - vm_start)) s"
+	done
+	FS_VM_KERNEL=${vm_saved[0]} FS_VM_MODULES=${vm_saved[1]}
+	LOGDIR=${vm_saved[2]} CHECK_TAG= FS_VM_DEBIAN= FS_VM_ATTACH_ONLY=
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -7,9 +7,11 @@ SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 mkdir -p "$LOGDIR"
 
-ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; }
-bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; }
-skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; }
+# CHECK_TAG prefixes every name while a suite runs once more on another
+# kernel ("[6.12] "), so its results stay apart from the first pass's.
+ok() { PASS=$((PASS + 1)); printf 'ok      %s%s\n' "${CHECK_TAG:-}" "$1"; }
+bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; }
+skip() { SKIP=$((SKIP + 1)); printf 'skip    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; }
 
 # expect_eq NAME GOT WANT
 expect_eq() {

@@ -1,10 +1,30 @@
-# VM checks (sourced by tests/check.sh): the real attach paths, on
-# Debian 12's 6.1 cloud kernel booted by `folioscope vm` (or $FS_VM_KERNEL).
+# VM checks (sourced by tests/check.sh): the real attach paths, on the
+# Debian 12 cloud kernel `folioscope vm --debian $FS_VM_DEBIAN` boots (6.1
+# when unset) or on $FS_VM_KERNEL. The attach plan and one reconciled run
+# per target and mechanism run on every kernel; FS_VM_ATTACH_ONLY=1 skips
+# the rest (--accel, trace, progress), which does not depend on the kernel.
 # shellcheck shell=bash
 vmargs=()
-[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
+if [ -n "${FS_VM_KERNEL:-}" ]; then
+	vmargs+=(--kernel "$FS_VM_KERNEL")
+elif [ -n "${FS_VM_DEBIAN:-}" ]; then
+	vmargs+=(--debian "$FS_VM_DEBIAN")
+fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 out=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmtest.XXXXXX")
+
+# What each kernel's plan does (doctor in the VM, KERNEL-NOTES.md): how the
+# trampoline treats fentry on the 7-argument __generic_remap_file_range_prep
+# (6.1's takes at most 6 arguments: 524; 6.12's takes it), so where auto
+# and -m fentry put the dedupe probe; whether xfs puts large folios in the
+# page cache. $FS_VM_KERNEL is checked as 6.1.
+vmk=${FS_VM_DEBIAN:-6.1}
+declare -A vm_prep7_fentry=([6.1]='524|ENOTSUPP' [6.12]='^attached$')
+declare -A vm_dd_auto=([6.1]='kprobe __generic_remap_file_range_prep'
+	[6.12]='fentry __generic_remap_file_range_prep')
+declare -A vm_dd_fentry=([6.1]='fentry generic_remap_file_range_prep'
+	[6.12]='fentry __generic_remap_file_range_prep')
+declare -A vm_xfs_large=([6.1]=false [6.12]=true)
 
 # vm_run LOG ARGS...: run folioscope ARGS in the guest from $out.
 vm_run() {
@@ -24,49 +44,53 @@ else
 	expect_eq "vm doctor: compare inlined" "$(jq -r .targets.dedupe.inlined <<<"$doc")" true
 	expect_eq "vm doctor: shmem uses fentry" "$(jq -r .targets.shmem.mechanism <<<"$doc")" fentry
 	if jq -e '.targets.dedupe.steps[] | select(.symbol=="__generic_remap_file_range_prep" and .mechanism=="fentry")' >/dev/null <<<"$doc"; then
-		# 6.1's trampoline takes at most 6 arguments; this caller has 7.
-		expect_match "vm doctor: 7-arg fentry refused with 524" \
+		expect_match "vm doctor: fentry on the 7-arg caller: ${vm_prep7_fentry[$vmk]}" \
 			"$(jq -r '.targets.dedupe.steps[] | select(.symbol=="__generic_remap_file_range_prep" and .mechanism=="fentry") | .reason' <<<"$doc")" \
-			'524|ENOTSUPP'
-		expect_eq "vm doctor: dedupe auto = kprobe on __generic prep" \
+			"${vm_prep7_fentry[$vmk]}"
+		expect_eq "vm doctor: dedupe auto = ${vm_dd_auto[$vmk]}" \
 			"$(jq -r '.targets.dedupe.mechanism + " " + .targets.dedupe.chosen' <<<"$doc")" \
-			"kprobe __generic_remap_file_range_prep"
+			"${vm_dd_auto[$vmk]}"
 	fi
+	# Every in-flight call is kept in task storage on these kernels.
+	expect_eq "vm doctor: in-flight calls in task storage" \
+		"$(jq -r '[.targets[].inflight] | unique | join(",")' <<<"$doc")" "task storage"
 fi
 
-# --accel: tcg never touches KVM; kvm insists; auto used KVM only where
-# qemu can run the guest under it (nested KVM here aborts on an MSR) and
-# otherwise said it went on under TCG.
-if (cd "$out" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
-	ok "vm --accel tcg: boots"
-else
-	bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
-fi
-expect_match "vm --accel tcg: qemu gets -accel tcg" \
-	"$(grep -m1 -o -- '-accel [a-z]*' "$LOGDIR/vm-accel-tcg.log")" '^-accel tcg$'
-expect_eq "vm --accel tcg: no KVM attempt" \
-	"$(grep -c 'under KVM' "$LOGDIR/vm-accel-tcg.log")" 0
-(cd "$out" && "$FS" vm "${vmargs[@]}" --accel kvm -- doctor) >"$LOGDIR/vm-accel-kvm.log" 2>&1
-st=$?
-if ! (exec 3<>/dev/kvm) 2>/dev/null; then
-	expect_eq "vm --accel kvm without /dev/kvm: exit 1" "$st" 1
-	expect_eq "vm --accel kvm without /dev/kvm: one line" \
-		"$(wc -l <"$LOGDIR/vm-accel-kvm.log")" 1
-	expect_match "vm --accel kvm without /dev/kvm: names it" \
-		"$(cat "$LOGDIR/vm-accel-kvm.log")" '^folioscope: vm: --accel kvm: cannot open /dev/kvm: '
-	expect_eq "vm auto without /dev/kvm: no KVM attempt" \
-		"$(grep -c 'under KVM' "$LOGDIR/vm-doctor.log")" 0
-elif [ "$st" = 0 ]; then
-	echo "  KVM runs guests on this machine"
-	expect_eq "vm auto with working KVM: stays on KVM" \
-		"$(grep -c 'booting it under TCG' "$LOGDIR/vm-doctor.log")" 0
-else
-	echo "  /dev/kvm opens but qemu cannot run the guest under it"
-	expect_eq "vm --accel kvm with broken KVM: exit 1" "$st" 1
-	expect_match "vm --accel kvm with broken KVM: says KVM" \
-		"$(head -1 "$LOGDIR/vm-accel-kvm.log")" 'under KVM'
-	expect_match "vm auto with broken KVM: says it went on under TCG" \
-		"$(cat "$LOGDIR/vm-doctor.log")" 'qemu could not run the guest under KVM \(.+\); booting it under TCG'
+if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
+	# --accel: tcg never touches KVM; kvm insists; auto used KVM only where
+	# qemu can run the guest under it (nested KVM here aborts on an MSR) and
+	# otherwise said it went on under TCG.
+	if (cd "$out" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
+		ok "vm --accel tcg: boots"
+	else
+		bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
+	fi
+	expect_match "vm --accel tcg: qemu gets -accel tcg" \
+		"$(grep -m1 -o -- '-accel [a-z]*' "$LOGDIR/vm-accel-tcg.log")" '^-accel tcg$'
+	expect_eq "vm --accel tcg: no KVM attempt" \
+		"$(grep -c 'under KVM' "$LOGDIR/vm-accel-tcg.log")" 0
+	(cd "$out" && "$FS" vm "${vmargs[@]}" --accel kvm -- doctor) >"$LOGDIR/vm-accel-kvm.log" 2>&1
+	st=$?
+	if ! (exec 3<>/dev/kvm) 2>/dev/null; then
+		expect_eq "vm --accel kvm without /dev/kvm: exit 1" "$st" 1
+		expect_eq "vm --accel kvm without /dev/kvm: one line" \
+			"$(wc -l <"$LOGDIR/vm-accel-kvm.log")" 1
+		expect_match "vm --accel kvm without /dev/kvm: names it" \
+			"$(cat "$LOGDIR/vm-accel-kvm.log")" '^folioscope: vm: --accel kvm: cannot open /dev/kvm: '
+		expect_eq "vm auto without /dev/kvm: no KVM attempt" \
+			"$(grep -c 'under KVM' "$LOGDIR/vm-doctor.log")" 0
+	elif [ "$st" = 0 ]; then
+		echo "  KVM runs guests on this machine"
+		expect_eq "vm auto with working KVM: stays on KVM" \
+			"$(grep -c 'booting it under TCG' "$LOGDIR/vm-doctor.log")" 0
+	else
+		echo "  /dev/kvm opens but qemu cannot run the guest under it"
+		expect_eq "vm --accel kvm with broken KVM: exit 1" "$st" 1
+		expect_match "vm --accel kvm with broken KVM: says KVM" \
+			"$(head -1 "$LOGDIR/vm-accel-kvm.log")" 'under KVM'
+		expect_match "vm auto with broken KVM: says it went on under TCG" \
+			"$(cat "$LOGDIR/vm-doctor.log")" 'qemu could not run the guest under KVM \(.+\); booting it under TCG'
+	fi
 fi
 
 # check_run NAME JSON: the probes saw exactly what the workload did.
@@ -114,9 +138,11 @@ for mode in auto fentry kprobe; do
 	if check_run "vm dedupe btrfs -m $mode" "$out/$j" dedupe; then
 		expect_eq "vm dedupe btrfs -m $mode: inlined compare reported" \
 			"$(jq -r .targets.dedupe.attach.inlined "$out/$j")" true
-		expect_match "vm dedupe btrfs -m $mode: caller named" \
+		declare -A vm_want=([auto]=${vm_dd_auto[$vmk]} [fentry]=${vm_dd_fentry[$vmk]}
+			[kprobe]='kprobe __generic_remap_file_range_prep')
+		expect_eq "vm dedupe btrfs -m $mode: caller named" \
 			"$(jq -r '.targets.dedupe.attach.mechanism + " " + .targets.dedupe.attach.symbol' "$out/$j")" \
-			"$([ $mode == fentry ] && echo '^fentry generic_remap_file_range_prep$' || echo '^kprobe __generic_remap_file_range_prep$')"
+			"${vm_want[$mode]}"
 		expect_eq "vm dedupe btrfs -m $mode: same" "$(jq -r .targets.dedupe.counters.same "$out/$j")" 32
 		expect_eq "vm dedupe btrfs -m $mode: folios read (2 per 4K chunk)" \
 			"$(jq -r .targets.dedupe.histograms.folio_size.count "$out/$j")" $((32 * 2 * 32))
@@ -137,82 +163,93 @@ for wl in "shmem-read --size 4M --bs 64K" "dedupe --count 8 --range 64K"; do
 	fi
 done
 
+# xfs with 1 KiB blocks: 6.12's xfs caches written data in large folios,
+# which the compare reads a page at a time; 6.1's only in 4 KiB ones.
 j=dedupe-xfs.json
-vm_run vm-dedupe-xfs.log run dedupe --fs xfs --count 16 --range 64K -j "$j"
-check_run "vm dedupe xfs" "$out/$j" dedupe
-
-# trace -- CMD: only CMD's process is traced. The guest's root is tmpfs,
-# so cat reading a file there goes through shmem_file_read_iter; exec of
-# the (static) busybox adds a few small kernel reads of its ELF headers.
-j=trace-cat.json
-vm_run vm-trace-cat.log trace -t shmem -j "$j" -- /bin/busybox cat /bin/folioscope
-if jq -e . "$out/$j" >/dev/null 2>&1; then
-	size=$(stat -c %s "$FS")
-	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
-	expect_eq "vm trace -- cat: bytes cover the file, plus < 4K of exec reads" \
-		"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
-else
-	bad "vm trace -- cat" "no JSON; see $LOGDIR/vm-trace-cat.log"
+vm_run vm-dedupe-xfs.log run dedupe --fs xfs --block-size 1024 --count 16 --range 64K -j "$j"
+if check_run "vm dedupe xfs 1K blocks" "$out/$j" dedupe; then
+	expect_eq "vm dedupe xfs 1K blocks: folios larger than 4 KiB read" \
+		"$(jq -r '[.targets.dedupe.histograms.folio_size.buckets[] | select(.count > 0 and .lo > 4096)] | length > 0' "$out/$j")" \
+		"${vm_xfs_large[$vmk]}"
+	expect_eq "vm dedupe xfs 1K blocks: folios read (2 per 4K chunk)" \
+		"$(jq -r .targets.dedupe.histograms.folio_size.count "$out/$j")" $((16 * 2 * 16))
 fi
 
-# trace -i in the guest (function level): interval reports add up to the
-# totals exactly, while the command reads across several intervals.
-j=trace-interval.json
-vm_run vm-trace-interval.log trace -t shmem -i 0.4 -j "$j" -- /bin/busybox sh -c \
-	'for i in 1 2 3; do /bin/busybox cat /bin/folioscope >/dev/null; /bin/busybox sleep 0.5; done'
-if jq -e . "$out/$j" >/dev/null 2>&1; then
-	log=$LOGDIR/vm-trace-interval.log
-	icalls=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
-		on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$log")
-	ibytes=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
-		on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); s += v } }
-		END { print s + 0 }' "$log")
-	n=$(grep -c '^== interval' "$log")
-	expect_eq "vm trace -i: several intervals" "$([ "$n" -ge 3 ] && echo yes || echo "no ($n)")" yes
-	expect_eq "vm trace -i: interval calls add up to the totals" "$icalls" "$(jq -r .targets.shmem.calls "$out/$j")"
-	expect_eq "vm trace -i: interval bytes add up to the totals" "$ibytes" \
-		"$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")"
-	expect_eq "vm trace -i: three whole reads of the file" \
-		"$(jq -r ".targets.shmem.histograms.bytes.sum >= 3 * $(stat -c %s "$FS")" "$out/$j")" true
-else
-	bad "vm trace -i" "no JSON; see $LOGDIR/vm-trace-interval.log"
-fi
+if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 
-# --comm in the guest: dd (a busybox link named dd) counts, cat does not.
-j=trace-comm.json
-vm_run vm-trace-comm.log trace -t shmem --comm dd -j "$j" -- /bin/busybox sh -c \
-	'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
-if jq -e . "$out/$j" >/dev/null 2>&1; then
-	size=$(stat -c %s "$FS")
-	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
-	expect_eq "vm trace --comm dd: dd's reads only (one file, not two)" \
-		"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
-else
-	bad "vm trace --comm" "no JSON; see $LOGDIR/vm-trace-comm.log"
-fi
+	# trace -- CMD: only CMD's process is traced. The guest's root is tmpfs,
+	# so cat reading a file there goes through shmem_file_read_iter; exec of
+	# the (static) busybox adds a few small kernel reads of its ELF headers.
+	j=trace-cat.json
+	vm_run vm-trace-cat.log trace -t shmem -j "$j" -- /bin/busybox cat /bin/folioscope
+	if jq -e . "$out/$j" >/dev/null 2>&1; then
+		size=$(stat -c %s "$FS")
+		sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
+		expect_eq "vm trace -- cat: bytes cover the file, plus < 4K of exec reads" \
+			"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
+	else
+		bad "vm trace -- cat" "no JSON; see $LOGDIR/vm-trace-cat.log"
+	fi
 
-# -P in the guest: cat and dd get an entry each, and the entries add up to
-# the totals. (Exec's own small reads land on the child before it execs.)
-j=trace-procs.json
-vm_run vm-trace-procs.log trace -t shmem -P -j "$j" -- /bin/busybox sh -c \
-	'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
-if jq -e . "$out/$j" >/dev/null 2>&1; then
-	size=$(stat -c %s "$FS")
-	expect_eq "vm trace -P: process entries add up to the totals" \
-		"$(jq '[.processes[].targets.shmem.calls] | add' "$out/$j")" \
-		"$(jq '.targets.shmem.calls' "$out/$j")"
-	expect_eq "vm trace -P: two processes each read the whole file" \
-		"$(jq --argjson s "$size" '[.processes[] | .targets.shmem.histograms.bytes.sum | select(. >= $s and . < $s + 4096)] | length' "$out/$j")" 2
-else
-	bad "vm trace -P" "no JSON; see $LOGDIR/vm-trace-procs.log"
-fi
+	# trace -i in the guest (function level): interval reports add up to the
+	# totals exactly, while the command reads across several intervals.
+	j=trace-interval.json
+	vm_run vm-trace-interval.log trace -t shmem -i 0.4 -j "$j" -- /bin/busybox sh -c \
+		'for i in 1 2 3; do /bin/busybox cat /bin/folioscope >/dev/null; /bin/busybox sleep 0.5; done'
+	if jq -e . "$out/$j" >/dev/null 2>&1; then
+		log=$LOGDIR/vm-trace-interval.log
+		icalls=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+			on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$log")
+		ibytes=$(awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
+			on && /^  bytes \(bytes\)/ { for (i = 1; i < NF; i++) if ($i == "sum") { v = $(i + 1); gsub(/[^0-9]/, "", v); s += v } }
+			END { print s + 0 }' "$log")
+		n=$(grep -c '^== interval' "$log")
+		expect_eq "vm trace -i: several intervals" "$([ "$n" -ge 3 ] && echo yes || echo "no ($n)")" yes
+		expect_eq "vm trace -i: interval calls add up to the totals" "$icalls" "$(jq -r .targets.shmem.calls "$out/$j")"
+		expect_eq "vm trace -i: interval bytes add up to the totals" "$ibytes" \
+			"$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")"
+		expect_eq "vm trace -i: three whole reads of the file" \
+			"$(jq -r ".targets.shmem.histograms.bytes.sum >= 3 * $(stat -c %s "$FS")" "$out/$j")" true
+	else
+		bad "vm trace -i" "no JSON; see $LOGDIR/vm-trace-interval.log"
+	fi
 
-# Progress (issue 6): on a terminal `vm` says it is booting, then erases
-# the line; redirected (every vm_run above) it prints no such line.
-script -qec "cd $out && $FS vm ${vmargs[*]} -- doctor >/dev/null" "$out/tty.log" >/dev/null 2>&1
-expect_match "vm: boot progress on a terminal" "$(tr '\r' '\n' <"$out/tty.log")" \
-	'^folioscope: vm: booting '
-expect_eq "vm: no boot progress when stderr is redirected" \
-	"$(grep -c 'folioscope: vm: booting ' "$LOGDIR/vm-doctor.log")" 0
+	# --comm in the guest: dd (a busybox link named dd) counts, cat does not.
+	j=trace-comm.json
+	vm_run vm-trace-comm.log trace -t shmem --comm dd -j "$j" -- /bin/busybox sh -c \
+		'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
+	if jq -e . "$out/$j" >/dev/null 2>&1; then
+		size=$(stat -c %s "$FS")
+		sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/$j")
+		expect_eq "vm trace --comm dd: dd's reads only (one file, not two)" \
+			"$([ "$sum" -ge "$size" ] && [ "$sum" -lt $((size + 4096)) ] && echo yes || echo "no ($sum vs $size)")" yes
+	else
+		bad "vm trace --comm" "no JSON; see $LOGDIR/vm-trace-comm.log"
+	fi
+
+	# -P in the guest: cat and dd get an entry each, and the entries add up to
+	# the totals. (Exec's own small reads land on the child before it execs.)
+	j=trace-procs.json
+	vm_run vm-trace-procs.log trace -t shmem -P -j "$j" -- /bin/busybox sh -c \
+		'/bin/busybox ln -s /bin/busybox /tmp/dd; /bin/busybox cat /bin/folioscope >/dev/null; /tmp/dd if=/bin/folioscope of=/dev/null bs=65536 2>/dev/null'
+	if jq -e . "$out/$j" >/dev/null 2>&1; then
+		size=$(stat -c %s "$FS")
+		expect_eq "vm trace -P: process entries add up to the totals" \
+			"$(jq '[.processes[].targets.shmem.calls] | add' "$out/$j")" \
+			"$(jq '.targets.shmem.calls' "$out/$j")"
+		expect_eq "vm trace -P: two processes each read the whole file" \
+			"$(jq --argjson s "$size" '[.processes[] | .targets.shmem.histograms.bytes.sum | select(. >= $s and . < $s + 4096)] | length' "$out/$j")" 2
+	else
+		bad "vm trace -P" "no JSON; see $LOGDIR/vm-trace-procs.log"
+	fi
+
+	# Progress (issue 6): on a terminal `vm` says it is booting, then erases
+	# the line; redirected (every vm_run above) it prints no such line.
+	script -qec "cd $out && $FS vm ${vmargs[*]} -- doctor >/dev/null" "$out/tty.log" >/dev/null 2>&1
+	expect_match "vm: boot progress on a terminal" "$(tr '\r' '\n' <"$out/tty.log")" \
+		'^folioscope: vm: booting '
+	expect_eq "vm: no boot progress when stderr is redirected" \
+		"$(grep -c 'folioscope: vm: booting ' "$LOGDIR/vm-doctor.log")" 0
+fi
 
 rm -rf "$out"
