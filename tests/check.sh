@@ -2,8 +2,8 @@
 # All tests: unit (cmocka), host (BPF load + doctor + bad input), VM
 # (real attach paths on Debian's 6.1 cloud kernel, the fast ones on its
 # 6.12 too). Last line is the summary CI reads: "N passed, N failed".
-# "vm-full" runs the VM part with every kernel-dependent suite on each
-# kernel of $VM_DEBIAN_MORE as well.
+# "vm-full" is the VM part with --accel, trace, progress and compare on
+# the further kernels ($VM_DEBIAN_MORE) as well.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
