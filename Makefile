@@ -59,7 +59,7 @@ CHECK_ENV += BUILD=$(OUT) FS=$(abspath $(OUT))/folioscope \
 BPF_CFLAGS := -g -O2 -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Ivmlinux -Ibpf
 
-.PHONY: all static clean check unit test-host test-vm demo deps vmlinux \
+.PHONY: all static clean check unit test-host test-vm check-vm-full demo deps vmlinux \
 	format lint compdb
 all: folioscope
 
@@ -113,6 +113,12 @@ test-host: $(APP) $(OUT)/folioscope-dyn $(HOST_BINS)
 
 test-vm: folioscope
 	$(Q)tests/check.sh vm
+
+# The VM part with trace, progress and compare on Debian's 6.12 as well
+# (make check runs only the attach plan, the reconciled runs and the
+# validation matrix there).
+check-vm-full: folioscope
+	$(Q)tests/check.sh vm-full
 
 # Main job on a fresh machine: deps, build, both workloads under tracing.
 demo: deps
@@ -243,7 +249,8 @@ endif
 $(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o
 
 bench: folioscope $(BENCH_BINS)
-	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART))
+	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART)) \
+		$(if $(VM_KERNELS),--vm-kernels "$(VM_KERNELS)")
 
 # ---- install ----
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, a man page

@@ -15,8 +15,11 @@
  *                                                 background job ignores them)
  *   benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]  byte offset of a member
  *   benchtool btf [-f BTF] enum NAME              value of an enumerator
+ *   benchtool btf [-f BTF] arg FUNC PARAM         PARAM's index (0-based) in
+ *                                                 FUNC's prototype
  *   (btf: the running kernel's /sys/kernel/btf/vmlinux unless -f; used by
- *   bench/ftrace.sh for its kprobe events' fetch arguments)
+ *   bench/ftrace.sh for its kprobe events' fetch arguments, and by
+ *   bench/measure.sh for the bpftrace scripts' argument numbers)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,7 +54,8 @@ static int usage(void)
 		"       benchtool rusage [-o FILE] -- CMD...\n"
 		"       benchtool sigdfl CMD...\n"
 		"       benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]\n"
-		"       benchtool btf [-f BTF] enum NAME\n");
+		"       benchtool btf [-f BTF] enum NAME\n"
+		"       benchtool btf [-f BTF] arg FUNC PARAM\n");
 	return 2;
 }
 
@@ -465,7 +469,33 @@ static int btf_enumerator(const struct btf *btf, const char *name)
 	return 1;
 }
 
-/* btf [-f FILE] off TYPE MEMBER[.MEMBER...] | enum NAME */
+static int btf_param(const struct btf *btf, const char *fn, const char *name)
+{
+	const struct btf_type *t, *proto;
+	const struct btf_param *p;
+	int id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+
+	if (id < 0) {
+		fprintf(stderr, "benchtool: btf: no function '%s'\n", fn);
+		return 1;
+	}
+	t = btf__type_by_id(btf, id);
+	proto = btf__type_by_id(btf, t->type);
+	if (!proto || !btf_is_func_proto(proto)) {
+		fprintf(stderr, "benchtool: btf: '%s' has no prototype\n", fn);
+		return 1;
+	}
+	p = btf_params(proto);
+	for (int i = 0; i < btf_vlen(proto); i++, p++)
+		if (!strcmp(btf__name_by_offset(btf, p->name_off), name)) {
+			printf("%d\n", i);
+			return 0;
+		}
+	fprintf(stderr, "benchtool: btf: %s has no parameter '%s'\n", fn, name);
+	return 1;
+}
+
+/* btf [-f FILE] off TYPE MEMBER[.MEMBER...] | enum NAME | arg FUNC PARAM */
 static int cmd_btf(int argc, char **argv)
 {
 	const char *file = NULL;
@@ -477,6 +507,7 @@ static int cmd_btf(int argc, char **argv)
 		i += 2;
 	}
 	if (!(i + 3 == argc && !strcmp(argv[i], "off")) &&
+	    !(i + 3 == argc && !strcmp(argv[i], "arg")) &&
 	    !(i + 2 == argc && !strcmp(argv[i], "enum")))
 		return usage();
 	libbpf_set_print(NULL); /* our own one-line errors only */
@@ -489,6 +520,8 @@ static int cmd_btf(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "off"))
 		err = btf_offset(btf, argv[i + 1], argv[i + 2]);
+	else if (!strcmp(argv[i], "arg"))
+		err = btf_param(btf, argv[i + 1], argv[i + 2]);
 	else
 		err = btf_enumerator(btf, argv[i + 1]);
 	btf__free(btf);

@@ -144,7 +144,10 @@ setup_kprobe() { # setup_kprobe TARGET
 		trig synthetic/${S}sh_call "hist:keys=lat_ns.log2" || return 1
 	fi
 	if [ "$1" != shmem ]; then
-		ord=$(off folio _folio_order) || return 1
+		# The folio order: a byte of its own up to 6.5, the low byte
+		# of _flags_1 from 6.6 (x86 is little-endian: +OFF:u8 reads it).
+		ord=$("$BTOOL" btf off folio _folio_order 2>/dev/null) ||
+			ord=$(off folio _flags_1) || return 1
 		head=$("$BTOOL" btf enum PG_head) || { say "no PG_head in BTF"; return 1; }
 		# __generic_remap_file_range_prep(file_in, pos_in, file_out,
 		# pos_out, *len, remap_flags): dedupe calls have

@@ -162,6 +162,15 @@ start_tracer() {
 		  else
 			cat "$BT/$target-$bm.bt"
 		  fi; } >"$W/script.bt"
+		# The scripts are written for 6.1; the kernel's BTF says what
+		# moved: the folio order is the low byte of _flags_1 from 6.6,
+		# and 6.12's lookup takes write_end before foliop.
+		if ! "$BTOOL" btf off folio _folio_order >/dev/null 2>&1; then
+			sed -i 's/((struct folio \*)\([$a-z]*\))->_folio_order/(((struct folio *)\1)->_flags_1 \& 0xff)/g' \
+				"$W/script.bt"
+		fi
+		fp=$("$BTOOL" btf arg shmem_get_folio_gfp foliop) &&
+			sed -i "s/@sh_foliop\[tid\] = arg[0-9];/@sh_foliop[tid] = arg$fp;/" "$W/script.bt"
 		bpftrace "$W/script.bt" >"$log" 2>"$W/bpftrace.err" &
 		ready="READY" ;;
 	floorall)

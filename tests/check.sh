@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # All tests: unit (cmocka, and the harness's self-test), host (BPF load +
-# doctor + bad input), VM (real attach paths on Debian's 6.1 cloud kernel).
-# Last line is the summary CI reads: "N passed, N failed, N skipped"; the
-# exit status is non-zero if anything failed.
+# doctor + bad input), VM (real attach paths on Debian's 6.1 cloud kernel,
+# the fast ones on its 6.12 too). Last line is the summary CI reads:
+# "N passed, N failed, N skipped"; the exit status is non-zero if anything
+# failed.
 #
 #   tests/check.sh [all|novm|unit|host|vm]   a part (default all)
+#   tests/check.sh vm-full                   the VM part with --accel,
+#                                            trace, progress and compare on
+#                                            the further kernels too
 #   tests/check.sh host:faults               one suite alone (KIND:SUITE,
 #                                            tests/KIND/SUITE.sh)
 #
@@ -19,7 +23,8 @@ what=${1:-all}
 # BUILD: the build dir (make SAN=1 uses build/san); novm = unit + host.
 BUILD=${BUILD:-build}
 want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
-	{ [ "$what" == novm ] && [ "$1" != vm ]; }; }
+	{ [ "$what" == novm ] && [ "$1" != vm ]; } ||
+	{ [ "$what" == vm-full ] && [ "$1" == vm ]; }; }
 . tests/lib.sh
 . tests/harness/run.sh
 # The suites run in processes of their own: what they read from here.
@@ -34,8 +39,8 @@ if [[ "$what" == *:* ]]; then
 		echo "check.sh: no suite '$what' (want host:SUITE or vm:SUITE, tests/KIND/SUITE.sh)" >&2
 		exit 2
 	fi
-elif [[ ! "$what" =~ ^(all|novm|unit|host|vm)$ ]]; then
-	echo "check.sh: unknown part '$what' (want all, novm, unit, host, vm or KIND:SUITE)" >&2
+elif [[ ! "$what" =~ ^(all|novm|unit|host|vm|vm-full)$ ]]; then
+	echo "check.sh: unknown part '$what' (want all, novm, unit, host, vm, vm-full or KIND:SUITE)" >&2
 	exit 2
 fi
 # This run's own TMPDIR: workloads' images, mounts and temp dirs land here,
@@ -54,7 +59,7 @@ suites() {
 	limit=$([ "$kind" == vm ] && echo "$CHECK_VM_TIMEOUT" || echo "$CHECK_HOST_TIMEOUT")
 	for s in "$@"; do
 		[ -n "$check_interrupted" ] && return
-		run_suite "$kind:$s" "tests/$kind/$s.sh" "$limit"
+		run_suite "${CHECK_TAG:-}$kind:$s" "tests/$kind/$s.sh" "$limit"
 	done
 }
 
@@ -81,6 +86,26 @@ fi
 if want vm; then
 	echo "== vm"
 	suites vm "${vm_suites[@]}"
+	# Debian's other kernels (VM_DEBIAN_MORE, default 6.12; empty: none),
+	# each in a pass of its own: names tagged "[6.12] ", logs in
+	# $LOGDIR/vm-6.12/. In make check the attach plan, one reconciled run
+	# per target and mechanism and the validation matrix (checks.sh with
+	# FS_VM_ATTACH_ONLY); vm-full adds --accel, trace, progress and compare.
+	more=(checks validation)
+	attach_only=1
+	if [ "$what" == vm-full ]; then
+		more+=(accel compare)
+		attach_only=
+	fi
+	for d in ${VM_DEBIAN_MORE-6.12}; do
+		[ -n "$check_interrupted" ] && break
+		echo "== vm (Debian $d)"
+		vm_start=$SECONDS
+		mkdir -p "$LOGDIR/vm-$d"
+		FS_VM_KERNEL= FS_VM_MODULES= FS_VM_DEBIAN=$d FS_VM_ATTACH_ONLY=$attach_only \
+			CHECK_TAG="[$d] " LOGDIR=$LOGDIR/vm-$d suites vm "${more[@]}"
+		echo "  Debian $d: $((SECONDS - vm_start)) s"
+	done
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

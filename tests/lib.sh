@@ -6,18 +6,25 @@ FAIL=${FAIL:-0}
 SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 mkdir -p "$LOGDIR"
-# `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, $FS_VM_MODULES.
+# `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, else Debian's
+# $FS_VM_DEBIAN (6.1 when unset), and $FS_VM_MODULES.
 vmargs=()
-[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
+if [ -n "${FS_VM_KERNEL:-}" ]; then
+	vmargs+=(--kernel "$FS_VM_KERNEL")
+elif [ -n "${FS_VM_DEBIAN:-}" ]; then
+	vmargs+=(--debian "$FS_VM_DEBIAN")
+fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 
 # Under tests/check.sh a suite runs in a process of its own: each result
 # is also a line in its tally file (tests/harness/run.sh), which counts
 # what a suite did even if it dies, and results from its subshells too.
 tally() { [ -z "${CHECK_TALLY:-}" ] || echo "$1" >>"$CHECK_TALLY"; }
-ok() { PASS=$((PASS + 1)); printf 'ok      %s\n' "$1"; tally P; }
-bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s: %s\n' "$1" "$2"; tally F; }
-skip() { SKIP=$((SKIP + 1)); printf 'skip    %s: %s\n' "$1" "$2"; tally S; }
+# CHECK_TAG prefixes every name while a suite runs once more on another
+# kernel ("[6.12] "), so its results stay apart from the first pass's.
+ok() { PASS=$((PASS + 1)); printf 'ok      %s%s\n' "${CHECK_TAG:-}" "$1"; tally P; }
+bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; tally F; }
+skip() { SKIP=$((SKIP + 1)); printf 'skip    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; tally S; }
 
 # wait_until TIMEOUT_S CMD...: poll CMD every 10 ms until it succeeds
 # (0) or TIMEOUT_S have passed (1).

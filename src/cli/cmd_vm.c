@@ -18,6 +18,7 @@ enum {
 	OPT_WITH,
 	OPT_EXEC,
 	OPT_ACCEL,
+	OPT_DEBIAN,
 };
 
 #define VM_MAX_WITH 64
@@ -31,7 +32,11 @@ struct vm_args {
 
 static const struct argp_option options[] = {
 	{ "kernel", OPT_KERNEL, "BZIMAGE", 0,
-	  "boot BZIMAGE (default: Debian 12's cloud kernel, fetched once)", 0 },
+	  "boot BZIMAGE (default: Debian 12's cloud kernel, see --debian)", 0 },
+	{ "debian", OPT_DEBIAN, "VERSION", 0,
+	  "boot Debian 12's VERSION cloud kernel, 6.1 (the default) or 6.12, "
+	  "with its modules (fetched once with apt, then cached)",
+	  0 },
 	{ "modules", OPT_MODULES, "DIR", 0,
 	  "take loop/btrfs/xfs from DIR/lib/modules/RELEASE/", 0 },
 	{ "mem", OPT_MEM, "MB", 0, "guest memory (default 2048)", 0 },
@@ -77,6 +82,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_KERNEL:
 		a->o.kernel = arg;
 		break;
+	case OPT_DEBIAN: {
+		char names[64];
+
+		if (!vm__debian_known(arg, names, sizeof(names)))
+			cli__usage_error(st, "invalid --debian '%s' (%s)", arg,
+					 names);
+		a->o.debian = arg;
+		break;
+	}
 	case OPT_MODULES:
 		a->o.modules = arg;
 		break;
@@ -123,6 +137,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		st->next = st->argc;
 		break;
 	case ARGP_KEY_END:
+		if (a->o.kernel && a->o.debian)
+			cli__usage_error(st, "--kernel and --debian both name "
+					     "the kernel: give one");
 		if (!a->argc && !a->o.exec)
 			cli__usage_error(st, "missing the folioscope ARGS to "
 					     "run (e.g. vm -- trace -d 5)");
@@ -142,8 +159,8 @@ static const struct argp vm_argp = {
 	"-j/--json/-o/--output in ARGS are written on this host (also with "
 	"--exec: the script gets /out/N in their place and writes there). The "
 	"guest's /init runs the command in /out with PATH=/bin:/sbin:/usr/bin:"
-	"/usr/sbin, tracefs, debugfs and bpffs mounted. The default "
-	"kernel is cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
+	"/usr/sbin, tracefs, debugfs and bpffs mounted. Debian's "
+	"kernels are cached in $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope "
 	"or ~/.cache/folioscope.\n\nWith --accel auto, a KVM that fails before "
 	"the guest's kernel prints anything (qemu dies, or the guest stalls) "
 	"while TCG then boots is recorded in that cache dir as kvm-failed, for "

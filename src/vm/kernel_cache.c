@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The default guest kernel: Debian 12's current cloud kernel, fetched with
- * apt once and kept extracted in the cache. The cloud flavour is small and
- * boots fast, has BTF, and builds loop/btrfs/xfs as modules we can ship.
+ * The guest kernels: Debian 12's cloud kernels (its own 6.1 by default,
+ * and the 6.12 it ships from bookworm-security/backports), each fetched
+ * with apt once and kept extracted in the cache. The cloud flavour is small
+ * and boots fast, has BTF, and builds loop/btrfs/xfs as modules we can ship.
  *
  * Layout: <cache>/kernels/linux-image-<release>/{boot,lib/modules,...}
  * plus a .folioscope-complete stamp written last, so a tree from an
@@ -23,14 +24,61 @@
 #include "vm.h"
 #include "vm_internal.h"
 
-#define META_PKG "linux-image-cloud-amd64"
 #define PKG_PREFIX "linux-image-"
 #define STAMP ".folioscope-complete"
-/* What META_PKG resolved to, valid while apt's lists are older. */
+/* MEMO-<name>: what a series' meta package resolved to, valid while apt's
+ * lists are older. */
 #define MEMO ".resolved"
 #define APT_LISTS "/var/lib/apt/lists"
 /* A .tmp dir this old belongs to a run that was killed. */
 #define STALE_TMP_S (6 * 3600)
+
+/*
+ * One Debian kernel series. The meta package depends on the newest image
+ * of the series; every image of it is named PKG_PREFIX + series, which
+ * tells its cached trees apart from another series' (6.1.0-57 vs 6.12.57).
+ */
+struct debian_kernel {
+	const char *name;   /* --debian NAME */
+	const char *meta;   /* apt meta package */
+	const char *series; /* image package name after PKG_PREFIX */
+};
+
+static const struct debian_kernel debian_kernels[] = {
+	{ "6.1", "linux-image-cloud-amd64", "6.1.0-" },
+	{ "6.12", "linux-image-6.12-cloud-amd64", "6.12." },
+};
+
+#define DEBIAN_DEFAULT (&debian_kernels[0])
+
+static const struct debian_kernel *debian__find(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return DEBIAN_DEFAULT;
+	for (i = 0; i < ARRAY_SIZE(debian_kernels); i++)
+		if (!strcmp(debian_kernels[i].name, name))
+			return &debian_kernels[i];
+	return NULL;
+}
+
+bool vm__debian_known(const char *name, char *names, size_t n)
+{
+	size_t i, off = 0;
+	int r;
+
+	if (n)
+		names[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(debian_kernels) && off < n; i++) {
+		r = snprintf(names + off, n - off, "%s%s", i ? ", " : "",
+			     debian_kernels[i].name);
+		if (r < 0)
+			break;
+		off += r;
+	}
+	return debian__find(name) != NULL;
+}
 
 static int path_too_long(const char *path)
 {
@@ -102,10 +150,13 @@ cleanup:
 	return err;
 }
 
-static bool pkg_name_ok(const char *s)
+/* An image package (or tree) of series dk: linux-image-<series>... */
+static bool pkg_name_ok(const struct debian_kernel *dk, const char *s)
 {
-	if (strncmp(s, PKG_PREFIX, strlen(PKG_PREFIX)) ||
-	    strlen(s) <= strlen(PKG_PREFIX))
+	size_t pl = strlen(PKG_PREFIX), sl = strlen(dk->series);
+
+	if (strncmp(s, PKG_PREFIX, pl) || strncmp(s + pl, dk->series, sl) ||
+	    strlen(s) <= pl + sl)
 		return false;
 	for (; *s; s++) {
 		unsigned char c = *s;
@@ -118,9 +169,10 @@ static bool pkg_name_ok(const char *s)
 
 /* linux-image-cloud-amd64 -> linux-image-6.1.0-57-cloud-amd64. apt-cache
  * reads only the local lists, so this is cheap enough for every run. */
-static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
+static int package__resolve(const struct debian_kernel *dk, char *pkg, size_t n,
+			    char *why, size_t wn)
 {
-	char *argv[] = { "apt-cache", "depends", META_PKG, NULL };
+	char *argv[] = { "apt-cache", "depends", (char *)dk->meta, NULL };
 	char *out = NULL, *line, *save = NULL;
 	int st, err = -ENOENT;
 
@@ -140,7 +192,7 @@ static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
 		dep += strspn(dep, "<");
 		len = strcspn(dep, "> \t");
 		dep[len] = '\0';
-		if (!pkg_name_ok(dep) || len >= n)
+		if (!pkg_name_ok(dk, dep) || len >= n)
 			continue;
 		memcpy(pkg, dep, len + 1);
 		err = 0;
@@ -149,9 +201,9 @@ static int package__resolve(char *pkg, size_t n, char *why, size_t wn)
 	free(out);
 	if (err)
 		vm_fs__fmt(why, wn,
-			   "apt-cache knows no %s (is this Debian 12? try "
-			   "apt-get update)",
-			   META_PKG);
+			   "apt-cache knows no %s (is this Debian 12 with "
+			   "bookworm-security? try apt-get update)",
+			   dk->meta);
 	return err;
 }
 
@@ -167,14 +219,15 @@ static bool mtime_newer(const struct stat *a, const struct stat *b)
  * images), a tenth of a whole run. Its answer only changes when
  * "apt-get update" rewrites the lists, so remember it until then.
  */
-static int package__memo_get(const char *kdir, char *pkg, size_t n)
+static int package__memo_get(const struct debian_kernel *dk, const char *kdir,
+			     char *pkg, size_t n)
 {
 	char path[PATH_MAX], *data = NULL;
 	struct stat memo, lists;
 	size_t len;
 	int err;
 
-	if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, MEMO) ||
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s-%s", kdir, MEMO, dk->name) ||
 	    stat(path, &memo) || stat(APT_LISTS, &lists) ||
 	    !mtime_newer(&memo, &lists))
 		return -ENOENT;
@@ -182,18 +235,19 @@ static int package__memo_get(const char *kdir, char *pkg, size_t n)
 	if (err)
 		return err;
 	data[strcspn(data, "\n")] = '\0';
-	err = pkg_name_ok(data) && strlen(data) < n ? 0 : -EINVAL;
+	err = pkg_name_ok(dk, data) && strlen(data) < n ? 0 : -EINVAL;
 	if (!err)
 		strcpy(pkg, data);
 	free(data);
 	return err;
 }
 
-static void package__memo_put(const char *kdir, const char *pkg)
+static void package__memo_put(const struct debian_kernel *dk, const char *kdir,
+			      const char *pkg)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], line[NAME_MAX + 2];
 
-	if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, MEMO) ||
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s-%s", kdir, MEMO, dk->name) ||
 	    vm_fs__fmt(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) ||
 	    vm_fs__fmt(line, sizeof(line), "%s\n", pkg))
 		return;
@@ -212,8 +266,10 @@ static bool tree__complete(const char *tree)
 	return vm_fs__exists(stamp);
 }
 
-/* Newest complete tree in kdir, for when apt cannot answer (offline). */
-static int tree__newest(const char *kdir, char *tree, size_t n)
+/* Newest complete tree of series dk in kdir, for when apt cannot answer
+ * (offline). */
+static int tree__newest(const struct debian_kernel *dk, const char *kdir,
+			char *tree, size_t n)
 {
 	char best[NAME_MAX + 1] = "", path[PATH_MAX];
 	struct dirent *de;
@@ -223,7 +279,7 @@ static int tree__newest(const char *kdir, char *tree, size_t n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		if (!pkg_name_ok(de->d_name))
+		if (!pkg_name_ok(dk, de->d_name))
 			continue;
 		if (vm_fs__fmt(path, sizeof(path), "%s/%s", kdir, de->d_name) ||
 		    !tree__complete(path))
@@ -429,13 +485,21 @@ cleanup:
 	return err;
 }
 
-int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
-		       char *moddir, size_t m)
+int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
+		       size_t n, char *moddir, size_t m)
 {
 	char cache[PATH_MAX], kdir[PATH_MAX], tree[PATH_MAX], pkg[NAME_MAX];
-	char why[PATH_MAX + 256] = "";
+	char why[PATH_MAX + 256] = "", names[64];
+	const struct debian_kernel *dk = debian__find(debian);
 	const char *release;
 	int err;
+
+	if (!dk) {
+		vm__debian_known(debian, names, sizeof(names));
+		fprintf(stderr, VM_ERR_PREFIX "no Debian kernel '%s' (%s)\n",
+			debian, names);
+		return -EINVAL;
+	}
 
 	err = vm_cache__dir(cache_dir, cache, sizeof(cache));
 	if (err) {
@@ -453,11 +517,11 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 		return err;
 	}
 
-	err = package__memo_get(kdir, pkg, sizeof(pkg));
+	err = package__memo_get(dk, kdir, pkg, sizeof(pkg));
 	if (err) {
-		err = package__resolve(pkg, sizeof(pkg), why, sizeof(why));
+		err = package__resolve(dk, pkg, sizeof(pkg), why, sizeof(why));
 		if (!err)
-			package__memo_put(kdir, pkg);
+			package__memo_put(dk, kdir, pkg);
 	}
 	if (!err) {
 		if (snprintf(tree, sizeof(tree), "%s/%s", kdir, pkg) >=
@@ -469,9 +533,10 @@ int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
 	}
 	if (err) {
 		/* Offline or apt broken: an older cached kernel still works. */
-		if (tree__newest(kdir, tree, sizeof(tree))) {
-			fprintf(stderr, VM_ERR_PREFIX "no default kernel: %s\n",
-				why);
+		if (tree__newest(dk, kdir, tree, sizeof(tree))) {
+			fprintf(stderr,
+				VM_ERR_PREFIX "no Debian %s kernel: %s\n",
+				dk->name, why);
 			return err;
 		}
 		fprintf(stderr, VM_ERR_PREFIX "warning: %s; using cached %s\n",

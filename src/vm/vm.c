@@ -294,7 +294,7 @@ static int kernel__pick(struct vm_run *r)
 		if (vm_fs__fmt(r->bzimage, sizeof(r->bzimage), "%s", o->kernel))
 			return path_too_long(o->kernel);
 	} else {
-		err = vm__default_kernel(o->cache_dir, r->bzimage,
+		err = vm__default_kernel(o->cache_dir, o->debian, r->bzimage,
 					 sizeof(r->bzimage), r->moddir,
 					 sizeof(r->moddir));
 		if (err)

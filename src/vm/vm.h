@@ -19,7 +19,8 @@ enum vm_accel {
 };
 
 struct vm_opts {
-	const char *kernel; /* bzImage; NULL = default Debian 12 cloud kernel */
+	const char *kernel;    /* bzImage; NULL = a Debian 12 cloud kernel */
+	const char *debian;    /* which one (vm__debian_known); NULL = 6.1 */
 	const char *modules;   /* dir containing lib/modules/<release>/ ; NULL =
 				  from the default kernel package, or none */
 	const char *binary;    /* static binary to put in the guest as
@@ -67,12 +68,17 @@ struct vm_opts {
 int vm__run(const struct vm_opts *o, int argc, char **argv);
 
 /*
- * Path of the cached default kernel (downloading it if needed): fills
- * bzimage with the vmlinuz path and moddir with the root that holds
- * lib/modules/<release>/. cache_dir NULL = the default cache. Returns 0 or
- * a negative errno after printing one line on stderr.
+ * Path of the cached Debian 12 cloud kernel of series debian ("6.1",
+ * "6.12"; NULL = 6.1), downloading it if needed: fills bzimage with the
+ * vmlinuz path and moddir with the root that holds lib/modules/<release>/.
+ * cache_dir NULL = the default cache. Returns 0 or a negative errno after
+ * printing one line on stderr.
  */
-int vm__default_kernel(const char *cache_dir, char *bzimage, size_t n,
-		       char *moddir, size_t m);
+int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
+		       size_t n, char *moddir, size_t m);
+
+/* Whether debian names a series vm__default_kernel knows; fills names
+ * with the known ones ("6.1, 6.12") for an error message. */
+bool vm__debian_known(const char *debian, char *names, size_t n);
 
 #endif

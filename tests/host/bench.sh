@@ -29,6 +29,14 @@ if [ -x "$BTOOL" ] && [ -r /sys/kernel/btf/vmlinux ]; then
 		"$BTOOL" btf off kiocb nosuch
 	expect_error "benchtool btf enum: no such enumerator" 1 "no enumerator 'NO_SUCH'" \
 		"$BTOOL" btf enum NO_SUCH
+	# (kiocb *iocb, iov_iter *to): bench/measure.sh numbers bpftrace's
+	# argN by it (the lookup's foliop is argument 2 on 6.1, 3 on 6.12).
+	expect_eq "benchtool btf arg: parameter indexes" \
+		"$("$BTOOL" btf arg shmem_file_read_iter iocb) $("$BTOOL" btf arg shmem_file_read_iter to)" "0 1"
+	expect_error "benchtool btf arg: no such parameter" 1 "shmem_file_read_iter has no parameter 'nosuch'" \
+		"$BTOOL" btf arg shmem_file_read_iter nosuch
+	expect_error "benchtool btf arg: no such function" 1 "no function 'nosuchfn'" \
+		"$BTOOL" btf arg nosuchfn x
 	expect_error "benchtool btf: unreadable file" 1 "cannot load /nonexistent" \
 		"$BTOOL" btf -f /nonexistent off kiocb ki_pos
 	"$BTOOL" btf off kiocb 2>/dev/null

@@ -183,6 +183,34 @@ B "vm: --kernel empty" 1 "kernel '$rel/empty.json' is not an x86 bzImage" "$FS" 
 B "vm: --kernel a directory" 1 "^folioscope: vm: kernel '$rel' is not a regular file$" "$FS" vm --kernel "$rel" -- doctor
 B "vm: --kernel missing" 1 "cannot read kernel '/nonexistent': No such file" "$FS" vm --kernel /nonexistent -- doctor
 B "vm: missing modules dir" 1 "cannot read modules dir '/nonexistent'" "$FS" vm --kernel "$rel/fakebz" --modules /nonexistent -- doctor
+B "vm: --debian unknown" 2 "invalid --debian '5.10' \(6.1, 6.12\)" "$FS" vm --debian 5.10 -- doctor
+B "vm: --kernel and --debian" 2 "--kernel and --debian both name the kernel" "$FS" vm --kernel "$rel/fakebz" --debian 6.12 -- doctor
+# Offline (no apt-cache on PATH), each Debian series falls back to its own
+# newest cached tree, never another series' (6.12.x sorts after 6.1.0-x),
+# and a series with none cached fails naming it.
+rel_kc=$rel/kcache
+mkdir -p "$rel/nobin" "$rel/kc61/kernels"
+for t in linux-image-6.1.0-98-cloud-amd64 linux-image-6.1.0-99-cloud-amd64 \
+	linux-image-6.12.200+deb12-cloud-amd64; do
+	for c in "$rel_kc" "$rel/kc61"; do
+		[ "$c" == "$rel/kc61" ] && [ "${t#linux-image-6.12}" != "$t" ] && continue
+		mkdir -p "$c/kernels/$t/boot"
+		cp "$rel/fakebz" "$c/kernels/$t/boot/vmlinuz-${t#linux-image-}"
+		echo "$t" >"$c/kernels/$t/.folioscope-complete"
+	done
+done
+for v in default 6.1 6.12; do
+	want=linux-image-6.1.0-99-cloud-amd64
+	[ "$v" == 6.12 ] && want=linux-image-6.12.200+deb12-cloud-amd64
+	dv=()
+	[ "$v" != default ] && dv=(--debian "$v")
+	err=$(env PATH="$rel/nobin" FOLIOSCOPE_CACHE="$rel_kc" "$FS" vm "${dv[@]}" -- doctor 2>&1 >/dev/null)
+	expect_match "vm --debian $v offline: its own newest cached kernel" "$(head -1 <<<"$err")" \
+		"^folioscope: vm: warning: cannot run apt-cache: No such file or directory; using cached $(sed 's/[.+]/\\&/g' <<<"$rel_kc/kernels/$want")\$"
+done
+B "vm --debian 6.12 offline, only 6.1 cached" 1 \
+	"^folioscope: vm: no Debian 6.12 kernel: cannot run apt-cache: No such file or directory$" \
+	env PATH="$rel/nobin" FOLIOSCOPE_CACHE="$rel/kc61" "$FS" vm --debian 6.12 -- doctor
 
 # ---- corpus replay: every committed fuzz input through the real CLI ----
 echo "-- reliability: corpus replay: every committed fuzz input through the real CLI (${SECONDS}s)"

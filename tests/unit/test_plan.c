@@ -69,6 +69,39 @@ static const struct fake_fn deb61[] = {
 	{ "shmem_file_read_iter", true, true, READ },
 };
 
+/* shmem_get_folio_gfp(inode, index, loff_t write_end, struct folio **foliop,
+ * sgp, gfp, vmf, vm_fault_t *fault_type) on 6.12 */
+#define GFP612                                                                 \
+	{                                                                      \
+		8, { "ptr:struct inode",     "u64",    "s64",                  \
+		     "ptr:ptr:struct folio", "u32",    "u32",                  \
+		     "ptr:struct vm_fault",  "ptr:u32" },                      \
+			"s32"                                                  \
+	}
+/* read_cache_folio(mapping, index, filler, file) -> struct folio * */
+#define RCF                                                                    \
+	{                                                                      \
+		4,                                                             \
+			{ "ptr:struct address_space", "u64", "ptr:other",      \
+			  "ptr:struct file" },                                 \
+			"ptr:struct folio"                                     \
+	}
+
+/*
+ * Debian 12's 6.12 (6.12.118+deb12-cloud-amd64: kallsyms and BTF as its
+ * doctor saw them in the VM): the compare inlined, the same callers and
+ * prototypes as 6.1, and the shmem lookup worker with write_end before
+ * the folio out-pointer.
+ */
+static const struct fake_fn deb612[] = {
+	{ "__generic_remap_file_range_prep", true, true, PREP7 },
+	{ "generic_remap_file_range_prep", true, true, PREP6 },
+	{ "vfs_dedupe_file_range_one", true, true, ONE },
+	{ "shmem_file_read_iter", true, true, READ },
+	{ "shmem_get_folio_gfp", true, true, GFP612 },
+	{ "read_cache_folio", true, true, RCF },
+};
+
 /* A kernel where the compare is a real function. */
 static const struct fake_fn upstream[] = {
 	{ "vfs_dedupe_file_range_compare", true, true, CMP },
@@ -185,6 +218,70 @@ static void test_debian61_auto(void **state)
 	assert_int_equal(plan__next(&p, 3), 3);
 	assert_string_equal(p.step[4].symbol, "generic_remap_file_range_prep");
 	assert_string_equal(p.step[6].symbol, "vfs_dedupe_file_range_one");
+}
+
+/*
+ * 6.12's trampoline takes the 7-argument caller: fentry on it attaches
+ * (doctor: attached, in-flight calls in task storage), so auto stays on
+ * the first caller step with fentry, where 6.1 falls to kprobe.
+ */
+static void test_debian612_auto(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+	char why[512];
+
+	fake_init(&f, &fk, deb612, N(deb612), 1);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_true(p.inlined);
+	assert_int_equal(p.nsteps, 9);
+	assert_false(p.step[0].available);
+	assert_false(p.step[1].available);
+	assert_int_equal(plan__next(&p, 0), 2);
+	assert_string_equal(p.step[2].symbol,
+			    "__generic_remap_file_range_prep");
+	assert_int_equal(p.step[2].mech, MECH_FENTRY);
+	assert_int_equal(p.step[2].handler, PLAN_H_DD_PREP);
+	assert_int_equal(p.step[2].role, ROLE_CALLER);
+	/* Every caller and the syscall level pass the static checks. */
+	for (int i = 2; i < p.nsteps; i++)
+		assert_true(p.step[i].available);
+
+	p.step[2].tried = true;
+	p.step[2].err = 0;
+	strcpy(p.step[2].inflight, "task storage");
+	p.chosen = 2;
+	plan__reason(&p, why, sizeof(why));
+	assert_non_null(strstr(why, "vfs_dedupe_file_range_compare is inlined "
+				    "(no symbol); fentry on "
+				    "__generic_remap_file_range_prep"));
+	/* Only the compare's own two steps were passed over. */
+	assert_non_null(strstr(why, "; fentry vfs_dedupe_file_range_compare: "
+				    "no symbol"));
+	assert_non_null(strstr(why, "; kprobe vfs_dedupe_file_range_compare: "
+				    "no symbol"));
+	assert_null(strstr(why, "kprobe __generic"));
+
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(p.nsteps, 3);
+	assert_int_equal(plan__next(&p, 0), 0);
+	assert_int_equal(p.step[0].mech, MECH_FENTRY);
+	assert_int_equal(p.step[0].role, ROLE_FUNC);
+	assert_string_equal(p.step[0].symbol, "shmem_file_read_iter");
+}
+
+/* 6.12's lookup worker passes write_end first: the folio out-pointer is
+ * argument 4 (index 3), where 6.1 has it third. */
+static void test_debian612_sub_probes(void **state)
+{
+	const struct fn_proto gfp = GFP612, rcf = RCF;
+	char why[160] = "";
+
+	assert_true(plan__proto_ok(PLAN_H_SH_LOOKUP, &gfp, why, sizeof(why)));
+	assert_int_equal(plan__lookup_arg(&gfp), 3);
+	assert_true(plan__proto_ok(PLAN_H_DD_FOLIO, &rcf, why, sizeof(why)));
+	assert_string_equal(why, "");
 }
 
 static void test_mode_filters_mechanisms(void **state)
@@ -403,6 +500,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debian61_auto),
+		cmocka_unit_test(test_debian612_auto),
+		cmocka_unit_test(test_debian612_sub_probes),
 		cmocka_unit_test(test_mode_filters_mechanisms),
 		cmocka_unit_test(test_no_kprobes),
 		cmocka_unit_test(test_upstream_prefers_function),

@@ -4,9 +4,6 @@
 # depend on how, or whether, this machine's KVM breaks; then auto and
 # tcg run once with the real qemu.
 # shellcheck shell=bash
-vmargs=()
-[ -n "${FS_VM_KERNEL:-}" ] && vmargs+=(--kernel "$FS_VM_KERNEL")
-[ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
 acc=$(mktemp -d "${TMPDIR:-/tmp}/fs-accel.XXXXXX")
 # Caches of our own hold the KVM record; the kernels are the usual ones.
 kcache=${FOLIOSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/folioscope}/kernels

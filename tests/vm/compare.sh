@@ -1,12 +1,16 @@
 # compare checks (sourced by tests/check.sh after the VM checks): two runs
-# of the same workload on the same kernel (Debian's 6.1 cloud kernel, or
-# $FS_VM_KERNEL) compared with --expect rules that must hold, one that must
+# of the same workload on the same kernel (Debian's 6.1 cloud kernel,
+# Debian's $FS_VM_DEBIAN, or $FS_VM_KERNEL) compared with --expect rules that must hold, one that must
 # fail (the gate works), and the refusals. The full A/B of patched kernels
 # is `make ab` (tests/ab/run.sh): too slow for every CI run.
 # shellcheck shell=bash
 cmpdir=$(mktemp -d "${TMPDIR:-/tmp}/fs-cmptest.XXXXXX")
 cmpvm=()
-[ -n "${FS_VM_KERNEL:-}" ] && cmpvm+=(--kernel "$FS_VM_KERNEL")
+if [ -n "${FS_VM_KERNEL:-}" ]; then
+	cmpvm+=(--kernel "$FS_VM_KERNEL")
+elif [ -n "${FS_VM_DEBIAN:-}" ]; then
+	cmpvm+=(--debian "$FS_VM_DEBIAN")
+fi
 [ -n "${FS_VM_MODULES:-}" ] && cmpvm+=(--modules "$FS_VM_MODULES")
 
 for cmpside in base new; do

@@ -1,12 +1,16 @@
 # VM validation checks (sourced by tests/check.sh): on Debian 12's 6.1
-# kernel (or $FS_VM_KERNEL) the default matrices of both workloads pass
+# kernel (Debian's $FS_VM_DEBIAN, or $FS_VM_KERNEL) the default matrices of both workloads pass
 # with 0 failures in kprobe and fentry modes, the probes see exactly what
 # the workloads did, and a deliberately wrong expectation is reported as a
 # failure with its layout. All runs share one boot when `folioscope vm`
 # has --exec; otherwise each gets its own.
 # shellcheck shell=bash
 valvm=()
-[ -n "${FS_VM_KERNEL:-}" ] && valvm+=(--kernel "$FS_VM_KERNEL")
+if [ -n "${FS_VM_KERNEL:-}" ]; then
+	valvm+=(--kernel "$FS_VM_KERNEL")
+elif [ -n "${FS_VM_DEBIAN:-}" ]; then
+	valvm+=(--debian "$FS_VM_DEBIAN")
+fi
 [ -n "${FS_VM_MODULES:-}" ] && valvm+=(--modules "$FS_VM_MODULES")
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
 vallog=$LOGDIR/vm-validation.log
