@@ -155,7 +155,7 @@ clean:
 	$(Q)rm -rf $(OUT) folioscope
 .SECONDARY:
 
-# ---- patched-kernel A/B (issue 4) ----
+# ---- patched-kernel A/B ----
 # src/compare's statistics (log, exp, lgamma) need libm.
 LDLIBS += -lm
 
@@ -170,7 +170,7 @@ kernel:
 ab: folioscope
 	$(Q)tests/ab/run.sh $(if $(RUNS),--runs $(RUNS))
 
-# ---- reliability (issue 8) ----
+# ---- reliability ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
 # static binary (tests/host/reliability.sh runs doctor/report/compare in it).
 $(OUT)/folioscope-dyn: $(APP_OBJS)
@@ -201,7 +201,7 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard src/*/*.h) \
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# ---- benchmarks (issue 7) ----
+# ---- benchmarks ----
 # make bench [ROUNDS=N] [PART=host|vm|all]: overhead per call, BPF program
 # cost, workload speed and scale, side by side with bpftrace and an empty
 # probe floor; writes bench/results.json and prints a table (bench/README.md).

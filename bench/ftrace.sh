@@ -1,8 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The ftrace variants of the overhead benchmark (issue 7: "where the
-# kernel allows, also the ftrace hist-trigger equivalent on kprobe
-# events"): folioscope's per-call histograms as far as tracefs alone can
+# The ftrace variants of the overhead benchmark (where the kernel allows,
+# the ftrace hist-trigger equivalent on kprobe events): folioscope's per-call histograms as far as tracefs alone can
 # build them, with no BPF. Called by measure.sh (host bash/dash or the
 # guest's busybox sh):
 #

@@ -9,11 +9,11 @@ pkgs+=(bpftrace fio duperemove)
 # make kernel / make ab: test kernels from Debian's 6.1 source, BTF by pahole.
 pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
        xz-utils patch)
-# Export tests (issue 5): libmicrohttpd for /metrics; promtool and a real
+# Export tests: libmicrohttpd for /metrics; promtool and a real
 # Prometheus, headless Chromium for the HTML report, curl and python3's
 # csv module in tests/host/export.sh.
 pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
-# Reliability (issue 8): libFuzzer's runtime (make fuzz), valgrind
+# Reliability: libFuzzer's runtime (make fuzz), valgrind
 # (tests/host/reliability.sh).
 pkgs+=(libclang-rt-14-dev valgrind)
 # make install: man pages from --help (help2man); tests/host/install.sh:

@@ -89,7 +89,7 @@ struct fs_case {
 
 #define FS_MAX_CASES 64
 
-/* The kernel's answers checked against ground truth (issue: validation). */
+/* The kernel's answers checked against ground truth. */
 struct fs_validation {
 	bool ran; /* a validating workload ran */
 	__u64 checks;

@@ -42,7 +42,7 @@ int report__json_write(const struct fs_report *r, const char *path);
  */
 int report__json_read(const char *path, struct fs_report *r);
 
-/* ---- export formats (issue 5) ---- */
+/* ---- export formats ---- */
 
 enum report_format {
 	REPORT_FMT_TEXT,

@@ -1,4 +1,4 @@
-# Filesystem faults (issue 8), sourced by tests/check.sh: the dedupe image
+# Filesystem faults, sourced by tests/check.sh: the dedupe image
 # too small for its data (ENOSPC), the dedupe filesystem remounted
 # read-only mid-run, the shmem-read file truncated by another process
 # mid-run. Each must be one stderr line saying the environment, not the

@@ -1,4 +1,4 @@
-# Kernel facts, concurrent instances and --user (issue 8), sourced by
+# Kernel facts, concurrent instances and --user, sourced by
 # tests/check.sh after tests/host/reliability.sh. Readers are gated on a
 # fifo so they run only once the probes are in, and every trace filters to
 # the test's own readers: other activity on the machine cannot change the

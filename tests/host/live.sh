@@ -202,7 +202,7 @@ expect_eq "trace -v: libbpf messages / none without -v" \
 	"$("$FS" trace -t shmem -d 0.1 -v 2>&1 >/dev/null | grep -c '^libbpf: ' | sed 's/^0$/none/;s/^[1-9][0-9]*$/some/') $("$FS" trace -t shmem -d 0.1 2>&1 >/dev/null | grep -c '^libbpf: ')" \
 	"some 0"
 
-# Progress (issue 6): on a terminal `run` shows its phases on one line it
+# Progress: on a terminal `run` shows its phases on one line it
 # rewrites; with stderr redirected there is none of it.
 script -qec "$FS run shmem-read --size 1M >/dev/null" "$lt/tty.log" >/dev/null 2>&1
 expect_match "run: progress on a terminal" "$(tr '\r' '\n' <"$lt/tty.log")" \

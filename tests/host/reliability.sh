@@ -1,4 +1,4 @@
-# Reliability and safety (issue 8), sourced by tests/check.sh: a table of
+# Reliability and safety, sourced by tests/check.sh: a table of
 # bad invocations, signals at each phase of run and trace, what a killed
 # run leaves and the next run removes, a hostile --dir, valgrind.
 # Exit codes (README "Exit codes and guarantees"): 2 the command line is

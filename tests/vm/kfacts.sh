@@ -1,4 +1,4 @@
-# Kernel facts and concurrent instances in the guest (issue 8), sourced by
+# Kernel facts and concurrent instances in the guest, sourced by
 # tests/check.sh after tests/vm/filters.sh. Readers are gated until the
 # probes are in. A reader's count includes exec's own small reads of
 # busybox (< 4 KiB) where a filter lets the exec'ing process through,
