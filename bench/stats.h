@@ -134,9 +134,10 @@ const struct bench_stat *bench__find(const struct bench_result *r,
 /* results.json (schema "folioscope-bench/1"). Returns 0 or -errno. */
 int bench__write_json(const struct bench_set *s, const struct bench_result *r,
 		      FILE *f);
-/* The table: plain text, or Markdown for the README. summary: only the
- * figures the README shows (added ns, ratios, BPF ns per call, startup,
- * memory, events/s, throughput, dedupe time), no environment lines. */
+/* The table: plain text, or Markdown for docs/benchmarks.md. summary:
+ * only the figures docs/benchmarks.md shows (added ns, ratios, BPF ns per
+ * call, startup, memory, events/s, throughput, dedupe time), no
+ * environment lines. */
 void bench__print_table(const struct bench_set *s,
 			const struct bench_result *r, FILE *f, bool markdown,
 			bool summary);

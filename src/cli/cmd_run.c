@@ -71,7 +71,9 @@ _Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
 
 static const struct argp_option options[] = {
 	{ "matrix", OPT_MATRIX, NULL, 0,
-	  "run the default matrix of layouts (see README) instead of one", 0 },
+	  "run the default matrix of layouts (see docs/validation.md) instead "
+	  "of one",
+	  0 },
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
 	  "flip the first expected answer", 0 },

@@ -436,7 +436,7 @@ static int add(struct dd_plan *p, int fs, const char *name, bool cold,
  * b = page size they differ in page index only. Kept to ~16 MiB per
  * filesystem (no file above 4 MiB + 2 pages) so that it runs in seconds
  * in a TCG guest with 2 GiB. The 1 GiB per-call cap is a custom layout
- * (README: --range 1G, or more to see the cap cut it).
+ * (docs/validation.md: --range 1G, or more to see the cap cut it).
  */
 int dd_plan__matrix(struct dd_plan *p, int fs)
 {

@@ -1,7 +1,7 @@
 # Reliability and safety, sourced by tests/check.sh: a table of
 # bad invocations, signals at each phase of run and trace, what a killed
 # run leaves and the next run removes, a hostile --dir, valgrind.
-# Exit codes (README "Exit codes and guarantees"): 2 the command line is
+# Exit codes (docs/guarantees.md): 2 the command line is
 # wrong, 1 the command failed (environment, input files, checks); compare:
 # 1 a rule failed, 2 it could not compare. Run as root.
 # shellcheck shell=bash

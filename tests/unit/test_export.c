@@ -799,7 +799,7 @@ static void test_json_bucket_sums(void **state)
 }
 
 /* folioscope_<target>_<name> with the unit as suffix, ns as seconds
- * (README "Export"). */
+ * (docs/export.md). */
 static void om_family(char *out, size_t cap, const char *target,
 		      const struct fs_hist_spec *sp)
 {
@@ -923,7 +923,7 @@ static void test_csv_bucket_sums(void **state)
 
 /*
  * One small run exported as CSV, the expected text written out by hand
- * from README "Export" (target,histogram,lo,hi,count, RFC 4180 CRLF) and
+ * from docs/export.md (target,histogram,lo,hi,count, RFC 4180 CRLF) and
  * the bucket edges of model.h (log2: [2^(k-1), 2^k - 1] and [0, 0];
  * alignment: one power of two), not taken from the exporter: targets in
  * order dedupe, shmem; each histogram's rows from its first non-empty
