@@ -97,19 +97,8 @@ static __always_inline void sh__count_dropped(void)
 static __always_inline struct sh_call *sh__slot(bool create)
 {
 	struct sh_call zero = {};
-	struct sh_call *c;
-	__u64 tid;
 
-	if (!inflight_hash)
-		return bpf_task_storage_get(
-			&inflight_task, bpf_get_current_task_btf(), NULL,
-			create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	tid = bpf_get_current_pid_tgid();
-	c = bpf_map_lookup_elem(&inflight, &tid);
-	if (c || !create)
-		return c;
-	bpf_map_update_elem(&inflight, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&inflight, &tid);
+	return inflight__slot(&inflight_task, &inflight, &zero, create);
 }
 
 /*
@@ -174,7 +163,6 @@ static __always_inline struct sh_call *sh__current(void)
 static __always_inline struct sh_call *sh__close(void)
 {
 	struct sh_call *c = sh__slot(false);
-	__u64 tid;
 	__u32 d;
 
 	/* Only threads with a record pay for the process filters. */
@@ -183,23 +171,17 @@ static __always_inline struct sh_call *sh__close(void)
 	d = c->depth--;
 	if (c->ts && c->call_depth == d)
 		return c;
-	if (inflight_hash && !c->depth && !c->ts) {
-		tid = bpf_get_current_pid_tgid();
-		bpf_map_delete_elem(&inflight, &tid);
-	}
+	if (!c->depth && !c->ts)
+		inflight__forget(&inflight);
 	return NULL;
 }
 
 /* The read c (from sh__close) is counted: free its slot. */
 static __always_inline void sh__done(struct sh_call *c)
 {
-	__u64 tid;
-
 	c->ts = 0;
-	if (inflight_hash && !c->depth) {
-		tid = bpf_get_current_pid_tgid();
-		bpf_map_delete_elem(&inflight, &tid);
-	}
+	if (!c->depth)
+		inflight__forget(&inflight);
 }
 
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
