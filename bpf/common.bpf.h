@@ -122,66 +122,38 @@ const volatile __u32 inflight_hash = 0;
 	} inflight SEC(".maps")
 
 /*
- * Start the current thread's call from c (size bytes, a multiple of 8,
- * timestamp first).
- * Returns -1 when a call is lost: the store refused this one (hash
- * full, task storage busy or out of memory), or this one replaced a
- * live call of the same thread, whose exit never came (a missed
- * kretprobe, a nested call of the same function). The caller counts
- * it as dropped.
+ * The current thread's record, created from zero (a zeroed value of the
+ * map's type) if create and missing; NULL if missing or refused (hash
+ * full, task storage busy or out of memory). A record also counts the
+ * thread's open entries of the attached function, so that an exit is
+ * tied to its entry; in the hash it stays while that count is not 0.
  */
-static __always_inline int inflight__start(void *tmap, void *hmap,
-					   const void *c, __u32 size)
+static __always_inline void *inflight__slot(void *tmap, void *hmap,
+					    const void *zero, bool create)
 {
 	__u64 tid;
-	void *v;
-	int lost;
+	void *c;
 
-	if (!inflight_hash) {
-		v = bpf_task_storage_get(tmap, bpf_get_current_task_btf(), NULL,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!v)
-			return -1;
-		lost = *(__u64 *)v ? -1 : 0;
-		/* Word by word: a byte-wise copy would shift the pointers
-		 * in c (a BTF pointer at fentry), which the verifier
-		 * refuses. Both sides are 8-byte aligned structs. */
-		__builtin_memcpy(__builtin_assume_aligned(v, 8),
-				 __builtin_assume_aligned(c, 8), size);
-		return lost;
-	}
+	if (!inflight_hash)
+		return bpf_task_storage_get(
+			tmap, bpf_get_current_task_btf(), NULL,
+			create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	tid = bpf_get_current_pid_tgid();
-	if (!bpf_map_update_elem(hmap, &tid, c, BPF_NOEXIST))
-		return 0;
-	/* A live call of this thread is in the way (or the hash is full,
-	 * which the second update finds out). */
-	bpf_map_update_elem(hmap, &tid, c, BPF_ANY);
-	return -1;
-}
-
-/* The current thread's live call, or NULL. */
-static __always_inline void *inflight__get(void *tmap, void *hmap)
-{
-	__u64 tid, *v;
-
-	if (!inflight_hash) {
-		v = bpf_task_storage_get(tmap, bpf_get_current_task_btf(), NULL,
-					 0);
-		return v && *v ? v : NULL;
-	}
-	tid = bpf_get_current_pid_tgid();
+	c = bpf_map_lookup_elem(hmap, &tid);
+	if (c || !create)
+		return c;
+	bpf_map_update_elem(hmap, &tid, zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(hmap, &tid);
 }
 
-/* The call c (from inflight__get) has ended. */
-static __always_inline void inflight__end(void *hmap, void *c)
+/* The current thread's record holds nothing: out of the hash with it
+ * (task storage stays, with a zero timestamp). */
+static __always_inline void inflight__forget(void *hmap)
 {
 	__u64 tid;
 
-	if (!inflight_hash) {
-		*(__u64 *)c = 0;
+	if (!inflight_hash)
 		return;
-	}
 	tid = bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(hmap, &tid);
 }

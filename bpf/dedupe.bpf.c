@@ -82,19 +82,8 @@ static __always_inline const struct super_block *dd__sb_of(const void *p,
 static __always_inline struct dd_call *dd__slot(bool create)
 {
 	struct dd_call zero = {};
-	__u64 tid;
-	struct dd_call *c;
 
-	if (!inflight_hash)
-		return bpf_task_storage_get(
-			&inflight_task, bpf_get_current_task_btf(), NULL,
-			create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	tid = bpf_get_current_pid_tgid();
-	c = bpf_map_lookup_elem(&inflight, &tid);
-	if (c || !create)
-		return c;
-	bpf_map_update_elem(&inflight, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&inflight, &tid);
+	return inflight__slot(&inflight_task, &inflight, &zero, create);
 }
 
 static __always_inline void dd__count(int counter)
@@ -208,7 +197,6 @@ static __always_inline struct dd_call *dd__close(void)
 {
 	struct dd_call *c = dd__slot(false);
 	__u32 d;
-	__u64 tid;
 
 	/* Only threads with a record pay for the process filters. */
 	if (!c || !filter__pass())
@@ -216,23 +204,17 @@ static __always_inline struct dd_call *dd__close(void)
 	d = c->depth--;
 	if (c->ts && c->call_depth == d)
 		return c;
-	if (inflight_hash && !c->depth && !c->ts) {
-		tid = bpf_get_current_pid_tgid();
-		bpf_map_delete_elem(&inflight, &tid);
-	}
+	if (!c->depth && !c->ts)
+		inflight__forget(&inflight);
 	return NULL;
 }
 
 /* The call c (from dd__close) is counted: free its slot. */
 static __always_inline void dd__done(struct dd_call *c)
 {
-	__u64 tid;
-
 	c->ts = 0;
-	if (inflight_hash && !c->depth) {
-		tid = bpf_get_current_pid_tgid();
-		bpf_map_delete_elem(&inflight, &tid);
-	}
+	if (!c->depth)
+		inflight__forget(&inflight);
 }
 
 static __always_inline int dd__exit(long ret)

@@ -13,6 +13,13 @@
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
 
+/*
+ * A thread's in-flight record. Besides the read in the slot it counts
+ * the thread's open entries (depth), those the file filters reject
+ * included, so an exit knows whether it belongs to the read in the
+ * slot: the exit of a filtered read, or one whose entry opened no slot,
+ * is not counted and leaves a slot whose exit was missed alone.
+ */
 struct sh_call {
 	__u64 ts; /* first: non-zero while the call is in flight */
 	__u64 pos;
@@ -25,6 +32,8 @@ struct sh_call {
 	__u64 inode;	  /* struct inode * of the file being read */
 	__u32 has_buf;
 	__u32 has_prev;
+	__u32 depth;	  /* open entries on this thread */
+	__u32 call_depth; /* depth at the entry of the read in the slot */
 };
 
 /* Index of the folio (or page) out-pointer of the lookup function. */
@@ -72,24 +81,121 @@ static __always_inline bool iter__user_addr(struct iov_iter *it, __u64 *addr)
 	return true;
 }
 
-/* Keep the call for its exit; a refused slot is counted, not hidden. */
-static __always_inline void sh__save(const struct sh_call *c)
+static __always_inline void sh__count_dropped(void)
 {
-	struct fs_stats *st;
+	struct fs_stats *st = stats__get();
 
-	if (inflight__start(&inflight_task, &inflight, c, sizeof(*c))) {
-		st = stats__get();
-		if (st)
-			counter__inc(st, FS_SH_DROPPED);
+	if (st)
+		counter__inc(st, FS_SH_DROPPED);
+}
+
+/*
+ * The current thread's record, created (zeroed) if create and missing.
+ * In the hash a record stays while the thread has open entries, so its
+ * depth survives from entry to exit.
+ */
+static __always_inline struct sh_call *sh__slot(bool create)
+{
+	struct sh_call zero = {};
+
+	return inflight__slot(&inflight_task, &inflight, &zero, create);
+}
+
+/*
+ * An entry the file filters reject (or, at syscall level, a read of a
+ * file that is not on tmpfs): it opens an entry, so that its exit does
+ * not take the slot of a read whose exit was missed. create: make the
+ * record if the thread has none; at syscall level, where reads do not
+ * nest, a thread without a record has no slot to protect.
+ */
+static __always_inline void sh__skip(bool create)
+{
+	struct sh_call *c = sh__slot(create);
+
+	if (c)
+		c->depth++;
+}
+
+/*
+ * Keep the read n for its exit. A refused slot is counted, not hidden,
+ * and so is a live read the slot held: its exit was missed (a
+ * kretprobe out of instances) and it is not measured.
+ */
+static __always_inline void sh__save(struct sh_call *n)
+{
+	struct sh_call *c = sh__slot(true);
+	__u32 depth;
+
+	if (!c) {
+		sh__count_dropped();
+		return;
 	}
+	if (c->ts)
+		sh__count_dropped();
+	depth = c->depth + 1;
+	n->depth = depth;
+	n->call_depth = depth;
+	/* Word by word: a byte-wise copy would shift the pointers in n (a
+	 * BTF pointer at fentry), which the verifier refuses. Both sides
+	 * are 8-byte aligned structs. */
+	__builtin_memcpy(__builtin_assume_aligned(c, 8),
+			 __builtin_assume_aligned(n, 8), sizeof(*n));
+}
+
+/*
+ * The read in the slot if the innermost open entry is its own, else
+ * NULL: a folio lookup inside a filtered read is not counted.
+ */
+static __always_inline struct sh_call *sh__current(void)
+{
+	struct sh_call *c = sh__slot(false);
+
+	if (!c || !c->ts || c->call_depth != c->depth)
+		return NULL;
+	return c;
+}
+
+/*
+ * The exit of an entry: the read in the slot if its entry was the last
+ * one still open, else NULL (a filtered read's exit, an exit whose
+ * entry was not seen).
+ */
+static __always_inline struct sh_call *sh__close(void)
+{
+	struct sh_call *c = sh__slot(false);
+	__u32 d;
+
+	/* Only threads with a record pay for the process filters. */
+	if (!c || !c->depth || !filter__pass())
+		return NULL;
+	d = c->depth--;
+	if (c->ts && c->call_depth == d)
+		return c;
+	if (!c->depth && !c->ts)
+		inflight__forget(&inflight);
+	return NULL;
+}
+
+/* The read c (from sh__close) is counted: free its slot. */
+static __always_inline void sh__done(struct sh_call *c)
+{
+	c->ts = 0;
+	if (!c->depth)
+		inflight__forget(&inflight);
 }
 
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct sh_call c = {};
 
-	if (!filter__pass() || !filter__file(BPF_CORE_READ(iocb, ki_filp)))
+	/* Process filters first: a read they reject leaves no trace, and
+	 * neither does its exit, which checks them again. */
+	if (!filter__pass())
 		return 0;
+	if (!filter__file(BPF_CORE_READ(iocb, ki_filp))) {
+		sh__skip(true);
+		return 0;
+	}
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
 	c.to = (__u64)to;
@@ -130,7 +236,7 @@ static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	c = inflight__get(&inflight_task, &inflight);
+	c = sh__current();
 	if (!c || c->inode != inode)
 		return 0;
 	st = stats__get();
@@ -149,7 +255,7 @@ static __always_inline int sh__lookup_exit(int ret)
 	struct sh_call *c;
 	__u64 folio = 0;
 
-	c = inflight__get(&inflight_task, &inflight);
+	c = sh__current();
 	st = stats__get();
 	if (!c || !st || !c->foliop)
 		return 0;
@@ -168,7 +274,7 @@ static __always_inline int sh__exit(long ret)
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	c = inflight__get(&inflight_task, &inflight);
+	c = sh__close();
 	if (!c)
 		return 0;
 	st = stats__get();
@@ -187,7 +293,7 @@ static __always_inline int sh__exit(long ret)
 	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
 out:
-	inflight__end(&inflight, c);
+	sh__done(c);
 	return 0;
 }
 
@@ -280,8 +386,10 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 	if (!f || inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) ||
 	    (mode & S_IFMT) != S_IFREG ||
 	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC ||
-	    ((filter_dev || filter_magic) && !filter__file_sb(sb)))
+	    ((filter_dev || filter_magic) && !filter__file_sb(sb))) {
+		sh__skip(false);
 		return 0;
+	}
 	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
 	if (id == FS_NR_PREAD64 ||
 	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
@@ -347,17 +455,21 @@ int BPF_PROG(sys_enter_sh, struct pt_regs *regs, long id)
 			counter__inc(st, FS_SH_COMPAT);
 		return 0;
 	}
-	if (!read64 || sysargs__read(regs, &a))
+	if (!read64)
 		return 0;
+	if (sysargs__read(regs, &a)) {
+		sh__skip(false);
+		return 0;
+	}
 	return sh__sys_enter(&a, id);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 {
-	/* Every syscall exits here: leave before the map lookup. */
-	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || !filter__pass() ||
-	    sys__compat())
+	/* Every syscall exits here: leave before the map lookup. The
+	 * process filters run in sh__close, for threads with a record. */
+	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || sys__compat())
 		return 0;
 	return sh__exit(ret);
 }

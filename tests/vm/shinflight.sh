@@ -1,0 +1,58 @@
+# In-flight tmpfs reads in the guest (6.1), sourced by tests/check.sh.
+# One boot runs tests/vm/shinflight-guest.sh.
+# shblock (tests/vm/shblock.c) holds 5 threads inside shmem_file_read_iter
+# at once (4 KiB reads into userfaultfd-blocked pages); with 2 kretprobe
+# instances (FOLIOSCOPE_KRETPROBE_MAXACTIVE=2) 3 returns are missed. Each
+# thread then reads 1000 bytes on a second tmpfs mount (left out by
+# --dev of the first, so filtered at entry) and 8 KiB once more on the
+# first. Exact counts: fentry and the syscall level see all 10 traced
+# reads; kprobe sees the 2 + 5 whose exits ran, reports the 3 missed
+# returns and the 3 live slots the threads' next traced reads replaced
+# as dropped; the filtered reads' exits do not take those slots (their
+# 1000 bytes are never counted). The same with the hash store.
+# shellcheck shell=bash
+sout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmshinflight.XXXXXX")
+# The helper sits at the same absolute path in the guest (--with); the
+# guest's /tmp is its own, so it is built under the build directory.
+shblock=$PWD/$BUILD/vm-tests/shblock
+mkdir -p "$(dirname "$shblock")"
+if ! gcc -O2 -Wall -static -pthread tests/vm/shblock.c -o "$shblock" 2>"$LOGDIR/shblock-build.log"; then
+	skip "vm shmem in-flight" "cannot build tests/vm/shblock.c statically: $(head -1 "$LOGDIR/shblock-build.log")"
+else
+	snames=(blk-fentry blk-kprobe blk-kprobe-hash blk-syscall)
+	sargs=()
+	for n in "${snames[@]}"; do sargs+=(-j "$n.json"); done
+	sscript=$PWD/tests/vm/shinflight-guest.sh
+	if (cd "$sout" && "$FS" vm "${vmargs[@]}" --timeout 900 --with "$shblock" \
+		--exec "$sscript" -- "$shblock" "${sargs[@]}") \
+		>"$LOGDIR/vm-shinflight.log" 2>&1; then
+		ok "vm shmem in-flight: guest runs"
+	else
+		bad "vm shmem in-flight: guest runs" "see $LOGDIR/vm-shinflight.log: $(tail -3 "$LOGDIR/vm-shinflight.log")"
+	fi
+	for n in "${snames[@]}"; do
+		expect_eq "vm shmem in-flight $n: exit" \
+			"$(sed -n "s/^== $n exit //p" "$LOGDIR/vm-shinflight.log")" 0
+	done
+	# calls dropped missed bytes req_bytes folio lookups (count) copy
+	# chunks (count), and where it attached
+	scounts() {
+		jq -r '.targets.shmem | "\(.attach.mechanism) \(.attach.symbol): calls \(.calls) dropped \(.counters.dropped) missed \(.counters.missed) bytes \(.histograms.bytes.sum) req \(.histograms.req_bytes.sum) folios \(.histograms.folio_size.count) copies \(.histograms.copy_bytes.count)"' "$sout/$1.json" 2>&1
+	}
+	rd=shmem_file_read_iter
+	# 5 reads of 4 KiB and 5 of 8 KiB: 15 pages, each one lookup and
+	# one copy.
+	expect_eq "vm shmem in-flight shblock -m fentry: every traced read" \
+		"$(scounts blk-fentry)" "fentry $rd: calls 10 dropped 0 missed 0 bytes 61440 req 61440 folios 15 copies 15"
+	# The 2 first reads whose exits ran and the 5 second ones. Every
+	# traced read's lookups count (the filtered reads' do not); the
+	# copy of a read whose exit was missed is closed by nothing.
+	expect_eq "vm shmem in-flight shblock -m kprobe, 2 instances: 3 returns missed, 3 slots dropped, filtered exits not counted" \
+		"$(scounts blk-kprobe)" "kprobe $rd: calls 7 dropped 3 missed 3 bytes 49152 req 49152 folios 15 copies 12"
+	expect_eq "vm shmem in-flight shblock -m kprobe, 2 instances, hash store: the same" \
+		"$(scounts blk-kprobe-hash)" "kprobe $rd: calls 7 dropped 3 missed 3 bytes 49152 req 49152 folios 15 copies 12"
+	expect_eq "vm shmem in-flight shblock -m syscall: every traced read" \
+		"$(jq -r '.targets.shmem | "\(.attach.mechanism): calls \(.calls) dropped \(.counters.dropped) missed \(.counters.missed) bytes \(.histograms.bytes.sum) req \(.histograms.req_bytes.sum)"' "$sout/blk-syscall.json" 2>&1)" \
+		"syscall: calls 10 dropped 0 missed 0 bytes 61440 req 61440"
+fi
+rm -rf "$sout"
