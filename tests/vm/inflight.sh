@@ -24,10 +24,10 @@ ivm=()
 [ -n "${FS_VM_KERNEL:-}" ] && ivm+=(--kernel "$FS_VM_KERNEL")
 [ -n "${FS_VM_MODULES:-}" ] && ivm+=(--modules "$FS_VM_MODULES")
 iout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vminflight.XXXXXX")
-# The helper sits at the same absolute path in the guest (--with); the
-# guest's /tmp is its own, so it is built under the build directory.
-ddblock=$PWD/$BUILD/vm-tests/ddblock
-mkdir -p "$(dirname "$ddblock")"
+# The helper sits at the same absolute path in the guest (--with), here
+# under $TMPDIR (check.sh's is in /tmp), where the guest mounts a tmpfs
+# of its own: so this also checks that --with files under /tmp survive it.
+ddblock=$iout/ddblock
 if ! gcc -O2 -Wall -static -pthread tests/vm/ddblock.c -o "$ddblock" 2>"$LOGDIR/ddblock-build.log"; then
 	skip "vm in-flight" "cannot build tests/vm/ddblock.c statically: $(head -1 "$LOGDIR/ddblock-build.log")"
 else

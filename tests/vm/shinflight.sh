@@ -12,10 +12,10 @@
 # 1000 bytes are never counted). The same with the hash store.
 # shellcheck shell=bash
 sout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmshinflight.XXXXXX")
-# The helper sits at the same absolute path in the guest (--with); the
-# guest's /tmp is its own, so it is built under the build directory.
-shblock=$PWD/$BUILD/vm-tests/shblock
-mkdir -p "$(dirname "$shblock")"
+# The helper sits at the same absolute path in the guest (--with), here
+# under $TMPDIR (check.sh's is in /tmp), where the guest mounts a tmpfs
+# of its own: so this also checks that --with files under /tmp survive it.
+shblock=$sout/shblock
 if ! gcc -O2 -Wall -static -pthread tests/vm/shblock.c -o "$shblock" 2>"$LOGDIR/shblock-build.log"; then
 	skip "vm shmem in-flight" "cannot build tests/vm/shblock.c statically: $(head -1 "$LOGDIR/shblock-build.log")"
 else
