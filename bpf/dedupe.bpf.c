@@ -26,8 +26,6 @@ enum dd_kind {
 #define FIDEDUPERANGE 0xC0189436
 #define FILE_DEDUPE_RANGE_SAME 0
 #define FILE_DEDUPE_RANGE_DIFFERS 1
-/* Destinations read back per ioctl; the verifier needs a bound. */
-#define DD_MAX_DESTS 16
 
 /*
  * A thread's in-flight record. Besides the call in the slot it counts

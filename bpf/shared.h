@@ -82,6 +82,12 @@ enum fs_shmem_counter {
  * (the BPF loop's bound), and the most `run --iovecs` asks for.
  */
 #define FS_MAX_IOVECS 64
+/*
+ * FIDEDUPERANGE destinations per ioctl: the most a workload puts in one
+ * (the kernel takes up to a page of them), and the bound of the BPF loop
+ * that reads their results back at the syscall level.
+ */
+#define DD_MAX_DESTS 16
 /* x86-64 syscall numbers the syscall level watches. */
 #define FS_NR_READ 0
 #define FS_NR_IOCTL 16

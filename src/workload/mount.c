@@ -555,33 +555,6 @@ int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off)
 	return 0;
 }
 
-int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size)
-{
-	unsigned char *buf;
-	__u64 off = 0;
-	int err = 0;
-
-	buf = malloc(WL_CHUNK);
-	if (!buf) {
-		err = -ENOMEM;
-		wl__err(wl, err, "buffer for '%s'", path);
-		return err;
-	}
-	while (off < size) {
-		size_t len = size - off < WL_CHUNK ? size - off : WL_CHUNK;
-
-		wl__pattern_fill(buf, off, len);
-		err = wl__pwrite_full(fd, buf, len, off);
-		if (err) {
-			wl__err(wl, err, "write '%s'", path);
-			break;
-		}
-		off += len;
-	}
-	free(buf);
-	return err;
-}
-
 int wl__cached_pages(int fd, __u64 size, __u64 *cached, __u64 *pages)
 {
 	long page = sysconf(_SC_PAGESIZE);

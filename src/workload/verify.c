@@ -140,24 +140,18 @@ __attribute__((target("avx2"))) static size_t zeros_avx2(const unsigned char *p,
 #endif
 
 static const struct {
-	const char *name;
 	words_fn words;
 	zeros_fn zeros;
 } impls[WL_V_NR] = {
-	[WL_V_PLAIN] = { "plain", words_plain, zeros_plain },
+	[WL_V_PLAIN] = { words_plain, zeros_plain },
 #ifdef __x86_64__
-	[WL_V_SSE2] = { "sse2", words_sse2, zeros_sse2 },
-	[WL_V_AVX2] = { "avx2", words_avx2, zeros_avx2 },
+	[WL_V_SSE2] = { words_sse2, zeros_sse2 },
+	[WL_V_AVX2] = { words_avx2, zeros_avx2 },
 #endif
 };
 
 /* -1: not chosen yet. */
 static int active = -1;
-
-const char *wl_vimpl__name(enum wl_vimpl i)
-{
-	return i < WL_V_NR && impls[i].name ? impls[i].name : "?";
-}
 
 bool wl_vimpl__supported(enum wl_vimpl i)
 {

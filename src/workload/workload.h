@@ -209,7 +209,6 @@ size_t wl__first_diff(const void *a, const void *b, size_t len);
  * fastest the CPU has is used unless one is set (tests run each).
  */
 enum wl_vimpl { WL_V_PLAIN, WL_V_SSE2, WL_V_AVX2, WL_V_NR };
-const char *wl_vimpl__name(enum wl_vimpl i);
 bool wl_vimpl__supported(enum wl_vimpl i);
 /* Use implementation i from now on; -1 if this CPU lacks it. */
 int wl_vimpl__set(enum wl_vimpl i);
@@ -219,8 +218,6 @@ size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
 			     size_t len);
 size_t wl__zero_diff(const void *buf, size_t len);
 size_t wl__zero_diff_with(enum wl_vimpl impl, const void *buf, size_t len);
-/* Write size bytes of pattern to fd in WL_CHUNK pwrites. */
-int wl__write_pattern(const char *wl, int fd, const char *path, __u64 size);
 
 /* need fits in half of avail (a safe share; unknown avail = 0: no). */
 static inline bool wl__mem_fits(__u64 need, __u64 avail)
@@ -230,9 +227,6 @@ static inline bool wl__mem_fits(__u64 need, __u64 avail)
 
 /* -- dedupe -- */
 
-/* FIDEDUPERANGE destinations per ioctl (the syscall-level probe reads
- * as many); the kernel takes up to a page of them. */
-#define DD_MAX_DESTS 16
 /* Copied-in ranges per file: a source with a destination range per
  * destination of one case at most. */
 #define DD_MAX_SEGS DD_MAX_DESTS
