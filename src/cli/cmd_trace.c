@@ -22,6 +22,7 @@
 #include "serve/serve.h"
 #include "serveopt.h"
 #include "user.h"
+#include "util/util.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -211,8 +212,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					 strerror(-err));
 		break;
 	case OPT_FS:
-		for (size_t i = 0; i < sizeof(fs_magics) / sizeof(fs_magics[0]);
-		     i++)
+		for (size_t i = 0; i < ARRAY_SIZE(fs_magics); i++)
 			if (!strcmp(arg, fs_magics[i].name))
 				a->p.magic = fs_magics[i].magic;
 		if (!a->p.magic)

@@ -8,6 +8,7 @@
 #include "cli/runguard.h"
 #include "version.h"
 #include <argp.h>
+#include "util/util.h"
 
 bool fs_verbose;
 
@@ -42,7 +43,7 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: folioscope COMMAND [OPTIONS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'folioscope COMMAND --help' for a command's options.\n");
 }
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
 		printf("folioscope %s\n", FOLIOSCOPE_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			if (commands[i].fn != cmd_run)
 				return commands[i].fn(argc - 1, argv + 1);
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
 			return runguard__finish(cmd_run(argc - 1, argv + 1));
 		}
 	fprintf(stderr, "folioscope: unknown command '%s' (", argv[1]);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
 	fprintf(stderr, "; see --help)\n");
 	return 2;

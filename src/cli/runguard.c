@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "cli/runguard.h"
 #include "workload/stale.h"
+#include "util/util.h"
 
 volatile sig_atomic_t runguard_signal;
 
@@ -39,8 +40,7 @@ void runguard__start(void)
 	/* Restarted: the workload's syscalls must not see EINTR. */
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]);
-	     i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++) {
 		struct sigaction old;
 
 		/* Under nohup a hangup stays ignored. (SIGINT is taken even

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "compare/compare.h"
+#include "util/util.h"
 
 void cmp__pool(struct cmp_side *side)
 {
@@ -89,10 +90,8 @@ static bool in(const char *key, const char *const *list, size_t n)
 static bool is_param(const struct fs_kv *kv)
 {
 	if (kv->type == FS_KV_STR)
-		return !in(kv->key, result_strings,
-			   sizeof(result_strings) / sizeof(result_strings[0]));
-	return in(kv->key, param_keys,
-		  sizeof(param_keys) / sizeof(param_keys[0]));
+		return !in(kv->key, result_strings, ARRAY_SIZE(result_strings));
+	return in(kv->key, param_keys, ARRAY_SIZE(param_keys));
 }
 
 struct why {

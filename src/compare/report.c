@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "compare/compare.h"
+#include "util/util.h"
 
 void cmp__fmt_value(char *buf, size_t n, double v, const char *unit)
 {
@@ -332,7 +333,7 @@ static void histogram(FILE *f, const struct cmp_side *base,
 	line_end(f, "    %-7s %12s %12s  %-22s %s", "stat", "base", "new",
 		 "change",
 		 base->nruns > 1 && new->nruns > 1 ? "runs: base | new" : "");
-	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(stats); i++) {
 		q.stat = stats[i].stat;
 		q.pct = stats[i].pct;
 		stat_line(f, stats[i].label,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare/compare.h"
+#include "util/util.h"
 
 /* The specs (names of targets, histograms, counters) without a report. */
 static const struct fs_report *specs(void)
@@ -146,7 +147,7 @@ static int parse_stat(struct scan *sc, const char *name, struct cmp_quantity *q)
 	char *end;
 	double v;
 
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++) {
 		if (!strcmp(name, named[i].name)) {
 			q->stat = named[i].stat;
 			return 0;

@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "plan.h"
+#include "util/util.h"
 
 struct kfacts_priv {
 	char **syms; /* sorted text symbol names */
@@ -41,7 +42,7 @@ static bool is_clone_suffix(const char *s)
 	static const char *const sfx[] = { ".constprop.", ".isra.", ".part.",
 					   ".llvm.", ".cold" };
 
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sfx); i++)
 		if (!strncmp(s, sfx[i], strlen(sfx[i])))
 			return true;
 	return false;

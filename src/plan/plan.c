@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "plan.h"
+#include "util/util.h"
 
 struct caller {
 	const char *name;
@@ -297,8 +298,7 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 	p->inlined = !f->has_symbol(f, p->function);
 	f->find_clone(f, p->function, p->clone, sizeof(p->clone));
 	plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_DD_CMP, NULL);
-	for (size_t i = 0;
-	     i < sizeof(dedupe_callers) / sizeof(dedupe_callers[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(dedupe_callers); i++)
 		plan__both(f, p, m, ROLE_CALLER, dedupe_callers[i].name,
 			   dedupe_callers[i].handler, dedupe_callers[i].note);
 	if (p->clone[0])

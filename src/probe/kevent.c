@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "kevent.h"
+#include "util/util.h"
 
 #define KEV_GROUP "folioscope_"
 
@@ -35,7 +36,7 @@ static int tracefs__find(struct kevents *k, char *dir, size_t n)
 					     "/sys/kernel/debug/tracing" };
 	char path[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
 		snprintf(path, sizeof(path), "%s/kprobe_events", where[i]);
 		if (!access(path, W_OK)) {
 			snprintf(dir, n, "%s", where[i]);

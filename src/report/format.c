@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "report/report.h"
+#include "util/util.h"
 
 static const char *const format_names[REPORT_FMT_NR] = {
 	[REPORT_FMT_TEXT] = "text",
@@ -58,8 +59,7 @@ int report__format_guess(const char *path, enum report_format *fmt)
 	/* A dot in a directory name is not an extension. */
 	if (!dot || strchr(dot, '/'))
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(format_exts) / sizeof(format_exts[0]);
-	     i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(format_exts); i++) {
 		if (!strcasecmp(dot, format_exts[i].ext)) {
 			*fmt = format_exts[i].fmt;
 			return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "report/report.h"
+#include "util/util.h"
 
 /* A report is a few hundred KiB at most; refuse to slurp anything huge. */
 #define JSON_MAX_INPUT (16u << 20)
@@ -135,7 +136,7 @@ static void target_to_json(struct builder *b, struct json_object *targets,
 		put(b, o, "reason", JSTR(a->reason));
 	}
 	/* calls/errors also at the top for quick jq queries. */
-	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
 		c = counter_of(tr, top[i]);
 		if (c >= 0)
 			put(b, t, top[i],
@@ -551,7 +552,7 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	if (err)
 		return err;
 	/* The top-level copies are redundant; they must at least agree. */
-	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
 		c = counter_of(tr, top[i]);
 		if (c < 0 || !json_object_object_get_ex(o, top[i], &v))
 			continue;

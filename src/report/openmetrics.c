@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report/report.h"
+#include "util/util.h"
 
 #define NAME_LEN 128
 
@@ -62,8 +63,7 @@ static const struct {
 
 static const char *counter_help_of(const char *name)
 {
-	for (size_t i = 0; i < sizeof(counter_help) / sizeof(counter_help[0]);
-	     i++)
+	for (size_t i = 0; i < ARRAY_SIZE(counter_help); i++)
 		if (!strcmp(counter_help[i].name, name))
 			return counter_help[i].help;
 	return NULL;

@@ -13,11 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "util/util.h"
 
 #define VM_ERR_PREFIX "folioscope: vm: "
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
 
 /* Guest serial ports: one per channel, so nothing needs demultiplexing. */
 enum vm_chan_id {

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <linux/loop.h>
 #include "workload/stale.h"
+#include "util/util.h"
 
 #define MAX_MOUNTS 64
 
@@ -26,7 +27,7 @@ bool wl__stale_name(const char *name)
 	static const char *const tags[] = { "folioscope-shmem-",
 					    "folioscope-dedupe-" };
 
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(tags); i++) {
 		size_t n = strlen(tags[i]);
 
 		if (strncmp(name, tags[i], n))

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 
 #include "workload/workload.h"
+#include "util/util.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
@@ -857,7 +858,7 @@ static const struct sh_plan matrix_plans[] = {
 int sh_plan__matrix(const struct sh_plan **plans)
 {
 	*plans = matrix_plans;
-	return sizeof(matrix_plans) / sizeof(matrix_plans[0]);
+	return ARRAY_SIZE(matrix_plans);
 }
 
 __u64 sh_plan__start(const struct sh_plan *pl, __u64 size)
