@@ -36,7 +36,7 @@
 #include <linux/magic.h>
 
 #include "workload/safedir.h"
-#include "workload/workload.h"
+#include "workload/workload_internal.h"
 
 #define WL "dedupe"
 /* mkfs.xfs refuses images under 300 MB. */

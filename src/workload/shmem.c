@@ -33,7 +33,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "workload/workload.h"
+#include "workload/workload_internal.h"
 
 #define WL "shmem-read"
 /* Larger requests are cut by read(2) to 0x7ffff000 anyway; the --bs

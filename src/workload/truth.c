@@ -12,7 +12,7 @@
 #include <string.h>
 #include <linux/fs.h>
 
-#include "workload/workload.h"
+#include "workload/workload_internal.h"
 #include "util/util.h"
 
 #define KiB 1024ULL

@@ -9,7 +9,7 @@
  */
 #include <endian.h>
 #include <string.h>
-#include "workload.h"
+#include "workload/workload_internal.h"
 #ifdef __x86_64__
 #include <immintrin.h>
 #endif

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <linux/fs.h>
 
-#include "workload/workload.h"
+#include "workload/workload_internal.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internals of the workloads, shared by the files in src/workload/ and
+ * their unit tests only; the rest of folioscope uses workload.h.
+ */
+#ifndef FS_WORKLOAD_INTERNAL_H
+#define FS_WORKLOAD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "workload/workload.h"
+
+struct dedupe;
+struct shmem;
+
+/* Calls and bytes at each level (see workload__totals). */
+struct wl_totals {
+	__u64 calls, bytes;
+	__u64 one_calls, one_bytes;
+	__u64 sys_calls, sys_bytes;
+};
+
+int dedupe__prepare(struct dedupe **d, const struct wl_opts *o);
+int dedupe__run(struct dedupe *d, struct fs_report *r);
+const struct wl_totals *dedupe__totals(const struct dedupe *d);
+void dedupe__destroy(struct dedupe *d);
+
+int shmem__prepare(struct shmem **s, const struct wl_opts *o);
+int shmem__run(struct shmem *s, struct fs_report *r);
+const struct wl_totals *shmem__totals(const struct shmem *s);
+void shmem__destroy(struct shmem *s);
+
+/* Chunk for writing test files: one PMD-sized folio per pwrite. */
+#define WL_CHUNK (2ULL << 20)
+#define WL_PMD (2ULL << 20)
+
+/*
+ * Print "folioscope: run WL: <fmt>: strerror(-err)" as one line; with
+ * err == 0 the ": strerror" part is left out.
+ */
+void wl__err(const char *wl, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same, with " <hint>" after the strerror, e.g. "(want 1 .. 8)". */
+void wl__err_hint(const char *wl, int err, const char *hint, const char *fmt,
+		  ...) __attribute__((format(printf, 4, 5)));
+/* out = dir/name; -ENAMETOOLONG if it does not fit. */
+int wl__path(char *out, size_t len, const char *dir, const char *name);
+/* mkdtemp "<parent or $TMPDIR or /tmp>/folioscope-<tag>-XXXXXX". */
+int wl__mkdtemp(const char *wl, const char *parent, const char *tag, char *out,
+		size_t len);
+/* unlink or rmdir; a failure other than ENOENT gets an error line. */
+void wl__remove(const char *wl, const char *path, bool dir);
+/*
+ * fork/exec argv (looked up in $PATH, then /usr/sbin and /sbin) with stdout
+ * to /dev/null, and wait. On failure the error line quotes the first line
+ * of the tool's stderr and names its last argument.
+ */
+int wl__exec(const char *wl, char *const argv[]);
+/*
+ * Move the calling process, which must have a single thread, into a
+ * mount namespace of its own (see workload__prepare); one error line and
+ * a negative errno on failure.
+ */
+int wl__private_mounts(const char *wl);
+/* Attach img to a free loop device that detaches itself on last close. */
+int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
+		    int *loop_fd, bool *made_node);
+/* mount(2) nosuid,nodev; returns 0 or negative errno and prints nothing,
+ * so callers can word the error (tmpfs huge= needs its own hint). */
+int wl__mount(const char *src, const char *dir, const char *fstype,
+	      const char *data);
+/* Change the options of the mount at dir (MS_REMOUNT); prints nothing. */
+int wl__remount(const char *dir, const char *data);
+/* umount2, retrying briefly while busy and then detaching lazily (with an
+ * error line); a negative errno means it is still mounted. */
+int wl__umount(const char *wl, const char *dir);
+/* pread/pwrite all of len at off; -EIO for an unexpected EOF. */
+int wl__pread_full(int fd, void *buf, size_t len, __u64 off);
+int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off);
+/*
+ * Pages of the file behind fd in the page cache (mincore on a mapping):
+ * *cached of *pages. Proves a "cold" range really is not cached.
+ */
+int wl__cached_pages(int fd, __u64 size, __u64 *cached, __u64 *pages);
+/* ShmemHugePages from /proc/meminfo in kB; 0 when absent (no THP). */
+__u64 wl__shmem_huge_kb(void);
+/* MemAvailable in bytes (free RAM without it; 0 when unknown). */
+__u64 wl__mem_available(void);
+/*
+ * Refuse a workload that would pin more than half of MemAvailable in RAM
+ * (tmpfs pages cannot be reclaimed without swap): one error line naming
+ * what (e.g. "--size '24G'") and -ENOMEM. RAM-backed data must never be
+ * able to fill the machine.
+ */
+int wl__check_mem(const char *wl, const char *what, __u64 need);
+
+/* ---- ground truth, pure (truth.c): no system calls ---- */
+
+/* The deterministic test data: the byte at file offset off. */
+static inline unsigned char wl__pattern_byte(__u64 off)
+{
+	/* Golden-ratio hash of the 8-byte word index: no zero runs, and a
+	 * misplaced block shows up as a mismatch. */
+	__u64 v = ((off >> 3) + 1) * 0x9e3779b97f4a7c15ULL;
+
+	v ^= v >> 32;
+	return (unsigned char)(v >> ((off & 7) * 8));
+}
+
+/* buf[i] = wl__pattern_byte(off + i), a word at a time where it can. */
+void wl__pattern_fill(void *buf, __u64 off, size_t len);
+/* Number of bytes of buf that differ from the pattern at off. */
+size_t wl__pattern_check(const void *buf, __u64 off, size_t len);
+/* First index where a and b differ, or len. */
+size_t wl__first_diff(const void *a, const void *b, size_t len);
+/*
+ * Checking data against the pattern in place (verify.c): the offset of
+ * the first byte of buf[0..len) that is not the pattern at file offset
+ * off (not zero, for wl__zero_diff), or len. Implementations: the
+ * fastest the CPU has is used unless one is set (tests run each).
+ */
+enum wl_vimpl { WL_V_PLAIN, WL_V_SSE2, WL_V_AVX2, WL_V_NR };
+bool wl_vimpl__supported(enum wl_vimpl i);
+/* Use implementation i from now on; -1 if this CPU lacks it. */
+int wl_vimpl__set(enum wl_vimpl i);
+enum wl_vimpl wl_vimpl__get(void);
+size_t wl__pattern_diff(const void *buf, __u64 off, size_t len);
+size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
+			     size_t len);
+size_t wl__zero_diff(const void *buf, size_t len);
+size_t wl__zero_diff_with(enum wl_vimpl impl, const void *buf, size_t len);
+
+/* need fits in half of avail (a safe share; unknown avail = 0: no). */
+static inline bool wl__mem_fits(__u64 need, __u64 avail)
+{
+	return need <= avail / 2;
+}
+
+/* -- dedupe -- */
+
+/* Copied-in ranges per file: a source with a destination range per
+ * destination of one case at most. */
+#define DD_MAX_SEGS DD_MAX_DESTS
+#define DD_MAX_FS 4
+/* vfs_dedupe_file_range caps one request at 1 GiB. */
+#define DD_CAP (1ULL << 30)
+
+/* Where the one differing byte of a destination range sits. */
+enum dd_diff {
+	DD_DIFF_NONE,
+	DD_DIFF_FIRST,	    /* offset 0 of the range */
+	DD_DIFF_MIDDLE,	    /* len/2 + 3: inside a word */
+	DD_DIFF_WORD_END,   /* 8k - 1: last byte of a word */
+	DD_DIFF_WORD_START, /* 8k: first byte of the next word */
+	DD_DIFF_LAST,	    /* the last byte the kernel compares */
+	DD_DIFF_PAST,	    /* the first byte after what it compares */
+	DD_DIFF_NR,
+};
+
+const char *dd_diff__name(enum dd_diff d);
+/* Offset of the differing byte in a compared range of cmp bytes. */
+__u64 dd_diff__pos(enum dd_diff d, __u64 cmp);
+
+/*
+ * Part of a file copied from elsewhere: [start, start + count * len) holds
+ * pattern(off + delta); with flip, byte start + k*len + flip_pos of each
+ * of the count pieces is inverted (the one differing byte).
+ */
+struct dd_seg {
+	__u64 start, len, delta, flip_pos;
+	__u32 count;
+	bool flip;
+};
+
+/* A test file: pattern(off + delta) outside its segments. */
+struct dd_file {
+	__u64 size, delta;
+	int fs;	   /* index of the filesystem it lives on */
+	bool cold; /* dropped from the page cache before the dedupe */
+	int nseg;
+	struct dd_seg seg[DD_MAX_SEGS];
+};
+
+/* The contents of f at [off, off + len). */
+void dd_file__fill(const struct dd_file *f, __u64 off, void *buf, size_t len);
+/* Do a at aoff and b at boff hold the same len bytes? */
+bool dd_file__equal(const struct dd_file *a, __u64 aoff,
+		    const struct dd_file *b, __u64 boff, __u64 len);
+
+struct dd_dest {
+	int file;
+	__u64 off;
+	enum dd_diff diff;
+};
+
+/*
+ * One layout: count FIDEDUPERANGE ioctls, the k-th comparing
+ * [src_off + k*len, +len) of the source with [dest.off + k*len, +len) of
+ * each destination.
+ */
+struct dd_case {
+	char name[24];
+	int src;
+	__u64 src_off, len;
+	__u32 count;
+	unsigned int ndest;
+	struct dd_dest dest[DD_MAX_DESTS];
+};
+
+struct dd_fsinfo {
+	char fs[8]; /* "btrfs" or "xfs" */
+	__u32 bs;   /* block size */
+};
+
+/* Everything a run does, with its files' contents: built before it runs. */
+struct dd_plan {
+	__u32 page;
+	int nfs;
+	struct dd_fsinfo fs[DD_MAX_FS];
+	int nfiles, cap_files;
+	struct dd_file *files;
+	int ncases, cap_cases;
+	struct dd_case *cases;
+};
+
+/* What the kernel must answer for one destination of one ioctl. */
+struct dd_expect {
+	int ioctl_err; /* the whole ioctl fails with this -errno, or 0 */
+	int status;    /* FILE_DEDUPE_RANGE_SAME/_DIFFERS or -errno */
+	__u64 bytes_deduped;
+	__u64 cmp_len;	   /* bytes the kernel compares (0: none) */
+	bool reaches_prep; /* the fs's remap prep runs (the traced caller) */
+};
+
+void dd_plan__init(struct dd_plan *p, __u32 page);
+void dd_plan__free(struct dd_plan *p);
+/* Add a filesystem; returns its index or -ENOSPC. */
+int dd_plan__add_fs(struct dd_plan *p, const char *fs, __u32 bs);
+/* Add a file of size bytes on filesystem fs; returns its index or -errno. */
+int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold);
+/*
+ * Add a case and write its destination ranges (copies of the source
+ * range, plus each destination's differing byte) into the file models.
+ * Returns 0 or -errno (-ENOSPC: too many segments in one file).
+ */
+int dd_plan__add_case(struct dd_plan *p, const struct dd_case *c);
+/* The default matrix for filesystem fs (see truth.c for the list). */
+int dd_plan__matrix(struct dd_plan *p, int fs);
+/* One layout from the options (--range, --count, --dests, ...). */
+int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o);
+/* The seed's workload: o->files identical files, file 0 the source. */
+int dd_plan__seed(struct dd_plan *p, int fs, const struct wl_opts *o);
+
+/*
+ * The kernel's answer for destination d of the k-th ioctl of case c,
+ * from the checks of vfs_dedupe_file_range and generic_remap_checks and
+ * the file contents.
+ */
+void dd__expect(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, struct dd_expect *e);
+/* The exact layout of one destination of one ioctl, for a failed check. */
+void dd__layout(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		unsigned int d, char *buf, size_t n);
+/* "SAME bytes_deduped=N", "DIFFERS ...", "status -22 (EINVAL)", ... */
+void dd__answer(int ioctl_err, int status, __u64 bytes, char *buf, size_t n);
+
+/* -- shmem-read -- */
+
+enum sh_fill {
+	SH_FILL_FULL,	/* pattern from 0 to size */
+	SH_FILL_SPARSE, /* small pieces in every other 2 MiB, holes between */
+	SH_FILL_MIXED,	/* whole 2 MiB chunks, then a sparse 4 KiB tail */
+	SH_FILL_NR,
+};
+
+enum sh_call { SH_READ, SH_PREAD, SH_READV, SH_CALL_NR };
+
+struct sh_file {
+	enum sh_fill fill;
+	__u64 size;
+};
+
+/* One written piece of a file; early pieces are written before the
+ * mount switches to its huge= mode, so they stay in 4 KiB folios. */
+struct sh_piece {
+	__u64 start, end;
+	bool early;
+};
+
+const char *sh_fill__name(enum sh_fill f);
+const char *sh_call__name(enum sh_call c);
+/* The i-th written piece of f, in file order; false past the last. */
+bool sh_file__piece(const struct sh_file *f, __u64 i, struct sh_piece *p);
+/* Expected contents at [off, off + len): pattern, zeros in holes and
+ * past EOF. */
+void sh_file__fill(const struct sh_file *f, __u64 off, void *buf, size_t len);
+/* First byte of buf[0..len) that differs from f's contents at off, or
+ * len: sh_file__fill's answer, checked in place (verify.c). */
+size_t sh_file__diff(const struct sh_file *f, __u64 off, const void *buf,
+		     size_t len);
+/*
+ * RAM the written pieces of f take on tmpfs, at most: whole 2 MiB folios
+ * for the pieces written in a huge= mode (huge), pages for the rest.
+ * Holes take nothing.
+ */
+__u64 sh_file__mem(const struct sh_file *f, bool huge);
+/* What a read of req bytes at pos must return. */
+__u64 sh__expect_ret(__u64 size, __u64 pos, __u64 req);
+
+/* A read pattern. Offset from_eof: the start is size + offset. */
+struct sh_plan {
+	char name[20];
+	enum sh_call call;
+	__u32 iovecs;
+	__u64 bs;
+	__s64 offset;
+	bool from_eof;
+	__u64 length; /* 0 = to EOF */
+	__u64 buf_align;
+	__u32 readers;
+};
+
+/* The default matrix's read patterns; returns how many. */
+int sh_plan__matrix(const struct sh_plan **plans);
+/* The start of a plan's reads in a file of size bytes. */
+__u64 sh_plan__start(const struct sh_plan *pl, __u64 size);
+/* Length of iovec j of a call of bs bytes split in n. */
+__u64 sh__iov_len(__u64 bs, __u32 n, __u32 j);
+/* The exact layout of one read call, for a failed check. */
+void sh__layout(const char *huge, const struct sh_file *f,
+		const struct sh_plan *pl, __u32 reader, __u64 call, __u64 pos,
+		char *buf, size_t n);
+
+#endif /* FS_WORKLOAD_INTERNAL_H */
