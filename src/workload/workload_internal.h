@@ -21,6 +21,8 @@ struct wl_totals {
 	__u64 sys_calls, sys_bytes;
 };
 
+/* ---- the workloads (dedupe.c, shmem.c), dispatched to by workload.c ---- */
+
 int dedupe__prepare(struct dedupe **d, const struct wl_opts *o);
 int dedupe__run(struct dedupe *d, struct fs_report *r);
 const struct wl_totals *dedupe__totals(const struct dedupe *d);
@@ -35,6 +37,8 @@ void shmem__destroy(struct shmem *s);
 #define WL_CHUNK (2ULL << 20)
 #define WL_PMD (2ULL << 20)
 
+/* ---- error lines (err.c) ---- */
+
 /*
  * Print "folioscope: run WL: <fmt>: strerror(-err)" as one line; with
  * err == 0 the ": strerror" part is left out.
@@ -44,6 +48,9 @@ void wl__err(const char *wl, int err, const char *fmt, ...)
 /* The same, with " <hint>" after the strerror, e.g. "(want 1 .. 8)". */
 void wl__err_hint(const char *wl, int err, const char *hint, const char *fmt,
 		  ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- paths and temp dirs (path.c) ---- */
+
 /* out = dir/name; -ENAMETOOLONG if it does not fit. */
 int wl__path(char *out, size_t len, const char *dir, const char *name);
 /* mkdtemp "<parent or $TMPDIR or /tmp>/folioscope-<tag>-XXXXXX". */
@@ -51,12 +58,18 @@ int wl__mkdtemp(const char *wl, const char *parent, const char *tag, char *out,
 		size_t len);
 /* unlink or rmdir; a failure other than ENOENT gets an error line. */
 void wl__remove(const char *wl, const char *path, bool dir);
+
+/* ---- external tools (proc.c) ---- */
+
 /*
  * fork/exec argv (looked up in $PATH, then /usr/sbin and /sbin) with stdout
  * to /dev/null, and wait. On failure the error line quotes the first line
  * of the tool's stderr and names its last argument.
  */
 int wl__exec(const char *wl, char *const argv[]);
+
+/* ---- mounts and loop devices (mount.c) ---- */
+
 /*
  * Move the calling process, which must have a single thread, into a
  * mount namespace of its own (see workload__prepare); one error line and
@@ -75,6 +88,9 @@ int wl__remount(const char *dir, const char *data);
 /* umount2, retrying briefly while busy and then detaching lazily (with an
  * error line); a negative errno means it is still mounted. */
 int wl__umount(const char *wl, const char *dir);
+
+/* ---- file I/O and the page cache (io.c) ---- */
+
 /* pread/pwrite all of len at off; -EIO for an unexpected EOF. */
 int wl__pread_full(int fd, void *buf, size_t len, __u64 off);
 int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off);
@@ -83,6 +99,9 @@ int wl__pwrite_full(int fd, const void *buf, size_t len, __u64 off);
  * *cached of *pages. Proves a "cold" range really is not cached.
  */
 int wl__cached_pages(int fd, __u64 size, __u64 *cached, __u64 *pages);
+
+/* ---- memory (mem.c) ---- */
+
 /* ShmemHugePages from /proc/meminfo in kB; 0 when absent (no THP). */
 __u64 wl__shmem_huge_kb(void);
 /* MemAvailable in bytes (free RAM without it; 0 when unknown). */
