@@ -40,17 +40,6 @@ kns_loops() {
 	grep -lsF "$TMPDIR/" /sys/block/loop*/loop/backing_file
 }
 kns_clean() { [ -z "$(kns_mounts)$(kns_loops)" ]; }
-# kns_until TIMEOUT_S CMD...: poll CMD every 10 ms.
-kns_until() {
-	local n=$(($1 * 100))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.01
-		n=$((n - 1))
-	done
-	return 1
-}
 
 # x86_64 syscall numbers, as /proc/PID/syscall shows them.
 kns_nr_ioctl=16
@@ -107,11 +96,11 @@ kns_case() {
 		env "$kns_nolsan" strace $follow -o /dev/null -e trace="${inj%%:*}" -e inject="$inj" \
 			"$FS" run "$@" >/dev/null 2>"$kns/err" &
 		bg=$!
-		kns_until 30 pgrep -P "$bg" >/dev/null
+		wait_until 30 pgrep -P "$bg" >/dev/null
 		pid=$(pgrep -P "$bg")
 	fi
 	# shellcheck disable=SC2086
-	[ -n "$pid" ] && kns_until 60 $wait "$pid" && reached=yes
+	[ -n "$pid" ] && wait_until 60 $wait "$pid" && reached=yes
 	[ $reached == yes ] || kns_why="pid '$pid' at '$(cat "/proc/$pid/syscall" 2>&1)'"
 	[ "$wait" == kns_in_mkfs ] && child=$(kns_mkfs "$pid")
 	kill -KILL "$pid" 2>/dev/null
@@ -119,10 +108,10 @@ kns_case() {
 	expect_eq "$name: reached" "$reached" yes
 	[ $reached == yes ] || echo "  $kns_why; run's stderr: $(head -c 400 "$kns/err")"
 	# An orphaned mkfs ends on its own; it mounts nothing.
-	[ -n "$child" ] && kns_until 60 eval "! kill -0 $child 2>/dev/null"
+	[ -n "$child" ] && wait_until 60 eval "! kill -0 $child 2>/dev/null"
 	# The kernel unmounts as the namespace goes, with the process; the
 	# loop device goes on its last close, which udev's probe may hold.
-	kns_until 10 kns_clean
+	wait_until 10 kns_clean
 	expect_eq "$name: no mount left" "$(kns_mounts)" ""
 	expect_eq "$name: no loop device left" "$(kns_loops)" ""
 	left=$(cd "$TMPDIR" && find . -mindepth 1 -maxdepth 1 | sed 's|^\./||' | sed -E 's/-[A-Za-z0-9]{6}$/-XXXXXX/')
