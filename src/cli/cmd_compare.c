@@ -193,7 +193,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "folioscope: compare: out of memory\n");
 		return 2;
 	}
-	argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
+	cli__argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
 	if (side__load(&base, "base", a->paths[0], a->npaths[0]) ||
 	    side__load(&new, "new", a->paths[1], a->npaths[1]))
 		goto cleanup;

@@ -238,7 +238,7 @@ int cmd_doctor(int argc, char **argv)
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 
-	argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
 	o.btf_path = a.btf;
 	if (kfacts__load(&f, a.btf))
 		return 1;

@@ -172,7 +172,7 @@ int cmd_report(int argc, char **argv)
 	struct argp_state st = { .name = "report" };
 	int err = 0;
 
-	argp_parse(&report_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&report_argp, argc, argv, 0, NULL, &a);
 	if (a.format)
 		report__format_parse(a.format, &fmt);
 	else if (a.output && strcmp(a.output, "-") &&

@@ -417,7 +417,7 @@ int cmd_run(int argc, char **argv)
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
-	argp_parse(&run_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&run_argp, argc, argv, 0, NULL, &a);
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;

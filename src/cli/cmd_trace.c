@@ -425,7 +425,7 @@ int cmd_trace(int argc, char **argv)
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
 
-	argp_parse(&trace_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&trace_argp, argc, argv, 0, NULL, &a);
 	if (session__check_root("trace"))
 		return 1;
 	session__parse_targets(a.c.targets ? a.c.targets : "all", s.want);
