@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include "util/fs.h"
+#include "util/jsonb.h"
 #include "util/proc.h"
 #include "util/util.h"
 
@@ -268,6 +269,42 @@ static void test_write_all(void **state)
 	assert_int_equal(fd__write_all(fd, buf, 1), -EBADF);
 }
 
+static void test_jsonb(void **state)
+{
+	struct jsonb b = { .oom = false };
+	struct json_object *root = json_object_new_object(), *arr, *o;
+	char fixed[4] = { 'a', 'b', 'c', 'd' }; /* no NUL */
+
+	assert_non_null(root);
+	arr = jsonb__put(&b, root, "list", json_object_new_array());
+	assert_non_null(arr);
+	o = jsonb__push(&b, arr, json_object_new_object());
+	assert_non_null(o);
+	jsonb__put(&b, o, "s", JSONB_STR(fixed));
+	jsonb__put_str_or_null(&b, o, "empty", "");
+	jsonb__put_str_or_null(&b, o, "none", NULL);
+	jsonb__put_str_or_null(&b, o, "x", "y");
+	assert_false(b.oom);
+	assert_string_equal(
+		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN),
+		"{\"list\":[{\"s\":\"abcd\",\"empty\":null,\"none\":null,"
+		"\"x\":\"y\"}]}");
+	/* A failed value or a failed parent is recorded, never added. */
+	assert_null(jsonb__put(&b, root, "nothing", NULL));
+	assert_true(b.oom);
+	b.oom = false;
+	assert_null(jsonb__put(&b, NULL, "orphan", json_object_new_int(1)));
+	assert_true(b.oom);
+	b.oom = false;
+	assert_null(jsonb__push(&b, NULL, json_object_new_int(1)));
+	assert_true(b.oom);
+	b.oom = false;
+	jsonb__put_null(&b, NULL, "k");
+	assert_true(b.oom);
+	assert_false(json_object_object_get_ex(root, "nothing", NULL));
+	json_object_put(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_tree_remove),
 		cmocka_unit_test(test_tree_one_fs),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_jsonb),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
