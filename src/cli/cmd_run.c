@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include "commands.h"
 #include "common.h"
-#include "parse.h"
+#include "util/parse.h"
 #include "progress.h"
 #include "runguard.h"
-#include "session.h"
+#include "session/session.h"
 #include "workload/workload.h"
 
 /* Options that belong to one workload or are a layout of their own. */
@@ -148,7 +148,7 @@ static unsigned int parse_count(const struct argp_state *st, const char *name,
 {
 	__u64 v = 0;
 
-	if (cli__parse_size(arg, false, &v))
+	if (size__parse(arg, false, &v))
 		cli__usage_error(st, "invalid %s '%s'", name, arg);
 	if (v > max)
 		cli__usage_error(st, "%s %s is too large (at most %llu)", name,
@@ -161,7 +161,7 @@ static __u64 parse_bytes(const struct argp_state *st, const char *name,
 {
 	__u64 v = 0;
 
-	if (cli__parse_size(arg, zero, &v))
+	if (size__parse(arg, zero, &v))
 		cli__usage_error(st, "invalid size '%s' for %s", arg, name);
 	return v;
 }

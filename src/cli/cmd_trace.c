@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include "commands.h"
 #include "common.h"
-#include "cli/parse.h"
-#include "session.h"
+#include "util/parse.h"
+#include "session/session.h"
 #include "serve/serve.h"
 #include "serveopt.h"
 #include "user.h"
@@ -129,11 +129,11 @@ static double parse_seconds(struct argp_state *st, const char *arg)
 {
 	double v;
 
-	if (cli__parse_seconds(arg, &v))
+	if (seconds__parse(arg, &v))
 		cli__usage_error(st,
 				 "invalid number of seconds '%s' (want 0 < "
 				 "S <= %.0f)",
-				 arg, CLI_MAX_SECONDS);
+				 arg, PARSE_MAX_SECONDS);
 	return v;
 }
 

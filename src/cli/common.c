@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include "commands.h"
 #include "common.h"
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "report/report.h"
 
 struct common_opts *common_opts_target;
@@ -125,11 +125,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'd':
 		/* strtod alone took "nan": a duration that never ends. */
-		if (cli__parse_seconds(arg, &c->duration))
+		if (seconds__parse(arg, &c->duration))
 			cli__usage_error(st,
 					 "invalid duration '%s' (want 0 < "
 					 "SECONDS <= %.0f)",
-					 arg, CLI_MAX_SECONDS);
+					 arg, PARSE_MAX_SECONDS);
 		break;
 	case 'v':
 		fs_verbose = true;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "session.h"
+#include "session/session.h"
 
 int session__parse_targets(const char *s, bool want[FS_TGT_NR])
 {
