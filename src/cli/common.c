@@ -10,6 +10,7 @@
 #include "common.h"
 #include "util/parse.h"
 #include "report/report.h"
+#include "util/err.h"
 
 struct common_opts *common_opts_target;
 
@@ -50,8 +51,7 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 	if (c->json && strcmp(c->json, "-")) {
 		err = output__check(c->json);
 		if (err) {
-			fprintf(stderr, "folioscope: cannot write '%s': %s\n",
-				c->json, strerror(-err));
+			err__print(NULL, err, "cannot write '%s'", c->json);
 			exit(1);
 		}
 	}
@@ -65,8 +65,7 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 	c->format_set = true;
 	err = output__check(c->output);
 	if (err) {
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n",
-			c->output, strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", c->output);
 		exit(1);
 	}
 }
@@ -163,8 +162,7 @@ void cli__check_btf(const struct argp_state *st, const char *path)
 
 	if (!kfacts__check_btf(path, why, sizeof(why)))
 		return;
-	fprintf(stderr, "folioscope: %s: --btf '%s': %s\n", st->name, path,
-		why);
+	err__print(st->name, 0, "--btf '%s': %s", path, why);
 	exit(1);
 }
 

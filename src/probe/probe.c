@@ -11,6 +11,7 @@
 #include "kevent.h"
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
+#include "util/err.h"
 
 #define PROBE_MAX_LINKS 4
 
@@ -595,8 +596,7 @@ static int stats__read_entry(const struct probe *pr, __u32 key,
 {
 	if (bpf_map__lookup_elem(pr->stats, &key, sizeof(key), vals,
 				 sizeof(*vals) * ncpu, 0)) {
-		fprintf(stderr, "folioscope: cannot read map 'stats': %s\n",
-			strerror(errno));
+		err__print(NULL, -errno, "cannot read map 'stats'");
 		return -errno;
 	}
 	memset(out, 0, sizeof(*out));

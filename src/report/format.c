@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "util/fs.h"
 #include "util/util.h"
+#include "util/err.h"
 
 static const char *const format_names[REPORT_FMT_NR] = {
 	[REPORT_FMT_TEXT] = "text",
@@ -226,13 +227,12 @@ int report__write(const char *path, enum report_format fmt,
 
 cleanup:
 	if (err == -EINVAL && next && !report__format_ab(fmt))
-		fprintf(stderr,
-			"folioscope: cannot write '%s': format %s "
-			"shows one run; two need svg or html\n",
-			path, report__format_name(fmt));
+		err__print(NULL, 0,
+			   "cannot write '%s': format %s shows one run; two "
+			   "need svg or html",
+			   path, report__format_name(fmt));
 	else if (err)
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", path);
 	free(buf);
 	return err;
 }

@@ -18,6 +18,7 @@
 #include "report/report.h"
 #include "util/jsonb.h"
 #include "util/util.h"
+#include "util/err.h"
 
 /* A report is a few hundred KiB at most; refuse to slurp anything huge. */
 #define JSON_MAX_INPUT (16u << 20)
@@ -238,8 +239,7 @@ int report__json_write(const struct fs_report *r, const char *path)
 		err = report__write_atomic(path, buf, (size_t)len);
 	}
 	if (err)
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", path);
 	free(buf);
 	json_object_put(root);
 	return err;
@@ -817,11 +817,9 @@ cleanup:
 	if (fd >= 0 && !is_stdin)
 		close(fd);
 	if (rd.msg[0])
-		fprintf(stderr, "folioscope: invalid report '%s': %s\n", path,
-			rd.msg);
+		err__print(NULL, 0, "invalid report '%s': %s", path, rd.msg);
 	else if (err)
-		fprintf(stderr, "folioscope: cannot read '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot read '%s'", path);
 	free(tmp);
 	free(buf);
 	json_object_put(root);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include "report/report.h"
 #include "util/fs.h"
+#include "util/err.h"
 
 #define TMP_TAG ".folioscope-"
 
@@ -103,18 +104,17 @@ int report__tmp_clean(const char *path)
 		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0)) {
-			fprintf(stderr,
-				"folioscope: cannot remove '%s/%s', "
-				"left behind by an export that was killed: "
-				"%s\n",
-				dir, e->d_name, strerror(errno));
+			err__print(NULL, -errno,
+				   "cannot remove '%s/%s', left behind by an "
+				   "export that was killed",
+				   dir, e->d_name);
 			continue;
 		}
 		removed++;
-		fprintf(stderr,
-			"folioscope: removed '%s/%s', left behind by "
-			"an export that was killed\n",
-			dir, e->d_name);
+		err__print(NULL, 0,
+			   "removed '%s/%s', left behind by an export that was "
+			   "killed",
+			   dir, e->d_name);
 	}
 	err = removed;
 cleanup:

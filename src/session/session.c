@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "session/session.h"
+#include "util/err.h"
 
 int session__parse_targets(const char *s, bool want[FS_TGT_NR])
 {
@@ -27,10 +28,9 @@ int session__check_root(const char *cmd)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr,
-		"folioscope: %s: must run as root (loads BPF programs "
-		"and mounts filesystems)\n",
-		cmd);
+	err__print(
+		cmd, 0,
+		"must run as root (loads BPF programs and mounts filesystems)");
 	return -EPERM;
 }
 
@@ -64,11 +64,10 @@ int session__start(struct session *s, enum plan_mode m,
 	s->facts_loaded = true;
 	/* Every program has CO-RE reads: without BTF nothing can load. */
 	if (!s->facts.has_btf) {
-		fprintf(stderr,
-			"folioscope: no kernel BTF "
-			"(/sys/kernel/btf/vmlinux is missing), which the BPF "
-			"programs need; give --btf FILE with this kernel's "
-			"BTF\n");
+		err__print(NULL, 0,
+			   "no kernel BTF (/sys/kernel/btf/vmlinux is "
+			   "missing), which the BPF programs need; give --btf "
+			   "FILE with this kernel's BTF");
 		return -ENOENT;
 	}
 	s->per_proc = o->per_proc;

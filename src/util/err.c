@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* folioscope's stderr lines; see err.h. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,20 +9,25 @@
 
 void tty__erase_line(void)
 {
-	if (isatty(STDERR_FILENO))
+	int saved = errno;
+
+	if (isatty(fileno(stderr)))
 		fputs(TTY_ERASE_LINE, stderr);
+	errno = saved;
 }
 
 void err__vprint(const char *where, int err, const char *hint, const char *fmt,
 		 va_list ap)
 {
+	int saved = errno; /* callers may still return -errno */
 	char msg[8192];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fprintf(stderr, "%sfolioscope: %s%s%s%s%s%s%s\n",
-		isatty(STDERR_FILENO) ? TTY_ERASE_LINE : "", where ? where : "",
+		isatty(fileno(stderr)) ? TTY_ERASE_LINE : "", where ? where : "",
 		where ? ": " : "", msg, err ? ": " : "",
 		err ? strerror(-err) : "", hint ? " " : "", hint ? hint : "");
+	errno = saved;
 }
 
 void err__print(const char *where, int err, const char *fmt, ...)

@@ -3,7 +3,9 @@
  * The one way folioscope prints an error or notice line on stderr
  * (err.c): "folioscope: WHERE: message[: strerror][ hint]", written with
  * one call so the line stays whole, and on a terminal preceded by what
- * erases a progress line that may be showing.
+ * erases a progress line that may be showing (the stream stderr is, not
+ * fd 2: while argp parses, stderr is a stream of its own). errno is left
+ * as it was.
  */
 #ifndef FS_UTIL_ERR_H
 #define FS_UTIL_ERR_H

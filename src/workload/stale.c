@@ -19,6 +19,7 @@
 #include "workload/stale.h"
 #include "util/fs.h"
 #include "util/util.h"
+#include "util/err.h"
 
 #define MAX_MOUNTS 64
 
@@ -289,16 +290,15 @@ int wl__stale_clean_at(const char *parent, const char *procfs)
 		tree__remove(dir, TREE_ONE_FS);
 		if (lstat(dir, &sb)) {
 			removed++;
-			fprintf(stderr,
-				"folioscope: run: removed '%s' (%d "
-				"mount%s), left behind by a run that was "
-				"killed\n",
-				dir, mounts, mounts == 1 ? "" : "s");
+			err__print("run", 0,
+				   "removed '%s' (%d mount%s), left behind by "
+				   "a run that was killed",
+				   dir, mounts, mounts == 1 ? "" : "s");
 		} else {
-			fprintf(stderr,
-				"folioscope: run: cannot remove '%s', "
-				"left behind by a run that was killed\n",
-				dir);
+			err__print("run", 0,
+				   "cannot remove '%s', left behind by a run "
+				   "that was killed",
+				   dir);
 		}
 	}
 	closedir(d);

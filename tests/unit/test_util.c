@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "util/err.h"
 #include "util/fs.h"
 #include "util/jsonb.h"
 #include "util/proc.h"
@@ -305,6 +306,39 @@ static void test_jsonb(void **state)
 	json_object_put(root);
 }
 
+/* What err__print writes, with stderr sent to a file. */
+static void read_stderr(FILE *f, char *out, size_t len)
+{
+	size_t n;
+
+	fflush(f);
+	rewind(f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+}
+
+static void test_err_print(void **state)
+{
+	char p[PATH_MAX], got[256];
+	FILE *f, *old = stderr;
+
+	path_of(p, "stderr");
+	f = fopen(p, "w+");
+	assert_non_null(f);
+	stderr = f;
+	errno = EACCES;
+	err__print("run", -ENOENT, "cannot open '%s' %d", "x", 5);
+	/* A caller returning -errno after the line still has its own. */
+	assert_int_equal(errno, EACCES);
+	err__print(NULL, 0, "plain");
+	stderr = old;
+	read_stderr(f, got, sizeof(got));
+	fclose(f);
+	assert_string_equal(got, "folioscope: run: cannot open 'x' 5: "
+				 "No such file or directory\n"
+				 "folioscope: plain\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_tree_one_fs),
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_jsonb),
+		cmocka_unit_test(test_err_print),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
