@@ -24,8 +24,8 @@ void err__vprint(const char *where, int err, const char *hint, const char *fmt,
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fprintf(stderr, "%sfolioscope: %s%s%s%s%s%s%s\n",
-		isatty(fileno(stderr)) ? TTY_ERASE_LINE : "", where ? where : "",
-		where ? ": " : "", msg, err ? ": " : "",
+		isatty(fileno(stderr)) ? TTY_ERASE_LINE : "",
+		where ? where : "", where ? ": " : "", msg, err ? ": " : "",
 		err ? strerror(-err) : "", hint ? " " : "", hint ? hint : "");
 	errno = saved;
 }
