@@ -47,7 +47,7 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 {
 	int err;
 
-	/* -j too: it was only found unwritable after the whole run. */
+	/* -j too: an unwritable JSON path is refused before the run. */
 	if (c->json && strcmp(c->json, "-")) {
 		err = output__check(c->json);
 		if (err) {
@@ -123,7 +123,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		output__resolve(st, c);
 		break;
 	case 'd':
-		/* strtod alone took "nan": a duration that never ends. */
+		/* Not strtod: it takes "nan", a duration that never ends. */
 		if (seconds__parse(arg, &c->duration))
 			cli__usage_error(st,
 					 "invalid duration '%s' (want 0 < "

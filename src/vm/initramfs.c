@@ -123,8 +123,8 @@ static int stage__copy(const struct stage *s, const char *host,
 	if (!err)
 		err = vm_fs__copy_file(host, dst, mode);
 	if (err)
-		err__print("vm", 0, "cannot copy '%s' into the initramfs: %s",
-			   host, strerror(-err));
+		err__print("vm", err, "cannot copy '%s' into the initramfs",
+			   host);
 	return err;
 }
 
@@ -146,8 +146,7 @@ static int stage__elf(const struct stage *s, const char *host,
 		return err;
 	st = vm_proc__capture(argv, NULL, -1, &out);
 	if (st < 0) {
-		err__print("vm", 0, "cannot run ldd on '%s': %s", host,
-			   strerror(-st));
+		err__print("vm", st, "cannot run ldd on '%s'", host);
 		return st;
 	}
 	for (line = strtok_r(out, "\n", &save); line;
@@ -359,8 +358,8 @@ static int modules__stage(const struct stage *s, const char *moddir,
 	}
 cleanup:
 	if (err)
-		err__print("vm", 0, "cannot stage modules from '%s': %s",
-			   src_dir, strerror(-err));
+		err__print("vm", err, "cannot stage modules from '%s'",
+			   src_dir);
 	free(dep);
 	free(gen);
 	return err;
@@ -399,7 +398,7 @@ static int stage__busybox(const struct stage *s)
 	if (!err)
 		return 0;
 fail:
-	err__print("vm", 0, "cannot create '%s': %s", link, strerror(-err));
+	err__print("vm", err, "cannot create '%s'", link);
 	return err;
 }
 
@@ -428,8 +427,7 @@ static int stage__extra(const struct stage *s,
 		if (!err && access(abs, R_OK))
 			err = -errno;
 		if (err) {
-			err__print("vm", 0, "cannot read '%s': %s", w,
-				   strerror(-err));
+			err__print("vm", err, "cannot read '%s'", w);
 			return err;
 		}
 		err = stage__elf(s, abs, abs, abs);
@@ -478,8 +476,7 @@ static int stage__args(const struct stage *s, int argc, char **argv, bool exec)
 	}
 cleanup:
 	if (err)
-		err__print("vm", 0, "cannot write the guest's /args: %s",
-			   strerror(-err));
+		err__print("vm", err, "cannot write the guest's /args");
 	free(buf);
 	return err;
 }
@@ -559,7 +556,7 @@ static int cpio__write(const char *root, const char *workdir,
 	io.err_fd = lg;
 	st = vm_proc__run(argv, &io);
 	if (st < 0) {
-		err__print("vm", 0, "cannot run cpio: %s", strerror(-st));
+		err__print("vm", st, "cannot run cpio");
 		err = st;
 	} else if (st) {
 		err__print("vm", 0, "cpio failed (exit %d), see '%s'", st, log);
@@ -567,8 +564,7 @@ static int cpio__write(const char *root, const char *workdir,
 	}
 	goto done;
 cleanup:
-	err__print("vm", 0, "cannot write initramfs '%s': %s", cpio_path,
-		   strerror(-err));
+	err__print("vm", err, "cannot write initramfs '%s'", cpio_path);
 done:
 	if (in >= 0)
 		close(in);
@@ -653,7 +649,6 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 		return err;
 	return cpio__write(root, workdir, cpio_path);
 fail:
-	err__print("vm", 0, "cannot stage the initramfs in '%s': %s", workdir,
-		   strerror(-err));
+	err__print("vm", err, "cannot stage the initramfs in '%s'", workdir);
 	return err;
 }

@@ -511,8 +511,7 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 		return path_too_long(cache);
 	err = vm_fs__mkdir_p(kdir, 0755);
 	if (err) {
-		err__print("vm", 0, "cannot create '%s': %s", kdir,
-			   strerror(-err));
+		err__print("vm", err, "cannot create '%s'", kdir);
 		return err;
 	}
 

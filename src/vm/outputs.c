@@ -320,8 +320,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		o->size = size;
 		err = output__open(o);
 		if (err) {
-			err__print("vm", 0, "cannot write output '%s': %s",
-				   o->host_path, strerror(-err));
+			err__print("vm", err, "cannot write output '%s'",
+				   o->host_path);
 			output__fail(o);
 			return err;
 		}
@@ -348,8 +348,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		if (close(o->fd)) {
 			err = -errno;
 			o->fd = -1;
-			err__print("vm", 0, "cannot write output '%s': %s",
-				   o->host_path, strerror(-err));
+			err__print("vm", err, "cannot write output '%s'",
+				   o->host_path);
 			output__fail(o);
 			return err;
 		}
@@ -362,8 +362,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 	o = &outs->v[outs->cur];
 	err = output__decode(o, line);
 	if (err) {
-		err__print("vm", 0, "cannot receive output '%s': %s",
-			   o->host_path, strerror(-err));
+		err__print("vm", err, "cannot receive output '%s'",
+			   o->host_path);
 		output__fail(o);
 		outs->cur = OUT_SKIP;
 	}
@@ -386,9 +386,9 @@ int vm_outputs__deliver(struct vm_outputs *outs)
 		    rename(o->tmp_path, o->host_path)) {
 			if (!err) {
 				err = -errno;
-				err__print("vm", 0,
-					   "cannot write output '%s': %s",
-					   o->host_path, strerror(-err));
+				err__print("vm", err,
+					   "cannot write output '%s'",
+					   o->host_path);
 			}
 			continue;
 		}

@@ -227,14 +227,12 @@ static int kernel__check(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		err__print("vm", 0, "cannot read kernel '%s': %s", path,
-			   strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		return err;
 	}
 	if (fstat(fd, &sb)) {
 		err = -errno;
-		err__print("vm", 0, "cannot read kernel '%s': %s", path,
-			   strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		goto cleanup;
 	}
 	if (!S_ISREG(sb.st_mode)) {
@@ -248,8 +246,7 @@ static int kernel__check(const char *path)
 	n = pread(fd, magic, sizeof(magic), 0x202);
 	if (n < 0) {
 		err = -errno;
-		err__print("vm", 0, "cannot read kernel '%s': %s", path,
-			   strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		goto cleanup;
 	}
 	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4)) {
@@ -273,15 +270,13 @@ static int kernel__pick(struct vm_run *r)
 	/* Files for the guest first: a typo fails before any download. */
 	if (o->exec && access(o->exec, R_OK)) {
 		err = -errno;
-		err__print("vm", 0, "cannot read script '%s': %s", o->exec,
-			   strerror(-err));
+		err__print("vm", err, "cannot read script '%s'", o->exec);
 		return err;
 	}
 	for (i = 0; i < o->nwith; i++) {
 		if (access(o->with[i], R_OK)) {
 			err = -errno;
-			err__print("vm", 0, "cannot read '%s': %s", o->with[i],
-				   strerror(-err));
+			err__print("vm", err, "cannot read '%s'", o->with[i]);
 			return err;
 		}
 	}
@@ -301,8 +296,8 @@ static int kernel__pick(struct vm_run *r)
 	if (o->modules) {
 		if (!vm_fs__is_dir(o->modules)) {
 			err = access(o->modules, R_OK) ? -errno : -ENOTDIR;
-			err__print("vm", 0, "cannot read modules dir '%s': %s",
-				   o->modules, strerror(-err));
+			err__print("vm", err, "cannot read modules dir '%s'",
+				   o->modules);
 			return err;
 		}
 		if (vm_fs__fmt(r->moddir, sizeof(r->moddir), "%s", o->modules))
@@ -311,8 +306,7 @@ static int kernel__pick(struct vm_run *r)
 	fd = open(bin, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		err__print("vm", 0, "cannot read binary '%s': %s", bin,
-			   strerror(-err));
+		err__print("vm", err, "cannot read binary '%s'", bin);
 		return err;
 	}
 	close(fd);
@@ -334,15 +328,13 @@ static int chan__open(struct vm_run *r, enum vm_chan_id c)
 		return path_too_long(r->workdir);
 	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
 		err = -errno;
-		err__print("vm", 0, "cannot create fifo in '%s': %s",
-			   r->workdir, strerror(-err));
+		err__print("vm", err, "cannot create fifo in '%s'", r->workdir);
 		return err;
 	}
 	r->chan_fd[c] = open(out, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r->chan_fd[c] < 0) {
 		err = -errno;
-		err__print("vm", 0, "cannot open fifo '%s': %s", out,
-			   strerror(-err));
+		err__print("vm", err, "cannot open fifo '%s'", out);
 		return err;
 	}
 	return 0;
@@ -451,8 +443,7 @@ static int qemu__start(struct vm_run *r)
 	fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = -errno;
-		err__print("vm", 0, "cannot create '%s': %s", r->qemu_log,
-			   strerror(-err));
+		err__print("vm", err, "cannot create '%s'", r->qemu_log);
 		return err;
 	}
 	io.out_fd = fd;
@@ -463,8 +454,7 @@ static int qemu__start(struct vm_run *r)
 	if (r->qemu < 0) {
 		err = r->qemu;
 		r->qemu = -1;
-		err__print("vm", 0, "cannot run %s: %s", r->qemu_bin,
-			   strerror(-err));
+		err__print("vm", err, "cannot run %s", r->qemu_bin);
 		return err;
 	}
 	return 0;
@@ -743,8 +733,7 @@ static int accel__pick(struct vm_run *r)
 		err = -errno;
 		if (r->o->accel == VM_ACCEL_AUTO)
 			return 0;
-		err__print("vm", 0, "--accel kvm: cannot open /dev/kvm: %s",
-			   strerror(-err));
+		err__print("vm", err, "--accel kvm: cannot open /dev/kvm");
 		return err;
 	}
 	close(fd);
@@ -783,11 +772,8 @@ static void accel__booted(struct vm_run *r)
 	else
 		err = vm_kvm__record(r->kvm_record, &r->kvm_key, r->kvm_why);
 	if (err)
-		err__print("vm", 0,
-			   "cannot %s '%s' (KVM failures seen "
-			   "here): %s",
-			   r->kvm ? "remove" : "write", r->kvm_record,
-			   strerror(-err));
+		err__print("vm", err, "cannot %s '%s' (KVM failures seen here)",
+			   r->kvm ? "remove" : "write", r->kvm_record);
 }
 
 /* First line of qemu's own output, without its "qemu-system-x86_64: ". */
@@ -881,7 +867,7 @@ static int vm__loop(struct vm_run *r)
 		    errno != EINTR) {
 			st = -errno;
 			qemu__stop(r);
-			err__print("vm", 0, "poll: %s", strerror(-st));
+			err__print("vm", st, "poll");
 			return st;
 		}
 		while (read(r->wake[0], junk, sizeof(junk)) > 0)
@@ -948,8 +934,7 @@ static int workdir__create(struct vm_run *r)
 	}
 	if (!mkdtemp(r->workdir)) {
 		err = -errno;
-		err__print("vm", 0, "cannot create a temp dir in '%s': %s", tmp,
-			   strerror(-err));
+		err__print("vm", err, "cannot create a temp dir in '%s'", tmp);
 		r->workdir[0] = '\0';
 		return err;
 	}
@@ -994,7 +979,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 
 	err = signals__install(r);
 	if (err) {
-		err__print("vm", 0, "cannot create a pipe: %s", strerror(-err));
+		err__print("vm", err, "cannot create a pipe");
 		goto cleanup;
 	}
 	/* First, as run does: even a vm that fails cleans up after one

@@ -374,7 +374,7 @@ static void test_matrix(void **state)
 			total += p.files[f].size;
 		}
 		assert_true(total < 20 * MiB);
-		/* What the issue asks the matrix to cover. */
+		/* The cases the matrix must cover. */
 		assert_true(multi && same_file && cold && tail && folio);
 		assert_true(ioctl_err);
 		assert_int_equal(diffs_seen, (1 << DD_DIFF_NR) - 1);
