@@ -18,6 +18,7 @@
 #include "runguard.h"
 #include "session/session.h"
 #include "workload/workload.h"
+#include "util/err.h"
 
 /* Options that belong to one workload or are a layout of their own. */
 enum opt_class {
@@ -392,15 +393,13 @@ static int run__reconcile(struct fs_report *r, enum fs_target t)
 	ok = calls == wcalls && bytes == wbytes;
 	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
 	if (!ok)
-		fprintf(stderr,
-			"folioscope: run: tracing error on %s (%s %s): "
-			"workload "
-			"made %" PRIu64 " calls / %" PRIu64
-			" bytes, probes saw "
-			"%" PRIu64 " / %" PRIu64 "\n",
-			tr->name, tr->attach.mechanism, tr->attach.symbol,
-			(uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
-			(uint64_t)bytes);
+		err__print("run", 0,
+			   "tracing error on %s (%s %s): workload made %" PRIu64
+			   " calls / %" PRIu64 " bytes, probes saw %" PRIu64
+			   " / %" PRIu64,
+			   tr->name, tr->attach.mechanism, tr->attach.symbol,
+			   (uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
+			   (uint64_t)bytes);
 	return ok ? 0 : -EPROTO;
 }
 
@@ -471,9 +470,10 @@ int cmd_run(int argc, char **argv)
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
 	 * and a run that could not judge everything has not passed. */
 	if (r.validation.disturbed[0]) {
-		fprintf(stderr,
-			"folioscope: run %s: environment disturbed, not a "
-			"kernel failure: %s; unjudged answers: %" PRIu64 "\n",
+		err__print(
+			NULL, 0,
+			"run %s: environment disturbed, not a kernel failure: "
+			"%s; unjudged answers: %" PRIu64,
 			a.workload, r.validation.disturbed,
 			(uint64_t)r.validation.unjudged);
 		rc = 1;

@@ -148,11 +148,9 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 	va_list ap;
 
 	/* One line, unlike argp_error's extra "Try --help" line. */
-	fprintf(stderr, "folioscope: %s: ", st->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err__vprint(st->name, 0, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 

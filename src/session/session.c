@@ -37,20 +37,21 @@ int session__check_root(const char *cmd)
 /* Every step of a failed plan, on one line. */
 static void plan__print_failure(const struct plan *p, enum plan_mode m)
 {
-	fprintf(stderr, "folioscope: %s: cannot attach%s%s:",
-		model__target_name(p->target),
-		m == PLAN_AUTO ? "" : " with --mode ",
-		m == PLAN_AUTO ? "" : plan__mode_name(m));
-	for (int i = 0; i < p->nsteps; i++) {
+	char steps[4096];
+	size_t n = 0;
+
+	steps[0] = '\0';
+	for (int i = 0; i < p->nsteps && n < sizeof(steps); i++) {
 		const struct plan_step *s = &p->step[i];
 
-		fprintf(stderr, "%s %s %s: %s", i ? ";" : "",
-			plan__mech_name(s->mech), s->symbol,
-			s->tried ? s->err_msg : s->why);
+		n += snprintf(steps + n, sizeof(steps) - n, "%s %s %s: %s",
+			      i ? ";" : "", plan__mech_name(s->mech), s->symbol,
+			      s->tried ? s->err_msg : s->why);
 	}
-	if (!p->nsteps)
-		fprintf(stderr, " no step for this mode");
-	fputc('\n', stderr);
+	err__print(model__target_name(p->target), 0, "cannot attach%s%s:%s",
+		   m == PLAN_AUTO ? "" : " with --mode ",
+		   m == PLAN_AUTO ? "" : plan__mode_name(m),
+		   p->nsteps ? steps : " no step for this mode");
 }
 
 int session__start(struct session *s, enum plan_mode m,
