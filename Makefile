@@ -184,8 +184,7 @@ $(OUT)/folioscope-dyn: $(APP_OBJS)
 FUZZ_TARGETS ?= json rule parse
 FUZZ_SECONDS ?= 15
 FUZZ_BINS := $(patsubst %,$(OUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
-FUZZ_LIB := $(wildcard src/model/*.c src/report/*.c src/compare/*.c) \
-	    src/cli/parse.c
+FUZZ_LIB := $(wildcard src/model/*.c src/report/*.c src/compare/*.c src/util/*.c)
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -Ibpf \
 	       -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -fno-omit-frame-pointer

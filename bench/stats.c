@@ -10,6 +10,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "stats.h"
+#include "util/util.h"
 
 #define MAX_FIELDS 12
 #define BENCH_LINE 2048
@@ -671,7 +672,7 @@ bool bench__in_summary(const char *metric)
 		"ratio_to_duperemove", "ratio_to_ftrace",
 	};
 
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)
 		if (!strcmp(metric, keep[i]))
 			return true;
 	return false;

@@ -14,11 +14,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "common.h"
 #include <sys/types.h>
-
-/* Declared in common.h, which also routes argp_parse here. */
-error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
-			unsigned flags, int *end, void *input);
 
 struct oneline {
 	FILE *out; /* the real stderr */

@@ -13,6 +13,7 @@
 #include "common.h"
 #include "compare/compare.h"
 #include "report/report.h"
+#include "util/err.h"
 
 enum {
 	OPT_VS = 0x100,
@@ -136,7 +137,7 @@ static int side__load(struct cmp_side *s, const char *label, const char **paths,
 	s->paths = paths;
 	s->runs = calloc(n, sizeof(*s->runs));
 	if (!s->runs) {
-		fprintf(stderr, "folioscope: compare: out of memory\n");
+		err__print("compare", 0, "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
@@ -190,19 +191,18 @@ int cmd_compare(int argc, char **argv)
 	/* A few hundred KiB of rules: not for the stack. */
 	a = calloc(1, sizeof(*a));
 	if (!a) {
-		fprintf(stderr, "folioscope: compare: out of memory\n");
+		err__print("compare", 0, "out of memory");
 		return 2;
 	}
-	argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
+	cli__argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
 	if (side__load(&base, "base", a->paths[0], a->npaths[0]) ||
 	    side__load(&new, "new", a->paths[1], a->npaths[1]))
 		goto cleanup;
 	if (cmp__mismatch(&base, &new, why, sizeof(why))) {
 		if (!a->force) {
-			fprintf(stderr,
-				"folioscope: compare: runs differ: %s "
-				"(--force compares anyway)\n",
-				why);
+			err__print("compare", 0,
+				   "runs differ: %s (--force compares anyway)",
+				   why);
 			goto cleanup;
 		}
 		printf("warning: compared with --force although runs differ: "
@@ -210,8 +210,7 @@ int cmd_compare(int argc, char **argv)
 		       why);
 	}
 	if (!a->quiet && cmp__report(stdout, &base, &new)) {
-		fprintf(stderr,
-			"folioscope: compare: cannot write the report\n");
+		err__print("compare", 0, "cannot write the report");
 		goto cleanup;
 	}
 	rc = rules__check(a, &base, &new) ? 1 : 0;

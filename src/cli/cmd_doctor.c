@@ -6,6 +6,7 @@
  * detached), so the reasons are the kernel's own answers.
  */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include "common.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
+#include "util/err.h"
+#include "util/jsonb.h"
 
 struct doctor_args {
 	bool json;
@@ -142,92 +145,78 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 	}
 }
 
-static void doctor__json(const struct kfacts *f, const struct plan *plans,
-			 bool tried)
+/* The report as JSON on stdout; -ENOMEM if it could not be built. */
+static int doctor__json(const struct kfacts *f, const struct plan *plans,
+			bool tried)
 {
-	struct json_object *root = json_object_new_object();
-	struct json_object *targets = json_object_new_object();
+	struct jsonb b = { .oom = false };
+	struct json_object *root, *targets;
+	const char *text;
 
-	json_object_object_add(root, "kernel",
-			       json_object_new_string(f->release));
-	json_object_object_add(root, "btf",
-			       json_object_new_boolean(f->has_btf));
-	json_object_object_add(
-		root, "btf_file",
-		f->btf_file[0] ? json_object_new_string(f->btf_file) : NULL);
-	json_object_object_add(root, "kernel_btf",
-			       json_object_new_boolean(f->kernel_btf));
-	json_object_object_add(root, "lockdown",
-			       json_object_new_string(f->lockdown));
-	json_object_object_add(
-		root, "kprobes_config",
-		f->kprobes < 0 ? NULL
-			       : json_object_new_boolean(f->kprobes == 1));
-	json_object_object_add(root, "tried", json_object_new_boolean(tried));
-	json_object_object_add(root, "kprobe_blacklist_functions",
-			       json_object_new_int(f->blacklist_len));
-	json_object_object_add(root, "kprobe_blacklist_source",
-			       json_object_new_string(f->blacklist_src));
+	root = json_object_new_object();
+	if (!root)
+		return -ENOMEM;
+	jsonb__put(&b, root, "kernel", json_object_new_string(f->release));
+	jsonb__put(&b, root, "btf", json_object_new_boolean(f->has_btf));
+	jsonb__put_str_or_null(&b, root, "btf_file", f->btf_file);
+	jsonb__put(&b, root, "kernel_btf",
+		   json_object_new_boolean(f->kernel_btf));
+	jsonb__put(&b, root, "lockdown", json_object_new_string(f->lockdown));
+	if (f->kprobes < 0)
+		jsonb__put_null(&b, root, "kprobes_config");
+	else
+		jsonb__put(&b, root, "kprobes_config",
+			   json_object_new_boolean(f->kprobes == 1));
+	jsonb__put(&b, root, "tried", json_object_new_boolean(tried));
+	jsonb__put(&b, root, "kprobe_blacklist_functions",
+		   json_object_new_int(f->blacklist_len));
+	jsonb__put(&b, root, "kprobe_blacklist_source",
+		   json_object_new_string(f->blacklist_src));
+	targets = jsonb__put(&b, root, "targets", json_object_new_object());
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct plan *p = &plans[t];
-		struct json_object *jt = json_object_new_object();
-		struct json_object *steps = json_object_new_array();
+		const struct plan_step *c =
+			p->chosen < 0 ? NULL : &p->step[p->chosen];
+		struct json_object *jt, *steps;
 
-		json_object_object_add(jt, "function",
-				       json_object_new_string(p->function));
-		json_object_object_add(jt, "inlined",
-				       json_object_new_boolean(p->inlined));
-		json_object_object_add(
-			jt, "clone",
-			p->clone[0] ? json_object_new_string(p->clone) : NULL);
+		jt = jsonb__put(&b, targets, model__target_name(t),
+				json_object_new_object());
+		jsonb__put(&b, jt, "function",
+			   json_object_new_string(p->function));
+		jsonb__put(&b, jt, "inlined",
+			   json_object_new_boolean(p->inlined));
+		jsonb__put_str_or_null(&b, jt, "clone", p->clone);
+		steps = jsonb__put(&b, jt, "steps", json_object_new_array());
 		for (int i = 0; i < p->nsteps; i++) {
 			const struct plan_step *s = &p->step[i];
-			struct json_object *js = json_object_new_object();
+			struct json_object *js;
 
-			json_object_object_add(
-				js, "mechanism",
-				json_object_new_string(
-					plan__mech_name(s->mech)));
-			json_object_object_add(
-				js, "symbol",
-				json_object_new_string(s->symbol));
-			json_object_object_add(
-				js, "available",
-				json_object_new_boolean(step__usable(s)));
-			json_object_object_add(
-				js, "reason",
-				json_object_new_string(step__status(s)));
-			json_object_object_add(
-				js, "inflight",
-				s->inflight[0]
-					? json_object_new_string(s->inflight)
-					: NULL);
-			json_object_array_add(steps, js);
+			js = jsonb__push(&b, steps, json_object_new_object());
+			jsonb__put(&b, js, "mechanism",
+				   json_object_new_string(
+					   plan__mech_name(s->mech)));
+			jsonb__put(&b, js, "symbol",
+				   json_object_new_string(s->symbol));
+			jsonb__put(&b, js, "available",
+				   json_object_new_boolean(step__usable(s)));
+			jsonb__put(&b, js, "reason",
+				   json_object_new_string(step__status(s)));
+			jsonb__put_str_or_null(&b, js, "inflight", s->inflight);
 		}
-		json_object_object_add(jt, "steps", steps);
-		json_object_object_add(
-			jt, "chosen",
-			p->chosen < 0 ? NULL
-				      : json_object_new_string(
-						p->step[p->chosen].symbol));
-		json_object_object_add(
-			jt, "mechanism",
-			p->chosen < 0 ? NULL
-				      : json_object_new_string(plan__mech_name(
-						p->step[p->chosen].mech)));
-		json_object_object_add(
-			jt, "inflight",
-			p->chosen < 0 || !p->step[p->chosen].inflight[0]
-				? NULL
-				: json_object_new_string(
-					  p->step[p->chosen].inflight));
-		json_object_object_add(targets, model__target_name(t), jt);
+		jsonb__put_str_or_null(&b, jt, "chosen", c ? c->symbol : NULL);
+		jsonb__put_str_or_null(&b, jt, "mechanism",
+				       c ? plan__mech_name(c->mech) : NULL);
+		jsonb__put_str_or_null(&b, jt, "inflight",
+				       c ? c->inflight : NULL);
 	}
-	json_object_object_add(root, "targets", targets);
-	printf("%s\n", json_object_to_json_string_ext(
+	text = b.oom ? NULL
+		     : json_object_to_json_string_ext(
 			       root, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE));
+					     JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		printf("%s\n", text);
 	json_object_put(root);
+	return text ? 0 : -ENOMEM;
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -237,8 +226,9 @@ int cmd_doctor(int argc, char **argv)
 	struct plan plans[FS_TGT_NR];
 	struct kfacts f;
 	bool tried = geteuid() == 0;
+	int err = 0;
 
-	argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
 	o.btf_path = a.btf;
 	if (kfacts__load(&f, a.btf))
 		return 1;
@@ -249,10 +239,14 @@ int cmd_doctor(int argc, char **argv)
 		else
 			plans[t].chosen = plan__next(&plans[t], 0);
 	}
-	if (a.json)
-		doctor__json(&f, plans, tried);
-	else
+	if (a.json) {
+		err = doctor__json(&f, plans, tried);
+		if (err)
+			err__print("doctor", err,
+				   "cannot build the JSON report");
+	} else {
 		doctor__text(&f, plans, tried);
+	}
 	kfacts__free(&f);
-	return 0;
+	return err ? 1 : 0;
 }

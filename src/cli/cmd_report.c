@@ -16,6 +16,7 @@
 #include "serve/serve.h"
 #include "serveopt.h"
 #include "user.h"
+#include "util/err.h"
 
 enum { OPT_FORMAT = 0x100, OPT_USER };
 
@@ -156,8 +157,7 @@ static int report__serve(const struct report_args *a, const struct fs_report *r)
 			return err;
 		}
 	}
-	fprintf(stderr, "folioscope: serving %s; Ctrl-C to stop\n",
-		serve__url(s));
+	err__print(NULL, 0, "serving %s; Ctrl-C to stop", serve__url(s));
 	while (sigwait(&set, &sig))
 		;
 	serve__stop(s);
@@ -172,7 +172,7 @@ int cmd_report(int argc, char **argv)
 	struct argp_state st = { .name = "report" };
 	int err = 0;
 
-	argp_parse(&report_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&report_argp, argc, argv, 0, NULL, &a);
 	if (a.format)
 		report__format_parse(a.format, &fmt);
 	else if (a.output && strcmp(a.output, "-") &&
@@ -195,7 +195,7 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < a.nin; i++) {
 		r[i] = calloc(1, sizeof(*r[i]));
 		if (!r[i]) {
-			fprintf(stderr, "folioscope: report: out of memory\n");
+			err__print("report", 0, "out of memory");
 			err = -ENOMEM;
 			goto cleanup;
 		}

@@ -13,11 +13,12 @@
 #include <unistd.h>
 #include "commands.h"
 #include "common.h"
-#include "parse.h"
+#include "util/parse.h"
 #include "progress.h"
 #include "runguard.h"
-#include "session.h"
+#include "session/session.h"
 #include "workload/workload.h"
+#include "util/err.h"
 
 /* Options that belong to one workload or are a layout of their own. */
 enum opt_class {
@@ -151,7 +152,7 @@ static unsigned int parse_count(const struct argp_state *st, const char *name,
 {
 	__u64 v = 0;
 
-	if (cli__parse_size(arg, false, &v))
+	if (size__parse(arg, false, &v))
 		cli__usage_error(st, "invalid %s '%s'", name, arg);
 	if (v > max)
 		cli__usage_error(st, "%s %s is too large (at most %llu)", name,
@@ -164,7 +165,7 @@ static __u64 parse_bytes(const struct argp_state *st, const char *name,
 {
 	__u64 v = 0;
 
-	if (cli__parse_size(arg, zero, &v))
+	if (size__parse(arg, zero, &v))
 		cli__usage_error(st, "invalid size '%s' for %s", arg, name);
 	return v;
 }
@@ -402,15 +403,13 @@ static int run__reconcile(struct fs_report *r, enum fs_target t)
 	ok = calls == wcalls && bytes == wbytes;
 	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
 	if (!ok)
-		fprintf(stderr,
-			"folioscope: run: tracing error on %s (%s %s): "
-			"workload "
-			"made %" PRIu64 " calls / %" PRIu64
-			" bytes, probes saw "
-			"%" PRIu64 " / %" PRIu64 "\n",
-			tr->name, tr->attach.mechanism, tr->attach.symbol,
-			(uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
-			(uint64_t)bytes);
+		err__print("run", 0,
+			   "tracing error on %s (%s %s): workload made %" PRIu64
+			   " calls / %" PRIu64 " bytes, probes saw %" PRIu64
+			   " / %" PRIu64,
+			   tr->name, tr->attach.mechanism, tr->attach.symbol,
+			   (uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
+			   (uint64_t)bytes);
 	return ok ? 0 : -EPROTO;
 }
 
@@ -428,7 +427,7 @@ int cmd_run(int argc, char **argv)
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
-	argp_parse(&run_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&run_argp, argc, argv, 0, NULL, &a);
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;
@@ -482,9 +481,10 @@ int cmd_run(int argc, char **argv)
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
 	 * and a run that could not judge everything has not passed. */
 	if (r.validation.disturbed[0]) {
-		fprintf(stderr,
-			"folioscope: run %s: environment disturbed, not a "
-			"kernel failure: %s; unjudged answers: %" PRIu64 "\n",
+		err__print(
+			NULL, 0,
+			"run %s: environment disturbed, not a kernel failure: "
+			"%s; unjudged answers: %" PRIu64,
 			a.workload, r.validation.disturbed,
 			(uint64_t)r.validation.unjudged);
 		rc = 1;

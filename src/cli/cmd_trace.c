@@ -17,12 +17,13 @@
 #include <sys/wait.h>
 #include "commands.h"
 #include "common.h"
-#include "cli/parse.h"
-#include "session.h"
+#include "util/parse.h"
+#include "session/session.h"
 #include "serve/serve.h"
 #include "serveopt.h"
 #include "user.h"
 #include "util/util.h"
+#include "util/err.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -129,11 +130,11 @@ static double parse_seconds(struct argp_state *st, const char *arg)
 {
 	double v;
 
-	if (cli__parse_seconds(arg, &v))
+	if (seconds__parse(arg, &v))
 		cli__usage_error(st,
 				 "invalid number of seconds '%s' (want 0 < "
 				 "S <= %.0f)",
-				 arg, CLI_MAX_SECONDS);
+				 arg, PARSE_MAX_SECONDS);
 	return v;
 }
 
@@ -277,8 +278,7 @@ static pid_t cmd__spawn(char **cmd, int *go_fd)
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "folioscope: trace: cannot run '%s': %s\n",
-			cmd[0], strerror(errno));
+		err__print("trace", -errno, "cannot run '%s'", cmd[0]);
 		_exit(127);
 	}
 	close(p[0]);
@@ -405,11 +405,10 @@ static int trace__drop(struct session *s, const struct user_ids *u)
 		goto cleanup;
 	err = session__collect(s, r, false);
 	if (err)
-		fprintf(stderr,
-			"folioscope: trace: --user %s: cannot read the "
-			"BPF maps as that user: %s (kernel.unprivileged_bpf_"
-			"disabled?)\n",
-			u->name, strerror(-err));
+		err__print("trace", 0,
+			   "--user %s: cannot read the BPF maps as that user: "
+			   "%s (kernel.unprivileged_bpf_disabled?)",
+			   u->name, strerror(-err));
 cleanup:
 	model__free(r);
 	free(r);
@@ -425,15 +424,14 @@ int cmd_trace(int argc, char **argv)
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
 
-	argp_parse(&trace_argp, argc, argv, 0, NULL, &a);
+	cli__argp_parse(&trace_argp, argc, argv, 0, NULL, &a);
 	if (session__check_root("trace"))
 		return 1;
 	session__parse_targets(a.c.targets ? a.c.targets : "all", s.want);
 	if (a.cmd && a.cmd[0]) {
 		child = cmd__spawn(a.cmd, &go);
 		if (child < 0) {
-			fprintf(stderr, "folioscope: trace: cannot fork: %s\n",
-				strerror(-child));
+			err__print("trace", child, "cannot fork");
 			return 1;
 		}
 		a.p.filter_tree = (__u32)child;
@@ -451,7 +449,7 @@ int cmd_trace(int argc, char **argv)
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */
-		fprintf(stderr, "folioscope: serving %s\n", serve__url(srv));
+		err__print(NULL, 0, "serving %s", serve__url(srv));
 	}
 	if (a.drop) {
 		err = trace__drop(&s, &a.user);
@@ -466,11 +464,9 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (!a.quiet) {
 		if (child)
-			fprintf(stderr, "folioscope: tracing '%s'...\n",
-				a.cmd[0]);
+			err__print(NULL, 0, "tracing '%s'...", a.cmd[0]);
 		else if (!a.c.duration)
-			fprintf(stderr,
-				"folioscope: tracing... Ctrl-C to stop\n");
+			err__print(NULL, 0, "tracing... Ctrl-C to stop");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tick = t0;

@@ -179,7 +179,7 @@ int cmd_vm(int argc, char **argv)
 	struct vm_args a = {};
 	int err;
 
-	argp_parse(&vm_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	cli__argp_parse(&vm_argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	err = vm__run(&a.o, a.argc, a.argv);
 	/* vm__run has printed the reason for a host-side failure. */
 	return err < 0 ? 1 : err;

@@ -8,8 +8,9 @@
 #include <sys/stat.h>
 #include "commands.h"
 #include "common.h"
-#include "cli/parse.h"
+#include "util/parse.h"
 #include "report/report.h"
+#include "util/err.h"
 
 struct common_opts *common_opts_target;
 
@@ -46,12 +47,11 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 {
 	int err;
 
-	/* -j too: it was only found unwritable after the whole run. */
+	/* -j too: an unwritable JSON path is refused before the run. */
 	if (c->json && strcmp(c->json, "-")) {
 		err = output__check(c->json);
 		if (err) {
-			fprintf(stderr, "folioscope: cannot write '%s': %s\n",
-				c->json, strerror(-err));
+			err__print(NULL, err, "cannot write '%s'", c->json);
 			exit(1);
 		}
 	}
@@ -65,8 +65,7 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 	c->format_set = true;
 	err = output__check(c->output);
 	if (err) {
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n",
-			c->output, strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", c->output);
 		exit(1);
 	}
 }
@@ -124,12 +123,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		output__resolve(st, c);
 		break;
 	case 'd':
-		/* strtod alone took "nan": a duration that never ends. */
-		if (cli__parse_seconds(arg, &c->duration))
+		/* Not strtod: it takes "nan", a duration that never ends. */
+		if (seconds__parse(arg, &c->duration))
 			cli__usage_error(st,
 					 "invalid duration '%s' (want 0 < "
 					 "SECONDS <= %.0f)",
-					 arg, CLI_MAX_SECONDS);
+					 arg, PARSE_MAX_SECONDS);
 		break;
 	case 'v':
 		fs_verbose = true;
@@ -149,11 +148,9 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 	va_list ap;
 
 	/* One line, unlike argp_error's extra "Try --help" line. */
-	fprintf(stderr, "folioscope: %s: ", st->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	err__vprint(st->name, 0, NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
@@ -163,8 +160,7 @@ void cli__check_btf(const struct argp_state *st, const char *path)
 
 	if (!kfacts__check_btf(path, why, sizeof(why)))
 		return;
-	fprintf(stderr, "folioscope: %s: --btf '%s': %s\n", st->name, path,
-		why);
+	err__print(st->name, 0, "--btf '%s': %s", path, why);
 	exit(1);
 }
 

@@ -23,7 +23,7 @@ struct common_opts {
 };
 
 extern const struct argp common_argp;
-/* The struct the child parser fills; set before argp_parse. */
+/* The struct the child parser fills; set before cli__argp_parse. */
 extern struct common_opts *common_opts_target;
 
 /* "folioscope: CMD: message" on one line, exit 2 (usage error). */
@@ -33,11 +33,10 @@ void cli__usage_error(const struct argp_state *st, const char *fmt, ...)
 /*
  * argp_parse with each command-line error on one stderr line, exit 2
  * (argp alone adds a "Try --help" line); --help is unchanged. Every
- * command's argp_parse goes through it (argp1.c).
+ * command parses its arguments with it (argp1.c).
  */
 error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
 			unsigned flags, int *end, void *input);
-#define argp_parse cli__argp_parse
 
 /*
  * --btf FILE: exit 1 with one line unless FILE is readable BTF (checked

@@ -8,6 +8,7 @@
 #include "cli/runguard.h"
 #include "version.h"
 #include <argp.h>
+#include "util/err.h"
 #include "util/util.h"
 
 bool fs_verbose;
@@ -50,6 +51,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	char names[256] = "";
+	size_t n = 0;
+
 	libbpf_set_print(libbpf_print);
 	/* Usage errors exit 2, like the other usage errors here. */
 	argp_err_exit_status = 2;
@@ -73,9 +77,10 @@ int main(int argc, char **argv)
 			runguard__start();
 			return runguard__finish(cmd_run(argc - 1, argv + 1));
 		}
-	fprintf(stderr, "folioscope: unknown command '%s' (", argv[1]);
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
-	fprintf(stderr, "; see --help)\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands) && n < sizeof(names); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", commands[i].name);
+	err__print(NULL, 0, "unknown command '%s' (%s; see --help)", argv[1],
+		   names);
 	return 2;
 }

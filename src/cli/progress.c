@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "progress.h"
+#include "util/err.h"
 
 static int enabled = -1;
 static bool shown;
@@ -39,6 +40,6 @@ void progress__done(void)
 {
 	if (!shown)
 		return;
-	fputs("\r\033[K", stderr);
+	tty__erase_line();
 	shown = false;
 }

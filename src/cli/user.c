@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "user.h"
+#include "util/err.h"
 
 /*
  * /etc/passwd is read directly rather than through getpwnam(): the binary
@@ -73,7 +74,6 @@ int user__become(const char *cmd, const struct user_ids *u)
 	return 0;
 fail:
 	err = -errno;
-	fprintf(stderr, "folioscope: %s: --user %s: %s failed: %s\n", cmd,
-		u->name, what, strerror(-err));
+	err__print(cmd, err, "--user %s: %s failed", u->name, what);
 	return err;
 }

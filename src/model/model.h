@@ -155,8 +155,9 @@ void model__stats_sub(struct fs_stats *a, const struct fs_stats *b);
 int model__counter_index(const struct fs_report *r, enum fs_target t,
 			 const char *name);
 
-/* Bucket k of histogram h: lo/hi/count. Returns false for empty slots
- * outside [first, last] non-empty range (reporters print that range). */
+/* Bucket slot of histogram h into b: its count and its lo/hi bounds
+ * (slot 0 is 0; align histograms have lo == hi; the last slot's hi is
+ * ~0). Reporters print the slots model__range returns. */
 void model__bucket(const struct fs_histogram *h, int slot, struct fs_bucket *b);
 /* First and last non-empty slot; returns false if the histogram is empty. */
 bool model__range(const struct fs_histogram *h, int *first, int *last);

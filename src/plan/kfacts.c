@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "plan.h"
 #include "util/util.h"
+#include "util/err.h"
 
 struct kfacts_priv {
 	char **syms; /* sorted text symbol names */
@@ -383,8 +384,7 @@ static int btf_load(struct kfacts *f, struct kfacts_priv *p,
 	err = libbpf_get_error(p->btf);
 	if (err) {
 		p->btf = NULL;
-		fprintf(stderr, "folioscope: --btf '%s': not a BTF file: %s\n",
-			btf_file, strerror(-err));
+		err__print(NULL, err, "--btf '%s': not a BTF file", btf_file);
 		return err;
 	}
 	f->has_btf = true;
@@ -414,9 +414,7 @@ int kfacts__load(struct kfacts *f, const char *btf_file)
 		goto fail;
 	err = kallsyms_load(p);
 	if (err) {
-		fprintf(stderr,
-			"folioscope: cannot read '/proc/kallsyms': %s\n",
-			strerror(-err));
+		err__print(NULL, err, "cannot read '/proc/kallsyms'");
 		goto fail;
 	}
 	exclude = getenv("FOLIOSCOPE_EXCLUDE");

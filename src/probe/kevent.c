@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 #include "kevent.h"
 #include "util/util.h"
+#include "util/err.h"
 
 #define KEV_GROUP "folioscope_"
 
@@ -155,9 +156,8 @@ static void event__remove(struct kevents *k, const char *name)
 
 	snprintf(cmd, sizeof(cmd), "-:%s\n", name);
 	if (write(k->events_fd, cmd, strlen(cmd)) < 0)
-		fprintf(stderr,
-			"folioscope: cannot remove kprobe event '%s': %s\n",
-			name, strerror(errno));
+		err__print(NULL, -errno, "cannot remove kprobe event '%s'",
+			   name);
 }
 
 struct bpf_link *kevents__attach(struct kevents *k,

@@ -10,6 +10,7 @@
 #include "probe.h"
 #include "kevent.h"
 #include "target.h"
+#include "util/err.h"
 
 /* A step's programs plus its sub-probe's. */
 #define PROBE_MAX_LINKS (2 * PROBE_SET_MAX)
@@ -96,7 +97,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	pr->stats = tg->stats(pr->skel);
 	err = probe_target__check_obj(tg, pr->obj, false, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "folioscope: internal error: %s\n", why);
+		err__print(NULL, 0, "internal error: %s", why);
 		return err;
 	}
 	bpf_object__for_each_program (prog, pr->obj)
@@ -499,8 +500,7 @@ static int stats__read_entry(const struct probe *pr, __u32 key,
 {
 	if (bpf_map__lookup_elem(pr->stats, &key, sizeof(key), vals,
 				 sizeof(*vals) * ncpu, 0)) {
-		fprintf(stderr, "folioscope: cannot read map 'stats': %s\n",
-			strerror(errno));
+		err__print(NULL, -errno, "cannot read map 'stats'");
 		return -errno;
 	}
 	memset(out, 0, sizeof(*out));

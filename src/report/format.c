@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "report/report.h"
+#include "util/fs.h"
 #include "util/util.h"
+#include "util/err.h"
 
 static const char *const format_names[REPORT_FMT_NR] = {
 	[REPORT_FMT_TEXT] = "text",
@@ -130,24 +132,6 @@ int report__emit(FILE *f, enum report_format fmt, const struct fs_report *base,
 	return err;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int report__write_atomic(const char *path, const void *buf, size_t len)
 {
 	bool have_tmp = false;
@@ -161,7 +145,7 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 		 */
 		if (fflush(stdout))
 			return -errno;
-		return write_all(STDOUT_FILENO, buf, len);
+		return fd__write_all(STDOUT_FILENO, buf, len);
 	}
 	/* What a SIGKILLed export of path left (the one thing not blocked). */
 	report__tmp_clean(path);
@@ -193,7 +177,7 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 		err = -errno;
 		goto cleanup;
 	}
-	err = write_all(fd, buf, len);
+	err = fd__write_all(fd, buf, len);
 	if (err)
 		goto cleanup;
 	/* On disk before the rename makes it visible. */
@@ -243,13 +227,12 @@ int report__write(const char *path, enum report_format fmt,
 
 cleanup:
 	if (err == -EINVAL && next && !report__format_ab(fmt))
-		fprintf(stderr,
-			"folioscope: cannot write '%s': format %s "
-			"shows one run; two need svg or html\n",
-			path, report__format_name(fmt));
+		err__print(NULL, 0,
+			   "cannot write '%s': format %s shows one run; two "
+			   "need svg or html",
+			   path, report__format_name(fmt));
 	else if (err)
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", path);
 	free(buf);
 	return err;
 }

@@ -16,7 +16,9 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "report/report.h"
+#include "util/jsonb.h"
 #include "util/util.h"
+#include "util/err.h"
 
 /* A report is a few hundred KiB at most; refuse to slurp anything huge. */
 #define JSON_MAX_INPUT (16u << 20)
@@ -24,8 +26,6 @@
 #define JSON_FLAGS                                                             \
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
 	 JSON_C_TO_STRING_NOSLASHESCAPE)
-
-#define JSTR(field) jstr(field, sizeof(field))
 
 static const char *kind_name(enum fs_hist_kind kind)
 {
@@ -50,43 +50,7 @@ static int hist_of(const struct fs_target_report *tr, const char *name)
 
 /* ---- writer ---- */
 
-/*
- * Builder state: json-c can fail to allocate anywhere, so every insertion
- * goes through put()/push(), which record the failure instead of making
- * each call site check it.
- */
-struct builder {
-	bool oom;
-};
-
-/* Fixed-size model strings: never read past the array, even unterminated. */
-static struct json_object *jstr(const char *s, size_t cap)
-{
-	return json_object_new_string_len(s, (int)strnlen(s, cap));
-}
-
-/* Add v to object o under key; returns v, or NULL (v freed) on failure. */
-static struct json_object *put(struct builder *b, struct json_object *o,
-			       const char *key, struct json_object *v)
-{
-	if (o && v && !json_object_object_add(o, key, v))
-		return v;
-	json_object_put(v);
-	b->oom = true;
-	return NULL;
-}
-
-static struct json_object *push(struct builder *b, struct json_object *arr,
-				struct json_object *v)
-{
-	if (arr && v && !json_object_array_add(arr, v))
-		return v;
-	json_object_put(v);
-	b->oom = true;
-	return NULL;
-}
-
-static void hist_to_json(struct builder *b, struct json_object *hists,
+static void hist_to_json(struct jsonb *b, struct json_object *hists,
 			 const struct fs_histogram *h)
 {
 	const struct fs_hist_spec *sp = h->spec;
@@ -94,31 +58,31 @@ static void hist_to_json(struct builder *b, struct json_object *hists,
 	struct fs_bucket bk;
 	int first, last;
 
-	o = put(b, hists, sp->name, json_object_new_object());
-	put(b, o, "unit", json_object_new_string(sp->unit));
-	put(b, o, "kind", json_object_new_string(kind_name(sp->kind)));
-	put(b, o, "measured", json_object_new_boolean(h->measured));
+	o = jsonb__put(b, hists, sp->name, json_object_new_object());
+	jsonb__put(b, o, "unit", json_object_new_string(sp->unit));
+	jsonb__put(b, o, "kind", json_object_new_string(kind_name(sp->kind)));
+	jsonb__put(b, o, "measured", json_object_new_boolean(h->measured));
 	if (!h->measured) {
 		/* No count/sum/buckets: zeros would read as "nothing seen". */
-		put(b, o, "why", JSTR(h->why));
+		jsonb__put(b, o, "why", JSONB_STR(h->why));
 		return;
 	}
-	put(b, o, "count", json_object_new_uint64(h->count));
-	put(b, o, "sum", json_object_new_uint64(h->sum));
-	arr = put(b, o, "buckets", json_object_new_array());
+	jsonb__put(b, o, "count", json_object_new_uint64(h->count));
+	jsonb__put(b, o, "sum", json_object_new_uint64(h->sum));
+	arr = jsonb__put(b, o, "buckets", json_object_new_array());
 	if (!model__range(h, &first, &last))
 		return;
 	for (int s = first; s <= last; s++) {
 		model__bucket(h, s, &bk);
-		e = push(b, arr, json_object_new_object());
-		put(b, e, "lo", json_object_new_uint64(bk.lo));
-		put(b, e, "hi", json_object_new_uint64(bk.hi));
-		put(b, e, "count", json_object_new_uint64(bk.count));
+		e = jsonb__push(b, arr, json_object_new_object());
+		jsonb__put(b, e, "lo", json_object_new_uint64(bk.lo));
+		jsonb__put(b, e, "hi", json_object_new_uint64(bk.hi));
+		jsonb__put(b, e, "count", json_object_new_uint64(bk.count));
 	}
 }
 
 /* with_attach: false for a process's view, which has none of its own. */
-static void target_to_json(struct builder *b, struct json_object *targets,
+static void target_to_json(struct jsonb *b, struct json_object *targets,
 			   const struct fs_target_report *tr, bool with_attach)
 {
 	static const char *const top[] = { "calls", "errors" };
@@ -126,38 +90,39 @@ static void target_to_json(struct builder *b, struct json_object *targets,
 	struct json_object *t, *o;
 	int c;
 
-	t = put(b, targets, tr->name, json_object_new_object());
+	t = jsonb__put(b, targets, tr->name, json_object_new_object());
 	if (with_attach) {
-		o = put(b, t, "attach", json_object_new_object());
-		put(b, o, "function", JSTR(a->function));
-		put(b, o, "symbol", JSTR(a->symbol));
-		put(b, o, "mechanism", JSTR(a->mechanism));
-		put(b, o, "inlined", json_object_new_boolean(a->inlined));
-		put(b, o, "reason", JSTR(a->reason));
+		o = jsonb__put(b, t, "attach", json_object_new_object());
+		jsonb__put(b, o, "function", JSONB_STR(a->function));
+		jsonb__put(b, o, "symbol", JSONB_STR(a->symbol));
+		jsonb__put(b, o, "mechanism", JSONB_STR(a->mechanism));
+		jsonb__put(b, o, "inlined",
+			   json_object_new_boolean(a->inlined));
+		jsonb__put(b, o, "reason", JSONB_STR(a->reason));
 	}
 	/* calls/errors also at the top for quick jq queries. */
 	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
 		c = counter_of(tr, top[i]);
 		if (c >= 0)
-			put(b, t, top[i],
-			    json_object_new_uint64(tr->counter[c]));
+			jsonb__put(b, t, top[i],
+				   json_object_new_uint64(tr->counter[c]));
 	}
-	o = put(b, t, "counters", json_object_new_object());
+	o = jsonb__put(b, t, "counters", json_object_new_object());
 	for (c = 0; c < tr->ncounters; c++)
-		put(b, o, tr->counter_spec[c].name,
-		    json_object_new_uint64(tr->counter[c]));
-	o = put(b, t, "histograms", json_object_new_object());
+		jsonb__put(b, o, tr->counter_spec[c].name,
+			   json_object_new_uint64(tr->counter[c]));
+	o = jsonb__put(b, t, "histograms", json_object_new_object());
 	for (int i = 0; i < tr->nhists; i++)
 		hist_to_json(b, o, &tr->hist[i]);
 }
 
-static void workload_to_json(struct builder *b, struct json_object *root,
+static void workload_to_json(struct jsonb *b, struct json_object *root,
 			     const struct fs_report *r)
 {
 	struct json_object *w;
 
-	w = put(b, root, "workload", json_object_new_object());
-	put(b, w, "name", JSTR(r->workload_name));
+	w = jsonb__put(b, root, "workload", json_object_new_object());
+	jsonb__put(b, w, "name", JSONB_STR(r->workload_name));
 	for (int i = 0; i < r->nkv; i++) {
 		const struct fs_kv *kv = &r->kv[i];
 
@@ -165,72 +130,78 @@ static void workload_to_json(struct builder *b, struct json_object *root,
 		if (!strcmp(kv->key, "name"))
 			continue;
 		if (kv->type == FS_KV_U64)
-			put(b, w, kv->key, json_object_new_uint64(kv->u));
+			jsonb__put(b, w, kv->key,
+				   json_object_new_uint64(kv->u));
 		else
-			put(b, w, kv->key, JSTR(kv->s));
+			jsonb__put(b, w, kv->key, JSONB_STR(kv->s));
 	}
 }
 
 /* "validation": {"checks", "failures", "cases": [{"layout", "expected",
  * "got"}]}; cases are the first failures, FS_MAX_CASES at most. A run
  * the environment disturbed adds "disturbed": {"reason", "unjudged"}. */
-static void validation_to_json(struct builder *b, struct json_object *root,
+static void validation_to_json(struct jsonb *b, struct json_object *root,
 			       const struct fs_validation *v)
 {
 	struct json_object *o, *arr, *e;
 
-	o = put(b, root, "validation", json_object_new_object());
-	put(b, o, "checks", json_object_new_uint64(v->checks));
-	put(b, o, "failures", json_object_new_uint64(v->failures));
-	arr = put(b, o, "cases", json_object_new_array());
+	o = jsonb__put(b, root, "validation", json_object_new_object());
+	jsonb__put(b, o, "checks", json_object_new_uint64(v->checks));
+	jsonb__put(b, o, "failures", json_object_new_uint64(v->failures));
+	arr = jsonb__put(b, o, "cases", json_object_new_array());
 	for (int i = 0; i < v->ncases && i < FS_MAX_CASES; i++) {
 		const struct fs_case *c = &v->cases[i];
 
-		e = push(b, arr, json_object_new_object());
-		put(b, e, "layout", JSTR(c->layout));
-		put(b, e, "expected", JSTR(c->expected));
-		put(b, e, "got", JSTR(c->got));
+		e = jsonb__push(b, arr, json_object_new_object());
+		jsonb__put(b, e, "layout", JSONB_STR(c->layout));
+		jsonb__put(b, e, "expected", JSONB_STR(c->expected));
+		jsonb__put(b, e, "got", JSONB_STR(c->got));
 	}
 	if (v->disturbed[0]) {
-		e = put(b, o, "disturbed", json_object_new_object());
-		put(b, e, "reason", JSTR(v->disturbed));
-		put(b, e, "unjudged", json_object_new_uint64(v->unjudged));
+		e = jsonb__put(b, o, "disturbed", json_object_new_object());
+		jsonb__put(b, e, "reason", JSONB_STR(v->disturbed));
+		jsonb__put(b, e, "unjudged",
+			   json_object_new_uint64(v->unjudged));
 	}
 }
 
 struct json_object *report__to_json(const struct fs_report *r)
 {
-	struct builder b = { .oom = false };
+	struct jsonb b = { .oom = false };
 	struct json_object *root, *o;
 
 	root = json_object_new_object();
 	if (!root)
 		return NULL;
-	put(&b, root, "schema", json_object_new_string(FS_REPORT_SCHEMA));
-	o = put(&b, root, "tool", json_object_new_object());
-	put(&b, o, "version", JSTR(r->tool_version));
-	o = put(&b, root, "host", json_object_new_object());
-	put(&b, o, "kernel", JSTR(r->kernel));
-	put(&b, o, "machine", JSTR(r->machine));
-	put(&b, o, "page_size", json_object_new_uint64(r->page_size));
-	o = put(&b, root, "targets", json_object_new_object());
+	jsonb__put(&b, root, "schema",
+		   json_object_new_string(FS_REPORT_SCHEMA));
+	o = jsonb__put(&b, root, "tool", json_object_new_object());
+	jsonb__put(&b, o, "version", JSONB_STR(r->tool_version));
+	o = jsonb__put(&b, root, "host", json_object_new_object());
+	jsonb__put(&b, o, "kernel", JSONB_STR(r->kernel));
+	jsonb__put(&b, o, "machine", JSONB_STR(r->machine));
+	jsonb__put(&b, o, "page_size", json_object_new_uint64(r->page_size));
+	o = jsonb__put(&b, root, "targets", json_object_new_object());
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
 			target_to_json(&b, o, &r->target[t], true);
 	/* -P: "processes": [{"pid", "comm", "other", "targets"}] */
 	if (r->nprocs) {
-		struct json_object *arr =
-			put(&b, root, "processes", json_object_new_array());
+		struct json_object *arr = jsonb__put(&b, root, "processes",
+						     json_object_new_array());
 
 		for (int i = 0; i < r->nprocs; i++) {
 			const struct fs_proc *p = &r->procs[i];
 			struct json_object *jp, *jt;
 
-			jp = push(&b, arr, json_object_new_object());
-			put(&b, jp, "pid", json_object_new_uint64(p->pid));
-			put(&b, jp, "comm", JSTR(p->comm));
-			put(&b, jp, "other", json_object_new_boolean(p->other));
-			jt = put(&b, jp, "targets", json_object_new_object());
+			jp = jsonb__push(&b, arr, json_object_new_object());
+			jsonb__put(&b, jp, "pid",
+				   json_object_new_uint64(p->pid));
+			jsonb__put(&b, jp, "comm", JSONB_STR(p->comm));
+			jsonb__put(&b, jp, "other",
+				   json_object_new_boolean(p->other));
+			jt = jsonb__put(&b, jp, "targets",
+					json_object_new_object());
 			for (int t = 0; t < FS_TGT_NR; t++)
 				if (p->target[t].enabled)
 					target_to_json(&b, jt, &p->target[t],
@@ -268,8 +239,7 @@ int report__json_write(const struct fs_report *r, const char *path)
 		err = report__write_atomic(path, buf, (size_t)len);
 	}
 	if (err)
-		fprintf(stderr, "folioscope: cannot write '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot write '%s'", path);
 	free(buf);
 	json_object_put(root);
 	return err;
@@ -847,11 +817,9 @@ cleanup:
 	if (fd >= 0 && !is_stdin)
 		close(fd);
 	if (rd.msg[0])
-		fprintf(stderr, "folioscope: invalid report '%s': %s\n", path,
-			rd.msg);
+		err__print(NULL, 0, "invalid report '%s': %s", path, rd.msg);
 	else if (err)
-		fprintf(stderr, "folioscope: cannot read '%s': %s\n", path,
-			strerror(-err));
+		err__print(NULL, err, "cannot read '%s'", path);
 	free(tmp);
 	free(buf);
 	json_object_put(root);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "report/report.h"
+#include "util/fs.h"
+#include "util/err.h"
 
 #define TMP_TAG ".folioscope-"
 
@@ -67,47 +70,12 @@ int report__tmp_name(const char *path, char **out)
 /* The owner pid of name if it is a temp file of base's, else 0. */
 static long tmp_owner(const char *name, const char *base)
 {
-	size_t n = strlen(base);
-	const char *p;
-	char *end;
-	long pid;
+	char prefix[NAME_MAX + sizeof(TMP_TAG) + 2];
 
-	if (name[0] != '.' || strncmp(name + 1, base, n) ||
-	    strncmp(name + 1 + n, TMP_TAG, strlen(TMP_TAG)))
+	if (snprintf(prefix, sizeof(prefix), ".%s" TMP_TAG, base) >=
+	    (int)sizeof(prefix))
 		return 0;
-	p = name + 1 + n + strlen(TMP_TAG);
-	if (*p < '1' || *p > '9')
-		return 0;
-	pid = strtol(p, &end, 10);
-	/* mkstemp's six characters. */
-	if (pid <= 0 || *end != '.' || strlen(end + 1) != 6)
-		return 0;
-	for (p = end + 1; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9')))
-			return 0;
-	return pid;
-}
-
-/* Is pid this process or a live folioscope (which may still rename it)? */
-static bool owner_alive(long pid)
-{
-	char path[64], comm[32];
-	ssize_t n;
-	int fd;
-
-	if (pid == (long)getpid())
-		return true;
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT; /* cannot tell: leave it */
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n < 0)
-		return true;
-	comm[n] = '\0';
-	return !strcmp(comm, "folioscope\n");
+	return tmpname__owner(name, prefix);
 }
 
 int report__tmp_clean(const char *path)
@@ -129,25 +97,24 @@ int report__tmp_clean(const char *path)
 	while ((e = readdir(d))) {
 		long pid = tmp_owner(e->d_name, base);
 
-		if (!pid || owner_alive(pid))
+		if (!pid || owner__alive(pid))
 			continue;
 		/* Only a regular file of ours: never a symlink or a dir. */
 		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
 		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0)) {
-			fprintf(stderr,
-				"folioscope: cannot remove '%s/%s', "
-				"left behind by an export that was killed: "
-				"%s\n",
-				dir, e->d_name, strerror(errno));
+			err__print(NULL, -errno,
+				   "cannot remove '%s/%s', left behind by an "
+				   "export that was killed",
+				   dir, e->d_name);
 			continue;
 		}
 		removed++;
-		fprintf(stderr,
-			"folioscope: removed '%s/%s', left behind by "
-			"an export that was killed\n",
-			dir, e->d_name);
+		err__print(NULL, 0,
+			   "removed '%s/%s', left behind by an export that was "
+			   "killed",
+			   dir, e->d_name);
 	}
 	err = removed;
 cleanup:

@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 #include "report/report.h"
 #include "serve/serve.h"
+#include "util/err.h"
 
 #define OM_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -286,8 +287,8 @@ cleanup:
 		free(s);
 	}
 	if (err)
-		fprintf(stderr, "folioscope: cannot serve on %s: %s\n",
-			addr_port, why ? why : strerror(-err));
+		err__print(NULL, 0, "cannot serve on %s: %s", addr_port,
+			   why ? why : strerror(-err));
 	return err;
 }
 

@@ -37,7 +37,7 @@ void vm_qemu__find(char *buf, size_t n)
 
 	if (!name || !*name)
 		name = VM_QEMU_NAME;
-	if (vm_fs__find_tool(name, buf, n))
+	if (exe__find(name, &vm_tool_search, buf, n))
 		snprintf(buf, n, "%s", name);
 }
 

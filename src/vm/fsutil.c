@@ -58,23 +58,6 @@ int vm_fs__mkdir_parents(const char *path, mode_t mode)
 	return vm_fs__mkdir_p(buf, mode);
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	ssize_t w;
-
-	while (len) {
-		w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		len -= w;
-	}
-	return 0;
-}
-
 int vm_fs__copy_file(const char *src, const char *dst, mode_t mode)
 {
 	int in = -1, out = -1, err;
@@ -110,7 +93,7 @@ int vm_fs__copy_file(const char *src, const char *dst, mode_t mode)
 		}
 		if (r == 0)
 			break;
-		err = write_all(out, buf, r);
+		err = fd__write_all(out, buf, r);
 		if (err)
 			goto cleanup;
 	}
@@ -133,7 +116,7 @@ int vm_fs__write_file(const char *path, const void *data, size_t len,
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, data, len);
+	err = fd__write_all(fd, data, len);
 	if (!err && fchmod(fd, mode))
 		err = -errno;
 	if (close(fd) && !err)
@@ -190,48 +173,6 @@ int vm_fs__read_file(const char *path, char **data, size_t *len)
 	return 0;
 }
 
-/* Depth-first removal relative to a directory fd, never following links. */
-static int remove_at(int dfd, const char *name)
-{
-	struct dirent *de;
-	struct stat st;
-	int fd, r, err = 0;
-	DIR *d;
-
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dfd, name, 0) && errno != ENOENT)
-			return -errno;
-		return 0;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		r = remove_at(dirfd(d), de->d_name);
-		if (r && !err)
-			err = r;
-	}
-	closedir(d);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) && errno != ENOENT && !err)
-		err = -errno;
-	return err;
-}
-
-int vm_fs__remove_tree(const char *path)
-{
-	return remove_at(AT_FDCWD, path);
-}
-
 bool vm_fs__is_dir(const char *path)
 {
 	struct stat st;
@@ -246,44 +187,11 @@ bool vm_fs__exists(const char *path)
 	return !lstat(path, &st);
 }
 
-int vm_fs__find_tool(const char *name, char *buf, size_t n)
-{
+const struct exe_search vm_tool_search = {
+	.path_default = "/usr/local/bin:/usr/bin:/bin",
 	/* sbin dirs are often missing from a user's PATH. */
-	static const char extra[] = "/usr/local/sbin:/usr/sbin:/sbin";
-	const char *path = getenv("PATH");
-	char *dirs, *dir, *save = NULL;
-	int err = -ENOENT;
-	size_t len;
-
-	if (strchr(name, '/')) {
-		if (access(name, X_OK))
-			return -errno;
-		if (snprintf(buf, n, "%s", name) >= (int)n)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	len = strlen(path) + sizeof(extra) + 1;
-	dirs = malloc(len);
-	if (!dirs)
-		return -ENOMEM;
-	snprintf(dirs, len, "%s:%s", path, extra);
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		struct stat st;
-
-		if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n)
-			continue;
-		if (!stat(buf, &st) && S_ISREG(st.st_mode) &&
-		    !access(buf, X_OK)) {
-			err = 0;
-			break;
-		}
-	}
-	free(dirs);
-	return err;
-}
+	.extra = "/usr/local/sbin:/usr/sbin:/sbin",
+};
 
 int vm_fs__shell_quote(char **buf, size_t *len, const char *s)
 {

@@ -123,10 +123,8 @@ static int stage__copy(const struct stage *s, const char *host,
 	if (!err)
 		err = vm_fs__copy_file(host, dst, mode);
 	if (err)
-		fprintf(stderr,
-			VM_ERR_PREFIX
-			"cannot copy '%s' into the initramfs: %s\n",
-			host, strerror(-err));
+		err__print("vm", err, "cannot copy '%s' into the initramfs",
+			   host);
 	return err;
 }
 
@@ -148,8 +146,7 @@ static int stage__elf(const struct stage *s, const char *host,
 		return err;
 	st = vm_proc__capture(argv, NULL, -1, &out);
 	if (st < 0) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot run ldd on '%s': %s\n",
-			host, strerror(-st));
+		err__print("vm", st, "cannot run ldd on '%s'", host);
 		return st;
 	}
 	for (line = strtok_r(out, "\n", &save); line;
@@ -158,10 +155,9 @@ static int stage__elf(const struct stage *s, const char *host,
 
 		lib = lib ? lib + 3 : line + strspn(line, " \t");
 		if (!strncmp(lib, "not found", 9)) {
-			fprintf(stderr,
-				VM_ERR_PREFIX
-				"'%s' needs a library the host lacks: %s\n",
-				host, line + strspn(line, " \t"));
+			err__print("vm", 0,
+				   "'%s' needs a library the host lacks: %s",
+				   host, line + strspn(line, " \t"));
 			err = -ENOENT;
 			break;
 		}
@@ -211,7 +207,7 @@ static int modules__gen_dep(const char *moddir, const char *release, char **dep)
 	char depmod[PATH_MAX], *out = NULL, *line, *save = NULL, *w, *end;
 	int err;
 
-	err = vm_fs__find_tool("depmod", depmod, sizeof(depmod));
+	err = exe__find("depmod", &vm_tool_search, depmod, sizeof(depmod));
 	if (err)
 		return err;
 	{
@@ -285,10 +281,8 @@ static int modules__stage(const struct stage *s, const char *moddir,
 		return -ENAMETOOLONG;
 	if (!vm_fs__is_dir(src_dir)) {
 		if (s->verbose)
-			fprintf(stderr,
-				VM_ERR_PREFIX
-				"no '%s': no modules in the guest\n",
-				src_dir);
+			err__print("vm", 0, "no '%s': no modules in the guest",
+				   src_dir);
 		return 0;
 	}
 	err = vm_fs__mkdir_p(dst_dir, 0755);
@@ -303,10 +297,10 @@ static int modules__stage(const struct stage *s, const char *moddir,
 		err = modules__gen_dep(moddir, release, &gen);
 		if (err) {
 			if (s->verbose)
-				fprintf(stderr,
-					VM_ERR_PREFIX
+				err__print(
+					"vm", 0,
 					"no modules.dep in '%s' and depmod -n "
-					"failed: %s\n",
+					"failed: %s",
 					src_dir, strerror(-err));
 			err = 0;
 			goto cleanup;
@@ -364,9 +358,8 @@ static int modules__stage(const struct stage *s, const char *moddir,
 	}
 cleanup:
 	if (err)
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot stage modules from '%s': %s\n",
-			src_dir, strerror(-err));
+		err__print("vm", err, "cannot stage modules from '%s'",
+			   src_dir);
 	free(dep);
 	free(gen);
 	return err;
@@ -380,8 +373,9 @@ static int stage__busybox(const struct stage *s)
 
 	/* busybox-static normally; a dynamic one brings its libraries. */
 	if (!vm_fs__exists("/bin/busybox")) {
-		fprintf(stderr, VM_ERR_PREFIX "no /bin/busybox on the host "
-					      "(install busybox-static)\n");
+		err__print("vm", 0,
+			   "no /bin/busybox on the host "
+			   "(install busybox-static)");
 		return -ENOENT;
 	}
 	err = stage__elf(s, "/bin/busybox", "/bin/busybox", "/bin/busybox");
@@ -404,8 +398,7 @@ static int stage__busybox(const struct stage *s)
 	if (!err)
 		return 0;
 fail:
-	fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n", link,
-		strerror(-err));
+	err__print("vm", err, "cannot create '%s'", link);
 	return err;
 }
 
@@ -434,8 +427,7 @@ static int stage__extra(const struct stage *s,
 		if (!err && access(abs, R_OK))
 			err = -errno;
 		if (err) {
-			fprintf(stderr, VM_ERR_PREFIX "cannot read '%s': %s\n",
-				w, strerror(-err));
+			err__print("vm", err, "cannot read '%s'", w);
 			return err;
 		}
 		err = stage__elf(s, abs, abs, abs);
@@ -484,9 +476,7 @@ static int stage__args(const struct stage *s, int argc, char **argv, bool exec)
 	}
 cleanup:
 	if (err)
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot write the guest's /args: %s\n",
-			strerror(-err));
+		err__print("vm", err, "cannot write the guest's /args");
 	free(buf);
 	return err;
 }
@@ -566,19 +556,15 @@ static int cpio__write(const char *root, const char *workdir,
 	io.err_fd = lg;
 	st = vm_proc__run(argv, &io);
 	if (st < 0) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot run cpio: %s\n",
-			strerror(-st));
+		err__print("vm", st, "cannot run cpio");
 		err = st;
 	} else if (st) {
-		fprintf(stderr,
-			VM_ERR_PREFIX "cpio failed (exit %d), see '%s'\n", st,
-			log);
+		err__print("vm", 0, "cpio failed (exit %d), see '%s'", st, log);
 		err = -EIO;
 	}
 	goto done;
 cleanup:
-	fprintf(stderr, VM_ERR_PREFIX "cannot write initramfs '%s': %s\n",
-		cpio_path, strerror(-err));
+	err__print("vm", err, "cannot write initramfs '%s'", cpio_path);
 done:
 	if (in >= 0)
 		close(in);
@@ -632,11 +618,12 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 		return err;
 
 	for (i = 0; i < ARRAY_SIZE(host_tools); i++) {
-		if (vm_fs__find_tool(host_tools[i], tool, sizeof(tool))) {
-			fprintf(stderr,
-				VM_ERR_PREFIX "warning: no %s on the host; the "
-					      "guest will lack it\n",
-				host_tools[i]);
+		if (exe__find(host_tools[i], &vm_tool_search, tool,
+			      sizeof(tool))) {
+			err__print("vm", 0,
+				   "warning: no %s on the host; the "
+				   "guest will lack it",
+				   host_tools[i]);
 			continue;
 		}
 		err = stage__elf(&s, tool, tool, tool);
@@ -662,8 +649,6 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 		return err;
 	return cpio__write(root, workdir, cpio_path);
 fail:
-	fprintf(stderr,
-		VM_ERR_PREFIX "cannot stage the initramfs in '%s': %s\n",
-		workdir, strerror(-err));
+	err__print("vm", err, "cannot stage the initramfs in '%s'", workdir);
 	return err;
 }

@@ -82,7 +82,7 @@ bool vm__debian_known(const char *name, char *names, size_t n)
 
 static int path_too_long(const char *path)
 {
-	fprintf(stderr, VM_ERR_PREFIX "path too long: '%s'\n", path);
+	err__print("vm", 0, "path too long: '%s'", path);
 	return -ENAMETOOLONG;
 }
 
@@ -312,7 +312,7 @@ static void tmp__sweep(const char *kdir)
 		if (!vm_fs__fmt(path, sizeof(path), "%s/%s", kdir,
 				de->d_name) &&
 		    !lstat(path, &st) && time(NULL) - st.st_mtime > STALE_TMP_S)
-			vm_fs__remove_tree(path);
+			tree__remove(path, 0);
 	}
 	closedir(d);
 }
@@ -417,8 +417,7 @@ static int package__download(const char *kdir, const char *pkg,
 		vm_fs__fmt(why, wn, "cache path too long");
 		goto cleanup;
 	}
-	fprintf(stderr, VM_ERR_PREFIX "downloading %s (once, into %s)\n", pkg,
-		kdir);
+	err__print("vm", 0, "downloading %s (once, into %s)", pkg, kdir);
 
 	{
 		char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
@@ -448,7 +447,7 @@ static int package__download(const char *kdir, const char *pkg,
 	}
 	/* busybox modprobe in the guest needs modules.dep, which Debian
 	 * generates in the postinst we never run. */
-	err = vm_fs__find_tool("depmod", depmod, sizeof(depmod));
+	err = exe__find("depmod", &vm_tool_search, depmod, sizeof(depmod));
 	if (err) {
 		vm_fs__fmt(why, wn, "cannot find depmod (install kmod): %s",
 			   strerror(-err));
@@ -481,7 +480,7 @@ static int package__download(const char *kdir, const char *pkg,
 		}
 	}
 cleanup:
-	vm_fs__remove_tree(tmp);
+	tree__remove(tmp, 0);
 	return err;
 }
 
@@ -496,15 +495,15 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 
 	if (!dk) {
 		vm__debian_known(debian, names, sizeof(names));
-		fprintf(stderr, VM_ERR_PREFIX "no Debian kernel '%s' (%s)\n",
-			debian, names);
+		err__print("vm", 0, "no Debian kernel '%s' (%s)", debian,
+			   names);
 		return -EINVAL;
 	}
 
 	err = vm_cache__dir(cache_dir, cache, sizeof(cache));
 	if (err) {
-		fprintf(stderr, VM_ERR_PREFIX
-			"no cache dir: set FOLIOSCOPE_CACHE or HOME\n");
+		err__print("vm", 0,
+			   "no cache dir: set FOLIOSCOPE_CACHE or HOME");
 		return err;
 	}
 	if (snprintf(kdir, sizeof(kdir), "%s/kernels", cache) >=
@@ -512,8 +511,7 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 		return path_too_long(cache);
 	err = vm_fs__mkdir_p(kdir, 0755);
 	if (err) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n", kdir,
-			strerror(-err));
+		err__print("vm", err, "cannot create '%s'", kdir);
 		return err;
 	}
 
@@ -534,13 +532,11 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 	if (err) {
 		/* Offline or apt broken: an older cached kernel still works. */
 		if (tree__newest(dk, kdir, tree, sizeof(tree))) {
-			fprintf(stderr,
-				VM_ERR_PREFIX "no Debian %s kernel: %s\n",
-				dk->name, why);
+			err__print("vm", 0, "no Debian %s kernel: %s", dk->name,
+				   why);
 			return err;
 		}
-		fprintf(stderr, VM_ERR_PREFIX "warning: %s; using cached %s\n",
-			why, tree);
+		err__print("vm", 0, "warning: %s; using cached %s", why, tree);
 	}
 
 	release = strrchr(tree, '/') + 1 + strlen(PKG_PREFIX);

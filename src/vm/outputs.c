@@ -78,8 +78,8 @@ static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
 
 	*err = output__check(host);
 	if (*err) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot write output '%s': %s\n",
-			host, strerror(-*err));
+		err__print("vm", 0, "cannot write output '%s': %s", host,
+			   strerror(-*err));
 		return NULL;
 	}
 	nv = realloc(outs->v, (outs->n + 1) * sizeof(*nv));
@@ -103,7 +103,7 @@ static char *vm_outputs__add(struct vm_outputs *outs, const char *host,
 	return guest;
 nomem:
 	*err = -ENOMEM;
-	fprintf(stderr, VM_ERR_PREFIX "out of memory\n");
+	err__print("vm", 0, "out of memory");
 	return NULL;
 }
 
@@ -162,7 +162,7 @@ int vm_outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 	}
 	if (i < argc) {
 		err = -ENOMEM;
-		fprintf(stderr, VM_ERR_PREFIX "out of memory\n");
+		err__print("vm", 0, "out of memory");
 	}
 cleanup:
 	if (err) {
@@ -320,9 +320,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		o->size = size;
 		err = output__open(o);
 		if (err) {
-			fprintf(stderr,
-				VM_ERR_PREFIX "cannot write output '%s': %s\n",
-				o->host_path, strerror(-err));
+			err__print("vm", err, "cannot write output '%s'",
+				   o->host_path);
 			output__fail(o);
 			return err;
 		}
@@ -338,20 +337,19 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 		o = &outs->v[outs->cur];
 		outs->cur = -1;
 		if (o->got != o->size || o->b64_bits >= 6) {
-			fprintf(stderr,
-				VM_ERR_PREFIX "output '%s' arrived damaged "
-					      "(%llu of %llu bytes)\n",
-				o->host_path, (unsigned long long)o->got,
-				(unsigned long long)o->size);
+			err__print("vm", 0,
+				   "output '%s' arrived damaged "
+				   "(%llu of %llu bytes)",
+				   o->host_path, (unsigned long long)o->got,
+				   (unsigned long long)o->size);
 			output__fail(o);
 			return -EIO;
 		}
 		if (close(o->fd)) {
 			err = -errno;
 			o->fd = -1;
-			fprintf(stderr,
-				VM_ERR_PREFIX "cannot write output '%s': %s\n",
-				o->host_path, strerror(-err));
+			err__print("vm", err, "cannot write output '%s'",
+				   o->host_path);
 			output__fail(o);
 			return err;
 		}
@@ -364,9 +362,8 @@ int vm_outputs__control_line(struct vm_outputs *outs, const char *line,
 	o = &outs->v[outs->cur];
 	err = output__decode(o, line);
 	if (err) {
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot receive output '%s': %s\n",
-			o->host_path, strerror(-err));
+		err__print("vm", err, "cannot receive output '%s'",
+			   o->host_path);
 		output__fail(o);
 		outs->cur = OUT_SKIP;
 	}
@@ -389,10 +386,9 @@ int vm_outputs__deliver(struct vm_outputs *outs)
 		    rename(o->tmp_path, o->host_path)) {
 			if (!err) {
 				err = -errno;
-				fprintf(stderr,
-					VM_ERR_PREFIX
-					"cannot write output '%s': %s\n",
-					o->host_path, strerror(-err));
+				err__print("vm", err,
+					   "cannot write output '%s'",
+					   o->host_path);
 			}
 			continue;
 		}

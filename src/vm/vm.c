@@ -170,14 +170,13 @@ static void signals__restore(struct vm_run *r)
 
 static int path_too_long(const char *path)
 {
-	fprintf(stderr, VM_ERR_PREFIX "path too long: '%s'\n", path);
+	err__print("vm", 0, "path too long: '%s'", path);
 	return -ENAMETOOLONG;
 }
 
 static int interrupted(void)
 {
-	fprintf(stderr, VM_ERR_PREFIX "interrupted by %s\n",
-		strsignal(vm_signal));
+	err__print("vm", 0, "interrupted by %s", strsignal(vm_signal));
 	return -EINTR;
 }
 
@@ -232,38 +231,34 @@ static int kernel__check(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
-			path, strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		return err;
 	}
 	if (fstat(fd, &sb)) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
-			path, strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		goto cleanup;
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		err = -EINVAL;
-		fprintf(stderr,
-			VM_ERR_PREFIX "kernel '%s' is not a regular "
-				      "file\n",
-			path);
+		err__print("vm", 0,
+			   "kernel '%s' is not a regular "
+			   "file",
+			   path);
 		goto cleanup;
 	}
 	n = pread(fd, magic, sizeof(magic), 0x202);
 	if (n < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot read kernel '%s': %s\n",
-			path, strerror(-err));
+		err__print("vm", err, "cannot read kernel '%s'", path);
 		goto cleanup;
 	}
 	if (n != (ssize_t)sizeof(magic) || memcmp(magic, "HdrS", 4)) {
 		err = -ENOEXEC;
-		fprintf(stderr,
-			VM_ERR_PREFIX
-			"kernel '%s' is not an x86 "
-			"bzImage (no \"HdrS\" boot header at 0x202)\n",
-			path);
+		err__print("vm", 0,
+			   "kernel '%s' is not an x86 "
+			   "bzImage (no \"HdrS\" boot header at 0x202)",
+			   path);
 	}
 cleanup:
 	close(fd);
@@ -279,15 +274,13 @@ static int kernel__pick(struct vm_run *r)
 	/* Files for the guest first: a typo fails before any download. */
 	if (o->exec && access(o->exec, R_OK)) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot read script '%s': %s\n",
-			o->exec, strerror(-err));
+		err__print("vm", err, "cannot read script '%s'", o->exec);
 		return err;
 	}
 	for (i = 0; i < o->nwith; i++) {
 		if (access(o->with[i], R_OK)) {
 			err = -errno;
-			fprintf(stderr, VM_ERR_PREFIX "cannot read '%s': %s\n",
-				o->with[i], strerror(-err));
+			err__print("vm", err, "cannot read '%s'", o->with[i]);
 			return err;
 		}
 	}
@@ -307,10 +300,8 @@ static int kernel__pick(struct vm_run *r)
 	if (o->modules) {
 		if (!vm_fs__is_dir(o->modules)) {
 			err = access(o->modules, R_OK) ? -errno : -ENOTDIR;
-			fprintf(stderr,
-				VM_ERR_PREFIX
-				"cannot read modules dir '%s': %s\n",
-				o->modules, strerror(-err));
+			err__print("vm", err, "cannot read modules dir '%s'",
+				   o->modules);
 			return err;
 		}
 		if (vm_fs__fmt(r->moddir, sizeof(r->moddir), "%s", o->modules))
@@ -319,15 +310,14 @@ static int kernel__pick(struct vm_run *r)
 	fd = open(bin, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot read binary '%s': %s\n",
-			bin, strerror(-err));
+		err__print("vm", err, "cannot read binary '%s'", bin);
 		return err;
 	}
 	close(fd);
 	release__find(r);
 	if (r->o->verbose)
-		fprintf(stderr, VM_ERR_PREFIX "kernel %s (release %s)\n",
-			r->bzimage, r->release[0] ? r->release : "unknown");
+		err__print("vm", 0, "kernel %s (release %s)", r->bzimage,
+			   r->release[0] ? r->release : "unknown");
 	return 0;
 }
 
@@ -342,16 +332,13 @@ static int chan__open(struct vm_run *r, enum vm_chan_id c)
 		return path_too_long(r->workdir);
 	if (mkfifo(in, 0600) || mkfifo(out, 0600)) {
 		err = -errno;
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot create fifo in '%s': %s\n",
-			r->workdir, strerror(-err));
+		err__print("vm", err, "cannot create fifo in '%s'", r->workdir);
 		return err;
 	}
 	r->chan_fd[c] = open(out, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (r->chan_fd[c] < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot open fifo '%s': %s\n",
-			out, strerror(-err));
+		err__print("vm", err, "cannot open fifo '%s'", out);
 		return err;
 	}
 	return 0;
@@ -382,7 +369,7 @@ static int chardev__arg(char *buf, size_t n, const char *workdir,
 static void progress__end(struct vm_run *r)
 {
 	if (r->progress)
-		fprintf(stderr, "\r\033[K");
+		tty__erase_line();
 	r->progress = false;
 }
 
@@ -460,20 +447,18 @@ static int qemu__start(struct vm_run *r)
 	fd = open(r->qemu_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = -errno;
-		fprintf(stderr, VM_ERR_PREFIX "cannot create '%s': %s\n",
-			r->qemu_log, strerror(-err));
+		err__print("vm", err, "cannot create '%s'", r->qemu_log);
 		return err;
 	}
 	io.out_fd = fd;
 	io.err_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &r->t_start);
-	r->qemu = vm_proc__spawn(argv, &io);
+	r->qemu = proc__spawn(argv, &io);
 	close(fd);
 	if (r->qemu < 0) {
 		err = r->qemu;
 		r->qemu = -1;
-		fprintf(stderr, VM_ERR_PREFIX "cannot run %s: %s\n",
-			r->qemu_bin, strerror(-err));
+		err__print("vm", err, "cannot run %s", r->qemu_bin);
 		return err;
 	}
 	return 0;
@@ -526,9 +511,8 @@ static void control__line(struct vm_run *r, char *line)
 		r->ready = true;
 		accel__booted(r);
 		if (r->o->verbose)
-			fprintf(stderr,
-				VM_ERR_PREFIX "guest booted in %.1f s\n",
-				since(&r->t_start));
+			err__print("vm", 0, "guest booted in %.1f s",
+				   since(&r->t_start));
 		progress__end(r);
 		return;
 	}
@@ -699,7 +683,7 @@ static void report__died(struct vm_run *r, const char *why)
 	size_t len = 0;
 
 	progress__end(r);
-	fprintf(stderr, VM_ERR_PREFIX "%s; last console lines follow\n", why);
+	err__print("vm", 0, "%s; last console lines follow", why);
 	print_tail("console", r->tail, r->tail_len);
 	if (!vm_fs__read_file(r->qemu_log, &log, &len))
 		print_tail("qemu", log, len);
@@ -711,7 +695,7 @@ static void qemu__stop(struct vm_run *r)
 	if (r->qemu <= 0)
 		return;
 	kill(r->qemu, SIGKILL);
-	r->qemu_status = vm_proc__wait(r->qemu);
+	r->qemu_status = proc__wait(r->qemu);
 	r->qemu = -1;
 }
 
@@ -753,9 +737,7 @@ static int accel__pick(struct vm_run *r)
 		err = -errno;
 		if (r->o->accel == VM_ACCEL_AUTO)
 			return 0;
-		fprintf(stderr,
-			VM_ERR_PREFIX "--accel kvm: cannot open /dev/kvm: %s\n",
-			strerror(-err));
+		err__print("vm", err, "--accel kvm: cannot open /dev/kvm");
 		return err;
 	}
 	close(fd);
@@ -767,12 +749,12 @@ static int accel__pick(struct vm_run *r)
 	if (r->o->accel != VM_ACCEL_AUTO || !r->kvm_key_ok ||
 	    !vm_kvm__recorded(r->kvm_record, &r->kvm_key, why, sizeof(why)))
 		return 0;
-	fprintf(stderr,
-		VM_ERR_PREFIX "KVM failed here before (qemu %s, kernel %s%s%s; "
-			      "recorded in %s): using TCG; --accel kvm "
-			      "retries\n",
-		r->kvm_key.qemu, r->kvm_key.kernel, why[0] ? ": " : "", why,
-		r->kvm_record);
+	err__print("vm", 0,
+		   "KVM failed here before (qemu %s, kernel %s%s%s; "
+		   "recorded in %s): using TCG; --accel kvm "
+		   "retries",
+		   r->kvm_key.qemu, r->kvm_key.kernel, why[0] ? ": " : "", why,
+		   r->kvm_record);
 	r->kvm = false;
 	return 0;
 }
@@ -794,11 +776,8 @@ static void accel__booted(struct vm_run *r)
 	else
 		err = vm_kvm__record(r->kvm_record, &r->kvm_key, r->kvm_why);
 	if (err)
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot %s '%s' (KVM failures seen "
-				      "here): %s\n",
-			r->kvm ? "remove" : "write", r->kvm_record,
-			strerror(-err));
+		err__print("vm", err, "cannot %s '%s' (KVM failures seen here)",
+			   r->kvm ? "remove" : "write", r->kvm_record);
 }
 
 /* First line of qemu's own output, without its "qemu-system-x86_64: ". */
@@ -892,8 +871,7 @@ static int vm__loop(struct vm_run *r)
 		    errno != EINTR) {
 			st = -errno;
 			qemu__stop(r);
-			fprintf(stderr, VM_ERR_PREFIX "poll: %s\n",
-				strerror(-st));
+			err__print("vm", st, "poll");
 			return st;
 		}
 		while (read(r->wake[0], junk, sizeof(junk)) > 0)
@@ -934,8 +912,8 @@ static int vm__loop(struct vm_run *r)
 		return -EIO;
 	}
 	if (r->o->verbose)
-		fprintf(stderr, VM_ERR_PREFIX "guest exited %d after %.1f s\n",
-			r->status, since(&r->t_start));
+		err__print("vm", 0, "guest exited %d after %.1f s", r->status,
+			   since(&r->t_start));
 	return 0;
 }
 
@@ -960,9 +938,7 @@ static int workdir__create(struct vm_run *r)
 	}
 	if (!mkdtemp(r->workdir)) {
 		err = -errno;
-		fprintf(stderr,
-			VM_ERR_PREFIX "cannot create a temp dir in '%s': %s\n",
-			tmp, strerror(-err));
+		err__print("vm", err, "cannot create a temp dir in '%s'", tmp);
 		r->workdir[0] = '\0';
 		return err;
 	}
@@ -988,13 +964,13 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	if (!o.timeout_s)
 		o.timeout_s = VM_DEFAULT_TIMEOUT_S;
 	if (argc < 1 && !o.exec) {
-		fprintf(stderr, VM_ERR_PREFIX "no folioscope command to run\n");
+		err__print("vm", 0, "no folioscope command to run");
 		return -EINVAL;
 	}
 	/* ~100 KB of buffers: keep them off the stack. */
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		fprintf(stderr, VM_ERR_PREFIX "out of memory\n");
+		err__print("vm", 0, "out of memory");
 		return -ENOMEM;
 	}
 	r->o = &o;
@@ -1007,8 +983,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 
 	err = signals__install(r);
 	if (err) {
-		fprintf(stderr, VM_ERR_PREFIX "cannot create a pipe: %s\n",
-			strerror(-err));
+		err__print("vm", err, "cannot create a pipe");
 		goto cleanup;
 	}
 	/* First, as run does: even a vm that fails cleans up after one
@@ -1067,21 +1042,20 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		progress__end(r);
 		/* -EAGAIN under KVM in auto: qemu died or the boot stalled. */
 		if (kvm__may_fall_back(r)) {
-			fprintf(stderr,
-				VM_ERR_PREFIX
-				"qemu could not run the "
-				"guest under KVM (%s); booting it under TCG\n",
-				r->kvm_why);
+			err__print("vm", 0,
+				   "qemu could not run the "
+				   "guest under KVM (%s); booting it under TCG",
+				   r->kvm_why);
 			r->kvm = false;
 			r->tail_len = 0;
 			continue;
 		}
 		if (r->kvm && r->kvm_fault) {
-			fprintf(stderr,
-				VM_ERR_PREFIX "--accel kvm: qemu could not run "
-					      "the guest under KVM (%s); try "
-					      "--accel tcg\n",
-				r->kvm_why);
+			err__print("vm", 0,
+				   "--accel kvm: qemu could not run "
+				   "the guest under KVM (%s); try "
+				   "--accel tcg",
+				   r->kvm_why);
 			err = -EIO;
 			break;
 		}
@@ -1091,10 +1065,10 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			err = -EIO;
 			break;
 		}
-		fprintf(stderr,
-			VM_ERR_PREFIX "the guest did not boot within "
-				      "%.0f s; starting it once more\n",
-			boot_timeout_s(r));
+		err__print("vm", 0,
+			   "the guest did not boot within "
+			   "%.0f s; starting it once more",
+			   boot_timeout_s(r));
 		retried = true;
 	}
 	if (err == -EINTR)
@@ -1114,7 +1088,7 @@ cleanup:
 	vm_outputs__free(&r->outs);
 	vm_outputs__free_argv(argc, r->gargv);
 	if (r->workdir[0])
-		vm_fs__remove_tree(r->workdir);
+		tree__remove(r->workdir, 0);
 	signals__restore(r);
 	free(r);
 	return err;

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "util/util.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/proc.h"
 
 #define VM_ERR_PREFIX "folioscope: vm: "
 
@@ -28,21 +31,7 @@ enum vm_chan_id {
 
 /* ---- proc.c: run host tools with fork/exec, never through a shell ---- */
 
-struct proc_io {
-	const char *cwd; /* chdir here in the child; NULL = stay */
-	int in_fd;	 /* child's stdin; -1 = /dev/null */
-	int out_fd;	 /* child's stdout; -1 = inherit */
-	int err_fd;	 /* child's stderr; -1 = inherit */
-	bool own_pgrp;	 /* own process group: terminal ^C is ours alone */
-	bool pdeathsig;	 /* SIGKILL the child if we die first */
-};
-
-/* Starts argv[0] (searched in PATH). Returns the pid or -errno, including
- * the errno of a failed exec (e.g. -ENOENT for a missing tool). */
-pid_t vm_proc__spawn(char *const argv[], const struct proc_io *io);
-/* Waits for pid: exit status 0..255, 128+signal if killed, or -errno. */
-int vm_proc__wait(pid_t pid);
-/* vm_proc__spawn + vm_proc__wait. */
+/* proc__spawn + proc__wait (util/proc.h). */
 int vm_proc__run(char *const argv[], const struct proc_io *io);
 /* Runs argv with stdout captured into a malloc'd NUL-terminated *out
  * (stderr to err_fd, -1 = /dev/null). Returns the exit status or -errno. */
@@ -68,10 +57,8 @@ int vm_fs__write_file(const char *path, const void *data, size_t len,
 		      mode_t mode);
 /* Reads a whole (small) file into a malloc'd NUL-terminated buffer. */
 int vm_fs__read_file(const char *path, char **data, size_t *len);
-/* rm -rf without following symlinks; a missing path is not an error. */
-int vm_fs__remove_tree(const char *path);
 /* Searches PATH plus the sbin dirs (tools like mkfs.xfs live there). */
-int vm_fs__find_tool(const char *name, char *buf, size_t n);
+extern const struct exe_search vm_tool_search;
 bool vm_fs__is_dir(const char *path);
 bool vm_fs__exists(const char *path);
 /* Appends the POSIX-shell single-quoted form of s to buf (realloc'd). */

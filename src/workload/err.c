@@ -5,23 +5,17 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "workload/workload_internal.h"
+#include "util/err.h"
 
 static void report(const char *wl, int err, const char *hint, const char *fmt,
 		   va_list ap)
 {
-	char msg[512];
+	char where[64];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* One fprintf so the line is written whole; on a terminal, first
-	 * erase a progress line the command may be showing. */
-	fprintf(stderr, "%sfolioscope: run %s: %s%s%s%s%s\n",
-		isatty(STDERR_FILENO) ? "\r\033[K" : "", wl, msg,
-		err ? ": " : "", err ? strerror(-err) : "", hint ? " " : "",
-		hint ? hint : "");
+	snprintf(where, sizeof(where), "run %s", wl);
+	err__vprint(where, err, hint, fmt, ap);
 }
 
 void wl__err(const char *wl, int err, const char *fmt, ...)

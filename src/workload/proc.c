@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Running the external tools a workload needs (mkfs): fork/exec with the
- * tool looked up in $PATH and the sbin dirs, and its stderr kept for the
- * error line.
+ * Running the external tools a workload needs (mkfs): the tool looked up
+ * in $PATH and the sbin dirs, and its stderr kept for the error line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,65 +12,24 @@
 #include <sys/wait.h>
 
 #include "workload/workload_internal.h"
-
-/* First dir of the ':'-separated list holding an executable name. */
-static int find_in(const char *list, const char *name, char *out, size_t len)
-{
-	char *dirs, *dir, *save;
-	int err = -ENOENT;
-
-	dirs = strdup(list);
-	if (!dirs)
-		return -ENOMEM;
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		if (!wl__path(out, len, dir, name) && !access(out, X_OK)) {
-			err = 0;
-			break;
-		}
-	}
-	free(dirs);
-	return err;
-}
+#include "util/proc.h"
 
 /*
- * Resolve name like execvp would, but also in /usr/sbin and /sbin: mkfs
- * lives there and a non-login root shell may not have them in $PATH.
- * Done in the parent so the child only has to execv.
+ * Tools are resolved like execvp would, but also in /usr/sbin and /sbin:
+ * mkfs lives there and a non-login root shell may not have them in $PATH.
  */
-static int find_exe(const char *name, char *out, size_t len)
-{
-	const char *path = getenv("PATH");
-	int err;
-
-	if (strchr(name, '/')) {
-		snprintf(out, len, "%s", name);
-		return access(out, X_OK) ? -errno : 0;
-	}
-	err = find_in(path && *path ? path : "/usr/bin:/bin", name, out, len);
-	if (err == -ENOENT)
-		err = find_in("/usr/sbin:/sbin", name, out, len);
-	return err;
-}
-
-/* Runs in the forked child: only async-signal-safe calls. */
-static void exec_child(const char *exe, char *const argv[], int err_fd)
-{
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
-	    dup2(err_fd, 2) < 0)
-		_exit(126);
-	execv(exe, argv);
-	_exit(126);
-}
+static const struct exe_search wl_search = {
+	.path_default = "/usr/bin:/bin",
+	.extra = "/usr/sbin:/sbin",
+};
 
 int wl__exec(const char *wl, char *const argv[])
 {
 	const char *object = argv[0];
-	char exe[4096], msg[256];
-	int pfd[2] = { -1, -1 };
+	struct proc_io io = { .in_fd = -1, .search = &wl_search };
+	int pfd[2] = { -1, -1 }, null_fd = -1;
 	int status, err, i;
+	char msg[256];
 	size_t n = 0;
 	ssize_t k;
 	pid_t pid;
@@ -79,24 +37,25 @@ int wl__exec(const char *wl, char *const argv[])
 	/* Errors name the last argument: the image or device worked on. */
 	for (i = 1; argv[i]; i++)
 		object = argv[i];
-	err = find_exe(argv[0], exe, sizeof(exe));
-	if (err) {
-		wl__err(wl, err, "exec '%s'", argv[0]);
-		return err;
-	}
 	if (pipe2(pfd, O_CLOEXEC)) {
 		err = -errno;
 		wl__err(wl, err, "pipe for '%s'", argv[0]);
 		goto cleanup;
 	}
-	pid = fork();
-	if (pid < 0) {
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null_fd < 0) {
 		err = -errno;
-		wl__err(wl, err, "fork for '%s'", argv[0]);
+		wl__err(wl, err, "open /dev/null for '%s'", argv[0]);
 		goto cleanup;
 	}
-	if (!pid)
-		exec_child(exe, argv, pfd[1]);
+	io.out_fd = null_fd;
+	io.err_fd = pfd[1];
+	pid = proc__spawn(argv, &io);
+	if (pid < 0) {
+		err = pid;
+		wl__err(wl, err, "exec '%s'", argv[0]);
+		goto cleanup;
+	}
 	close(pfd[1]);
 	pfd[1] = -1;
 	/* Keep the start of the tool's stderr for the error line. */
@@ -115,12 +74,10 @@ int wl__exec(const char *wl, char *const argv[])
 			n += k;
 	}
 	msg[n] = '\0';
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			wl__err(wl, err, "wait for '%s'", argv[0]);
-			goto cleanup;
-		}
+	err = proc__wait_status(pid, &status);
+	if (err) {
+		wl__err(wl, err, "wait for '%s'", argv[0]);
+		goto cleanup;
 	}
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		goto cleanup;
@@ -137,5 +94,7 @@ cleanup:
 		close(pfd[0]);
 	if (pfd[1] >= 0)
 		close(pfd[1]);
+	if (null_fd >= 0)
+		close(null_fd);
 	return err;
 }

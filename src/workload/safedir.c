@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "workload/safedir.h"
+#include "util/err.h"
 
 int wl__check_dir(const char *wl, const char *opt, const char *dir)
 {
@@ -26,7 +27,6 @@ int wl__check_dir(const char *wl, const char *opt, const char *dir)
 		why = "owned by another user; use a directory you own";
 	}
 	if (err)
-		fprintf(stderr, "folioscope: run %s: %s '%s': %s\n", wl, opt,
-			dir, why);
+		err__print(NULL, 0, "run %s: %s '%s': %s", wl, opt, dir, why);
 	return err;
 }

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +17,9 @@
 #include <sys/stat.h>
 #include <linux/loop.h>
 #include "workload/stale.h"
+#include "util/fs.h"
 #include "util/util.h"
+#include "util/err.h"
 
 #define MAX_MOUNTS 64
 
@@ -32,16 +33,8 @@ bool wl__stale_name(const char *name)
 
 		if (strncmp(name, tags[i], n))
 			continue;
-		name += n;
 		/* mkdtemp's six characters. */
-		if (strlen(name) != 6)
-			return false;
-		for (; *name; name++)
-			if (!((*name >= 'a' && *name <= 'z') ||
-			      (*name >= 'A' && *name <= 'Z') ||
-			      (*name >= '0' && *name <= '9')))
-				return false;
-		return true;
+		return tmpname__suffix_ok(name + n);
 	}
 	return false;
 }
@@ -251,17 +244,6 @@ static void loops_under(const char *dir)
 	closedir(d);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int type,
-		  struct FTW *ftw)
-{
-	/* Depth first, physical: a symlink is removed, never followed. */
-	if (type == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
 int wl__stale_clean(const char *parent)
 {
 	return wl__stale_clean_at(parent, "/proc");
@@ -304,20 +286,19 @@ int wl__stale_clean_at(const char *parent, const char *procfs)
 			continue;
 		mounts = umount_under(dir);
 		loops_under(dir);
-		/* FTW_MOUNT: a mount that would not go stays untouched. */
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		/* A mount that would not go stays untouched. */
+		tree__remove(dir, TREE_ONE_FS);
 		if (lstat(dir, &sb)) {
 			removed++;
-			fprintf(stderr,
-				"folioscope: run: removed '%s' (%d "
-				"mount%s), left behind by a run that was "
-				"killed\n",
-				dir, mounts, mounts == 1 ? "" : "s");
+			err__print("run", 0,
+				   "removed '%s' (%d mount%s), left behind by "
+				   "a run that was killed",
+				   dir, mounts, mounts == 1 ? "" : "s");
 		} else {
-			fprintf(stderr,
-				"folioscope: run: cannot remove '%s', "
-				"left behind by a run that was killed\n",
-				dir);
+			err__print("run", 0,
+				   "cannot remove '%s', left behind by a run "
+				   "that was killed",
+				   dir);
 		}
 	}
 	closedir(d);

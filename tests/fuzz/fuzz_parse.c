@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target: the command line's size and seconds parsers
- * (src/cli/parse.c), with their contracts checked: a size that parses
+ * (src/util/parse.c), with their contracts checked: a size that parses
  * prints back (in plain bytes) to itself, seconds are finite and in range.
  */
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/parse.h"
+#include "util/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,16 +23,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	for (int zero = 0; zero < 2; zero++) {
-		if (cli__parse_size(s, zero, &v))
+		if (size__parse(s, zero, &v))
 			continue;
 		if (!zero && !v)
 			abort();
 		snprintf(back, sizeof(back), "%llu", (unsigned long long)v);
-		if (cli__parse_size(back, true, &w) || w != v)
+		if (size__parse(back, true, &w) || w != v)
 			abort();
 	}
-	if (!cli__parse_seconds(s, &d) &&
-	    (!isfinite(d) || !(d > 0) || d > CLI_MAX_SECONDS))
+	if (!seconds__parse(s, &d) &&
+	    (!isfinite(d) || !(d > 0) || d > PARSE_MAX_SECONDS))
 		abort();
 	free(s);
 	return 0;

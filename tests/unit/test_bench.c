@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "../../bench/stats.h"
+#include "util/util.h"
 
 static void feed(struct bench_set *s, const char *text)
 {
@@ -94,7 +95,7 @@ static void test_parse_errors(void **state)
 	char err[256];
 
 	bench__init(&s);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = '\0';
 		assert_int_equal(
 			bench__parse_line(&s, bad[i], err, sizeof(err)),

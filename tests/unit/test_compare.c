@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "compare/compare.h"
+#include "util/util.h"
 
 #define REL(a, b, tol) assert_true(fabs((a) - (b)) <= (tol)*fabs(b))
 
@@ -107,7 +108,7 @@ static void test_quantile_log_uniform(void **state)
 	/* The continuous mean of that distribution; not on lower bounds. */
 	h->sum = (__u64)(10000 * (1048576.0 - 1024.0) / (10 * log(2)));
 	assert_false(cmp__at_lower_bounds(h));
-	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(qs); i++) {
 		assert_true(cmp__quantile(h, qs[i], &v));
 		REL(v, exp2(10 + 10 * qs[i]), 1e-9);
 	}
@@ -354,7 +355,7 @@ static void test_rule_parse_malformed(void **state)
 	char err[256], longrule[400];
 	struct cmp_rule r;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		err[0] = '\0';
 		if (!cmp__rule_parse(bad[i].rule, &r, err, sizeof(err)))
 			fail_msg("'%s' accepted", bad[i].rule);

@@ -27,6 +27,7 @@
 
 #include "report/report.h"
 #include "serve/serve.h"
+#include "util/util.h"
 
 #define FIXTURE_BASE "tests/fixtures/export-base.json"
 #define FIXTURE_NEW "tests/fixtures/export-new.json"
@@ -280,7 +281,7 @@ static void test_human_units(void **state)
 	};
 	char buf[32];
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		report__human(buf, sizeof(buf), cases[i].unit, cases[i].v);
 		assert_string_equal(buf, cases[i].want);
 	}
@@ -325,7 +326,7 @@ static void test_csv_quoting(void **state)
 		{ "", "" },
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&buf, &len);
@@ -1165,7 +1166,7 @@ static void test_serve_addresses(void **state)
 	FILE *saved = stderr;
 
 	stderr = fopen("/dev/null", "w");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct serve_opts o = { .allow_remote = cases[i].remote };
 		struct serve *s = NULL;
 		int err = serve__start(&s, cases[i].addr, &o, fill, &ctx);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "plan/plan.h"
+#include "util/util.h"
 
 struct fake_fn {
 	const char *name;
@@ -191,15 +192,13 @@ static void fake_init(struct kfacts *f, struct fake *fk,
 	f->kprobe_blacklisted = fake_blacklisted;
 }
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static void test_debian61_auto(void **state)
 {
 	struct fake fk = {};
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_true(p.inlined);
 	/* 2 on the compare, 6 on callers, the syscall-level fallback */
@@ -232,7 +231,7 @@ static void test_debian612_auto(void **state)
 	struct plan p;
 	char why[512];
 
-	fake_init(&f, &fk, deb612, N(deb612), 1);
+	fake_init(&f, &fk, deb612, ARRAY_SIZE(deb612), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_true(p.inlined);
 	assert_int_equal(p.nsteps, 9);
@@ -290,7 +289,7 @@ static void test_mode_filters_mechanisms(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_FENTRY, &p);
 	assert_int_equal(p.nsteps, 4);
 	for (int i = 0; i < p.nsteps; i++)
@@ -307,7 +306,7 @@ static void test_no_kprobes(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 0);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 0);
 	plan__build(&f, FS_TGT_SHMEM, PLAN_KPROBE, &p);
 	assert_int_equal(plan__next(&p, 0), -1);
 	assert_string_equal(p.step[0].why,
@@ -323,7 +322,7 @@ static void test_upstream_prefers_function(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, upstream, N(upstream), 1);
+	fake_init(&f, &fk, upstream, ARRAY_SIZE(upstream), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_false(p.inlined);
 	assert_int_equal(plan__next(&p, 0), 0);
@@ -339,7 +338,7 @@ static void test_changed_prototype_refused(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, changed, N(changed), 1);
+	fake_init(&f, &fk, changed, ARRAY_SIZE(changed), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_false(p.step[0].available);
 	assert_string_equal(p.step[0].why,
@@ -386,7 +385,7 @@ static void test_no_btf_and_blacklist(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	fk.blacklisted = "shmem_file_read_iter";
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
 	assert_true(p.step[0].available);
@@ -410,7 +409,7 @@ static void test_btf_file_without_kernel_btf(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	f.kernel_btf = false;
 	strcpy(f.btf_file, "/tmp/vmlinux.btf");
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
@@ -434,7 +433,7 @@ static void test_reason_names_skipped_steps(void **state)
 	struct plan p;
 	char why[512];
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	p.step[2].tried = true;
 	p.step[2].err = -524;
@@ -459,7 +458,7 @@ static void test_exclude_forces_dedupe_one(void **state)
 	struct kfacts f;
 	struct plan p;
 
-	fake_init(&f, &fk, deb61, N(deb61), 1);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	strcpy(f.exclude, "generic_remap_file_range_prep");
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_int_equal(plan__next(&p, 0), 2);

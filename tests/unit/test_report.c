@@ -18,6 +18,7 @@
 
 #include "report/report.h"
 #include "version.h"
+#include "util/util.h"
 
 #define STARS40 "****************************************"
 #define BLANK40 "                                        "
@@ -955,7 +956,7 @@ static void test_json_read_rejects(void **state)
 	char *dir = make_dir(), *path = path_in(dir, "bad.json");
 
 	make_report(&r);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct json_object *root = report__to_json(&r);
 
 		assert_non_null(root);

@@ -40,7 +40,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	assert_int_equal(vm_fs__remove_tree(tmp), 0);
+	assert_int_equal(tree__remove(tmp, 0), 0);
 	return 0;
 }
 

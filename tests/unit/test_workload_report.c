@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
+#include "util/util.h"
 
 static char dir[] = "/tmp/fs-test-validation-XXXXXX";
 
@@ -154,7 +155,7 @@ static void test_json_rejects(void **state)
 
 	(void)state;
 	path_of(path, sizeof(path));
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(text, sizeof(text), "%s%s", head, bad[i]);
 		write_file(text);
 		assert_int_equal(report__json_read(path, r), -EINVAL);

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 
 #include "workload/workload_internal.h"
+#include "util/util.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
@@ -33,8 +34,8 @@ static void test_pattern_fill_matches_bytes(void **state)
 	unsigned char buf[128];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
-		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+	for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
 			memset(buf, 0x5a, sizeof(buf));
 			wl__pattern_fill(buf, offs[i], lens[j]);
 			for (size_t k = 0; k < lens[j]; k++)
@@ -373,7 +374,7 @@ static void test_matrix(void **state)
 			total += p.files[f].size;
 		}
 		assert_true(total < 20 * MiB);
-		/* What the issue asks the matrix to cover. */
+		/* The cases the matrix must cover. */
 		assert_true(multi && same_file && cold && tail && folio);
 		assert_true(ioctl_err);
 		assert_int_equal(diffs_seen, (1 << DD_DIFF_NR) - 1);
@@ -621,7 +622,7 @@ static size_t flip_positions(size_t len, size_t *pos)
 	pos[n++] = len / 2;
 	if (len / 2 + 5 < len)
 		pos[n++] = len / 2 + 5;
-	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
 		if (at[i] < len)
 			pos[n++] = at[i];
 		if (len > at[i])
@@ -663,8 +664,8 @@ static void test_pattern_diff_impls(void **state)
 	static const __u64 offs[] = { 0, 1, 5, 7, 8, 4093, 2 * MiB - 3 };
 	static const size_t lens[] = { 0,  1,  7,  8,	9,    31,
 				       63, 64, 65, 127, 4096, 64 * KiB + 13 };
-	const size_t noffs = sizeof(offs) / sizeof(offs[0]);
-	const size_t nlens = sizeof(lens) / sizeof(lens[0]);
+	const size_t noffs = ARRAY_SIZE(offs);
+	const size_t nlens = ARRAY_SIZE(lens);
 	unsigned char *mem = malloc(64 * KiB + 64);
 	size_t pos[32];
 	int ran = 0;
@@ -721,14 +722,11 @@ static void test_sh_diff(void **state)
 	for (int im = 0; im < WL_V_NR; im++) {
 		if (wl_vimpl__set(im))
 			continue;
-		for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]);
-		     fi++) {
+		for (size_t fi = 0; fi < ARRAY_SIZE(files); fi++) {
 			const struct sh_file *f = &files[fi];
 
-			for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]);
-			     o++) {
-				for (size_t l = 0;
-				     l < sizeof(lens) / sizeof(lens[0]); l++) {
+			for (size_t o = 0; o < ARRAY_SIZE(offs); o++) {
+				for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
 					size_t len = lens[l];
 					size_t n = flip_positions(len, pos);
 

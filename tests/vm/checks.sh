@@ -49,7 +49,8 @@ else
 		"$(jq -r '[.targets[].inflight] | unique | join(",")' <<<"$doc")" "task storage"
 fi
 
-# check_run NAME JSON: the probes saw exactly what the workload did.
+# check_run NAME JSON TARGET: the probes saw exactly what the workload did
+# on TARGET (dedupe or shmem).
 check_run() {
 	local name=$1 j=$2 tgt=$3
 	if ! jq -e . "$j" >/dev/null 2>&1; then

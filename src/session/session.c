@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "session.h"
+#include "session/session.h"
+#include "util/err.h"
 
 int session__parse_targets(const char *s, bool want[FS_TGT_NR])
 {
@@ -27,30 +28,30 @@ int session__check_root(const char *cmd)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr,
-		"folioscope: %s: must run as root (loads BPF programs "
-		"and mounts filesystems)\n",
-		cmd);
+	err__print(
+		cmd, 0,
+		"must run as root (loads BPF programs and mounts filesystems)");
 	return -EPERM;
 }
 
 /* Every step of a failed plan, on one line. */
 static void plan__print_failure(const struct plan *p, enum plan_mode m)
 {
-	fprintf(stderr, "folioscope: %s: cannot attach%s%s:",
-		model__target_name(p->target),
-		m == PLAN_AUTO ? "" : " with --mode ",
-		m == PLAN_AUTO ? "" : plan__mode_name(m));
-	for (int i = 0; i < p->nsteps; i++) {
+	char steps[4096];
+	size_t n = 0;
+
+	steps[0] = '\0';
+	for (int i = 0; i < p->nsteps && n < sizeof(steps); i++) {
 		const struct plan_step *s = &p->step[i];
 
-		fprintf(stderr, "%s %s %s: %s", i ? ";" : "",
-			plan__mech_name(s->mech), s->symbol,
-			s->tried ? s->err_msg : s->why);
+		n += snprintf(steps + n, sizeof(steps) - n, "%s %s %s: %s",
+			      i ? ";" : "", plan__mech_name(s->mech), s->symbol,
+			      s->tried ? s->err_msg : s->why);
 	}
-	if (!p->nsteps)
-		fprintf(stderr, " no step for this mode");
-	fputc('\n', stderr);
+	err__print(model__target_name(p->target), 0, "cannot attach%s%s:%s",
+		   m == PLAN_AUTO ? "" : " with --mode ",
+		   m == PLAN_AUTO ? "" : plan__mode_name(m),
+		   p->nsteps ? steps : " no step for this mode");
 }
 
 int session__start(struct session *s, enum plan_mode m,
@@ -64,11 +65,10 @@ int session__start(struct session *s, enum plan_mode m,
 	s->facts_loaded = true;
 	/* Every program has CO-RE reads: without BTF nothing can load. */
 	if (!s->facts.has_btf) {
-		fprintf(stderr,
-			"folioscope: no kernel BTF "
-			"(/sys/kernel/btf/vmlinux is missing), which the BPF "
-			"programs need; give --btf FILE with this kernel's "
-			"BTF\n");
+		err__print(NULL, 0,
+			   "no kernel BTF (/sys/kernel/btf/vmlinux is "
+			   "missing), which the BPF programs need; give --btf "
+			   "FILE with this kernel's BTF");
 		return -ENOENT;
 	}
 	s->per_proc = o->per_proc;

@@ -3,8 +3,8 @@
  * Number parsers of the command line, pure (no argp, no exit) so that the
  * fuzz targets (tests/fuzz) call exactly what the commands call.
  */
-#ifndef FS_CLI_PARSE_H
-#define FS_CLI_PARSE_H
+#ifndef FS_UTIL_PARSE_H
+#define FS_UTIL_PARSE_H
 
 #include <stdbool.h>
 #include <linux/types.h>
@@ -14,15 +14,15 @@
  * (binary) suffix, nothing else: no sign, no space, no overflow; zero
  * only when zero is true. Returns 0 or -EINVAL.
  */
-int cli__parse_size(const char *s, bool zero, __u64 *out);
+int size__parse(const char *s, bool zero, __u64 *out);
 
 /* The longest duration or interval a command takes: a year. */
-#define CLI_MAX_SECONDS (86400.0 * 365)
+#define PARSE_MAX_SECONDS (86400.0 * 365)
 
 /*
- * Seconds: a finite decimal number, 0 < v <= CLI_MAX_SECONDS (so no nan,
+ * Seconds: a finite decimal number, 0 < v <= PARSE_MAX_SECONDS (so no nan,
  * inf, hex float, sign or space). Returns 0 or -EINVAL.
  */
-int cli__parse_seconds(const char *s, double *out);
+int seconds__parse(const char *s, double *out);
 
-#endif /* FS_CLI_PARSE_H */
+#endif /* FS_UTIL_PARSE_H */

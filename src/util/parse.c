@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include "cli/parse.h"
+#include "util/parse.h"
 
-int cli__parse_size(const char *s, bool zero, __u64 *out)
+int size__parse(const char *s, bool zero, __u64 *out)
 {
 	unsigned long long v;
 	int shift = 0;
@@ -43,7 +43,7 @@ int cli__parse_size(const char *s, bool zero, __u64 *out)
 	return 0;
 }
 
-int cli__parse_seconds(const char *s, double *out)
+int seconds__parse(const char *s, double *out)
 {
 	const char *p = s;
 	char *end;
@@ -67,7 +67,7 @@ int cli__parse_seconds(const char *s, double *out)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end != p || !isfinite(v) || !(v > 0) ||
-	    v > CLI_MAX_SECONDS)
+	    v > PARSE_MAX_SECONDS)
 		return -EINVAL;
 	*out = v;
 	return 0;

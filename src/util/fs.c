@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* File and temp-name helpers; see fs.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "util/fs.h"
+
+int fd__write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Depth-first removal relative to a directory fd, never following links;
+ * dev is the file system to stay on, or 0 for any. */
+static int remove_at(int dfd, const char *name, dev_t dev)
+{
+	struct dirent *de;
+	struct stat st;
+	int fd, r, err = 0;
+	DIR *d;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, name, 0) && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (dev && st.st_dev != dev)
+		return -EBUSY;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = remove_at(dirfd(d), de->d_name, dev);
+		if (r && !err)
+			err = r;
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) && errno != ENOENT && !err)
+		err = -errno;
+	return err;
+}
+
+int tree__remove(const char *path, int flags)
+{
+	struct stat st;
+	dev_t dev = 0;
+
+	if (flags & TREE_ONE_FS) {
+		if (lstat(path, &st))
+			return errno == ENOENT ? 0 : -errno;
+		dev = st.st_dev;
+	}
+	return remove_at(AT_FDCWD, path, dev);
+}
+
+bool tmpname__suffix_ok(const char *s)
+{
+	if (strlen(s) != 6)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+long tmpname__owner(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, n))
+		return 0;
+	p = name + n;
+	if (*p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	if (errno || pid <= 0 || *end != '.' || !tmpname__suffix_ok(end + 1))
+		return 0;
+	return pid;
+}
+
+bool owner__alive(long pid)
+{
+	char path[64], comm[32];
+	ssize_t n;
+	int fd;
+
+	if (pid == (long)getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT; /* cannot tell: leave it */
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n < 0)
+		return true;
+	comm[n] = '\0';
+	return !strcmp(comm, "folioscope\n");
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * File and temp-name helpers shared by the exports, the workloads and the
+ * VM runner (fs.c). Errors are negative errnos.
+ */
+#ifndef FS_UTIL_FS_H
+#define FS_UTIL_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Write all len bytes, retrying short writes and EINTR; 0 or -errno. */
+int fd__write_all(int fd, const void *buf, size_t len);
+
+/* Flags of tree__remove. */
+enum {
+	/* Do not descend into a directory on another file system (a mount
+	 * point stays, with what is mounted on it). */
+	TREE_ONE_FS = 1,
+};
+
+/*
+ * Remove path and, if it is a directory, everything below it, depth
+ * first, never following a symlink (the link itself is removed). A path
+ * that does not exist is no error. Returns 0 or the first -errno met;
+ * what could be removed is removed either way.
+ */
+int tree__remove(const char *path, int flags);
+
+/* Is s exactly the six letters and digits mkstemp/mkdtemp put for
+ * their "XXXXXX"? */
+bool tmpname__suffix_ok(const char *s);
+
+/*
+ * The owner pid in a temp name "PREFIX<pid>.XXXXXX" (the pid without
+ * leading zeros, the suffix as tmpname__suffix_ok), or 0 if name is not
+ * one.
+ */
+long tmpname__owner(const char *name, const char *prefix);
+
+/*
+ * Is pid this process or a live folioscope (which may still use what it
+ * made)? A pid whose command name cannot be read counts as alive: what
+ * it owns is left alone.
+ */
+bool owner__alive(long pid);
+
+#endif /* FS_UTIL_FS_H */

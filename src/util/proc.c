@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Finding and running external tools; see proc.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "util/proc.h"
+
+/* First dir of the ':'-separated list holding an executable name. */
+static int find_in(const char *list, const char *name, char *out, size_t len)
+{
+	char *dirs, *dir, *save = NULL;
+	int err = -ENOENT;
+
+	dirs = strdup(list);
+	if (!dirs)
+		return -ENOMEM;
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		if (snprintf(out, len, "%s/%s", dir, name) >= (int)len)
+			continue;
+		if (!stat(out, &st) && S_ISREG(st.st_mode) &&
+		    !access(out, X_OK)) {
+			err = 0;
+			break;
+		}
+	}
+	free(dirs);
+	return err;
+}
+
+int exe__find(const char *name, const struct exe_search *s, char *out,
+	      size_t len)
+{
+	const char *path = getenv("PATH");
+	int err;
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK))
+			return -errno;
+		if (snprintf(out, len, "%s", name) >= (int)len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	if (!path || !*path)
+		path = s->path_default;
+	err = find_in(path, name, out, len);
+	if (err == -ENOENT && s->extra)
+		err = find_in(s->extra, name, out, len);
+	return err;
+}
+
+/*
+ * Child side: undo what the parent set for itself, wire up the fds and
+ * exec. Handlers are reset by exec, but an ignored SIGPIPE or a blocked
+ * mask would be inherited and confuse the tool. A failed exec reports its
+ * errno through report_fd so the parent can say "No such file" rather
+ * than "exited with 127".
+ */
+static void child_exec(const char *exe, char *const argv[],
+		       const struct proc_io *io, int report_fd, pid_t parent)
+{
+	sigset_t none;
+	int fd, err;
+
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (io->own_pgrp)
+		setpgid(0, 0);
+	if (io->pdeathsig) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The parent may have died before prctl() took effect. */
+		if (getppid() != parent)
+			_exit(127);
+	}
+
+	fd = io->in_fd;
+	if (fd < 0)
+		fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		goto fail;
+	if (io->out_fd >= 0 && dup2(io->out_fd, 1) < 0)
+		goto fail;
+	if (io->err_fd >= 0 && dup2(io->err_fd, 2) < 0)
+		goto fail;
+	if (io->cwd && chdir(io->cwd))
+		goto fail;
+	if (exe)
+		execv(exe, argv);
+	else
+		execvp(argv[0], argv);
+fail:
+	err = errno;
+	if (write(report_fd, &err, sizeof(err)) < 0)
+		_exit(126);
+	_exit(127);
+}
+
+pid_t proc__spawn(char *const argv[], const struct proc_io *io)
+{
+	pid_t parent = getpid(), pid;
+	char exe[PATH_MAX];
+	int rep[2], err = 0;
+	ssize_t r;
+
+	/* In the parent, so the child only has to execv. */
+	if (io->search) {
+		err = exe__find(argv[0], io->search, exe, sizeof(exe));
+		if (err)
+			return err;
+	}
+	if (pipe2(rep, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(rep[0]);
+		close(rep[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(rep[0]);
+		child_exec(io->search ? exe : NULL, argv, io, rep[1], parent);
+	}
+	close(rep[1]);
+	do
+		r = read(rep[0], &err, sizeof(err));
+	while (r < 0 && errno == EINTR);
+	close(rep[0]);
+	if (r == (ssize_t)sizeof(err)) {
+		proc__wait(pid);
+		return -(err ? err : EIO);
+	}
+	return pid;
+}
+
+int proc__wait_status(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+int proc__wait(pid_t pid)
+{
+	int st, err;
+
+	err = proc__wait_status(pid, &st);
+	if (err)
+		return err;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -EIO;
+}

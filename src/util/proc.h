@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Finding and running external tools with fork/exec, never through a
+ * shell, so user-supplied paths and arguments are never parsed twice
+ * (proc.c). Errors are negative errnos.
+ */
+#ifndef FS_UTIL_PROC_H
+#define FS_UTIL_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Where a tool is looked for: $PATH, then the extra dirs. */
+struct exe_search {
+	const char *path_default; /* ':'-list used when $PATH is unset or "" */
+	const char *extra;	  /* ':'-list searched after it; NULL = none */
+};
+
+/*
+ * The path of the executable regular file name in the dirs of s (name
+ * itself if it has a '/'), into out. -ENOENT if none, -ENAMETOOLONG.
+ */
+int exe__find(const char *name, const struct exe_search *s, char *out,
+	      size_t len);
+
+struct proc_io {
+	const char *cwd; /* chdir here in the child; NULL = stay */
+	int in_fd;	 /* child's stdin; -1 = /dev/null */
+	int out_fd;	 /* child's stdout; -1 = inherit */
+	int err_fd;	 /* child's stderr; -1 = inherit */
+	bool own_pgrp;	 /* own process group: terminal ^C is ours alone */
+	bool pdeathsig;	 /* SIGKILL the child if we die first */
+	/* argv[0] looked up with exe__find in the parent; NULL = execvp's
+	 * $PATH search in the child. */
+	const struct exe_search *search;
+};
+
+/* Starts argv[0]. Returns the pid or -errno, including the errno of a
+ * failed look-up or exec (e.g. -ENOENT for a missing tool). */
+pid_t proc__spawn(char *const argv[], const struct proc_io *io);
+/* Waits for pid into *status (waitpid's); 0 or -errno. */
+int proc__wait_status(pid_t pid, int *status);
+/* Waits for pid: exit status 0..255, 128+signal if killed, or -errno. */
+int proc__wait(pid_t pid);
+
+#endif /* FS_UTIL_PROC_H */

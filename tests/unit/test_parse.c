@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The command line's pure parsers, linked without the CLI: sizes,
+ * seconds (src/util/parse.c) and the -t target list (src/session).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <cmocka.h>
+#include "session/session.h"
+#include "util/parse.h"
+#include "util/util.h"
+
+static void test_size(void **state)
+{
+	static const struct {
+		const char *s;
+		bool zero;
+		int err;
+		__u64 v;
+	} cases[] = {
+		{ "4096", false, 0, 4096 },
+		{ "4K", false, 0, 4096 },
+		{ "2m", false, 0, 2ULL << 20 },
+		{ "1G", false, 0, 1ULL << 30 },
+		{ "0x10", false, 0, 16 },
+		{ "0", true, 0, 0 },
+		{ "0", false, -EINVAL, 0 },
+		{ " 1", false, -EINVAL, 0 },
+		{ "-1", false, -EINVAL, 0 },
+		{ "1KB", false, -EINVAL, 0 },
+		{ "1T", false, -EINVAL, 0 },
+		{ "", false, -EINVAL, 0 },
+		{ "17179869184G", false, -EINVAL, 0 },
+		{ "18446744073709551616", false, -EINVAL, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		__u64 v = 12345;
+
+		assert_int_equal(size__parse(cases[i].s, cases[i].zero, &v),
+				 cases[i].err);
+		assert_int_equal(v, cases[i].err ? 12345 : cases[i].v);
+	}
+}
+
+static void test_seconds(void **state)
+{
+	static const char *const bad[] = { "0",	   "-1",    "nan",     "inf",
+					   "0x10", " 1",    "1s",      "",
+					   ".",	   "1e400", "31536001" };
+	double v;
+
+	assert_int_equal(seconds__parse("1.5", &v), 0);
+	assert_true(v == 1.5);
+	assert_int_equal(seconds__parse("2e1", &v), 0);
+	assert_true(v == 20.0);
+	assert_int_equal(seconds__parse("31536000", &v), 0);
+	assert_true(v == PARSE_MAX_SECONDS);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(seconds__parse(bad[i], &v), -EINVAL);
+}
+
+static void test_targets(void **state)
+{
+	bool want[FS_TGT_NR];
+
+	assert_int_equal(session__parse_targets("all", want), 0);
+	for (int t = 0; t < FS_TGT_NR; t++)
+		assert_true(want[t]);
+	assert_int_equal(session__parse_targets("shmem", want), 0);
+	for (int t = 0; t < FS_TGT_NR; t++)
+		assert_int_equal(want[t], t == FS_TGT_SHMEM);
+	assert_int_equal(session__parse_targets("dedupe", want), 0);
+	for (int t = 0; t < FS_TGT_NR; t++)
+		assert_int_equal(want[t], t == FS_TGT_DEDUPE);
+	assert_int_equal(session__parse_targets("both", want), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size),
+		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_targets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The shared helpers in src/util: temp-name parsing, the owner check,
+ * tool look-up over a PATH of temp dirs, spawning, tree removal and
+ * whole writes, on real files in a temp dir.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/jsonb.h"
+#include "util/proc.h"
+#include "util/util.h"
+
+static char tmp[] = "/tmp/test-util-XXXXXX";
+
+static void path_of(char *out, const char *rel)
+{
+	snprintf(out, PATH_MAX, "%s/%s", tmp, rel);
+}
+
+static void make_file(const char *rel, const char *text, mode_t mode)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	path_of(p, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(fd__write_all(fd, text, strlen(text)), 0);
+	assert_int_equal(fchmod(fd, mode), 0);
+	assert_int_equal(close(fd), 0);
+}
+
+static void make_dir(const char *rel)
+{
+	char p[PATH_MAX];
+
+	path_of(p, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static int setup(void **state)
+{
+	assert_non_null(mkdtemp(tmp));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	assert_int_equal(tree__remove(tmp, 0), 0);
+	return 0;
+}
+
+static void test_suffix(void **state)
+{
+	static const struct {
+		const char *s;
+		bool ok;
+	} cases[] = {
+		{ "abcXYZ", true },  { "a1B2c3", true },   { "000000", true },
+		{ "abc12", false },  { "abc1234", false }, { "abc-12", false },
+		{ "abc 12", false }, { "", false },	   { "ab.c12", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_int_equal(tmpname__suffix_ok(cases[i].s), cases[i].ok);
+}
+
+static void test_owner(void **state)
+{
+	static const struct {
+		const char *name, *prefix;
+		long pid;
+	} cases[] = {
+		{ "folioscope-vm-123.abcDEF", "folioscope-vm-", 123 },
+		{ ".out.json.folioscope-42.Ab3dE9", ".out.json.folioscope-",
+		  42 },
+		{ "folioscope-vm-0123.abcDEF", "folioscope-vm-", 0 },
+		{ "folioscope-vm--5.abcDEF", "folioscope-vm-", 0 },
+		{ "folioscope-vm-123abcDEF", "folioscope-vm-", 0 },
+		{ "folioscope-vm-123.abcDE", "folioscope-vm-", 0 },
+		{ "folioscope-vm-123.abcDEFG", "folioscope-vm-", 0 },
+		{ "folioscope-vm-123.abc/EF", "folioscope-vm-", 0 },
+		{ "folioscope-vm-.abcDEF", "folioscope-vm-", 0 },
+		{ "folioscope-shmem-123.abcDEF", "folioscope-vm-", 0 },
+		{ "folioscope-vm-99999999999999999999.abcDEF", "folioscope-vm-",
+		  0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_int_equal(tmpname__owner(cases[i].name, cases[i].prefix),
+				 cases[i].pid);
+}
+
+static void test_owner_alive(void **state)
+{
+	pid_t child;
+	int st;
+
+	assert_true(owner__alive(getpid()));
+	child = fork();
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	/* Reaped: its /proc entry is gone. */
+	assert_false(owner__alive(child));
+}
+
+static void test_exe_find(void **state)
+{
+	char path[2 * PATH_MAX + 2], want[PATH_MAX], out[PATH_MAX];
+	char a[PATH_MAX], b[PATH_MAX], sbin[PATH_MAX];
+	struct exe_search s = { .path_default = "/nonexistent" };
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	make_dir("a");
+	make_dir("b");
+	make_dir("sbin");
+	make_dir("a/dirtool");
+	make_file("a/tool", "#!/bin/sh\nexit 3\n", 0644);
+	make_file("b/tool", "#!/bin/sh\nexit 7\n", 0755);
+	make_file("sbin/sbintool", "#!/bin/sh\nexit 0\n", 0755);
+	path_of(a, "a");
+	path_of(b, "b");
+	path_of(sbin, "sbin");
+	snprintf(path, sizeof(path), "%s:%s", a, b);
+	assert_int_equal(setenv("PATH", path, 1), 0);
+
+	/* a/tool is not executable: the first executable one wins. */
+	assert_int_equal(exe__find("tool", &s, out, sizeof(out)), 0);
+	path_of(want, "b/tool");
+	assert_string_equal(out, want);
+	/* Extra dirs only with them in the search. */
+	assert_int_equal(exe__find("sbintool", &s, out, sizeof(out)), -ENOENT);
+	s.extra = sbin;
+	assert_int_equal(exe__find("sbintool", &s, out, sizeof(out)), 0);
+	path_of(want, "sbin/sbintool");
+	assert_string_equal(out, want);
+	/* A directory is no tool. */
+	assert_int_equal(exe__find("dirtool", &s, out, sizeof(out)), -ENOENT);
+	assert_int_equal(exe__find("missing", &s, out, sizeof(out)), -ENOENT);
+	/* No $PATH: the default list. */
+	assert_int_equal(unsetenv("PATH"), 0);
+	s.path_default = b;
+	assert_int_equal(exe__find("tool", &s, out, sizeof(out)), 0);
+	path_of(want, "b/tool");
+	assert_string_equal(out, want);
+	/* A name with a '/' is taken as it is. */
+	assert_int_equal(exe__find(want, &s, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+	path_of(want, "a/tool");
+	assert_int_equal(exe__find(want, &s, out, sizeof(out)), -EACCES);
+
+	if (old)
+		assert_int_equal(setenv("PATH", old, 1), 0);
+	free(old);
+}
+
+static void test_spawn(void **state)
+{
+	char b[PATH_MAX];
+	struct exe_search s = { .path_default = "/nonexistent" };
+	struct proc_io io = { .in_fd = -1, .search = &s };
+	char *argv[] = { "tool7", NULL };
+	char *missing[] = { "missing", NULL };
+	pid_t pid;
+
+	make_dir("spawn");
+	make_file("spawn/tool7", "#!/bin/sh\nexit 7\n", 0755);
+	path_of(b, "spawn");
+	s.extra = b;
+	pid = proc__spawn(argv, &io);
+	assert_true(pid > 0);
+	assert_int_equal(proc__wait(pid), 7);
+	assert_int_equal(proc__spawn(missing, &io), -ENOENT);
+}
+
+static void test_tree_remove(void **state)
+{
+	char root[PATH_MAX], keep[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+
+	make_dir("t");
+	make_dir("t/d1");
+	make_dir("t/d1/d2");
+	make_file("t/f", "x", 0644);
+	make_file("t/d1/d2/g", "y", 0400);
+	make_file("keep", "kept", 0644);
+	path_of(keep, "keep");
+	path_of(link, "t/d1/link");
+	assert_int_equal(symlink(keep, link), 0);
+	path_of(link, "t/d1/dirlink");
+	assert_int_equal(symlink(tmp, link), 0);
+	path_of(root, "t");
+
+	assert_int_equal(tree__remove(root, 0), 0);
+	assert_int_equal(lstat(root, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	/* The links went, not what they point to. */
+	assert_int_equal(stat(keep, &st), 0);
+	assert_int_equal(st.st_size, 4);
+	/* Nothing there: nothing to do. */
+	assert_int_equal(tree__remove(root, 0), 0);
+	assert_int_equal(tree__remove(root, TREE_ONE_FS), 0);
+}
+
+static void test_tree_one_fs(void **state)
+{
+	char root[PATH_MAX], mnt[PATH_MAX], inside[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	make_dir("m");
+	make_dir("m/mnt");
+	make_file("m/f", "x", 0644);
+	path_of(root, "m");
+	path_of(mnt, "m/mnt");
+	if (mount("none", mnt, "tmpfs", 0, "size=1m")) {
+		printf("skipped: cannot mount a tmpfs (%s): needs "
+		       "CAP_SYS_ADMIN\n",
+		       strerror(errno));
+		skip();
+	}
+	path_of(inside, "m/mnt/inside");
+	fd = open(inside, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+
+	/* The mount and what is in it stay; the rest goes. */
+	assert_int_equal(tree__remove(root, TREE_ONE_FS), -EBUSY);
+	assert_int_equal(stat(inside, &st), 0);
+	path_of(inside, "m/f");
+	assert_int_equal(lstat(inside, &st), -1);
+	assert_int_equal(umount2(mnt, MNT_DETACH), 0);
+	assert_int_equal(tree__remove(root, TREE_ONE_FS), 0);
+	assert_int_equal(lstat(root, &st), -1);
+}
+
+static void test_write_all(void **state)
+{
+	static char buf[1 << 20], back[1 << 20];
+	char p[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 7 + 1);
+	path_of(p, "big");
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fd__write_all(fd, buf, sizeof(buf)), 0);
+	n = pread(fd, back, sizeof(back), 0);
+	assert_int_equal(n, sizeof(back));
+	assert_memory_equal(buf, back, sizeof(buf));
+	close(fd);
+	assert_int_equal(fd__write_all(fd, buf, 1), -EBADF);
+}
+
+static void test_jsonb(void **state)
+{
+	struct jsonb b = { .oom = false };
+	struct json_object *root = json_object_new_object(), *arr, *o;
+	char fixed[4] = { 'a', 'b', 'c', 'd' }; /* no NUL */
+
+	assert_non_null(root);
+	arr = jsonb__put(&b, root, "list", json_object_new_array());
+	assert_non_null(arr);
+	o = jsonb__push(&b, arr, json_object_new_object());
+	assert_non_null(o);
+	jsonb__put(&b, o, "s", JSONB_STR(fixed));
+	jsonb__put_str_or_null(&b, o, "empty", "");
+	jsonb__put_str_or_null(&b, o, "none", NULL);
+	jsonb__put_str_or_null(&b, o, "x", "y");
+	assert_false(b.oom);
+	assert_string_equal(
+		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN),
+		"{\"list\":[{\"s\":\"abcd\",\"empty\":null,\"none\":null,"
+		"\"x\":\"y\"}]}");
+	/* A failed value or a failed parent is recorded, never added. */
+	assert_null(jsonb__put(&b, root, "nothing", NULL));
+	assert_true(b.oom);
+	b.oom = false;
+	assert_null(jsonb__put(&b, NULL, "orphan", json_object_new_int(1)));
+	assert_true(b.oom);
+	b.oom = false;
+	assert_null(jsonb__push(&b, NULL, json_object_new_int(1)));
+	assert_true(b.oom);
+	b.oom = false;
+	jsonb__put_null(&b, NULL, "k");
+	assert_true(b.oom);
+	assert_false(json_object_object_get_ex(root, "nothing", NULL));
+	json_object_put(root);
+}
+
+/* What err__print writes, with stderr sent to a file. */
+static void read_stderr(FILE *f, char *out, size_t len)
+{
+	size_t n;
+
+	fflush(f);
+	rewind(f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+}
+
+static void test_err_print(void **state)
+{
+	char p[PATH_MAX], got[256];
+	FILE *f, *old = stderr;
+
+	path_of(p, "stderr");
+	f = fopen(p, "w+");
+	assert_non_null(f);
+	stderr = f;
+	errno = EACCES;
+	err__print("run", -ENOENT, "cannot open '%s' %d", "x", 5);
+	/* A caller returning -errno after the line still has its own. */
+	assert_int_equal(errno, EACCES);
+	err__print(NULL, 0, "plain");
+	stderr = old;
+	read_stderr(f, got, sizeof(got));
+	fclose(f);
+	assert_string_equal(got, "folioscope: run: cannot open 'x' 5: "
+				 "No such file or directory\n"
+				 "folioscope: plain\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_suffix),
+		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_owner_alive),
+		cmocka_unit_test(test_exe_find),
+		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_tree_remove),
+		cmocka_unit_test(test_tree_one_fs),
+		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_jsonb),
+		cmocka_unit_test(test_err_print),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
