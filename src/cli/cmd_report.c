@@ -120,6 +120,9 @@ static int fill_saved(void *ctx, struct fs_report *r)
 	memcpy(r, saved, sizeof(*r));
 	r->procs = NULL;
 	r->nprocs = 0;
+	/* /metrics has no use for them. */
+	r->intervals = NULL;
+	r->nintervals = 0;
 	if (!saved->nprocs)
 		return 0;
 	r->procs = malloc(saved->nprocs * sizeof(*r->procs));

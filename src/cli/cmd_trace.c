@@ -332,11 +332,50 @@ static void trace__free_report(struct fs_report *r)
 }
 
 /*
+ * The intervals of -i, kept for the final report (JSON, pictures) when
+ * it is written to a file: keep holds them (its totals stay empty),
+ * last_ms is where the next interval starts.
+ */
+struct trace_keep {
+	struct fs_report *keep;
+	struct timespec t0;
+	__u64 last_ms;
+};
+
+static __u64 ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(now.tv_sec - t0->tv_sec) * 1000 +
+	     (now.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (__u64)ms;
+}
+
+/* Keep delta as the interval ending now. */
+static int trace__keep(struct trace_keep *k, const struct fs_report *delta)
+{
+	__u64 now = ms_since(&k->t0);
+	int err;
+
+	if (!k->keep)
+		return 0;
+	if (now < k->last_ms)
+		now = k->last_ms;
+	err = model__interval_add(k->keep, k->last_ms, now, delta);
+	k->last_ms = now;
+	return err;
+}
+
+/*
  * One report: totals, or with delta the events since the previous one.
  * label heads it in interval mode; JSON (-j) only when with_json.
  */
 static int trace__report(struct session *s, const struct trace_args *a,
-			 bool delta, const char *label, bool with_json)
+			 struct trace_keep *k, bool delta, const char *label,
+			 bool with_json)
 {
 	struct fs_report *r = trace__new_report();
 	int err;
@@ -344,6 +383,8 @@ static int trace__report(struct session *s, const struct trace_args *a,
 	if (!r)
 		return -ENOMEM;
 	err = session__collect(s, r, delta);
+	if (!err && delta)
+		err = trace__keep(k, r);
 	if (!err)
 		err = trace__print(a, r, label, with_json);
 	trace__free_report(r);
@@ -355,7 +396,8 @@ static int trace__report(struct session *s, const struct trace_args *a,
  * one read of the maps, so the intervals add up to the totals even while
  * the traced processes keep going.
  */
-static int trace__last(struct session *s, const struct trace_args *a, int n)
+static int trace__last(struct session *s, const struct trace_args *a,
+		       struct trace_keep *k, int n)
 {
 	struct fs_report *d = trace__new_report();
 	struct fs_report *t = trace__new_report();
@@ -364,9 +406,11 @@ static int trace__last(struct session *s, const struct trace_args *a, int n)
 
 	if (!d || !t)
 		goto cleanup;
-	err = session__collect_both(s, d, t);
+	err = session__collect_both(s, d, t) ?: trace__keep(k, d);
 	if (err)
 		goto cleanup;
+	if (k->keep)
+		model__intervals_move(t, k->keep);
 	snprintf(label, sizeof(label), "interval %d", n);
 	err = trace__print(a, d, label, false)
 		      ?: trace__print(a, t, "totals", true);
@@ -421,6 +465,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
 	struct serve *srv = NULL;
+	struct trace_keep keep = {};
 	struct timespec t0, tick;
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
@@ -472,8 +517,18 @@ int cmd_trace(int argc, char **argv)
 			fprintf(stderr,
 				"folioscope: tracing... Ctrl-C to stop\n");
 	}
+	/* Only a file can hold the intervals; stdout gets each as it ends. */
+	if (a.interval && !a.cumulative &&
+	    (a.c.json || (a.c.output && strcmp(a.c.output, "-")))) {
+		keep.keep = trace__new_report();
+		if (!keep.keep) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tick = t0;
+	keep.t0 = t0;
 	while (!exiting && !err) {
 		if (child && waitpid(child, &status, WNOHANG) == child) {
 			child = 0;
@@ -486,7 +541,7 @@ int cmd_trace(int argc, char **argv)
 
 			clock_gettime(CLOCK_MONOTONIC, &tick);
 			snprintf(label, sizeof(label), "interval %d", ++n);
-			err = trace__report(&s, &a, !a.cumulative, label,
+			err = trace__report(&s, &a, &keep, !a.cumulative, label,
 					    false);
 		}
 		usleep(20000);
@@ -495,11 +550,12 @@ int cmd_trace(int argc, char **argv)
 		goto cleanup;
 	/* With -i: the last partial interval, then the run's totals. */
 	if (a.interval && !a.cumulative)
-		err = trace__last(&s, &a, ++n);
+		err = trace__last(&s, &a, &keep, ++n);
 	else
-		err = trace__report(&s, &a, false, a.interval ? "totals" : NULL,
-				    true);
+		err = trace__report(&s, &a, &keep, false,
+				    a.interval ? "totals" : NULL, true);
 cleanup:
+	trace__free_report(keep.keep);
 	serve__stop(srv);
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */

@@ -143,6 +143,23 @@ if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
 		"$(jq -r .targets.shmem.calls "$lt/i.json")"
 	expect_eq "trace -i: interval bytes add up to the totals" "$(interval_sum "$lt_iv" 3 0 1000000)" 1500000
 	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1500000
+	# -j keeps every interval: the same calls and bytes as the text
+	# reports, in order, and every bucket and counter adds up.
+	expect_eq "trace -i -j: the JSON's intervals are the text's" \
+		"$(jq -r '.intervals | to_entries[] | "\(.key + 1) \(.value.targets.shmem.counters.calls) \(.value.targets.shmem.histograms.bytes.sum)"' "$lt/i.json")" \
+		"$lt_iv"
+	expect_eq "trace -i -j: interval buckets add up to the totals" \
+		"$(jq -c '[.intervals[].targets.shmem.histograms | to_entries[]
+			| select(.value.measured) | .key as $h | .value.buckets[]
+			| select(.count > 0) | {h: $h, lo, count}]
+			| group_by([.h, .lo]) | map([.[0].h, .[0].lo, (map(.count) | add)])' "$lt/i.json")" \
+		"$(jq -c '[.targets.shmem.histograms | to_entries[] | select(.value.measured)
+			| .key as $h | .value.buckets[] | select(.count > 0) | [$h, .lo, .count]]
+			| sort' "$lt/i.json")"
+	expect_eq "trace -i -j: intervals are consecutive" \
+		"$(jq '[.intervals as $i | range(1; $i | length) | select($i[.].start_ms != $i[. - 1].end_ms)] | length' "$lt/i.json")" 0
+	expect_eq "report reads the intervals back, byte for byte" \
+		"$("$FS" report "$lt/i.json" --format json | cmp - "$lt/i.json" 2>&1 && echo same)" same
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B" "$C"
 fi
