@@ -163,6 +163,56 @@ if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B" "$C"
 fi
+# A heatmap of known phases: 4 KiB reads, then (once their interval has
+# closed) 64 KiB reads. Each interval's busiest bytes bucket, read back
+# from the page Chromium rendered, switches where the text reports do.
+reader a dd if="$lt/a" of=/dev/null bs=4k status=none; A=$RPID
+reader b dd if="$lt/a" of=/dev/null bs=64k status=none; B=$RPID
+if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/h.json" -o "$lt/h.html"; then
+	go a; wait "$A"; ia=$(lt_closed)
+	go b; wait "$B"; lt_closed >/dev/null
+	stop_trace
+	# "N 4096" or "N 65536" per interval with reads, from the text.
+	want=$(interval_rows "$lt/out" | awk -v ia="$ia" '$2 > 0 { print $1, ($1 <= ia ? 4096 : 65536) }')
+	expect_eq "heatmap run: reads in both phases" "$(cut -d' ' -f2 <<<"$want" | sort -un | tr '\n' ' ')" "4096 65536 "
+	if command -v chromium >/dev/null; then
+		timeout 100 chromium --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update \
+			--disable-sync --no-first-run --user-data-dir="$lt/chrome" \
+			--host-resolver-rules='MAP * ~NOTFOUND' --dump-dom \
+			"file://$lt/h.html" >"$lt/h.dom" 2>>"$LOGDIR/chromium-live.log"
+		rm -rf "$lt/chrome"
+		timeout 100 chromium --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update \
+			--disable-sync --no-first-run --user-data-dir="$lt/chrome" \
+			--host-resolver-rules='MAP * ~NOTFOUND' --window-size=1000,4000 \
+			--screenshot="$LOGDIR/heatmap.png" "file://$lt/h.html" \
+			>/dev/null 2>>"$LOGDIR/chromium-live.log"
+		rm -rf "$lt/chrome"
+		expect_eq "heatmap: the switch from 4 KiB to 64 KiB reads at interval $ia" \
+			"$(python3 tests/host/picdom.py heatmap "$lt/h.dom" shmem bytes | grep -v ' -$')" "$want"
+		expect_eq "heatmap: one per measured histogram, a column per interval" \
+			"$(grep -o '<svg class="heatmap"[^>]*data-intervals="[0-9]*"' "$lt/h.dom" | grep -o '[0-9]*"$' | sort -u | tr -d '"') $(grep -c '<figure class="heatmap"' "$lt/h.dom")" \
+			"$(jq '.intervals | length' "$lt/h.json") $(jq '[.targets.shmem.histograms[] | select(.measured)] | length' "$lt/h.json")"
+		if [ -s "$LOGDIR/heatmap.png" ]; then
+			ok "heatmap: screenshot in $LOGDIR/heatmap.png"
+		else
+			bad "heatmap: screenshot" "none written; see $LOGDIR/chromium-live.log"
+		fi
+	else
+		skip "heatmap in chromium" "chromium not installed (tests/deps.sh)"
+	fi
+	"$FS" report "$lt/h.json" -o "$lt/h.svg"
+	expect_eq "heatmap svg: the same cells as the page" \
+		"$(grep -o '<rect class="cell"[^>]*data-count="[0-9]*"' "$lt/h.svg" | md5sum)" \
+		"$(grep -o '<rect class="cell"[^>]*data-count="[0-9]*"' "$lt/h.html" | md5sum)"
+	jq 'del(.intervals)' "$lt/h.json" >"$lt/noiv.json"
+	"$FS" report "$lt/noiv.json" -o "$lt/noiv.html"
+	expect_eq "report without intervals: no heatmap, the facts say none" \
+		"$(grep -c '<figure class="heatmap"' "$lt/noiv.html") $(grep -c 'none (trace -i SECONDS -j FILE keeps them)' "$lt/noiv.html")" "0 1"
+else
+	bad "trace -i heatmap" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
+fi
 # --serve while tracing: /metrics holds the counts since the start.
 if command -v curl >/dev/null; then
 	reader a cat "$lt/a"; A=$RPID
