@@ -1112,6 +1112,57 @@ static void test_json_read_older_counters(void **state)
 	remove_dir(dir);
 }
 
+/* The intervals as heatmaps: a column per interval, its cells' counts. */
+static void test_heatmap(void **state)
+{
+	static struct fs_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_intervals(&r);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__html(f, &r, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<figure class=\"heatmap\" "
+				    "data-target=\"dedupe\" "
+				    "data-histogram=\"bytes\">"));
+	assert_non_null(strstr(buf, "data-histogram=\"bytes\" "
+				    "data-intervals=\"2\""));
+	/* dst_align is not measured: no heatmap. */
+	assert_null(strstr(buf, "<figure class=\"heatmap\" "
+				"data-target=\"dedupe\" "
+				"data-histogram=\"dst_align\">"));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"1\" "
+				    "data-slot=\"13\" data-lo=\"4096\" "
+				    "data-count=\"3\""));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"2\" "
+				    "data-slot=\"13\" data-lo=\"4096\" "
+				    "data-count=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"2\" "
+				    "data-slot=\"15\" data-lo=\"16384\" "
+				    "data-count=\"1\""));
+	assert_non_null(strstr(buf, "<rect class=\"mode\" data-interval=\"1\" "
+				    "data-slot=\"13\""));
+	assert_non_null(strstr(buf, "<rect class=\"total\" data-interval=\"2\" "
+				    "data-count=\"1\""));
+	assert_non_null(strstr(buf, "2, 0 s to 2.5 s since tracing began"));
+	free(buf);
+
+	/* Without intervals: no heatmap, and the facts say so. */
+	model__free(&r);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__svg(f, &r, NULL), 0);
+	fclose(f);
+	assert_null(strstr(buf, "class=\"heatmap\""));
+	assert_non_null(strstr(buf, "intervals: none (trace -i SECONDS -j FILE "
+				    "keeps them)"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1130,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_read_older_counters),
 		cmocka_unit_test(test_json_intervals),
+		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_json_round_trip_minimal),
 		cmocka_unit_test(test_json_stdout),
 		cmocka_unit_test(test_json_write_unwritable),
