@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +342,9 @@ struct trace_keep {
 	struct fs_report *keep;
 	struct timespec t0;
 	__u64 last_ms;
+	/* --serve's page reads keep on the server's thread. */
+	pthread_mutex_t lock;
+	struct session *s;
 };
 
 static __u64 ms_since(const struct timespec *t0)
@@ -364,7 +369,9 @@ static int trace__keep(struct trace_keep *k, const struct fs_report *delta)
 		return 0;
 	if (now < k->last_ms)
 		now = k->last_ms;
+	pthread_mutex_lock(&k->lock);
 	err = model__interval_add(k->keep, k->last_ms, now, delta);
+	pthread_mutex_unlock(&k->lock);
 	k->last_ms = now;
 	return err;
 }
@@ -409,8 +416,11 @@ static int trace__last(struct session *s, const struct trace_args *a,
 	err = session__collect_both(s, d, t) ?: trace__keep(k, d);
 	if (err)
 		goto cleanup;
-	if (k->keep)
+	if (k->keep) {
+		pthread_mutex_lock(&k->lock);
 		model__intervals_move(t, k->keep);
+		pthread_mutex_unlock(&k->lock);
+	}
 	snprintf(label, sizeof(label), "interval %d", n);
 	err = trace__print(a, d, label, false)
 		      ?: trace__print(a, t, "totals", true);
@@ -427,7 +437,42 @@ cleanup:
  */
 static int trace__fill(void *ctx, struct fs_report *r)
 {
-	return session__collect(ctx, r, false);
+	const struct trace_keep *k = ctx;
+
+	return session__collect(k->s, r, false);
+}
+
+/*
+ * --serve's page with -i: the intervals closed so far, and their sum as
+ * the totals, so the page (and /report.json) adds up like the final
+ * report; attach plans and what is not measured from a collect.
+ */
+static int trace__page(void *ctx, struct fs_report *r)
+{
+	struct trace_keep *k = ctx;
+	struct fs_interval *copy = NULL;
+	int err, n;
+
+	err = session__collect(k->s, r, false);
+	if (err || !k->keep)
+		return err;
+	free(r->procs);
+	r->procs = NULL;
+	r->nprocs = 0;
+	pthread_mutex_lock(&k->lock);
+	n = k->keep->nintervals;
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (copy)
+			memcpy(copy, k->keep->intervals, n * sizeof(*copy));
+	}
+	pthread_mutex_unlock(&k->lock);
+	if (n && !copy)
+		return -ENOMEM;
+	r->intervals = copy;
+	r->nintervals = n;
+	model__totals_from_intervals(r);
+	return 0;
 }
 
 /*
@@ -465,7 +510,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
 	struct serve *srv = NULL;
-	struct trace_keep keep = {};
+	struct trace_keep keep = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct timespec t0, tick;
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
@@ -489,10 +534,26 @@ int cmd_trace(int argc, char **argv)
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
+	keep.s = &s;
+	/* Only a file or the live page can hold the intervals; stdout gets
+	 * each as it ends. */
+	if (a.interval && !a.cumulative &&
+	    (a.c.json || a.serve.addr ||
+	     (a.c.output && strcmp(a.c.output, "-")))) {
+		keep.keep = trace__new_report();
+		if (!keep.keep) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
 	if (a.serve.addr) {
-		struct serve_opts so = { .allow_remote = a.serve.any };
+		struct serve_opts so = {
+			.allow_remote = a.serve.any,
+			.page_fill = keep.keep ? trace__page : NULL,
+			.refresh = a.interval ? (int)ceil(a.interval) : 0,
+		};
 
-		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &s);
+		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &keep);
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */
@@ -516,15 +577,6 @@ int cmd_trace(int argc, char **argv)
 		else if (!a.c.duration)
 			fprintf(stderr,
 				"folioscope: tracing... Ctrl-C to stop\n");
-	}
-	/* Only a file can hold the intervals; stdout gets each as it ends. */
-	if (a.interval && !a.cumulative &&
-	    (a.c.json || (a.c.output && strcmp(a.c.output, "-")))) {
-		keep.keep = trace__new_report();
-		if (!keep.keep) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tick = t0;
@@ -555,8 +607,9 @@ int cmd_trace(int argc, char **argv)
 		err = trace__report(&s, &a, &keep, false,
 				    a.interval ? "totals" : NULL, true);
 cleanup:
-	trace__free_report(keep.keep);
+	/* The server's page reads keep: stop it first. */
 	serve__stop(srv);
+	trace__free_report(keep.keep);
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */
 	if (child > 0) {

@@ -164,6 +164,38 @@ void model__intervals_move(struct fs_report *dst, struct fs_report *src)
 	src->nintervals = 0;
 }
 
+void model__totals_from_intervals(struct fs_report *r)
+{
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		struct fs_target_report *tr = &r->target[t];
+
+		if (!tr->enabled)
+			continue;
+		for (int h = 0; h < tr->nhists; h++) {
+			struct fs_histogram *hg = &tr->hist[h];
+
+			memset(hg->slot, 0, sizeof(hg->slot));
+			hg->count = hg->sum = 0;
+			for (int i = 0; i < r->nintervals && hg->measured;
+			     i++) {
+				const struct fs_interval_target *it =
+					&r->intervals[i].target[t];
+
+				for (int s = 0; s < FS_SLOTS; s++)
+					hg->slot[s] += it->slot[h][s];
+				hg->count += it->count[h];
+				hg->sum += it->sum[h];
+			}
+		}
+		for (int k = 0; k < tr->ncounters; k++) {
+			tr->counter[k] = 0;
+			for (int i = 0; i < r->nintervals; i++)
+				tr->counter[k] +=
+					r->intervals[i].target[t].counter[k];
+		}
+	}
+}
+
 bool model__intervals_add_up(const struct fs_report *r, char *why, size_t n)
 {
 	for (int t = 0; t < FS_TGT_NR; t++) {

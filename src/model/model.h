@@ -173,6 +173,11 @@ void model__intervals_move(struct fs_report *dst, struct fs_report *src);
  * True for a report without intervals.
  */
 bool model__intervals_add_up(const struct fs_report *r, char *why, size_t n);
+/*
+ * Set every enabled target's histograms (measured ones) and counters to
+ * the sum of r's intervals: the totals as of the last interval's end.
+ */
+void model__totals_from_intervals(struct fs_report *r);
 /* Mark a target enabled/disabled. */
 void model__enable(struct fs_report *r, enum fs_target t, bool on);
 /* Mark one histogram of a target as not measured, with the reason. */

@@ -342,6 +342,17 @@ static void cases(struct page *p)
 int report__html(FILE *f, const struct fs_report *base,
 		 const struct fs_report *next)
 {
+	return report__html_page(f, base, next, 0);
+}
+
+int report__html_refresh(FILE *f, const struct fs_report *r, int refresh)
+{
+	return report__html_page(f, r, NULL, refresh);
+}
+
+int report__html_page(FILE *f, const struct fs_report *base,
+		      const struct fs_report *next, int refresh)
+{
 	struct page p = { .f = f,
 			  .run = { base, next },
 			  .nruns = next ? 2 : 1 };
@@ -354,8 +365,13 @@ int report__html(FILE *f, const struct fs_report *base,
 	      "<meta http-equiv=\"Content-Security-Policy\" "
 	      "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, "
-	      "initial-scale=1\">\n<title>",
+	      "initial-scale=1\">\n",
 	      f);
+	/* A live page (report --serve, trace --serve) reloads itself. */
+	if (refresh > 0)
+		fprintf(f, "<meta http-equiv=\"refresh\" content=\"%d\">\n",
+			refresh);
+	fputs("<title>", f);
 	esc(f, title);
 	fputs(": ", f);
 	esc(f, base->kernel);

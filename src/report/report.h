@@ -100,6 +100,11 @@ int report__svg(FILE *f, const struct fs_report *base,
 int report__html(FILE *f, const struct fs_report *base,
 		 const struct fs_report *next);
 
+/* The HTML page reloading itself every refresh seconds (0: never). */
+int report__html_page(FILE *f, const struct fs_report *base,
+		      const struct fs_report *next, int refresh);
+int report__html_refresh(FILE *f, const struct fs_report *r, int refresh);
+
 /* The JSON report as written by report__json_write, to a stream. */
 int report__json_stream(FILE *f, const struct fs_report *r);
 

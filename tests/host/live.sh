@@ -233,6 +233,28 @@ else
 	skip "trace --serve" "curl not installed"
 fi
 
+# --serve with -i: a live page and JSON of the intervals closed so far,
+# which add up (report reads the JSON back) and hold the reader's bytes.
+if command -v curl >/dev/null; then
+	reader a cat "$lt/a"; A=$RPID
+	if start_trace -i 0.2 -p "$A" --serve 127.0.0.1:0; then
+		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
+		url=${url%/metrics}
+		go a; wait "$A"; n=$(lt_closed)
+		curl -sf "$url/report.json" >"$lt/live.json"
+		curl -sf "$url/report.html" >"$lt/live.html"
+		stop_trace
+		expect_eq "trace -i --serve: /report.json reads back, with the bytes read" \
+			"$("$FS" report "$lt/live.json" --format json | cmp - "$lt/live.json" 2>&1 && echo same) $(jbytes "$lt/live.json")" \
+			"same 1000000"
+		expect_eq "trace -i --serve: /report.json has the intervals closed so far" \
+			"$(jq '.intervals | length >= '"$n" "$lt/live.json")" true
+		expect_eq "trace -i --serve: /report.html reloads itself, heatmaps drawn" \
+			"$(grep -c '<meta http-equiv="refresh" content="1">' "$lt/live.html") $(grep -c '<figure class="heatmap" data-target="shmem" data-histogram="bytes">' "$lt/live.html")" "1 1"
+	else
+		bad "trace -i --serve" "did not attach: $(cat "$lt/err")"; kill "$A"
+	fi
+fi
 # -P: one entry per process; past 64 processes, the "other" bucket.
 reader a cat "$lt/a"; A=$RPID
 reader b cat "$lt/b"; B=$RPID
