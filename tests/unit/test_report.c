@@ -1038,6 +1038,17 @@ static void test_json_intervals(void **state)
 			    2 * sizeof(*r.intervals));
 	model__free(&back);
 
+	/* The totals as the intervals' sum: what trace --serve's page
+	 * shows while tracing. */
+	memcpy(&back, &r, sizeof(back));
+	memset(back.target[FS_TGT_DEDUPE].counter, 0xff,
+	       sizeof(back.target[FS_TGT_DEDUPE].counter));
+	memset(back.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES].slot, 0,
+	       sizeof(back.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES].slot));
+	back.target[FS_TGT_DEDUPE].hist[FS_DD_LATENCY].sum = 1;
+	model__totals_from_intervals(&back);
+	assert_same_report(&r, &back);
+
 	/* One more call in an interval than in the totals: refused. */
 	r.intervals[1].target[FS_TGT_DEDUPE].counter[FS_DD_DIFFERS]++;
 	assert_false(model__intervals_add_up(&r, why, sizeof(why)));
