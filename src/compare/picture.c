@@ -26,6 +26,7 @@
 #define PH (CH - MT - MB)
 #define MIN_BARS 6
 #define PAD 20
+#define WRAP_CHARS 118 /* SVG document lines, at 11-13 px */
 
 #define COLOR_BASE "#4e79a7"
 #define COLOR_NEW "#e8772e"
@@ -59,13 +60,31 @@ static void line(struct pic *p, const char *cls, const char *color, int size,
 		fputs("</p>\n", p->f);
 		return;
 	}
-	fprintf(p->f,
-		"<text class=\"%s\" x=\"%d\" y=\"%d\" font-size=\"%d\" "
-		"fill=\"%s\">",
-		cls, PAD, p->y, size, color);
-	esc(p->f, text);
-	fputs("</text>\n", p->f);
-	p->y += size + 6;
+	/* SVG text does not wrap: cut at a space, never inside UTF-8. */
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > WRAP_CHARS) {
+			cut = WRAP_CHARS;
+			while (cut > WRAP_CHARS / 2 && text[cut] != ' ')
+				cut--;
+			if (text[cut] != ' ')
+				cut = WRAP_CHARS;
+			while (cut > 1 &&
+			       ((unsigned char)text[cut] & 0xc0) == 0x80)
+				cut--;
+		}
+		fprintf(p->f,
+			"<text class=\"%s\" x=\"%d\" y=\"%d\" "
+			"font-size=\"%d\" fill=\"%s\">",
+			cls, PAD, p->y, size, color);
+		report__xml_escape_n(p->f, text, cut);
+		fputs("</text>\n", p->f);
+		p->y += size + 6;
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
 }
 
 /* ---- the rules ---- */
@@ -160,10 +179,13 @@ static void facts(struct pic *p, const char *warning)
 				 a->reason[0] ? a->reason : "-");
 			line(p, "attach", COLOR_MUTED, 11, text);
 		}
-		n = snprintf(text, sizeof(text), "%s workload %s", sd->label,
+		/* The first run's: pooling adds numbers up, parameters too. */
+		n = snprintf(text, sizeof(text), "%s workload%s %s", sd->label,
+			     sd->nruns > 1 ? " (first run)" : "",
 			     r->workload_name[0] ? r->workload_name : "none");
-		for (int i = 0; i < r->nkv && n < (int)sizeof(text); i++) {
-			const struct fs_kv *kv = &r->kv[i];
+		for (int i = 0; i < sd->runs[0].nkv && n < (int)sizeof(text);
+		     i++) {
+			const struct fs_kv *kv = &sd->runs[0].kv[i];
 
 			if (kv->type == FS_KV_U64)
 				n += snprintf(text + n, sizeof(text) - n,
@@ -180,8 +202,7 @@ static void facts(struct pic *p, const char *warning)
 	line(p, "note", COLOR_MUTED, 11,
 	     "Bars: each side's share of its own events per log2 bucket "
 	     "(base solid, new hatched); whiskers: min..max over a side's "
-	     "runs; dashed lines: p50/p90/p99 (b = base, n = new). Workload "
-	     "numbers are summed over a side's runs.");
+	     "runs; dashed lines: p50/p90/p99 (b = base, n = new).");
 }
 
 /* ---- one chart ---- */

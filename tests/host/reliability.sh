@@ -134,6 +134,8 @@ B "report: --serve with -o" 2 "--serve takes one report" "$FS" report --serve 12
 B "report: format from a bad name" 2 "cannot tell the format of" "$FS" report -o "$rel/x.nope" "$rel_good"
 B "trace: unknown --format" 2 "unknown format 'nope'" "$FS" trace --format nope
 B "compare: one file" 2 "want BASE.json NEW.json" "$FS" compare "$rel_good"
+B "compare: a picture as csv" 2 "a comparison draws as html or svg, not csv" "$FS" compare -o "$rel/x.csv" "$rel_good" "$rel_good"
+B "compare: a picture in an unknown format" 2 "cannot tell the picture's format from png" "$FS" compare --format png "$rel_good" "$rel_good"
 B "compare: --vs first" 2 "--vs needs base runs before it" "$FS" compare --vs "$rel_good"
 B "compare: nothing after --vs" 2 "--vs needs new runs after it" "$FS" compare "$rel_good" --vs
 # Paths: missing, not a directory, unreadable, unwritable, wrong filesystem.
