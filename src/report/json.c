@@ -18,8 +18,11 @@
 #include "report/report.h"
 #include "util/util.h"
 
-/* A report is a few hundred KiB at most; refuse to slurp anything huge. */
-#define JSON_MAX_INPUT (16u << 20)
+/*
+ * A run's report is a few hundred KiB; trace -i adds a few KiB per
+ * interval (hours of them at -i 1). Refuse to slurp anything larger.
+ */
+#define JSON_MAX_INPUT (64u << 20)
 
 #define JSON_FLAGS                                                             \
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
