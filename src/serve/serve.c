@@ -302,8 +302,8 @@ int serve__start(struct serve **sp, const char *addr_port,
 		goto cleanup;
 	}
 	s->fill = fill;
-	s->page_fill = o->page_fill;
-	s->refresh = o->refresh;
+	s->page_fill = o ? o->page_fill : NULL;
+	s->refresh = o ? o->refresh : 0;
 	s->ctx = ctx;
 	err = listen_on(&a, &fd);
 	if (err)
