@@ -345,7 +345,14 @@ struct trace_keep {
 	/* --serve's page reads keep on the server's thread. */
 	pthread_mutex_t lock;
 	struct session *s;
+	/* Intervals kept at most (the oldest go first); 0: all, which a
+	 * file needs to add up. */
+	int max;
 };
+
+/* --serve alone keeps the last 600 intervals (about 5 MiB; ten minutes
+ * at -i 1): a live page must not grow for as long as the trace runs. */
+#define LIVE_INTERVALS 600
 
 static __u64 ms_since(const struct timespec *t0)
 {
@@ -370,6 +377,12 @@ static int trace__keep(struct trace_keep *k, const struct fs_report *delta)
 	if (now < k->last_ms)
 		now = k->last_ms;
 	pthread_mutex_lock(&k->lock);
+	if (k->max && k->keep->nintervals >= k->max) {
+		memmove(k->keep->intervals, k->keep->intervals + 1,
+			(k->keep->nintervals - 1) *
+				sizeof(*k->keep->intervals));
+		k->keep->nintervals--;
+	}
 	err = model__interval_add(k->keep, k->last_ms, now, delta);
 	pthread_mutex_unlock(&k->lock);
 	k->last_ms = now;
@@ -545,6 +558,8 @@ int cmd_trace(int argc, char **argv)
 			err = -ENOMEM;
 			goto cleanup;
 		}
+		if (!a.c.json && (!a.c.output || !strcmp(a.c.output, "-")))
+			keep.max = LIVE_INTERVALS;
 	}
 	if (a.serve.addr) {
 		struct serve_opts so = {

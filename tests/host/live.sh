@@ -254,6 +254,17 @@ if command -v curl >/dev/null; then
 	else
 		bad "trace -i --serve" "did not attach: $(cat "$lt/err")"; kill "$A"
 	fi
+	# Without a file to fill, the live page keeps the last 600.
+	if start_trace -i 0.01 -p $$ --serve 127.0.0.1:0; then
+		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
+		wait_until 120 eval '[ "$(lt_intervals)" -ge 620 ]'
+		curl -sf "${url%/metrics}/report.json" >"$lt/live600.json"
+		stop_trace
+		expect_eq "trace -i --serve: the live page keeps the last 600 intervals" \
+			"$(jq '[(.intervals | length), (.intervals[0].start_ms > 0)]' -c "$lt/live600.json")" "[600,true]"
+	else
+		bad "trace -i --serve, 600 intervals" "did not attach: $(cat "$lt/err")"
+	fi
 fi
 # -P: one entry per process; past 64 processes, the "other" bucket.
 reader a cat "$lt/a"; A=$RPID
