@@ -6,6 +6,7 @@
  * unreadable report, or runs that measured different things (without
  * --force).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 enum {
 	OPT_VS = 0x100,
 	OPT_FORCE,
+	OPT_FORMAT,
 };
 
 /* At most this many runs per side: the run-to-run test's table limit. */
@@ -30,6 +32,8 @@ struct compare_args {
 	bool vs; /* --vs seen: later files are new runs */
 	bool force;
 	bool quiet;
+	const char *output; /* -o FILE: the picture */
+	const char *format; /* --format html|svg */
 	struct cmp_rule rules[MAX_RULES];
 	int nrules;
 };
@@ -45,6 +49,14 @@ static const struct argp_option options[] = {
 	{ "vs", OPT_VS, NULL, 0,
 	  "files before are base runs, files after are new runs", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the rule verdicts", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "also draw the comparison into FILE (html or svg, from --format "
+	  "or the name)",
+	  0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0,
+	  "html or svg: the picture's format (without -o, on stdout instead "
+	  "of the text)",
+	  0 },
 	{},
 };
 
@@ -69,6 +81,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case 'q':
 		a->quiet = true;
+		break;
+	case 'o':
+		a->output = arg;
+		break;
+	case OPT_FORMAT:
+		a->format = arg;
 		break;
 	case OPT_VS:
 		if (a->vs)
@@ -129,6 +147,52 @@ static const struct argp compare_argp = {
 	NULL,
 };
 
+/* The picture's format: --format, else -o's extension; exits 2 if it is
+ * neither html nor svg. */
+static bool picture_html(const struct compare_args *a)
+{
+	struct argp_state st = { .name = "compare" };
+	enum report_format fmt;
+
+	if (a->format ? report__format_parse(a->format, &fmt)
+		      : report__format_guess(a->output, &fmt))
+		cli__usage_error(&st,
+				 "cannot tell the picture's format%s%s; "
+				 "--format html or svg",
+				 a->format ? " from " : "",
+				 a->format ? a->format : "");
+	if (fmt != REPORT_FMT_HTML && fmt != REPORT_FMT_SVG)
+		cli__usage_error(&st,
+				 "a comparison draws as html or svg, not %s",
+				 report__format_name(fmt));
+	return fmt == REPORT_FMT_HTML;
+}
+
+/* The picture into memory, then written atomically ("-": stdout). */
+static int picture__write(const struct compare_args *a, bool html,
+			  const struct cmp_side *base,
+			  const struct cmp_side *new, const char *warning)
+{
+	const char *path = a->output ? a->output : "-";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	err = cmp__picture(f, html, base, new, a->rules, a->nrules, warning);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = report__write_atomic(path, buf, len);
+	if (err)
+		err__print("compare", err, "cannot write '%s'", path);
+	free(buf);
+	return err;
+}
+
 static int side__load(struct cmp_side *s, const char *label, const char **paths,
 		      int n)
 {
@@ -181,11 +245,26 @@ static int rules__check(const struct compare_args *a,
 	return failed;
 }
 
+/* How many rules fail, without printing (the picture shows them). */
+static int rules__count(const struct compare_args *a,
+			const struct cmp_side *base, const struct cmp_side *new)
+{
+	struct cmp_verdict v;
+	int failed = 0;
+
+	for (int i = 0; i < a->nrules; i++) {
+		cmp__rule_eval(&a->rules[i], base, new, &v);
+		failed += !v.pass;
+	}
+	return failed;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct cmp_side base = {}, new = {};
 	struct compare_args *a;
 	char why[1024];
+	bool html = false, forced = false, to_stdout;
 	int rc = 2;
 
 	/* A few hundred KiB of rules: not for the stack. */
@@ -195,6 +274,10 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	cli__argp_parse(&compare_argp, argc, argv, ARGP_IN_ORDER, NULL, a);
+	if (a->output || a->format)
+		html = picture_html(a);
+	/* The picture on stdout replaces the text there. */
+	to_stdout = a->format && (!a->output || !strcmp(a->output, "-"));
 	if (side__load(&base, "base", a->paths[0], a->npaths[0]) ||
 	    side__load(&new, "new", a->paths[1], a->npaths[1]))
 		goto cleanup;
@@ -205,9 +288,18 @@ int cmd_compare(int argc, char **argv)
 				   why);
 			goto cleanup;
 		}
-		printf("warning: compared with --force although runs differ: "
-		       "%s\n",
-		       why);
+		if (!to_stdout)
+			printf("warning: compared with --force although runs "
+			       "differ: %s\n",
+			       why);
+		forced = true;
+	}
+	if ((a->output || a->format) &&
+	    picture__write(a, html, &base, &new, forced ? why : NULL))
+		goto cleanup;
+	if (to_stdout) {
+		rc = rules__count(a, &base, &new) ? 1 : 0;
+		goto cleanup;
 	}
 	if (!a->quiet && cmp__report(stdout, &base, &new)) {
 		err__print("compare", 0, "cannot write the report");

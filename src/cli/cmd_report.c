@@ -121,6 +121,9 @@ static int fill_saved(void *ctx, struct fs_report *r)
 	memcpy(r, saved, sizeof(*r));
 	r->procs = NULL;
 	r->nprocs = 0;
+	/* /metrics has no use for them. */
+	r->intervals = NULL;
+	r->nintervals = 0;
 	if (!saved->nprocs)
 		return 0;
 	r->procs = malloc(saved->nprocs * sizeof(*r->procs));
@@ -131,9 +134,27 @@ static int fill_saved(void *ctx, struct fs_report *r)
 	return 0;
 }
 
+/* The page of the saved run: with its intervals, if it has them. */
+static int fill_page(void *ctx, struct fs_report *r)
+{
+	const struct fs_report *saved = ctx;
+	int err = fill_saved(ctx, r);
+
+	if (err || !saved->nintervals)
+		return err;
+	r->intervals = malloc(saved->nintervals * sizeof(*r->intervals));
+	if (!r->intervals)
+		return -ENOMEM;
+	memcpy(r->intervals, saved->intervals,
+	       saved->nintervals * sizeof(*r->intervals));
+	r->nintervals = saved->nintervals;
+	return 0;
+}
+
 static int report__serve(const struct report_args *a, const struct fs_report *r)
 {
-	struct serve_opts o = { .allow_remote = a->serve.any };
+	struct serve_opts o = { .allow_remote = a->serve.any,
+				.page_fill = fill_page };
 	struct serve *s = NULL;
 	sigset_t set;
 	int sig, err;

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,11 +334,68 @@ static void trace__free_report(struct fs_report *r)
 }
 
 /*
+ * The intervals of -i, kept for the final report (JSON, pictures) when
+ * it is written to a file: keep holds them (its totals stay empty),
+ * last_ms is where the next interval starts.
+ */
+struct trace_keep {
+	struct fs_report *keep;
+	struct timespec t0;
+	__u64 last_ms;
+	/* --serve's page reads keep on the server's thread. */
+	pthread_mutex_t lock;
+	struct session *s;
+	/* Intervals kept at most (the oldest go first); 0: all, which a
+	 * file needs to add up. */
+	int max;
+};
+
+/* --serve alone keeps the last 600 intervals (about 5 MiB; ten minutes
+ * at -i 1): a live page must not grow for as long as the trace runs. */
+#define LIVE_INTERVALS 600
+
+static __u64 ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(now.tv_sec - t0->tv_sec) * 1000 +
+	     (now.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (__u64)ms;
+}
+
+/* Keep delta as the interval ending now. */
+static int trace__keep(struct trace_keep *k, const struct fs_report *delta)
+{
+	__u64 now = ms_since(&k->t0);
+	int err;
+
+	if (!k->keep)
+		return 0;
+	if (now < k->last_ms)
+		now = k->last_ms;
+	pthread_mutex_lock(&k->lock);
+	if (k->max && k->keep->nintervals >= k->max) {
+		memmove(k->keep->intervals, k->keep->intervals + 1,
+			(k->keep->nintervals - 1) *
+				sizeof(*k->keep->intervals));
+		k->keep->nintervals--;
+	}
+	err = model__interval_add(k->keep, k->last_ms, now, delta);
+	pthread_mutex_unlock(&k->lock);
+	k->last_ms = now;
+	return err;
+}
+
+/*
  * One report: totals, or with delta the events since the previous one.
  * label heads it in interval mode; JSON (-j) only when with_json.
  */
 static int trace__report(struct session *s, const struct trace_args *a,
-			 bool delta, const char *label, bool with_json)
+			 struct trace_keep *k, bool delta, const char *label,
+			 bool with_json)
 {
 	struct fs_report *r = trace__new_report();
 	int err;
@@ -344,6 +403,8 @@ static int trace__report(struct session *s, const struct trace_args *a,
 	if (!r)
 		return -ENOMEM;
 	err = session__collect(s, r, delta);
+	if (!err && delta)
+		err = trace__keep(k, r);
 	if (!err)
 		err = trace__print(a, r, label, with_json);
 	trace__free_report(r);
@@ -355,7 +416,8 @@ static int trace__report(struct session *s, const struct trace_args *a,
  * one read of the maps, so the intervals add up to the totals even while
  * the traced processes keep going.
  */
-static int trace__last(struct session *s, const struct trace_args *a, int n)
+static int trace__last(struct session *s, const struct trace_args *a,
+		       struct trace_keep *k, int n)
 {
 	struct fs_report *d = trace__new_report();
 	struct fs_report *t = trace__new_report();
@@ -364,9 +426,14 @@ static int trace__last(struct session *s, const struct trace_args *a, int n)
 
 	if (!d || !t)
 		goto cleanup;
-	err = session__collect_both(s, d, t);
+	err = session__collect_both(s, d, t) ?: trace__keep(k, d);
 	if (err)
 		goto cleanup;
+	if (k->keep) {
+		pthread_mutex_lock(&k->lock);
+		model__intervals_move(t, k->keep);
+		pthread_mutex_unlock(&k->lock);
+	}
 	snprintf(label, sizeof(label), "interval %d", n);
 	err = trace__print(a, d, label, false)
 		      ?: trace__print(a, t, "totals", true);
@@ -383,7 +450,42 @@ cleanup:
  */
 static int trace__fill(void *ctx, struct fs_report *r)
 {
-	return session__collect(ctx, r, false);
+	const struct trace_keep *k = ctx;
+
+	return session__collect(k->s, r, false);
+}
+
+/*
+ * --serve's page with -i: the intervals closed so far, and their sum as
+ * the totals, so the page (and /report.json) adds up like the final
+ * report; attach plans and what is not measured from a collect.
+ */
+static int trace__page(void *ctx, struct fs_report *r)
+{
+	struct trace_keep *k = ctx;
+	struct fs_interval *copy = NULL;
+	int err, n;
+
+	err = session__collect(k->s, r, false);
+	if (err || !k->keep)
+		return err;
+	free(r->procs);
+	r->procs = NULL;
+	r->nprocs = 0;
+	pthread_mutex_lock(&k->lock);
+	n = k->keep->nintervals;
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (copy)
+			memcpy(copy, k->keep->intervals, n * sizeof(*copy));
+	}
+	pthread_mutex_unlock(&k->lock);
+	if (n && !copy)
+		return -ENOMEM;
+	r->intervals = copy;
+	r->nintervals = n;
+	model__totals_from_intervals(r);
+	return 0;
 }
 
 /*
@@ -420,6 +522,7 @@ int cmd_trace(int argc, char **argv)
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
 	struct session s = {};
 	struct serve *srv = NULL;
+	struct trace_keep keep = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct timespec t0, tick;
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
@@ -442,10 +545,28 @@ int cmd_trace(int argc, char **argv)
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
+	keep.s = &s;
+	/* Only a file or the live page can hold the intervals; stdout gets
+	 * each as it ends. */
+	if (a.interval && !a.cumulative &&
+	    (a.c.json || a.serve.addr ||
+	     (a.c.output && strcmp(a.c.output, "-")))) {
+		keep.keep = trace__new_report();
+		if (!keep.keep) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		if (!a.c.json && (!a.c.output || !strcmp(a.c.output, "-")))
+			keep.max = LIVE_INTERVALS;
+	}
 	if (a.serve.addr) {
-		struct serve_opts so = { .allow_remote = a.serve.any };
+		struct serve_opts so = {
+			.allow_remote = a.serve.any,
+			.page_fill = keep.keep ? trace__page : NULL,
+			.refresh = a.interval ? (int)ceil(a.interval) : 0,
+		};
 
-		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &s);
+		err = serve__start(&srv, a.serve.addr, &so, trace__fill, &keep);
 		if (err)
 			goto cleanup;
 		/* Even with -q: a scraper needs the (maybe chosen) port. */
@@ -470,6 +591,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	tick = t0;
+	keep.t0 = t0;
 	while (!exiting && !err) {
 		if (child && waitpid(child, &status, WNOHANG) == child) {
 			child = 0;
@@ -482,7 +604,7 @@ int cmd_trace(int argc, char **argv)
 
 			clock_gettime(CLOCK_MONOTONIC, &tick);
 			snprintf(label, sizeof(label), "interval %d", ++n);
-			err = trace__report(&s, &a, !a.cumulative, label,
+			err = trace__report(&s, &a, &keep, !a.cumulative, label,
 					    false);
 		}
 		usleep(20000);
@@ -491,12 +613,14 @@ int cmd_trace(int argc, char **argv)
 		goto cleanup;
 	/* With -i: the last partial interval, then the run's totals. */
 	if (a.interval && !a.cumulative)
-		err = trace__last(&s, &a, ++n);
+		err = trace__last(&s, &a, &keep, ++n);
 	else
-		err = trace__report(&s, &a, false, a.interval ? "totals" : NULL,
-				    true);
+		err = trace__report(&s, &a, &keep, false,
+				    a.interval ? "totals" : NULL, true);
 cleanup:
+	/* The server's page reads keep: stop it first. */
 	serve__stop(srv);
+	trace__free_report(keep.keep);
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */
 	if (child > 0) {

@@ -8,8 +8,9 @@ enum { OPT_SERVE = 0x400, OPT_SERVE_ANY };
 static const struct argp_option options[] = {
 	{ "serve", OPT_SERVE, "ADDR:PORT", 0,
 	  "serve the metrics at http://ADDR:PORT/metrics (trace: cumulative, "
-	  "while tracing; report: the saved run, until Ctrl-C); ADDR defaults "
-	  "to 127.0.0.1",
+	  "while tracing; report: the saved run, until Ctrl-C) and the report "
+	  "at /report.html and /report.json (with trace -i: live); ADDR "
+	  "defaults to 127.0.0.1",
 	  0 },
 	{ "serve-any", OPT_SERVE_ANY, NULL, 0,
 	  "allow --serve on an address that is not loopback", 0 },

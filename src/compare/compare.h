@@ -179,6 +179,23 @@ const char *cmp__op_str(enum cmp_op op);
 int cmp__report(FILE *f, const struct cmp_side *base,
 		const struct cmp_side *new);
 
+/* ---- the picture (picture.c) ---- */
+
+/*
+ * The comparison as a self-contained HTML page (html) or SVG document:
+ * the rules with their verdicts first (a failed one marked "FAIL" and in
+ * red, with the values it compared), the sides' facts (runs, kernel,
+ * attach plan, workload; warning when set, e.g. runs compared with
+ * --force), then per histogram measured on both sides base and new on
+ * one log2 axis as fractions of each side's events, the min..max over a
+ * side's runs, p50/p90/p99 of both and the G-test. A target traced on
+ * one side only, or a histogram not measured on a side, is one line.
+ * Returns 0 or -errno.
+ */
+int cmp__picture(FILE *f, bool html, const struct cmp_side *base,
+		 const struct cmp_side *new, const struct cmp_rule *rule,
+		 int nrules, const char *warning);
+
 /* "64K", "2M", "1.5G" (binary) for bytes; "850ns", "12.3us" for ns. */
 void cmp__fmt_value(char *buf, size_t n, double v, const char *unit);
 

@@ -120,6 +120,141 @@ void model__free(struct fs_report *r)
 	free(r->procs);
 	r->procs = NULL;
 	r->nprocs = 0;
+	free(r->intervals);
+	r->intervals = NULL;
+	r->nintervals = 0;
+}
+
+int model__interval_add(struct fs_report *r, __u64 start_ms, __u64 end_ms,
+			const struct fs_report *delta)
+{
+	struct fs_interval *n, *iv;
+
+	n = realloc(r->intervals, (r->nintervals + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->intervals = n;
+	iv = &n[r->nintervals++];
+	memset(iv, 0, sizeof(*iv));
+	iv->start_ms = start_ms;
+	iv->end_ms = end_ms;
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &delta->target[t];
+		struct fs_interval_target *it = &iv->target[t];
+
+		if (!tr->enabled)
+			continue;
+		for (int h = 0; h < tr->nhists; h++) {
+			memcpy(it->slot[h], tr->hist[h].slot,
+			       sizeof(it->slot[h]));
+			it->count[h] = tr->hist[h].count;
+			it->sum[h] = tr->hist[h].sum;
+		}
+		memcpy(it->counter, tr->counter, sizeof(it->counter));
+	}
+	return 0;
+}
+
+void model__intervals_move(struct fs_report *dst, struct fs_report *src)
+{
+	free(dst->intervals);
+	dst->intervals = src->intervals;
+	dst->nintervals = src->nintervals;
+	src->intervals = NULL;
+	src->nintervals = 0;
+}
+
+void model__totals_from_intervals(struct fs_report *r)
+{
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		struct fs_target_report *tr = &r->target[t];
+
+		if (!tr->enabled)
+			continue;
+		for (int h = 0; h < tr->nhists; h++) {
+			struct fs_histogram *hg = &tr->hist[h];
+
+			memset(hg->slot, 0, sizeof(hg->slot));
+			hg->count = hg->sum = 0;
+			for (int i = 0; i < r->nintervals && hg->measured;
+			     i++) {
+				const struct fs_interval_target *it =
+					&r->intervals[i].target[t];
+
+				for (int s = 0; s < FS_SLOTS; s++)
+					hg->slot[s] += it->slot[h][s];
+				hg->count += it->count[h];
+				hg->sum += it->sum[h];
+			}
+		}
+		for (int k = 0; k < tr->ncounters; k++) {
+			tr->counter[k] = 0;
+			for (int i = 0; i < r->nintervals; i++)
+				tr->counter[k] +=
+					r->intervals[i].target[t].counter[k];
+		}
+	}
+}
+
+bool model__intervals_add_up(const struct fs_report *r, char *why, size_t n)
+{
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &r->target[t];
+		__u64 slot[FS_SLOTS], sum, c;
+
+		if (!tr->enabled || !r->nintervals)
+			continue;
+		for (int h = 0; h < tr->nhists; h++) {
+			if (!tr->hist[h].measured)
+				continue;
+			memset(slot, 0, sizeof(slot));
+			sum = 0;
+			for (int i = 0; i < r->nintervals; i++) {
+				const struct fs_interval_target *it =
+					&r->intervals[i].target[t];
+
+				for (int s = 0; s < FS_SLOTS; s++)
+					slot[s] += it->slot[h][s];
+				sum += it->sum[h];
+			}
+			for (int s = 0; s < FS_SLOTS; s++)
+				if (slot[s] != tr->hist[h].slot[s]) {
+					snprintf(why, n,
+						 "%s.%s slot %d: intervals "
+						 "%llu, "
+						 "totals %llu",
+						 tr->name,
+						 tr->hist[h].spec->name, s,
+						 (unsigned long long)slot[s],
+						 (unsigned long long)tr->hist[h]
+							 .slot[s]);
+					return false;
+				}
+			if (sum != tr->hist[h].sum) {
+				snprintf(why, n,
+					 "%s.%s sum: intervals %llu, totals "
+					 "%llu",
+					 tr->name, tr->hist[h].spec->name,
+					 (unsigned long long)sum,
+					 (unsigned long long)tr->hist[h].sum);
+				return false;
+			}
+		}
+		for (int k = 0; k < tr->ncounters; k++) {
+			c = 0;
+			for (int i = 0; i < r->nintervals; i++)
+				c += r->intervals[i].target[t].counter[k];
+			if (c != tr->counter[k]) {
+				snprintf(why, n,
+					 "%s.%s: intervals %llu, totals %llu",
+					 tr->name, tr->counter_spec[k].name,
+					 (unsigned long long)c,
+					 (unsigned long long)tr->counter[k]);
+				return false;
+			}
+		}
+	}
+	return true;
 }
 
 /* Histograms only: a process's view has no attach info of its own. */

@@ -114,6 +114,23 @@ struct fs_proc {
 	struct fs_target_report target[FS_TGT_NR];
 };
 
+/*
+ * One interval of `trace -i`: the events between two reads of the maps,
+ * per target, as the deltas of every histogram slot, sum and counter.
+ * The intervals of a run add up to its totals.
+ */
+struct fs_interval_target {
+	__u64 slot[FS_MAX_HISTS][FS_SLOTS];
+	__u64 count[FS_MAX_HISTS]; /* sum of slot[h][] */
+	__u64 sum[FS_MAX_HISTS];
+	__u64 counter[FS_MAX_COUNTERS];
+};
+
+struct fs_interval {
+	__u64 start_ms, end_ms; /* since tracing began */
+	struct fs_interval_target target[FS_TGT_NR];
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
@@ -128,6 +145,10 @@ struct fs_report {
 	/* Per-process breakdown, heap-allocated; model__free releases it. */
 	int nprocs;
 	struct fs_proc *procs;
+	/* trace -i: every interval, oldest first, heap-allocated;
+	 * model__free releases it. */
+	int nintervals;
+	struct fs_interval *intervals;
 };
 
 /* Fill host facts and the static histogram specs of every target. */
@@ -138,6 +159,25 @@ void model__free(struct fs_report *r);
  * for processes past the table's size). Returns 0 or -ENOMEM. */
 int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
 		    bool other, enum fs_target t, const struct fs_stats *st);
+/*
+ * Append the interval [start_ms, end_ms] holding the events of delta (a
+ * report of one interval). Returns 0 or -ENOMEM (r unchanged).
+ */
+int model__interval_add(struct fs_report *r, __u64 start_ms, __u64 end_ms,
+			const struct fs_report *delta);
+/* Move src's intervals to dst (which must have none). */
+void model__intervals_move(struct fs_report *dst, struct fs_report *src);
+/*
+ * Whether r's intervals add up to its totals, for every slot, sum and
+ * counter of every enabled target; if not, where they differ in why.
+ * True for a report without intervals.
+ */
+bool model__intervals_add_up(const struct fs_report *r, char *why, size_t n);
+/*
+ * Set every enabled target's histograms (measured ones) and counters to
+ * the sum of r's intervals: the totals as of the last interval's end.
+ */
+void model__totals_from_intervals(struct fs_report *r);
 /* Mark a target enabled/disabled. */
 void model__enable(struct fs_report *r, enum fs_target t, bool on);
 /* Mark one histogram of a target as not measured, with the reason. */

@@ -24,7 +24,8 @@ static const char style[] =
 	".fail{color:#b00020;font-weight:bold}"
 	".muted{color:#666}"
 	"figure.chart{margin:10px 0}"
-	"figure.chart svg{max-width:100%;height:auto}"
+	"figure.chart svg,figure.heatmap svg{max-width:100%;height:auto}"
+	"figure.heatmap{margin:10px 0}"
 	"p.not-measured{color:#666;font-size:13px}";
 
 /* Text that already went through a format into buf. */
@@ -103,6 +104,12 @@ static const char *get_verdict(const struct fs_report *r, char *b, size_t n)
 	return b;
 }
 
+static const char *get_intervals(const struct fs_report *r, char *b, size_t n)
+{
+	report__intervals_fact(b, n, r);
+	return b;
+}
+
 static void head_row(struct page *p, const char *first)
 {
 	fputs("<tr><th>", p->f);
@@ -124,6 +131,7 @@ static void facts(struct page *p)
 	row(p, "folioscope", get_version, false);
 	row(p, "workload", get_workload, false);
 	row(p, "validation", get_verdict, true);
+	row(p, "intervals", get_intervals, false);
 	fputs("</table>\n", p->f);
 }
 
@@ -268,6 +276,24 @@ static void charts(struct page *p, const struct fs_target_report *any, int t)
 	}
 }
 
+/* One run with trace -i's intervals: a heatmap per measured histogram. */
+static void heatmaps(struct page *p, const struct fs_target_report *tr, int t)
+{
+	if (p->nruns != 1 || !p->run[0]->nintervals || !tr)
+		return;
+	fprintf(p->f, "<h3>%s over time</h3>\n", tr->name);
+	for (int i = 0; i < tr->nhists; i++) {
+		if (!tr->hist[i].measured)
+			continue;
+		fprintf(p->f,
+			"<figure class=\"heatmap\" data-target=\"%s\" "
+			"data-histogram=\"%s\">\n",
+			tr->name, tr->hist[i].spec->name);
+		report__svg_heatmap(p->f, p->run[0], t, i, 0, 0);
+		fputs("</figure>\n", p->f);
+	}
+}
+
 static void target(struct page *p, int t)
 {
 	const struct fs_target_report *any = target_of(p->run[0], t);
@@ -287,6 +313,7 @@ static void target(struct page *p, int t)
 	fputs("</table>\n", p->f);
 	counters(p, any, t);
 	charts(p, any, t);
+	heatmaps(p, target_of(p->run[0], t), t);
 }
 
 static void cases(struct page *p)
@@ -315,6 +342,17 @@ static void cases(struct page *p)
 int report__html(FILE *f, const struct fs_report *base,
 		 const struct fs_report *next)
 {
+	return report__html_page(f, base, next, 0);
+}
+
+int report__html_refresh(FILE *f, const struct fs_report *r, int refresh)
+{
+	return report__html_page(f, r, NULL, refresh);
+}
+
+int report__html_page(FILE *f, const struct fs_report *base,
+		      const struct fs_report *next, int refresh)
+{
 	struct page p = { .f = f,
 			  .run = { base, next },
 			  .nruns = next ? 2 : 1 };
@@ -327,8 +365,13 @@ int report__html(FILE *f, const struct fs_report *base,
 	      "<meta http-equiv=\"Content-Security-Policy\" "
 	      "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, "
-	      "initial-scale=1\">\n<title>",
+	      "initial-scale=1\">\n",
 	      f);
+	/* A live page (report --serve, trace --serve) reloads itself. */
+	if (refresh > 0)
+		fprintf(f, "<meta http-equiv=\"refresh\" content=\"%d\">\n",
+			refresh);
+	fputs("<title>", f);
 	esc(f, title);
 	fputs(": ", f);
 	esc(f, base->kernel);

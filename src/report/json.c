@@ -20,8 +20,11 @@
 #include "util/util.h"
 #include "util/err.h"
 
-/* A report is a few hundred KiB at most; refuse to slurp anything huge. */
-#define JSON_MAX_INPUT (16u << 20)
+/*
+ * A run's report is a few hundred KiB; trace -i adds a few KiB per
+ * interval (hours of them at -i 1). Refuse to slurp anything larger.
+ */
+#define JSON_MAX_INPUT (64u << 20)
 
 #define JSON_FLAGS                                                             \
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
@@ -165,6 +168,54 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 	}
 }
 
+/*
+ * "intervals": [{"start_ms", "end_ms", "targets": {TARGET: {"counters",
+ * "histograms"}}}], the histograms shaped as in the totals (not measured
+ * ones with their reason), the events of each interval only.
+ */
+static void intervals_to_json(struct jsonb *b, struct json_object *root,
+			      const struct fs_report *r)
+{
+	struct json_object *arr, *e, *jt, *t, *o;
+	struct fs_histogram *h;
+
+	h = malloc(sizeof(*h));
+	if (!h) {
+		b->oom = true;
+		return;
+	}
+	arr = jsonb__put(b, root, "intervals", json_object_new_array());
+	for (int i = 0; i < r->nintervals; i++) {
+		const struct fs_interval *iv = &r->intervals[i];
+
+		e = jsonb__push(b, arr, json_object_new_object());
+		jsonb__put(b, e, "start_ms", json_object_new_uint64(iv->start_ms));
+		jsonb__put(b, e, "end_ms", json_object_new_uint64(iv->end_ms));
+		jt = jsonb__put(b, e, "targets", json_object_new_object());
+		for (int k = 0; k < FS_TGT_NR; k++) {
+			const struct fs_target_report *tr = &r->target[k];
+			const struct fs_interval_target *it = &iv->target[k];
+
+			if (!tr->enabled)
+				continue;
+			t = jsonb__put(b, jt, tr->name, json_object_new_object());
+			o = jsonb__put(b, t, "counters", json_object_new_object());
+			for (int c = 0; c < tr->ncounters; c++)
+				jsonb__put(b, o, tr->counter_spec[c].name,
+				    json_object_new_uint64(it->counter[c]));
+			o = jsonb__put(b, t, "histograms", json_object_new_object());
+			for (int x = 0; x < tr->nhists; x++) {
+				*h = tr->hist[x];
+				memcpy(h->slot, it->slot[x], sizeof(h->slot));
+				h->count = it->count[x];
+				h->sum = it->sum[x];
+				hist_to_json(b, o, h);
+			}
+		}
+	}
+	free(h);
+}
+
 struct json_object *report__to_json(const struct fs_report *r)
 {
 	struct jsonb b = { .oom = false };
@@ -214,6 +265,9 @@ struct json_object *report__to_json(const struct fs_report *r)
 	/* Only when a validating workload ran: no checks is not "passed". */
 	if (r->validation.ran)
 		validation_to_json(&b, root, &r->validation);
+	/* Only from trace -i. */
+	if (r->nintervals)
+		intervals_to_json(&b, root, r);
 	if (b.oom) {
 		json_object_put(root);
 		return NULL;
@@ -644,6 +698,103 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	return err;
 }
 
+/*
+ * One interval's target: counters and histograms as in the totals, each
+ * measured exactly where the totals are.
+ */
+static int parse_interval_target(struct reader *rd, const struct fs_report *r,
+				 struct fs_report *iv, const char *key,
+				 struct json_object *o, const char *where)
+{
+	struct fs_target_report *tr;
+	struct json_object *v;
+	char w[128];
+	int t, err;
+
+	t = model__target_from_name(key);
+	if (t < 0 || !r->target[t].enabled)
+		return bad(rd, "%s: not a target of the totals", where);
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	tr = &iv->target[t];
+	tr->enabled = true;
+	err = get(rd, o, where, "counters", json_type_object, &v);
+	if (err)
+		return err;
+	snprintf(w, sizeof(w), "%s.counters", where);
+	err = parse_counters(rd, tr, v, w);
+	err = err ?: get(rd, o, where, "histograms", json_type_object, &v);
+	if (err)
+		return err;
+	snprintf(w, sizeof(w), "%s.histograms", where);
+	err = parse_hists(rd, tr, v, w);
+	if (err)
+		return err;
+	for (int i = 0; i < tr->nhists; i++)
+		if (tr->hist[i].measured != r->target[t].hist[i].measured)
+			return bad(rd,
+				   "%s.%s: measured here but not in the "
+				   "totals, or the other way round",
+				   w, tr->hist[i].spec->name);
+	return 0;
+}
+
+/* "intervals" of trace -i: in order, and adding up to the totals. */
+static int parse_intervals(struct reader *rd, struct fs_report *r,
+			   struct json_object *arr)
+{
+	struct fs_report *iv;
+	struct json_object *e, *v;
+	__u64 start, end, prev = 0;
+	char w[64], tw[96], why[192];
+	int err = 0;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return bad(rd, "intervals: expected array");
+	iv = malloc(sizeof(*iv));
+	if (!iv)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_object_array_length(arr) && !err; i++) {
+		snprintf(w, sizeof(w), "intervals[%zu]", i);
+		e = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(e, json_type_object)) {
+			err = bad(rd, "%s: expected object", w);
+			break;
+		}
+		err = get_u64(rd, e, w, "start_ms", &start);
+		err = err ?: get_u64(rd, e, w, "end_ms", &end);
+		err = err ?: get(rd, e, w, "targets", json_type_object, &v);
+		if (err)
+			break;
+		if (end < start || start < prev) {
+			err = bad(rd, "%s: [%llu, %llu] ms out of order", w,
+				  (unsigned long long)start,
+				  (unsigned long long)end);
+			break;
+		}
+		prev = end;
+		model__init(iv);
+		json_object_object_foreach(v, key, val)
+		{
+			snprintf(tw, sizeof(tw), "%s.targets.%s", w, key);
+			err = parse_interval_target(rd, r, iv, key, val, tw);
+			if (err)
+				break;
+		}
+		for (int t = 0; t < FS_TGT_NR && !err; t++)
+			if (r->target[t].enabled && !iv->target[t].enabled)
+				err = bad(rd, "%s.targets.%s: missing", w,
+					  r->target[t].name);
+		if (!err)
+			err = model__interval_add(r, start, end, iv);
+	}
+	free(iv);
+	if (!err && !model__intervals_add_up(r, why, sizeof(why)))
+		err = bad(rd, "intervals: do not add up to the totals: %s",
+			  why);
+	return err;
+}
+
 static int parse_report(struct reader *rd, struct json_object *root,
 			struct fs_report *r)
 {
@@ -689,8 +840,14 @@ static int parse_report(struct reader *rd, struct json_object *root,
 			return err;
 	}
 	/* Absent when nothing was checked. */
-	if (json_object_object_get_ex(root, "validation", &v))
-		return parse_validation(rd, r, v);
+	if (json_object_object_get_ex(root, "validation", &v)) {
+		err = parse_validation(rd, r, v);
+		if (err)
+			return err;
+	}
+	/* Absent unless trace -i wrote them. */
+	if (json_object_object_get_ex(root, "intervals", &v))
+		return parse_intervals(rd, r, v);
 	return 0;
 }
 
@@ -809,8 +966,10 @@ int report__json_read(const char *path, struct fs_report *r)
 	}
 	model__init(tmp);
 	err = parse_report(&rd, root, tmp);
-	if (err)
+	if (err) {
+		model__free(tmp);
 		goto cleanup;
+	}
 	memcpy(r, tmp, sizeof(*r));
 
 cleanup:

@@ -100,6 +100,11 @@ int report__svg(FILE *f, const struct fs_report *base,
 int report__html(FILE *f, const struct fs_report *base,
 		 const struct fs_report *next);
 
+/* The HTML page reloading itself every refresh seconds (0: never). */
+int report__html_page(FILE *f, const struct fs_report *base,
+		      const struct fs_report *next, int refresh);
+int report__html_refresh(FILE *f, const struct fs_report *r, int refresh);
+
 /* The JSON report as written by report__json_write, to a stream. */
 int report__json_stream(FILE *f, const struct fs_report *r);
 
@@ -178,5 +183,18 @@ struct report_chart {
 #define REPORT_CHART_W 760
 #define REPORT_CHART_H 280
 void report__svg_chart(FILE *f, const struct report_chart *c);
+
+/*
+ * Heatmap of one histogram over trace -i's intervals (heatmap.c): time
+ * on x, log2 bucket on y, count as colour, each interval's events as a
+ * strip above; cells carry data-interval, data-slot, data-lo and
+ * data-count. An <svg> element REPORT_CHART_W wide and
+ * report__heatmap_height(h) high, at x, y inside an SVG document.
+ */
+void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
+			 int x, int y);
+int report__heatmap_height(const struct fs_histogram *h);
+/* "12 intervals of 1 s" or "none (...)": for the run's facts. */
+void report__intervals_fact(char *buf, size_t n, const struct fs_report *r);
 
 #endif /* FS_REPORT_H */

@@ -509,6 +509,13 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 	doc_workload(d, base, la);
 	if (next)
 		doc_workload(d, next, lb);
+	if (!next) {
+		char iv[128];
+
+		report__intervals_fact(iv, sizeof(iv), base);
+		snprintf(line, sizeof(line), "intervals: %s", iv);
+		doc_text(d, line, 12, COLOR_MUTED, false);
+	}
 	d->y += 8;
 
 	for (int t = 0; t < FS_TGT_NR; t++) {
@@ -544,6 +551,17 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 			report__svg_chart(d->f, &c);
 			fputs("</g>\n", d->f);
 			d->y += REPORT_CHART_H + 16;
+		}
+		/* One run with trace -i's intervals: its heatmaps. */
+		if (next || !ta || !base->nintervals)
+			continue;
+		for (int i = 0; i < ta->nhists; i++) {
+			if (!ta->hist[i].measured)
+				continue;
+			fputs("<g class=\"heatmap\">\n", d->f);
+			report__svg_heatmap(d->f, base, t, i, DOC_PAD, d->y);
+			fputs("</g>\n", d->f);
+			d->y += report__heatmap_height(&ta->hist[i]) + 16;
 		}
 	}
 }

@@ -22,7 +22,8 @@
 
 struct serve {
 	struct MHD_Daemon *d;
-	serve_fill_fn fill;
+	serve_fill_fn fill, page_fill;
+	int refresh;
 	void *ctx;
 	/* Scratch model for scrapes; MHD's one thread is its only user. */
 	struct fs_report *r;
@@ -209,6 +210,45 @@ static enum MHD_Result metrics(struct serve *s, struct MHD_Connection *conn)
 	return reply(conn, MHD_HTTP_OK, om ? OM_TYPE : PROM_TYPE, body, len);
 }
 
+/* /report.html or /report.json: the page's report, rendered whole. */
+static enum MHD_Result page(struct serve *s, struct MHD_Connection *conn,
+			    bool html)
+{
+	serve_fill_fn fill = s->page_fill ? s->page_fill : s->fill;
+	char *body = NULL, msg[160];
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	model__init(s->r);
+	err = fill(s->ctx, s->r);
+	if (err) {
+		model__free(s->r);
+		snprintf(msg, sizeof(msg), "folioscope: cannot collect: %s\n",
+			 strerror(-err));
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+	}
+	f = open_memstream(&body, &len);
+	if (f) {
+		err = html ? report__html_refresh(f, s->r, s->refresh)
+			   : report__json_stream(f, s->r);
+		if (fclose(f))
+			err = -ENOMEM;
+	}
+	model__free(s->r);
+	if (!f)
+		return MHD_NO;
+	if (err) {
+		free(body);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "folioscope: cannot format the report\n");
+	}
+	return reply(conn, MHD_HTTP_OK,
+		     html ? "text/html; charset=utf-8"
+			  : "application/json; charset=utf-8",
+		     body, len);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -222,11 +262,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 				  "only GET and HEAD\n");
 	if (!strcmp(url, "/metrics"))
 		return metrics(s, conn);
+	if (!strcmp(url, "/report.html"))
+		return page(s, conn, true);
+	if (!strcmp(url, "/report.json"))
+		return page(s, conn, false);
 	if (!strcmp(url, "/"))
 		return reply_text(conn, MHD_HTTP_OK,
-				  "folioscope: metrics are at /metrics\n");
+				  "folioscope: metrics are at /metrics, the "
+				  "report at /report.html and /report.json\n");
 	return reply_text(conn, MHD_HTTP_NOT_FOUND,
-			  "not found; try /metrics\n");
+			  "not found; try /metrics, /report.html or "
+			  "/report.json\n");
 }
 
 int serve__start(struct serve **sp, const char *addr_port,
@@ -257,6 +303,8 @@ int serve__start(struct serve **sp, const char *addr_port,
 		goto cleanup;
 	}
 	s->fill = fill;
+	s->page_fill = o ? o->page_fill : NULL;
+	s->refresh = o ? o->refresh : 0;
 	s->ctx = ctx;
 	err = listen_on(&a, &fd);
 	if (err)

@@ -28,10 +28,20 @@ struct serve_opts {
 	 * metrics then reach every host that can reach this one.
 	 */
 	bool allow_remote;
+	/*
+	 * The report for /report.html and /report.json (NULL: fill's), on
+	 * the same thread and with the same contract as fill; a running
+	 * trace -i gives the intervals so far with their sum as totals.
+	 */
+	serve_fill_fn page_fill;
+	/* /report.html reloads itself every refresh seconds (0: never). */
+	int refresh;
 };
 
 /*
- * Listen on addr_port and serve /metrics until serve__stop.
+ * Listen on addr_port and serve /metrics until serve__stop, and the same
+ * report as a page (/report.html, the HTML report with heatmaps when it
+ * has intervals; / links to it) and as JSON (/report.json).
  * addr_port: "PORT", ":PORT", "ADDR:PORT" or "[ADDR6]:PORT", numeric
  * addresses or "localhost"; no address means 127.0.0.1. Port 0 picks a
  * free port (see serve__port). On failure prints one line to stderr

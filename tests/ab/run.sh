@@ -114,7 +114,7 @@ compare_pair() {
 	local tag=$1 st
 	shift
 	"$FS" compare "$out/$tag"-base-*.json --vs "$out/$tag"-new-*.json "$@" \
-		>"$out/$tag-compare.txt" 2>&1
+		-o "$out/$tag-compare.html" >"$out/$tag-compare.txt" 2>&1
 	st=$?
 	cat "$out/$tag-compare.txt"
 	return $st

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: the JSON report reader (report__json_read, through a
  * memfd so the real open/read path runs), then, for a report it accepts,
- * every exporter and the comparison of the report with itself: what
+ * every exporter and the comparison of the report with itself (text
+ * and pictures): what
  * 'folioscope report' and 'folioscope compare' do with a file they are given.
  */
 #include <stdint.h>
@@ -32,6 +33,7 @@ static void exercise(const struct fs_report *r)
 	struct cmp_side new = { .label = "new", .nruns = 1, .paths = paths };
 	struct fs_report runs[2];
 	char why[512];
+	int mismatch;
 
 	for (int f = 0; f < REPORT_FMT_NR; f++)
 		report__emit(sink, f, r, NULL);
@@ -43,8 +45,11 @@ static void exercise(const struct fs_report *r)
 	new.runs = &runs[1];
 	cmp__pool(&base);
 	cmp__pool(&new);
-	cmp__mismatch(&base, &new, why, sizeof(why));
+	mismatch = cmp__mismatch(&base, &new, why, sizeof(why));
 	cmp__report(sink, &base, &new);
+	cmp__picture(sink, true, &base, &new, NULL, 0,
+		     mismatch ? why : NULL);
+	cmp__picture(sink, false, &base, &new, NULL, 0, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -55,7 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
-	if (!report__json_read(path, &r))
+	if (!report__json_read(path, &r)) {
 		exercise(&r);
+		model__free(&r);
+	}
 	return 0;
 }

@@ -114,13 +114,23 @@ ex_chromium() {
 		--host-resolver-rules='MAP * ~NOTFOUND' "$@" 2>>"$LOGDIR/chromium.log" &
 	ex_chrome_pids="$ex_chrome_pids $!"
 }
+# compare's picture: a rule that holds, one that fails (the fixtures'
+# copy_bytes p50 is 64 KiB), and two runs per side for the spread.
+ex_rules=(-e 'validation.failures==0' -e 'shmem.copy_bytes.p50>=1M')
+"$FS" compare "$ex_base" "$ex_new" --force "${ex_rules[@]}" -o "$ex_dir/cmp.html" >"$ex_dir/cmp.out" 2>&1
+ex_cmp_rc=$?
+"$FS" compare "$ex_base" "$ex_base" --vs "$ex_new" "$ex_new" --force -o "$ex_dir/cmp2.html" >/dev/null 2>&1
 if command -v chromium >/dev/null; then
 	"$FS" report "$ex_base" "$ex_new" -o "$ex_dir/ab.html"
-	rm -f "$LOGDIR/report.png" "$LOGDIR/chromium.log"
+	rm -f "$LOGDIR/report.png" "$LOGDIR/compare.png" "$LOGDIR/chromium.log"
 	ex_chromium dom --dump-dom "file://$ex_dir/out.html" >"$ex_dir/dom.html"
 	ex_chromium dom-ab --dump-dom "file://$ex_dir/ab.html" >"$ex_dir/dom-ab.html"
 	ex_chromium png --window-size=1000,5200 --screenshot="$LOGDIR/report.png" \
 		"file://$ex_dir/out.html" >/dev/null
+	ex_chromium dom-cmp --dump-dom "file://$ex_dir/cmp.html" >"$ex_dir/dom-cmp.html"
+	ex_chromium dom-cmp2 --dump-dom "file://$ex_dir/cmp2.html" >"$ex_dir/dom-cmp2.html"
+	ex_chromium png-cmp --window-size=1000,5200 --screenshot="$LOGDIR/compare.png" \
+		"file://$ex_dir/cmp.html" >/dev/null
 fi
 
 # ---- CSV parses back to the JSON numbers (Python's RFC 4180 reader) ----
@@ -231,7 +241,7 @@ if [ -n "$ex_chrome_pids" ]; then
 		ex_chrome_rc="$ex_chrome_rc $?"
 	done
 	ex_chrome_pids=
-	expect_eq "chromium: every run exits 0" "$ex_chrome_rc" " 0 0 0"
+	expect_eq "chromium: every run exits 0" "$ex_chrome_rc" " 0 0 0 0 0 0"
 	charts=$(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_base")
 	dom=$(cat "$ex_dir/dom.html")
 	expect_eq "chromium: one chart per measured histogram" \
@@ -249,6 +259,31 @@ if [ -n "$ex_chrome_pids" ]; then
 	else
 		bad "chromium: screenshot" "none written; see $LOGDIR/chromium.log"
 	fi
+	# compare's page: one chart per histogram measured on both sides,
+	# both sides in each, every bar's fraction and height the JSON's.
+	ex_cmp=$("$ex_py" tests/host/picdom.py ab "$ex_dir/dom-cmp.html" "$ex_base" "$ex_new")
+	expect_eq "compare page: one chart per histogram measured on both sides" \
+		"$(grep -c ' bars=' <<<"$ex_cmp")" \
+		"$(jq -s '[.[].targets | to_entries[] | .key as $t | .value.histograms
+			| to_entries[] | select(.value.measured) | "\($t)/\(.key)"] | group_by(.) | map(select(length == 2)) | length' "$ex_base" "$ex_new")"
+	expect_eq "compare page: both sides in every chart" "$(grep -c ' sides=base,new ' <<<"$ex_cmp")" \
+		"$(grep -c ' bars=' <<<"$ex_cmp")"
+	expect_eq "compare page: bar fractions and heights are the JSON's" \
+		"$(grep -v ' fraction-errors=0 height-errors=0$' <<<"$ex_cmp" | grep -v '^rule ')" ""
+	expect_eq "compare page: the rules with their verdicts, a failed one marked" \
+		"$(grep '^rule ' <<<"$ex_cmp")" \
+		"rule pass ok validation.failures==0: new 0 == 0
+rule fail FAIL shmem.copy_bytes.p50>=1M: new 65536 >= 1048576"
+	expect_eq "compare -o: exit 1 for the failed rule, the text still on stdout" \
+		"$ex_cmp_rc $(grep -c 'FAIL  shmem.copy_bytes.p50>=1M' "$ex_dir/cmp.out")" "1 1"
+	expect_eq "compare page, two runs a side: a min..max whisker per bar" \
+		"$(grep -o '<path class="spread"' "$ex_dir/dom-cmp2.html" | wc -l)" \
+		"$(grep -o '<rect class="bar"' "$ex_dir/dom-cmp2.html" | wc -l)"
+	if [ -s "$LOGDIR/compare.png" ]; then
+		ok "chromium: compare screenshot in $LOGDIR/compare.png"
+	else
+		bad "chromium: compare screenshot" "none written; see $LOGDIR/chromium.log"
+	fi
 else
 	skip "html in chromium" "chromium not installed (tests/deps.sh)"
 fi
@@ -263,6 +298,22 @@ for fmt in openmetrics csv; do
 		skip "run -o $fmt = report of its -j" "run shmem-read failed here: $(tail -n 1 "$ex_dir/run.out")"
 	fi
 done
+
+# ---- compare's picture from bad input: a line, or an honest empty chart ----
+jq 'del(.targets.dedupe)' "$ex_new" >"$ex_dir/shmem-only.json"
+jq '.targets.shmem.histograms.latency_ns |= (.count = 0 | .sum = 0 | .buckets = [])' \
+	"$ex_base" >"$ex_dir/no-latency.json"
+"$FS" compare "$ex_base" "$ex_dir/shmem-only.json" --force -o "$ex_dir/one.svg" >/dev/null 2>&1
+expect_eq "compare svg: a target traced on one side is one line" \
+	"$(grep -o 'dedupe: traced on base only, nothing to compare' "$ex_dir/one.svg")" \
+	"dedupe: traced on base only, nothing to compare"
+expect_eq "compare svg: well-formed XML" \
+	"$("$ex_py" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1]); print("ok")' "$ex_dir/one.svg" 2>&1)" ok
+"$FS" compare "$ex_dir/no-latency.json" "$ex_dir/no-latency.json" --format html >"$ex_dir/empty.html"
+expect_eq "compare html: an empty histogram is an empty chart that says so" \
+	"$(grep -c '<figure class="ab-chart" data-target="shmem" data-histogram="latency_ns"' "$ex_dir/empty.html") $(grep -c 'no events on either side' "$ex_dir/empty.html")" "1 1"
+expect_error "compare: a picture is html or svg" 2 "a comparison draws as html or svg, not csv" \
+	"$FS" compare "$ex_base" "$ex_new" --force -o "$ex_dir/c.csv"
 
 # ---- bad input: one line, non-zero exit, no partial file ----
 expect_error "report: unknown format" 2 "unknown format 'xml' \(text, json" \

@@ -143,8 +143,75 @@ if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
 		"$(jq -r .targets.shmem.calls "$lt/i.json")"
 	expect_eq "trace -i: interval bytes add up to the totals" "$(interval_sum "$lt_iv" 3 0 1000000)" 1500000
 	expect_eq "trace -i: totals" "$(jbytes "$lt/i.json")" 1500000
+	# -j keeps every interval: the same calls and bytes as the text
+	# reports, in order, and every bucket and counter adds up.
+	expect_eq "trace -i -j: the JSON's intervals are the text's" \
+		"$(jq -r '.intervals | to_entries[] | "\(.key + 1) \(.value.targets.shmem.counters.calls) \(.value.targets.shmem.histograms.bytes.sum)"' "$lt/i.json")" \
+		"$lt_iv"
+	expect_eq "trace -i -j: interval buckets add up to the totals" \
+		"$(jq -c '[.intervals[].targets.shmem.histograms | to_entries[]
+			| select(.value.measured) | .key as $h | .value.buckets[]
+			| select(.count > 0) | {h: $h, lo, count}]
+			| group_by([.h, .lo]) | map([.[0].h, .[0].lo, (map(.count) | add)])' "$lt/i.json")" \
+		"$(jq -c '[.targets.shmem.histograms | to_entries[] | select(.value.measured)
+			| .key as $h | .value.buckets[] | select(.count > 0) | [$h, .lo, .count]]
+			| sort' "$lt/i.json")"
+	expect_eq "trace -i -j: intervals are consecutive" \
+		"$(jq '[.intervals as $i | range(1; $i | length) | select($i[.].start_ms != $i[. - 1].end_ms)] | length' "$lt/i.json")" 0
+	expect_eq "report reads the intervals back, byte for byte" \
+		"$("$FS" report "$lt/i.json" --format json | cmp - "$lt/i.json" 2>&1 && echo same)" same
 else
 	bad "trace -i" "did not attach: $(cat "$lt/err")"; kill "$A" "$B" "$C"
+fi
+# A heatmap of known phases: 4 KiB reads, then (once their interval has
+# closed) 64 KiB reads. Each interval's busiest bytes bucket, read back
+# from the page Chromium rendered, switches where the text reports do.
+reader a dd if="$lt/a" of=/dev/null bs=4k status=none; A=$RPID
+reader b dd if="$lt/a" of=/dev/null bs=64k status=none; B=$RPID
+if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/h.json" -o "$lt/h.html"; then
+	go a; wait "$A"; ia=$(lt_closed)
+	go b; wait "$B"; lt_closed >/dev/null
+	stop_trace
+	# "N 4096" or "N 65536" per interval with reads, from the text.
+	want=$(interval_rows "$lt/out" | awk -v ia="$ia" '$2 > 0 { print $1, ($1 <= ia ? 4096 : 65536) }')
+	expect_eq "heatmap run: reads in both phases" "$(cut -d' ' -f2 <<<"$want" | sort -un | tr '\n' ' ')" "4096 65536 "
+	if command -v chromium >/dev/null; then
+		timeout 100 chromium --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update \
+			--disable-sync --no-first-run --user-data-dir="$lt/chrome" \
+			--host-resolver-rules='MAP * ~NOTFOUND' --dump-dom \
+			"file://$lt/h.html" >"$lt/h.dom" 2>>"$LOGDIR/chromium-live.log"
+		rm -rf "$lt/chrome"
+		timeout 100 chromium --headless --no-sandbox --disable-gpu \
+			--disable-background-networking --disable-component-update \
+			--disable-sync --no-first-run --user-data-dir="$lt/chrome" \
+			--host-resolver-rules='MAP * ~NOTFOUND' --window-size=1000,4000 \
+			--screenshot="$LOGDIR/heatmap.png" "file://$lt/h.html" \
+			>/dev/null 2>>"$LOGDIR/chromium-live.log"
+		rm -rf "$lt/chrome"
+		expect_eq "heatmap: the switch from 4 KiB to 64 KiB reads at interval $ia" \
+			"$(python3 tests/host/picdom.py heatmap "$lt/h.dom" shmem bytes | grep -v ' -$')" "$want"
+		expect_eq "heatmap: one per measured histogram, a column per interval" \
+			"$(grep -o '<svg class="heatmap"[^>]*data-intervals="[0-9]*"' "$lt/h.dom" | grep -o '[0-9]*"$' | sort -u | tr -d '"') $(grep -c '<figure class="heatmap"' "$lt/h.dom")" \
+			"$(jq '.intervals | length' "$lt/h.json") $(jq '[.targets.shmem.histograms[] | select(.measured)] | length' "$lt/h.json")"
+		if [ -s "$LOGDIR/heatmap.png" ]; then
+			ok "heatmap: screenshot in $LOGDIR/heatmap.png"
+		else
+			bad "heatmap: screenshot" "none written; see $LOGDIR/chromium-live.log"
+		fi
+	else
+		skip "heatmap in chromium" "chromium not installed (tests/deps.sh)"
+	fi
+	"$FS" report "$lt/h.json" -o "$lt/h.svg"
+	expect_eq "heatmap svg: the same cells as the page" \
+		"$(grep -o '<rect class="cell"[^>]*data-count="[0-9]*"' "$lt/h.svg" | md5sum)" \
+		"$(grep -o '<rect class="cell"[^>]*data-count="[0-9]*"' "$lt/h.html" | md5sum)"
+	jq 'del(.intervals)' "$lt/h.json" >"$lt/noiv.json"
+	"$FS" report "$lt/noiv.json" -o "$lt/noiv.html"
+	expect_eq "report without intervals: no heatmap, the facts say none" \
+		"$(grep -c '<figure class="heatmap"' "$lt/noiv.html") $(grep -c 'none (trace -i SECONDS -j FILE keeps them)' "$lt/noiv.html")" "0 1"
+else
+	bad "trace -i heatmap" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
 fi
 # --serve while tracing: /metrics holds the counts since the start.
 if command -v curl >/dev/null; then
@@ -166,6 +233,39 @@ else
 	skip "trace --serve" "curl not installed"
 fi
 
+# --serve with -i: a live page and JSON of the intervals closed so far,
+# which add up (report reads the JSON back) and hold the reader's bytes.
+if command -v curl >/dev/null; then
+	reader a cat "$lt/a"; A=$RPID
+	if start_trace -i 0.2 -p "$A" --serve 127.0.0.1:0; then
+		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
+		url=${url%/metrics}
+		go a; wait "$A"; n=$(lt_closed)
+		curl -sf "$url/report.json" >"$lt/live.json"
+		curl -sf "$url/report.html" >"$lt/live.html"
+		stop_trace
+		expect_eq "trace -i --serve: /report.json reads back, with the bytes read" \
+			"$("$FS" report "$lt/live.json" --format json | cmp - "$lt/live.json" 2>&1 && echo same) $(jbytes "$lt/live.json")" \
+			"same 1000000"
+		expect_eq "trace -i --serve: /report.json has the intervals closed so far" \
+			"$(jq '.intervals | length >= '"$n" "$lt/live.json")" true
+		expect_eq "trace -i --serve: /report.html reloads itself, heatmaps drawn" \
+			"$(grep -c '<meta http-equiv="refresh" content="1">' "$lt/live.html") $(grep -c '<figure class="heatmap" data-target="shmem" data-histogram="bytes">' "$lt/live.html")" "1 1"
+	else
+		bad "trace -i --serve" "did not attach: $(cat "$lt/err")"; kill "$A"
+	fi
+	# Without a file to fill, the live page keeps the last 600.
+	if start_trace -i 0.01 -p $$ --serve 127.0.0.1:0; then
+		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
+		wait_until 120 eval '[ "$(lt_intervals)" -ge 620 ]'
+		curl -sf "${url%/metrics}/report.json" >"$lt/live600.json"
+		stop_trace
+		expect_eq "trace -i --serve: the live page keeps the last 600 intervals" \
+			"$(jq '[(.intervals | length), (.intervals[0].start_ms > 0)]' -c "$lt/live600.json")" "[600,true]"
+	else
+		bad "trace -i --serve, 600 intervals" "did not attach: $(cat "$lt/err")"
+	fi
+fi
 # -P: one entry per process; past 64 processes, the "other" bucket.
 reader a cat "$lt/a"; A=$RPID
 reader b cat "$lt/b"; B=$RPID

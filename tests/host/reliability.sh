@@ -66,8 +66,8 @@ head -c 4096 /dev/urandom >"$rel/garbage.json"
 sed 's|folioscope/1|folioscope/2|' "$rel_good" >"$rel/schema.json"
 { cat "$rel_good"; echo '{}'; } >"$rel/trailing.json"
 printf '[]' >"$rel/array.json"
-# Past the reader's 16 MiB limit, valid JSON all the same.
-{ printf '{"schema":"folioscope/1","pad":"'; head -c $((17 << 20)) /dev/zero | tr '\0' a; printf '"}'; } >"$rel/huge.json"
+# Past the reader's 64 MiB limit, valid JSON all the same.
+{ printf '{"schema":"folioscope/1","pad":"'; head -c $((65 << 20)) /dev/zero | tr '\0' a; printf '"}'; } >"$rel/huge.json"
 install -m 600 "$rel_good" "$rel/pub/secret.json"
 head -c 100000 /dev/urandom >"$rel/notakernel"
 { head -c $((0x202)) /dev/zero; printf HdrS; head -c 4096 /dev/zero; } >"$rel/fakebz"
@@ -134,6 +134,8 @@ B "report: --serve with -o" 2 "--serve takes one report" "$FS" report --serve 12
 B "report: format from a bad name" 2 "cannot tell the format of" "$FS" report -o "$rel/x.nope" "$rel_good"
 B "trace: unknown --format" 2 "unknown format 'nope'" "$FS" trace --format nope
 B "compare: one file" 2 "want BASE.json NEW.json" "$FS" compare "$rel_good"
+B "compare: a picture as csv" 2 "a comparison draws as html or svg, not csv" "$FS" compare -o "$rel/x.csv" "$rel_good" "$rel_good"
+B "compare: a picture in an unknown format" 2 "cannot tell the picture's format from png" "$FS" compare --format png "$rel_good" "$rel_good"
 B "compare: --vs first" 2 "--vs needs base runs before it" "$FS" compare --vs "$rel_good"
 B "compare: nothing after --vs" 2 "--vs needs new runs after it" "$FS" compare "$rel_good" --vs
 # Paths: missing, not a directory, unreadable, unwritable, wrong filesystem.
@@ -727,6 +729,10 @@ else
 	vg report-bad report "$rel/truncated.json"
 	vg compare compare "$rel_good" tests/fixtures/export-new.json -e 'shmem.calls==base' -e 'shmem.latency_ns.p99.9<=base*2'
 	vg compare-bad compare "$rel_good" "$rel/open.json"
+	vg compare-picture compare "$rel_good" "$rel_good" --vs tests/fixtures/export-new.json \
+		--force -e 'shmem.calls==base' -o "$rel/vg.svg"
+	vg report-heatmap report --format html tests/fuzz/corpus/json/intervals.json
+	vg trace-intervals trace -m syscall -t shmem -i 0.3 -d 1 -q -j "$rel/vg-i.json" --serve 127.0.0.1:0
 fi
 
 trap - INT TERM

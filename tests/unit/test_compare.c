@@ -531,6 +531,101 @@ static void test_pool_and_mismatch(void **state)
 	free(sn);
 }
 
+/* ---- the picture ---- */
+
+static char *picture_of(bool html, const struct cmp_side *b,
+			const struct cmp_side *n, const struct cmp_rule *rules,
+			int nrules)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(cmp__picture(f, html, b, n, rules, nrules, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_picture(void **state)
+{
+	static const char *paths[] = { "b1.json", "b2.json", "n1.json" };
+	struct fs_report *runs = calloc(3, sizeof(*runs));
+	struct cmp_side *sb = calloc(1, sizeof(*sb));
+	struct cmp_side *sn = calloc(1, sizeof(*sn));
+	struct cmp_rule rules[2];
+	char *page;
+
+	assert_non_null(runs);
+	assert_non_null(sb);
+	assert_non_null(sn);
+	for (int i = 0; i < 3; i++) {
+		struct fs_report *r = report_new();
+
+		runs[i] = *r;
+		free(r);
+	}
+	/* Base: 3 of 4 and 1 of 2 at 4 KiB (pooled 4 of 6); new: 64 KiB. */
+	put(copy_hist(&runs[0]), 4096, 3);
+	put(copy_hist(&runs[0]), 65536, 1);
+	put(copy_hist(&runs[1]), 4096, 1);
+	put(copy_hist(&runs[1]), 65536, 1);
+	put(copy_hist(&runs[2]), 65536, 8);
+	model__not_measured(&runs[2], FS_TGT_SHMEM, FS_SH_LATENCY, "no clock");
+	side_of(sb, runs, 2, paths);
+	side_of(sn, runs + 2, 1, paths + 2);
+	sb->label = "base";
+	sn->label = "new";
+	parse_ok("shmem.copy_bytes.p50>=64K", &rules[0]);
+	parse_ok("shmem.copy_bytes.p50>=1M", &rules[1]);
+
+	page = picture_of(true, sb, sn, rules, 2);
+	/* Fractions of each side's own events, spread over base's runs. */
+	assert_non_null(strstr(page, "data-side=\"base\" data-slot=\"13\" "
+				     "data-lo=\"4096\" data-count=\"4\" "
+				     "data-fraction=\"0.666667\""));
+	assert_non_null(strstr(page, "data-side=\"new\" data-slot=\"17\" "
+				     "data-lo=\"65536\" data-count=\"8\" "
+				     "data-fraction=\"1.000000\""));
+	assert_non_null(strstr(page, "class=\"spread\" data-side=\"base\" "
+				     "data-slot=\"13\" data-min=\"0.500000\" "
+				     "data-max=\"0.750000\""));
+	assert_null(strstr(page, "class=\"spread\" data-side=\"new\""));
+	assert_non_null(strstr(page, "<g class=\"pct\" data-side=\"new\" "
+				     "data-q=\"50\" data-value=\"65536\""));
+	assert_non_null(strstr(page, "<g class=\"pct\" data-side=\"base\" "
+				     "data-q=\"50\" data-value=\"4096\""));
+	/* The rules first, the failed one marked with what it compared. */
+	assert_non_null(strstr(page, "rule pass"));
+	assert_true(strstr(page, "rule pass") <
+		    strstr(page, "<figure class=\"ab-chart\""));
+	assert_non_null(strstr(page, "<li class=\"rule fail\" data-verdict="
+				     "\"fail\">FAIL shmem.copy_bytes.p50&gt;"
+				     "=1M: new 65536 &gt;= 1048576</li>"));
+	assert_non_null(strstr(page, "1 of 2 rules hold"));
+	/* Not measured on a side: a line, no chart. */
+	assert_non_null(strstr(page, "shmem latency_ns: not measured on new: "
+				     "no clock"));
+	assert_null(strstr(page, "data-histogram=\"latency_ns\">"));
+	/* Empty on both sides: a chart that says so. */
+	assert_non_null(strstr(page, "no events on either side"));
+	assert_null(strstr(page, "<script"));
+	free(page);
+
+	/* Traced on one side only: one line. */
+	runs[2].target[FS_TGT_SHMEM].enabled = false;
+	cmp__pool(sn);
+	page = picture_of(false, sb, sn, NULL, 0);
+	assert_non_null(strstr(page, "shmem: traced on base only, nothing to "
+				     "compare"));
+	assert_null(strstr(page, "class=\"ab\""));
+	assert_true(!strncmp(page, "<?xml", 5));
+	free(page);
+	free(runs);
+	free(sb);
+	free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_rule_parse_malformed),
 		cmocka_unit_test(test_rule_eval),
 		cmocka_unit_test(test_pool_and_mismatch),
+		cmocka_unit_test(test_picture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1115,6 +1115,19 @@ static void test_serve_metrics(void **state)
 	resp = http(port, "GET", "/nope", NULL);
 	assert_contains(resp, " 404 ");
 	free(resp);
+	/* The same report as a page and as JSON (fill's, without opts). */
+	resp = http(port, "GET", "/report.html", NULL);
+	assert_contains(resp, " 200 OK\r\n");
+	assert_contains(resp, "Content-Type: text/html; charset=utf-8\r\n");
+	assert_contains(resp, "<title>folioscope report: 6.1.0-13-cloud-amd64"
+			      "</title>");
+	assert_null(strstr(resp, "http-equiv=\"refresh\""));
+	free(resp);
+	resp = http(port, "GET", "/report.json", NULL);
+	assert_contains(resp, "Content-Type: application/json; "
+			      "charset=utf-8\r\n");
+	assert_contains(resp, "\"schema\": \"folioscope/1\"");
+	free(resp);
 	resp = http(port, "POST", "/metrics", NULL);
 	assert_contains(resp, " 405 ");
 	assert_contains(resp, "Allow: GET, HEAD\r\n");

@@ -970,6 +970,128 @@ static void test_json_read_rejects(void **state)
 }
 
 /*
+ * make_report's dedupe totals split into two intervals: the first holds
+ * the 4 KiB compares and calls 1..3, the second the rest.
+ */
+static void make_intervals(struct fs_report *r)
+{
+	static struct fs_report d1, d2;
+	struct fs_target_report *a, *b;
+
+	make_report(r);
+	model__init(&d1);
+	model__enable(&d1, FS_TGT_DEDUPE, true);
+	a = &d1.target[FS_TGT_DEDUPE];
+	a->hist[FS_DD_BYTES].slot[13] = 3;
+	a->hist[FS_DD_BYTES].count = 3;
+	a->hist[FS_DD_BYTES].sum = 3 * 4096;
+	a->counter[FS_DD_CALLS] = 3;
+	a->counter[FS_DD_SAME] = 3;
+	memcpy(&d2, r, sizeof(d2));
+	b = &d2.target[FS_TGT_DEDUPE];
+	b->hist[FS_DD_BYTES].slot[13] -= 3;
+	b->hist[FS_DD_BYTES].count -= 3;
+	b->hist[FS_DD_BYTES].sum -= 3 * 4096;
+	b->counter[FS_DD_CALLS] -= 3;
+	b->counter[FS_DD_SAME] -= 3;
+	assert_int_equal(model__interval_add(r, 0, 1000, &d1), 0);
+	assert_int_equal(model__interval_add(r, 1000, 2500, &d2), 0);
+}
+
+static void test_json_intervals(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), *path = path_in(dir, "iv.json");
+	struct json_object *root, *arr, *h;
+	char why[128];
+
+	make_intervals(&r);
+	assert_true(model__intervals_add_up(&r, why, sizeof(why)));
+	root = report__to_json(&r);
+	assert_non_null(root);
+	arr = child(root, "intervals");
+	assert_int_equal(json_object_array_length(arr), 2);
+	assert_int_equal(u64_of(json_object_array_get_idx(arr, 1), "start_ms"),
+			 1000);
+	assert_int_equal(u64_of(json_object_array_get_idx(arr, 1), "end_ms"),
+			 2500);
+	h = child(
+		child(child(child(json_object_array_get_idx(arr, 0), "targets"),
+			    "dedupe"),
+		      "histograms"),
+		"bytes");
+	assert_int_equal(u64_of(h, "count"), 3);
+	assert_int_equal(json_object_array_length(child(h, "buckets")), 1);
+	assert_bucket(child(h, "buckets"), 0, 4096, 8191, 3);
+	h = child(
+		child(child(child(json_object_array_get_idx(arr, 1), "targets"),
+			    "dedupe"),
+		      "histograms"),
+		"dst_align");
+	assert_false(json_object_get_boolean(child(h, "measured")));
+	json_object_put(root);
+
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_same_report(&r, &back);
+	assert_int_equal(back.nintervals, 2);
+	assert_memory_equal(back.intervals, r.intervals,
+			    2 * sizeof(*r.intervals));
+	model__free(&back);
+
+	/* The totals as the intervals' sum: what trace --serve's page
+	 * shows while tracing. */
+	memcpy(&back, &r, sizeof(back));
+	memset(back.target[FS_TGT_DEDUPE].counter, 0xff,
+	       sizeof(back.target[FS_TGT_DEDUPE].counter));
+	memset(back.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES].slot, 0,
+	       sizeof(back.target[FS_TGT_DEDUPE].hist[FS_DD_BYTES].slot));
+	back.target[FS_TGT_DEDUPE].hist[FS_DD_LATENCY].sum = 1;
+	model__totals_from_intervals(&back);
+	assert_same_report(&r, &back);
+
+	/* One more call in an interval than in the totals: refused. */
+	r.intervals[1].target[FS_TGT_DEDUPE].counter[FS_DD_DIFFERS]++;
+	assert_false(model__intervals_add_up(&r, why, sizeof(why)));
+	assert_string_equal(why, "dedupe.differs: intervals 2, totals 1");
+	assert_int_equal(report__json_write(&r, path), 0);
+	expect_read_error(path, -EINVAL,
+			  "intervals: do not add up to the totals: "
+			  "dedupe.differs: intervals 2, totals 1");
+	r.intervals[1].target[FS_TGT_DEDUPE].counter[FS_DD_DIFFERS]--;
+	r.intervals[1].target[FS_TGT_DEDUPE].slot[FS_DD_BYTES][15]--;
+	r.intervals[0].target[FS_TGT_DEDUPE].slot[FS_DD_BYTES][15]++;
+	r.intervals[0].target[FS_TGT_DEDUPE].count[FS_DD_BYTES]++;
+	r.intervals[1].target[FS_TGT_DEDUPE].count[FS_DD_BYTES]--;
+	/* Moving a bucket between intervals keeps the totals. */
+	assert_true(model__intervals_add_up(&r, why, sizeof(why)));
+
+	/* Out of order, and a target the totals do not have. */
+	r.intervals[1].start_ms = 900;
+	assert_int_equal(report__json_write(&r, path), 0);
+	expect_read_error(path, -EINVAL,
+			  "intervals[1]: [900, 2500] ms out of order");
+	r.intervals[1].start_ms = 1000;
+	root = report__to_json(&r);
+	arr = child(
+		child(json_object_array_get_idx(child(root, "intervals"), 0),
+		      "targets"),
+		"dedupe");
+	json_object_object_add(
+		child(json_object_array_get_idx(child(root, "intervals"), 0),
+		      "targets"),
+		"shmem", json_object_get(arr));
+	write_text_file(path, json_object_to_json_string(root));
+	json_object_put(root);
+	expect_read_error(path, -EINVAL,
+			  "intervals[0].targets.shmem: not a target of the "
+			  "totals");
+	model__free(&r);
+	free(path);
+	remove_dir(dir);
+}
+
+/*
  * A report of a version that did not count the syscall level's skips
  * reads back with them as 0; a counter every version had is still
  * required.
@@ -1002,6 +1124,57 @@ static void test_json_read_older_counters(void **state)
 	remove_dir(dir);
 }
 
+/* The intervals as heatmaps: a column per interval, its cells' counts. */
+static void test_heatmap(void **state)
+{
+	static struct fs_report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_intervals(&r);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__html(f, &r, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<figure class=\"heatmap\" "
+				    "data-target=\"dedupe\" "
+				    "data-histogram=\"bytes\">"));
+	assert_non_null(strstr(buf, "data-histogram=\"bytes\" "
+				    "data-intervals=\"2\""));
+	/* dst_align is not measured: no heatmap. */
+	assert_null(strstr(buf, "<figure class=\"heatmap\" "
+				"data-target=\"dedupe\" "
+				"data-histogram=\"dst_align\">"));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"1\" "
+				    "data-slot=\"13\" data-lo=\"4096\" "
+				    "data-count=\"3\""));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"2\" "
+				    "data-slot=\"13\" data-lo=\"4096\" "
+				    "data-count=\"0\""));
+	assert_non_null(strstr(buf, "<rect class=\"cell\" data-interval=\"2\" "
+				    "data-slot=\"15\" data-lo=\"16384\" "
+				    "data-count=\"1\""));
+	assert_non_null(strstr(buf, "<rect class=\"mode\" data-interval=\"1\" "
+				    "data-slot=\"13\""));
+	assert_non_null(strstr(buf, "<rect class=\"total\" data-interval=\"2\" "
+				    "data-count=\"1\""));
+	assert_non_null(strstr(buf, "2, 0 s to 2.5 s since tracing began"));
+	free(buf);
+
+	/* Without intervals: no heatmap, and the facts say so. */
+	model__free(&r);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__svg(f, &r, NULL), 0);
+	fclose(f);
+	assert_null(strstr(buf, "class=\"heatmap\""));
+	assert_non_null(strstr(buf, "intervals: none (trace -i SECONDS -j FILE "
+				    "keeps them)"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1019,6 +1192,8 @@ int main(void)
 		cmocka_unit_test(test_json_no_workload),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_read_older_counters),
+		cmocka_unit_test(test_json_intervals),
+		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_json_round_trip_minimal),
 		cmocka_unit_test(test_json_stdout),
 		cmocka_unit_test(test_json_write_unwritable),
