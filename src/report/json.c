@@ -189,7 +189,8 @@ static void intervals_to_json(struct jsonb *b, struct json_object *root,
 		const struct fs_interval *iv = &r->intervals[i];
 
 		e = jsonb__push(b, arr, json_object_new_object());
-		jsonb__put(b, e, "start_ms", json_object_new_uint64(iv->start_ms));
+		jsonb__put(b, e, "start_ms",
+			   json_object_new_uint64(iv->start_ms));
 		jsonb__put(b, e, "end_ms", json_object_new_uint64(iv->end_ms));
 		jt = jsonb__put(b, e, "targets", json_object_new_object());
 		for (int k = 0; k < FS_TGT_NR; k++) {
@@ -198,12 +199,16 @@ static void intervals_to_json(struct jsonb *b, struct json_object *root,
 
 			if (!tr->enabled)
 				continue;
-			t = jsonb__put(b, jt, tr->name, json_object_new_object());
-			o = jsonb__put(b, t, "counters", json_object_new_object());
+			t = jsonb__put(b, jt, tr->name,
+				       json_object_new_object());
+			o = jsonb__put(b, t, "counters",
+				       json_object_new_object());
 			for (int c = 0; c < tr->ncounters; c++)
-				jsonb__put(b, o, tr->counter_spec[c].name,
-				    json_object_new_uint64(it->counter[c]));
-			o = jsonb__put(b, t, "histograms", json_object_new_object());
+				jsonb__put(
+					b, o, tr->counter_spec[c].name,
+					json_object_new_uint64(it->counter[c]));
+			o = jsonb__put(b, t, "histograms",
+				       json_object_new_object());
 			for (int x = 0; x < tr->nhists; x++) {
 				*h = tr->hist[x];
 				memcpy(h->slot, it->slot[x], sizeof(h->slot));
