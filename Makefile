@@ -36,7 +36,8 @@ HOST_BINS := $(patsubst tests/host/%.c,$(OUT)/host-tests/%,$(HOST_SRCS))
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
-LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd
+# libdw before libelf, and its compression libraries after (static link).
+LDLIBS := -lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -ljson-c -lmicrohttpd
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
 ifeq ($(SAN),1)
@@ -91,6 +92,9 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $^ -lcmocka $(LDLIBS)
+
+# The DWARF test builds its fixture from the source tree at run time.
+$(OUT)/tests/test_dwarf: private CFLAGS += -DFS_SRCDIR='"$(abspath .)"'
 
 $(OUT)/host-tests/%: tests/host/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
