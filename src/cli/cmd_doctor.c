@@ -12,16 +12,18 @@
 #include <json-c/json.h>
 #include "commands.h"
 #include "common.h"
+#include "doctor_inline.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 
 struct doctor_args {
 	bool json;
 	enum plan_mode mode;
-	const char *btf; /* --btf FILE */
+	const char *btf;       /* --btf FILE */
+	const char *debuginfo; /* --debuginfo FILE */
 };
 
-enum { OPT_BTF = 0x100 };
+enum { OPT_BTF = 0x100, OPT_DEBUGINFO };
 
 static const struct argp_option options[] = {
 	{ "json", 'J', NULL, 0, "print JSON", 0 },
@@ -31,6 +33,12 @@ static const struct argp_option options[] = {
 	{ "btf", OPT_BTF, "FILE", 0,
 	  "plan with this BTF (raw, or an ELF with .BTF) instead of "
 	  "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
+	  0 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "the running kernel's vmlinux with DWARF, for the inline sites of "
+	  "targets the kernel inlined (default: /usr/lib/debug/boot/"
+	  "vmlinux-RELEASE, /usr/lib/debug/lib/modules/RELEASE/vmlinux, "
+	  "/boot/vmlinux-RELEASE); its build ID must be the kernel's",
 	  0 },
 	{},
 };
@@ -56,6 +64,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_BTF:
 		cli__check_btf(st, arg);
 		a->btf = arg;
+		break;
+	case OPT_DEBUGINFO:
+		a->debuginfo = arg;
 		break;
 	case ARGP_KEY_ARG:
 		cli__usage_error(st, "unexpected argument '%s'", arg);
@@ -90,7 +101,8 @@ static bool step__usable(const struct plan_step *s)
 }
 
 static void doctor__text(const struct kfacts *f, const struct plan *plans,
-			 bool tried)
+			 bool tried, struct dwarf_kernel *k,
+			 const struct doctor_inline *di)
 {
 	printf("kernel:   %s\n", f->release);
 	if (f->btf_file[0])
@@ -139,11 +151,14 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 					      : "not tried (not root)");
 		} else
 			printf("  would use: nothing (no step can attach)\n");
+		if (p->inlined)
+			doctor_inline__text(k, &di[t]);
 	}
 }
 
 static void doctor__json(const struct kfacts *f, const struct plan *plans,
-			 bool tried)
+			 bool tried, struct dwarf_kernel *k,
+			 const struct doctor_inline *di)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *targets = json_object_new_object();
@@ -221,6 +236,9 @@ static void doctor__json(const struct kfacts *f, const struct plan *plans,
 				? NULL
 				: json_object_new_string(
 					  p->step[p->chosen].inflight));
+		json_object_object_add(
+			jt, "inline",
+			p->inlined ? doctor_inline__json(k, &di[t]) : NULL);
 		json_object_object_add(targets, model__target_name(t), jt);
 	}
 	json_object_object_add(root, "targets", targets);
@@ -235,6 +253,8 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor_args a = { .mode = PLAN_AUTO };
 	struct probe_opts o = {};
 	struct plan plans[FS_TGT_NR];
+	struct doctor_inline di[FS_TGT_NR];
+	struct dwarf_kernel k;
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 
@@ -249,10 +269,26 @@ int cmd_doctor(int argc, char **argv)
 		else
 			plans[t].chosen = plan__next(&plans[t], 0);
 	}
+	/* A DWARF file asked for by name that cannot be used is an error;
+	 * one looked for is only reported. */
+	dwarf_kernel__open(&k, a.debuginfo, f.release);
+	if (a.debuginfo && !k.d) {
+		fprintf(stderr, "folioscope: doctor: --debuginfo: %s\n", k.why);
+		kfacts__free(&f);
+		return 1;
+	}
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		memset(&di[t], 0, sizeof(di[t]));
+		if (plans[t].inlined)
+			doctor_inline__find(&k, plans[t].function, &di[t]);
+	}
 	if (a.json)
-		doctor__json(&f, plans, tried);
+		doctor__json(&f, plans, tried, &k, di);
 	else
-		doctor__text(&f, plans, tried);
+		doctor__text(&f, plans, tried, &k, di);
+	for (int t = 0; t < FS_TGT_NR; t++)
+		doctor_inline__free(&di[t]);
+	dwarf_kernel__close(&k);
 	kfacts__free(&f);
 	return 0;
 }

@@ -345,3 +345,14 @@ const char *dwarf_exit__kind_name(enum dwarf_exit_kind k)
 	}
 	return "?";
 }
+
+void dwarf__addr_name(struct dwarf *d, uint64_t addr, char *buf, size_t n)
+{
+	char sym[DWARF_NAME_MAX];
+	uint64_t start;
+
+	if (!dwarf__symbolize(d, addr, sym, sizeof(sym), &start))
+		snprintf(buf, n, "%s+0x%" PRIx64, sym, addr - start);
+	else
+		snprintf(buf, n, "0x%" PRIx64, addr);
+}

@@ -133,4 +133,26 @@ int dwarf__kernel_build_id(const char *notes, char *hex, size_t n);
 int dwarf__locate(const char *given, const char *release, const char *kernel_id,
 		  struct dwarf **out, char *why, size_t n);
 
+/* "symbol+0xoff" for addr, or its hex when no function symbol holds it. */
+void dwarf__addr_name(struct dwarf *d, uint64_t addr, char *buf, size_t n);
+
+/* The running kernel's DWARF, found and checked (kernel.c). */
+struct dwarf_kernel {
+	struct dwarf *d; /* NULL when there is none to use: see why */
+	bool given;	 /* from --debuginfo, not a distribution path */
+	char kernel_id[DWARF_BUILD_ID_HEX]; /* "" when unknown */
+	char why[1024];
+};
+
+/*
+ * given: --debuginfo FILE or NULL; release: the running kernel's. The
+ * running kernel's build ID is read from /sys/kernel/notes
+ * ($FOLIOSCOPE_KERNEL_NOTES names another notes file, for tests). A
+ * kernel whose build ID cannot be read gets no DWARF: nothing would show
+ * that the file describes it. Always returns with k->d or k->why set.
+ */
+void dwarf_kernel__open(struct dwarf_kernel *k, const char *given,
+			const char *release);
+void dwarf_kernel__close(struct dwarf_kernel *k);
+
 #endif /* FS_DWARF_H */
