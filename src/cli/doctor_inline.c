@@ -86,6 +86,16 @@ static struct json_object *jstr(const char *s)
 	return s ? json_object_new_string(s) : NULL;
 }
 
+/* Kernel addresses need all 64 bits, more than a JSON number keeps in
+ * most readers (doubles): hex strings. */
+static struct json_object *jaddr(uint64_t a)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, a);
+	return json_object_new_string(buf);
+}
+
 static struct json_object *site_json(struct dwarf *d,
 				     const struct dwarf_site *s)
 {
@@ -99,17 +109,18 @@ static struct json_object *site_json(struct dwarf *d,
 			       json_object_new_int(s->call_line));
 	dwarf__addr_name(d, s->entry_pc, a, sizeof(a));
 	json_object_object_add(js, "entry", jstr(a));
-	json_object_object_add(js, "entry_pc",
-			       json_object_new_uint64(s->entry_pc));
+	json_object_object_add(js, "entry_pc", jaddr(s->entry_pc));
 	json_object_object_add(js, "entry_from", jstr(s->entry_from));
 	arr = json_object_new_array();
 	for (int r = 0; r < s->nranges; r++) {
 		struct json_object *jr = json_object_new_object();
 
-		json_object_object_add(jr, "lo",
-				       json_object_new_uint64(s->ranges[r].lo));
-		json_object_object_add(jr, "hi",
-				       json_object_new_uint64(s->ranges[r].hi));
+		json_object_object_add(jr, "lo", jaddr(s->ranges[r].lo));
+		json_object_object_add(jr, "hi", jaddr(s->ranges[r].hi));
+		dwarf__addr_name(d, s->ranges[r].lo, a, sizeof(a));
+		json_object_object_add(jr, "from", jstr(a));
+		dwarf__addr_name(d, s->ranges[r].hi, a, sizeof(a));
+		json_object_object_add(jr, "to", jstr(a));
 		json_object_array_add(arr, jr);
 	}
 	json_object_object_add(js, "ranges", arr);
@@ -122,12 +133,13 @@ static struct json_object *site_json(struct dwarf *d,
 				       jstr(dwarf_exit__kind_name(x->kind)));
 		dwarf__addr_name(d, x->insn, a, sizeof(a));
 		json_object_object_add(je, "at", jstr(a));
-		json_object_object_add(je, "insn",
-				       json_object_new_uint64(x->insn));
+		json_object_object_add(je, "insn", jaddr(x->insn));
 		json_object_object_add(je, "mnemonic", jstr(x->mnemonic));
-		json_object_object_add(
-			je, "target",
-			x->target ? json_object_new_uint64(x->target) : NULL);
+		json_object_object_add(je, "target",
+				       x->target ? jaddr(x->target) : NULL);
+		if (x->target)
+			dwarf__addr_name(d, x->target, a, sizeof(a));
+		json_object_object_add(je, "to", x->target ? jstr(a) : NULL);
 		json_object_array_add(arr, je);
 	}
 	json_object_object_add(js, "exits", arr);
