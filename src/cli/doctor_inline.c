@@ -104,6 +104,8 @@ static struct json_object *site_json(struct dwarf *d,
 	char a[192], loc[512];
 
 	json_object_object_add(js, "caller", jstr(s->caller));
+	/* readelf --debug-dump=info --dwarf-start=DIE shows it. */
+	json_object_object_add(js, "die", jaddr(s->die));
 	json_object_object_add(js, "call_file", jstr(s->call_file));
 	json_object_object_add(js, "call_line",
 			       json_object_new_int(s->call_line));

@@ -110,6 +110,74 @@ for e in j["exits"]:
 print("; ".join(errs) or "ok")
 PY
 )" ok
+	# Each argument where readelf says it is at the entry PC: the site's
+	# DIE gives each parameter's location list, .debug_loclists the
+	# entry covering the PC (Debian's DWARF has no DW_AT_entry_pc, so
+	# this also checks that the entry is where arguments are set up).
+	readelf --debug-dump=info --dwarf-start="$(jq -r "$inl.sites[0].die" "$dw/j")" \
+		"$dw_vmlinux" 2>/dev/null | head -200 >"$dw/die"
+	readelf --debug-dump=loc "$dw_vmlinux" 2>/dev/null >"$dw/loc"
+	expect_eq "dwarf: argument locations agree with readelf" \
+		"$(python3 - "$dw/j" "$dw/die" "$dw/loc" <<'PY'
+import json, re, sys
+j = json.load(open(sys.argv[1]))["targets"]["dedupe"]["inline"]["sites"][0]
+pc = int(j["entry_pc"], 16)
+# The site's own formal parameters: depth + 1, before the next DIE at
+# the site's depth or above.
+params, depth, cur = [], None, None
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*<(\d+)><([0-9a-f]+)>: Abbrev Number: \d+ \((\w+)\)", line)
+    if m:
+        d = int(m.group(1))
+        if depth is None:
+            depth = d
+        elif d <= depth:
+            break
+        cur = {"loc": None} if d == depth + 1 and m.group(3) == "DW_TAG_formal_parameter" else None
+        if cur is not None:
+            params.append(cur)
+        continue
+    m = re.search(r"DW_AT_location\s*: 0x([0-9a-f]+) \(location list\)", line)
+    if cur is not None and m:
+        cur["loc"] = int(m.group(1), 16)
+want = {p["loc"] for p in params if p["loc"] is not None}
+lists, cur, entry = {}, None, None
+for line in open(sys.argv[3]):
+    if "<End of list>" in line:
+        cur = None
+        continue
+    m = re.match(r"\s*([0-9a-f]{8}) v\S+ v\S+ views at", line)
+    if m:
+        if cur is None:
+            cur = int(m.group(1), 16)
+        continue
+    m = re.match(r"\s+([0-9a-f]{16}) ([0-9a-f]{16}) \((.*)\)$", line)
+    if m and cur in want:
+        lists.setdefault(cur, []).append((int(m.group(1), 16), int(m.group(2), 16), m.group(3)))
+# readelf lists the parameters in DIE order, doctor in declaration order:
+# compare as a multiset of "available register-or-kind" strings.
+def expect(p):
+    for lo, hi, expr in lists.get(p["loc"], []) if p["loc"] is not None else []:
+        if lo <= pc < hi:
+            if "entry_value" in expr:
+                return "unavailable"
+            m = re.fullmatch(r"DW_OP_reg\d+ \((\w+)\)", expr)
+            return m.group(1) if m else "available"
+    return "unavailable"
+def got(p):
+    if not p["available"]:
+        return "unavailable"
+    return p["location"] if re.fullmatch(r"\w+", p["location"]) else "available"
+w = sorted(expect(p) for p in params)
+g = sorted(got(p) for p in j["params"])
+print("ok" if w == g and len(params) == len(j["params"]) else "readelf %s, doctor %s" % (w, g))
+PY
+)" ok
+	# The entry is where the arguments are set up: some have a location
+	# there (at the start of the first range, a shared error path in this
+	# build, none has).
+	expect_eq "dwarf: arguments have locations at the entry" \
+		"$(jq "[$inl.sites[0].params[] | select(.available)] | length > 0" "$dw/j")" true
 	# And the text form names the same site.
 	FOLIOSCOPE_KERNEL_NOTES=$dw/notes "$FS" doctor --debuginfo "$dw_vmlinux" >"$dw/t" 2>&1
 	expect_match "dwarf: text names the site" "$(cat "$dw/t")" \
