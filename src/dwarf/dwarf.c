@@ -103,9 +103,8 @@ int dwarf__open(const char *path, struct dwarf **out, char *why, size_t n)
 		err = -ENODATA;
 		goto fail;
 	}
-	d->cfi = dwarf_getcfi(d->dw);
-	if (!d->cfi)
-		d->cfi = dwarf_getcfi_elf(d->elf);
+	d->cfi_debug = dwarf_getcfi(d->dw);
+	d->cfi_eh = dwarf_getcfi_elf(d->elf);
 	*out = d;
 	return 0;
 fail:
@@ -117,10 +116,9 @@ void dwarf__close(struct dwarf *d)
 {
 	if (!d)
 		return;
-	/* A CFI from dwarf_getcfi belongs to the Dwarf; one from the ELF's
-	 * .eh_frame is ours. */
-	if (d->cfi && d->dw && d->cfi != dwarf_getcfi(d->dw))
-		dwarf_cfi_end(d->cfi);
+	/* cfi_debug belongs to the Dwarf. */
+	if (d->cfi_eh)
+		dwarf_cfi_end(d->cfi_eh);
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->elf)

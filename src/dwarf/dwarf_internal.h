@@ -12,7 +12,10 @@ struct dwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
-	Dwarf_CFI *cfi; /* .debug_frame, else .eh_frame; NULL when none */
+	/* Call frame information: .debug_frame (owned by dw) and .eh_frame
+	 * (ours); either may be NULL. A file may have one, the other or
+	 * both, covering different code. */
+	Dwarf_CFI *cfi_debug, *cfi_eh;
 	char build_id[DWARF_BUILD_ID_HEX];
 };
 

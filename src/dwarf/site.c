@@ -63,6 +63,22 @@ static bool op_is_breg(uint8_t atom)
 	return atom >= DW_OP_breg0 && atom <= DW_OP_breg31;
 }
 
+/* DW_OP_bregN off or DW_OP_bregx N off: register and offset. */
+static bool breg_of(const Dwarf_Op *op, int *reg, int64_t *off)
+{
+	if (op_is_breg(op->atom)) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (int64_t)op->number;
+		return true;
+	}
+	if (op->atom == DW_OP_bregx) {
+		*reg = (int)op->number;
+		*off = (int64_t)op->number2;
+		return true;
+	}
+	return false;
+}
+
 /* The frame base of subprogram sub at pc as register + offset. */
 static void frame_base(struct dwarf *d, Dwarf_Die *sub, uint64_t pc,
 		       struct dwarf_loc *l)
@@ -75,21 +91,19 @@ static void frame_base(struct dwarf *d, Dwarf_Die *sub, uint64_t pc,
 	if (!sub || !dwarf_attr(sub, DW_AT_frame_base, &a) ||
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
 		return;
-	if (op_is_breg(ops[0].atom)) {
+	if (breg_of(&ops[0], &l->cfa_reg, &l->cfa_offset)) {
 		l->cfa_known = true;
-		l->cfa_reg = ops[0].atom - DW_OP_breg0;
-		l->cfa_offset = (int64_t)ops[0].number;
 		return;
 	}
-	if (ops[0].atom != DW_OP_call_frame_cfa || !d->cfi ||
-	    dwarf_cfi_addrframe(d->cfi, pc, &frame))
+	if (ops[0].atom != DW_OP_call_frame_cfa)
 		return;
+	if ((!d->cfi_debug || dwarf_cfi_addrframe(d->cfi_debug, pc, &frame)) &&
+	    (!d->cfi_eh || dwarf_cfi_addrframe(d->cfi_eh, pc, &frame)))
+		return;
+	/* libdw gives a "register + offset" CFA rule as one DW_OP_bregx. */
 	if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1 &&
-	    op_is_breg(ops[0].atom)) {
+	    breg_of(&ops[0], &l->cfa_reg, &l->cfa_offset))
 		l->cfa_known = true;
-		l->cfa_reg = ops[0].atom - DW_OP_breg0;
-		l->cfa_offset = (int64_t)ops[0].number;
-	}
 	free(frame);
 }
 

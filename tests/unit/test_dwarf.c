@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Inline sites (src/dwarf/): tests/fixtures/dwarf/inline.c is built with
- * gcc -O2 -g at test time, and every site, range, parameter location and
- * exit src/dwarf/ finds is checked against what binutils' readelf and
- * objdump (and llvm-dwarfdump for range lists) say about the same file.
+ * gcc -O2 -g at test time (spill.c with -O0 for an argument in the frame), and
+ * every site, range, parameter location and exit src/dwarf/ finds is checked
+ * against what binutils' readelf and objdump (and llvm-dwarfdump for range
+ * lists) say about the same file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +23,7 @@
 #define FS_SRCDIR "."
 #endif
 
-static char dir[256], lib[300];
+static char dir[256], lib[300], spill[300];
 
 /* ---- readelf --debug-dump=info,loc,Ranges ---- */
 #define MAX_DIES 512
@@ -233,6 +234,13 @@ static int setup(void **state)
 		 "gcc -O2 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
 		 "inline.c",
 		 lib, FS_SRCDIR);
+	if (system(cmd))
+		return -1;
+	snprintf(spill, sizeof(spill), "%s/libspill.so", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -O0 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
+		 "spill.c",
+		 spill, FS_SRCDIR);
 	if (system(cmd))
 		return -1;
 	return 0;
@@ -526,6 +534,86 @@ static void test_build_id(void **state)
 	assert_string_equal(got, "00112233445566778899aabbccddeeff00112233");
 }
 
+/*
+ * An argument in the frame: DW_OP_fbreg as readelf has it, the frame base
+ * (the CFA) as readelf's interpreted CFI table has it at the entry PC, and
+ * the sum is the address the inlined code takes of the argument there
+ * (objdump: "lea -0x4(%rbp),%rax").
+ */
+static void test_frame_base(void **state)
+{
+	struct dwarf_sites sites;
+	struct dwarf *d;
+	const struct dwarf_loc *l;
+	char why[512], line[512], buf[256], want[64], cfa[32] = "";
+	long fbreg = 0;
+	bool have_fbreg = false, origin = false;
+	unsigned long pc;
+	FILE *f;
+
+	assert_int_equal(dwarf__open(spill, &d, why, sizeof(why)), 0);
+	assert_int_equal(
+		dwarf__find_inline(d, "spill", &sites, why, sizeof(why)), 1);
+	assert_string_equal(sites.site[0].caller, "caller_c");
+	assert_int_equal(sites.site[0].nparams, 1);
+	assert_string_equal(sites.site[0].params[0].name, "v");
+	l = &sites.site[0].params[0].loc;
+
+	/* The inlined copy's parameter is the DIE with an abstract origin;
+	 * caller_c's own x has a name instead. */
+	f = run("readelf --debug-dump=info %s", spill);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "(DW_OP_fbreg: ");
+
+		if (strstr(line, "Abbrev Number"))
+			origin = false;
+		if (strstr(line, "DW_AT_abstract_origin"))
+			origin = true;
+		if (p && origin && strstr(line, "DW_AT_location")) {
+			assert_false(have_fbreg); /* one such argument */
+			have_fbreg =
+				sscanf(p, "(DW_OP_fbreg: %ld)", &fbreg) == 1;
+		}
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_true(have_fbreg);
+	assert_int_equal(l->kind, DWARF_LOC_FBREG);
+	assert_int_equal(l->offset, fbreg);
+
+	/* Rows "ADDR CFA ...": the last one at or before the entry PC. */
+	f = run("readelf --debug-dump=frames-interp %s", spill);
+	while (fgets(line, sizeof(line), f)) {
+		char c[32];
+
+		if (sscanf(line, "%lx %31s", &pc, c) == 2 && strchr(c, '+') &&
+		    pc <= sites.site[0].entry_pc)
+			snprintf(cfa, sizeof(cfa), "%s", c);
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_true(l->cfa_known);
+	snprintf(want, sizeof(want), "%s%+" PRId64, dwarf__reg_name(l->cfa_reg),
+		 l->cfa_offset);
+	assert_string_equal(want, cfa);
+
+	/* The code's own address of v at the entry. */
+	f = run("objdump -d --no-show-raw-insn %s", spill);
+	snprintf(want, sizeof(want), "-0x%" PRIx64 "(%%%s)",
+		 -(l->cfa_offset + l->offset), dwarf__reg_name(l->cfa_reg));
+	snprintf(buf, sizeof(buf), "%" PRIx64 ":", sites.site[0].entry_pc);
+	have_fbreg = false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line + strspn(line, " "), buf, strlen(buf)))
+			have_fbreg = strstr(line, "lea") && strstr(line, want);
+	assert_int_equal(pclose(f), 0);
+	assert_true(have_fbreg);
+	dwarf_loc__describe(l, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "memory at frame base%ld (%s%+" PRId64 ")",
+		 fbreg, dwarf__reg_name(l->cfa_reg), l->cfa_offset + l->offset);
+	assert_string_equal(buf, want);
+	dwarf_sites__free(&sites);
+	dwarf__close(d);
+}
+
 static void test_bad_input(void **state)
 {
 	char why[512], path[300];
@@ -559,6 +647,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_frame_base),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_bad_input),
 	};
