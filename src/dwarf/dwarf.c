@@ -304,16 +304,20 @@ void dwarf_loc__describe(const struct dwarf_loc *l, char *buf, size_t n)
 		snprintf(buf, n, "memory at %s%+" PRId64, r, l->offset);
 		break;
 	case DWARF_LOC_FBREG:
+	case DWARF_LOC_FBVALUE: {
+		const char *what =
+			l->kind == DWARF_LOC_FBREG ? "memory at" : "value";
+
 		if (l->cfa_known)
 			snprintf(buf, n,
-				 "memory at frame base%+" PRId64 " (%s%+" PRId64
-				 ")",
-				 l->offset, dwarf__reg_name(l->cfa_reg),
+				 "%s frame base%+" PRId64 " (%s%+" PRId64 ")",
+				 what, l->offset, dwarf__reg_name(l->cfa_reg),
 				 l->cfa_offset + l->offset);
 		else
-			snprintf(buf, n, "memory at frame base%+" PRId64,
+			snprintf(buf, n, "%s frame base%+" PRId64, what,
 				 l->offset);
 		break;
+	}
 	case DWARF_LOC_ADDR:
 		snprintf(buf, n, "memory at 0x%" PRIx64, (uint64_t)l->offset);
 		break;

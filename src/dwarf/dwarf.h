@@ -28,14 +28,16 @@ enum dwarf_loc_kind {
 	DWARF_LOC_ADDR,	       /* in memory at a fixed address (offset) */
 	DWARF_LOC_VALUE,       /* the value is reg + offset (no memory) */
 	DWARF_LOC_CONST,       /* the value is the constant offset */
+	DWARF_LOC_FBVALUE,     /* the value is frame base + offset (the
+				  address of something in the frame) */
 };
 
 struct dwarf_loc {
 	enum dwarf_loc_kind kind;
 	int reg;	/* DWARF register number, -1 when none */
 	int64_t offset; /* see kind */
-	/* For DWARF_LOC_FBREG: the frame base at that PC, when the call
-	 * frame information gives it as a register + offset (the CFA). */
+	/* For DWARF_LOC_FBREG and _FBVALUE: the frame base at that PC, when the
+	 * call frame information gives it as a register + offset (the CFA). */
 	bool cfa_known;
 	int cfa_reg;
 	int64_t cfa_offset;

@@ -140,8 +140,8 @@ static void classify(struct dwarf *d, Dwarf_Die *sub, uint64_t pc,
 		l->kind = stack_value ? DWARF_LOC_VALUE : DWARF_LOC_MEM;
 		l->reg = (int)ops[0].number;
 		l->offset = (int64_t)ops[0].number2;
-	} else if (nops == 1 && a0 == DW_OP_fbreg) {
-		l->kind = DWARF_LOC_FBREG;
+	} else if ((nops == 1 || stack_value) && a0 == DW_OP_fbreg) {
+		l->kind = stack_value ? DWARF_LOC_FBVALUE : DWARF_LOC_FBREG;
 		l->offset = (int64_t)ops[0].number;
 		frame_base(d, sub, pc, l);
 	} else if (nops == 1 && a0 == DW_OP_addr) {
