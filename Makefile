@@ -181,11 +181,12 @@ $(OUT)/folioscope-dyn: $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(filter-out -static,$(LDFLAGS_APP)) -o $@ $^ $(LDLIBS)
 
-# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="json rule parse"]: libFuzzer
-# (clang, ASan + UBSan) on the JSON reader, the --expect rule parser and
-# the size/seconds parsers, from the committed corpus in
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="json rule parse dwarf"]:
+# libFuzzer (clang, ASan + UBSan) on the JSON reader, the --expect rule
+# parser, the size/seconds parsers and the DWARF reader (src/dwarf/; libdw
+# and capstone themselves are not instrumented), from the committed corpus in
 # tests/fuzz/corpus/TARGET; new inputs go to $(OUT)/fuzz, crashes fail.
-FUZZ_TARGETS ?= json rule parse
+FUZZ_TARGETS ?= json rule parse dwarf
 FUZZ_SECONDS ?= 15
 FUZZ_BINS := $(patsubst %,$(OUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_LIB := $(wildcard src/model/*.c src/report/*.c src/compare/*.c) \
@@ -201,6 +202,12 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard src/*/*.h) \
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) -ljson-c -lm
+
+$(OUT)/fuzz/fuzz_dwarf: tests/fuzz/fuzz_dwarf.c $(wildcard src/dwarf/*.c src/dwarf/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(wildcard src/dwarf/*.c) \
+		-ldw -lelf -lcapstone
 
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

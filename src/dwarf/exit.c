@@ -31,6 +31,8 @@ static const uint8_t *code_at(struct dwarf *d, uint64_t lo, uint64_t hi)
 {
 	Elf_Scn *scn = NULL;
 
+	if (hi <= lo)
+		return NULL;
 	while ((scn = elf_nextscn(d->elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;

@@ -266,6 +266,10 @@ static int site_ranges(Dwarf_Die *inl, struct dwarf_site *s)
 	while ((off = dwarf_ranges(inl, off, &base, &lo, &hi)) > 0) {
 		struct dwarf_range *r;
 
+		/* Corrupt DWARF can give an empty or inverted range: it holds
+		 * no code. */
+		if (hi <= lo)
+			continue;
 		r = realloc(s->ranges, (s->nranges + 1) * sizeof(*r));
 		if (!r)
 			return -ENOMEM;
