@@ -36,7 +36,8 @@ HOST_BINS := $(patsubst tests/host/%.c,$(OUT)/host-tests/%,$(HOST_SRCS))
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
-LDLIBS := -lbpf -lelf -lz -ljson-c -lmicrohttpd
+# libdw before libelf, and its compression libraries after (static link).
+LDLIBS := -lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -ljson-c -lmicrohttpd
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
 ifeq ($(SAN),1)
@@ -91,6 +92,9 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $^ -lcmocka $(LDLIBS)
+
+# The DWARF test builds its fixture from the source tree at run time.
+$(OUT)/tests/test_dwarf: private CFLAGS += -DFS_SRCDIR='"$(abspath .)"'
 
 $(OUT)/host-tests/%: tests/host/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
@@ -177,11 +181,12 @@ $(OUT)/folioscope-dyn: $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(filter-out -static,$(LDFLAGS_APP)) -o $@ $^ $(LDLIBS)
 
-# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="json rule parse"]: libFuzzer
-# (clang, ASan + UBSan) on the JSON reader, the --expect rule parser and
-# the size/seconds parsers, from the committed corpus in
+# make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="json rule parse dwarf"]:
+# libFuzzer (clang, ASan + UBSan) on the JSON reader, the --expect rule
+# parser, the size/seconds parsers and the DWARF reader (src/dwarf/; libdw
+# and capstone themselves are not instrumented), from the committed corpus in
 # tests/fuzz/corpus/TARGET; new inputs go to $(OUT)/fuzz, crashes fail.
-FUZZ_TARGETS ?= json rule parse
+FUZZ_TARGETS ?= json rule parse dwarf
 FUZZ_SECONDS ?= 15
 FUZZ_BINS := $(patsubst %,$(OUT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_LIB := $(wildcard src/model/*.c src/report/*.c src/compare/*.c src/util/*.c)
@@ -196,6 +201,12 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) $(wildcard src/*/*.h) \
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) -ljson-c -lm
+
+$(OUT)/fuzz/fuzz_dwarf: tests/fuzz/fuzz_dwarf.c $(wildcard src/dwarf/*.c src/dwarf/*.h)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(wildcard src/dwarf/*.c) \
+		-ldw -lelf -lcapstone
 
 fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)

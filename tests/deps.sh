@@ -4,6 +4,11 @@ set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
       libjson-c-dev libcmocka-dev pkg-config qemu-system-x86 busybox-static
       cpio kmod btrfs-progs xfsprogs jq util-linux cppcheck clang-format)
+# src/dwarf: inline sites from a kernel's DWARF (elfutils' libdw) and the
+# exits of their machine code (capstone); the static binary also needs the
+# archives of libdw's compression libraries. The unit test compares with
+# binutils' readelf/objdump and llvm-dwarfdump (llvm above).
+pkgs+=(libdw-dev libcapstone-dev liblzma-dev libbz2-dev binutils)
 # make bench: the peers folioscope is measured against.
 pkgs+=(bpftrace fio duperemove)
 # make kernel / make ab: test kernels from Debian's 6.1 source, BTF by pahole.

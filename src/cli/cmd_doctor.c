@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 #include "commands.h"
 #include "common.h"
+#include "doctor_inline.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "util/err.h"
@@ -21,10 +22,11 @@
 struct doctor_args {
 	bool json;
 	enum plan_mode mode;
-	const char *btf; /* --btf FILE */
+	const char *btf;       /* --btf FILE */
+	const char *debuginfo; /* --debuginfo FILE */
 };
 
-enum { OPT_BTF = 0x100 };
+enum { OPT_BTF = 0x100, OPT_DEBUGINFO };
 
 static const struct argp_option options[] = {
 	{ "json", 'J', NULL, 0, "print JSON", 0 },
@@ -34,6 +36,12 @@ static const struct argp_option options[] = {
 	{ "btf", OPT_BTF, "FILE", 0,
 	  "plan with this BTF (raw, or an ELF with .BTF) instead of "
 	  "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
+	  0 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "the running kernel's vmlinux with DWARF, for the inline sites of "
+	  "targets the kernel inlined (default: /usr/lib/debug/boot/"
+	  "vmlinux-RELEASE, /usr/lib/debug/lib/modules/RELEASE/vmlinux, "
+	  "/boot/vmlinux-RELEASE); its build ID must be the kernel's",
 	  0 },
 	{},
 };
@@ -59,6 +67,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_BTF:
 		cli__check_btf(st, arg);
 		a->btf = arg;
+		break;
+	case OPT_DEBUGINFO:
+		a->debuginfo = arg;
 		break;
 	case ARGP_KEY_ARG:
 		cli__usage_error(st, "unexpected argument '%s'", arg);
@@ -93,7 +104,8 @@ static bool step__usable(const struct plan_step *s)
 }
 
 static void doctor__text(const struct kfacts *f, const struct plan *plans,
-			 bool tried)
+			 bool tried, struct dwarf_kernel *k,
+			 const struct doctor_inline *di)
 {
 	printf("kernel:   %s\n", f->release);
 	if (f->btf_file[0])
@@ -142,12 +154,15 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 					      : "not tried (not root)");
 		} else
 			printf("  would use: nothing (no step can attach)\n");
+		if (p->inlined)
+			doctor_inline__text(k, &di[t]);
 	}
 }
 
 /* The report as JSON on stdout; -ENOMEM if it could not be built. */
 static int doctor__json(const struct kfacts *f, const struct plan *plans,
-			bool tried)
+			bool tried, struct dwarf_kernel *k,
+			const struct doctor_inline *di)
 {
 	struct jsonb b = { .oom = false };
 	struct json_object *root, *targets;
@@ -208,6 +223,14 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 				       c ? plan__mech_name(c->mech) : NULL);
 		jsonb__put_str_or_null(&b, jt, "inflight",
 				       c ? c->inflight : NULL);
+		if (p->inlined)
+			doctor_inline__json(
+				&b,
+				jsonb__put(&b, jt, "inline",
+					   json_object_new_object()),
+				k, &di[t]);
+		else
+			jsonb__put_null(&b, jt, "inline");
 	}
 	text = b.oom ? NULL
 		     : json_object_to_json_string_ext(
@@ -224,6 +247,8 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor_args a = { .mode = PLAN_AUTO };
 	struct probe_opts o = {};
 	struct plan plans[FS_TGT_NR];
+	struct doctor_inline di[FS_TGT_NR];
+	struct dwarf_kernel k;
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 	int err = 0;
@@ -239,14 +264,30 @@ int cmd_doctor(int argc, char **argv)
 		else
 			plans[t].chosen = plan__next(&plans[t], 0);
 	}
+	/* A DWARF file asked for by name that cannot be used is an error;
+	 * one looked for is only reported. */
+	dwarf_kernel__open(&k, a.debuginfo, f.release);
+	if (a.debuginfo && !k.d) {
+		err__print("doctor", 0, "--debuginfo: %s", k.why);
+		kfacts__free(&f);
+		return 1;
+	}
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		memset(&di[t], 0, sizeof(di[t]));
+		if (plans[t].inlined)
+			doctor_inline__find(&k, plans[t].function, &di[t]);
+	}
 	if (a.json) {
-		err = doctor__json(&f, plans, tried);
+		err = doctor__json(&f, plans, tried, &k, di);
 		if (err)
 			err__print("doctor", err,
 				   "cannot build the JSON report");
 	} else {
-		doctor__text(&f, plans, tried);
+		doctor__text(&f, plans, tried, &k, di);
 	}
+	for (int t = 0; t < FS_TGT_NR; t++)
+		doctor_inline__free(&di[t]);
+	dwarf_kernel__close(&k);
 	kfacts__free(&f);
 	return err ? 1 : 0;
 }

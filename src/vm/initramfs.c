@@ -434,6 +434,17 @@ static int stage__extra(const struct stage *s,
 		if (err)
 			return err;
 	}
+	if (spec->debuginfo) {
+		char guest[PATH_MAX];
+
+		if (!spec->release ||
+		    vm_fs__fmt(guest, sizeof(guest),
+			       "/usr/lib/debug/boot/vmlinux-%s", spec->release))
+			return -EINVAL;
+		err = stage__copy(s, spec->debuginfo, guest, 0644);
+		if (err)
+			return err;
+	}
 	if (spec->exec)
 		return stage__copy(s, spec->exec, "/bin/vm-exec", 0755);
 	return 0;

@@ -546,3 +546,156 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 		return path_too_long(tree);
 	return 0;
 }
+
+/*
+ * A Debian kernel's DWARF: linux-image-<release>-dbg, ~280 MB, fetched
+ * only for vm --debuginfo. Of the package only the vmlinux is kept (the
+ * modules' debug files are gigabytes unpacked), at
+ * <cache>/debuginfo/linux-image-<release>-dbg/usr/lib/debug/boot/vmlinux-
+ * <release>, the path the package installs it at, with the same stamp and
+ * temp-dir rules as the kernels.
+ */
+#define DBG_VMLINUX "usr/lib/debug/boot/vmlinux-"
+
+static int debuginfo__extract(const char *deb, const char *root,
+			      const char *release, const char *log, char *why,
+			      size_t wn)
+{
+	char member[PATH_MAX];
+	/* $0 $1 $2: never expanded inside the script text. */
+	char *argv[] = { "sh",
+			 "-c",
+			 "mkdir -p \"$1\" && dpkg-deb --fsys-tarfile \"$0\" | "
+			 "tar -x -C \"$1\" \"$2\"",
+			 (char *)deb,
+			 (char *)root,
+			 member,
+			 NULL };
+
+	if (vm_fs__fmt(member, sizeof(member), "./%s%s", DBG_VMLINUX, release))
+		return -ENAMETOOLONG;
+	return tool__run_logged(argv, NULL, log, why, wn);
+}
+
+static int debuginfo__download(const char *ddir, const char *pkg,
+			       const char *release, const char *tree, char *why,
+			       size_t wn)
+{
+	char tmp[PATH_MAX], log[PATH_MAX], root[PATH_MAX], deb[PATH_MAX];
+	char path[PATH_MAX];
+	struct stat st;
+	time_t t0 = time(NULL);
+	int err;
+
+	tmp__sweep(ddir);
+	if (vm_fs__fmt(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", ddir)) {
+		vm_fs__fmt(why, wn, "cache path too long");
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(tmp)) {
+		err = -errno;
+		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s",
+			   ddir, strerror(-err));
+		return err;
+	}
+	if (vm_fs__fmt(log, sizeof(log), "%s/log", tmp) ||
+	    vm_fs__fmt(root, sizeof(root), "%s/root", tmp)) {
+		err = -ENAMETOOLONG;
+		vm_fs__fmt(why, wn, "cache path too long");
+		goto cleanup;
+	}
+	err__print("vm", 0, "downloading %s (once, about 300 MB, into %s)", pkg,
+		   ddir);
+	{
+		char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
+
+		err = tool__run_logged(argv, tmp, log, why, wn);
+		if (err)
+			goto cleanup;
+	}
+	err = deb__find(tmp, deb, sizeof(deb));
+	if (err) {
+		vm_fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
+		goto cleanup;
+	}
+	if (!stat(deb, &st))
+		err__print("vm", 0,
+			   "got %lld MB in %lld s; extracting vmlinux-%s",
+			   (long long)st.st_size >> 20,
+			   (long long)(time(NULL) - t0), release);
+	err = debuginfo__extract(deb, root, release, log, why, wn);
+	if (err)
+		goto cleanup;
+	if (vm_fs__fmt(path, sizeof(path), "%s/%s%s", root, DBG_VMLINUX,
+		       release) ||
+	    !vm_fs__exists(path)) {
+		err = -ENOENT;
+		vm_fs__fmt(why, wn, "%s has no /%s%s", pkg, DBG_VMLINUX,
+			   release);
+		goto cleanup;
+	}
+	err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
+	if (!err)
+		err = vm_fs__write_file(path, pkg, strlen(pkg), 0644);
+	if (err) {
+		vm_fs__fmt(why, wn, "cannot write '%s': %s", path,
+			   strerror(-err));
+		goto cleanup;
+	}
+	if (rename(root, tree)) {
+		err = -errno;
+		if ((err == -EEXIST || err == -ENOTEMPTY) &&
+		    tree__complete(tree))
+			err = 0;
+		else
+			vm_fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
+				   root, tree, strerror(-err));
+	}
+	if (!err)
+		err__print("vm", 0, "%s ready after %lld s", pkg,
+			   (long long)(time(NULL) - t0));
+cleanup:
+	tree__remove(tmp, 0);
+	return err;
+}
+
+int vm__debian_debuginfo(const char *cache_dir, const char *release,
+			 char *vmlinux, size_t n)
+{
+	char cache[PATH_MAX], ddir[PATH_MAX], tree[PATH_MAX], pkg[NAME_MAX];
+	char why[PATH_MAX + 256] = "";
+	int err;
+
+	if (!release || !*release || strchr(release, '/')) {
+		err__print("vm", 0,
+			   "--debuginfo: the kernel's release is unknown");
+		return -EINVAL;
+	}
+	err = vm_cache__dir(cache_dir, cache, sizeof(cache));
+	if (err) {
+		err__print("vm", 0,
+			   "no cache dir: set FOLIOSCOPE_CACHE or HOME");
+		return err;
+	}
+	if (vm_fs__fmt(ddir, sizeof(ddir), "%s/debuginfo", cache) ||
+	    vm_fs__fmt(pkg, sizeof(pkg), "%s%s-dbg", PKG_PREFIX, release) ||
+	    vm_fs__fmt(tree, sizeof(tree), "%s/%s", ddir, pkg))
+		return path_too_long(cache);
+	err = vm_fs__mkdir_p(ddir, 0755);
+	if (err) {
+		err__print("vm", err, "cannot create '%s'", ddir);
+		return err;
+	}
+	if (!tree__complete(tree)) {
+		err = debuginfo__download(ddir, pkg, release, tree, why,
+					  sizeof(why));
+		if (err) {
+			err__print("vm", 0, "--debuginfo: %s", why);
+			return err;
+		}
+	}
+	if (snprintf(vmlinux, n, "%s/%s%s", tree, DBG_VMLINUX, release) >=
+	    (int)n)
+		return path_too_long(tree);
+	return 0;
+}

@@ -68,6 +68,7 @@ struct vm_run {
 	char bzimage[PATH_MAX];
 	char moddir[PATH_MAX];
 	char release[256];
+	char debuginfo[PATH_MAX]; /* vm --debuginfo: the cached vmlinux */
 	char cpio[PATH_MAX];
 	char qemu_log[PATH_MAX];
 	char qemu_bin[PATH_MAX];
@@ -958,7 +959,8 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	int c, err;
 
 	if (!o.mem_mb)
-		o.mem_mb = VM_DEFAULT_MEM_MB;
+		o.mem_mb =
+			o.debuginfo ? VM_DEBUGINFO_MEM_MB : VM_DEFAULT_MEM_MB;
 	if (!o.cpus)
 		o.cpus = VM_DEFAULT_CPUS;
 	if (!o.timeout_s)
@@ -992,6 +994,12 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	err = kernel__pick(r);
 	if (err)
 		goto cleanup;
+	if (o.debuginfo) {
+		err = vm__debian_debuginfo(o.cache_dir, r->release,
+					   r->debuginfo, sizeof(r->debuginfo));
+		if (err)
+			goto cleanup;
+	}
 	if (vm_signal) {
 		err = interrupted();
 		goto cleanup;
@@ -1012,6 +1020,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			.with = o.with,
 			.nwith = o.nwith,
 			.exec = o.exec,
+			.debuginfo = r->debuginfo[0] ? r->debuginfo : NULL,
 			.verbose = o.verbose,
 		};
 

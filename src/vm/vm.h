@@ -41,9 +41,16 @@ struct vm_opts {
 	/* Host script put in the guest as /bin/vm-exec and run with ARGS
 	 * instead of folioscope (which is still in the guest); NULL = none. */
 	const char *exec;
+	/* Fetch the kernel's linux-image-RELEASE-dbg (Debian kernels only)
+	 * and put its vmlinux at /usr/lib/debug/boot/vmlinux-RELEASE in the
+	 * guest, where doctor looks for DWARF. */
+	bool debuginfo;
 };
 
 #define VM_DEFAULT_MEM_MB 2048
+/* With --debuginfo the initramfs carries a ~600 MB vmlinux, unpacked
+ * into the guest's RAM next to the archive until that is freed. */
+#define VM_DEBUGINFO_MEM_MB 3072
 #define VM_DEFAULT_CPUS 2
 #define VM_DEFAULT_TIMEOUT_S 900
 /*
@@ -76,6 +83,14 @@ int vm__run(const struct vm_opts *o, int argc, char **argv);
  */
 int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
 		       size_t n, char *moddir, size_t m);
+
+/*
+ * The vmlinux with DWARF of Debian kernel release (linux-image-RELEASE-
+ * dbg), downloading it into the cache the first time. Returns 0 with its
+ * path, or a negative errno after printing one line on stderr.
+ */
+int vm__debian_debuginfo(const char *cache_dir, const char *release,
+			 char *vmlinux, size_t n);
 
 /* Whether debian names a series vm__default_kernel knows; fills names
  * with the known ones ("6.1, 6.12") for an error message. */

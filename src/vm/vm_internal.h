@@ -124,6 +124,9 @@ struct initramfs_spec {
 	const char *const *with; /* extra host files (vm_opts.with) */
 	int nwith;
 	const char *exec; /* script run instead of folioscope, or NULL */
+	/* host vmlinux with DWARF, put at /usr/lib/debug/boot/vmlinux-
+	 * <release>; or NULL */
+	const char *debuginfo;
 	bool verbose;
 };
 

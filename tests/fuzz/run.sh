@@ -17,7 +17,7 @@ while getopts o:t: o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- json rule parse
+[ $# -gt 0 ] || set -- json rule parse dwarf
 failed=0
 for t in "$@"; do
 	bin=$out/fuzz_$t

@@ -1,0 +1,47 @@
+# Inline sites in the guest (sourced by tests/check.sh): vm --debuginfo
+# puts the Debian kernel's -dbg vmlinux at the guest's distribution path,
+# and doctor there finds it, matches its build ID with the running
+# kernel's and lists the compare's inline site. Runs only when the -dbg
+# package of the kernel the suites boot is already in the cache (vm
+# --debuginfo fetches it once, ~300 MB), so make check never downloads it.
+# shellcheck shell=bash
+vd=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmdwarf.XXXXXX")
+vd_cache=${FOLIOSCOPE_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/folioscope}}
+vd_cache=${vd_cache:-$HOME/.cache/folioscope}
+# The compare's call line: KERNEL-NOTES.md for 6.1, readelf for 6.12.
+case "${FS_VM_DEBIAN:-6.1}" in
+6.12) vd_series=6.12. vd_line=341 ;;
+*) vd_series=6.1.0- vd_line=335 ;;
+esac
+# The newest complete cached kernel of the series: the one vm boots when
+# apt has nothing newer.
+vd_rel=$(find "$vd_cache/kernels" -maxdepth 2 -name .folioscope-complete \
+	-path "*/linux-image-$vd_series*" 2>/dev/null | sed -E 's|.*/linux-image-([^/]*)/.*|\1|' |
+	sort -V | tail -1)
+vd_vmlinux=$vd_cache/debuginfo/linux-image-$vd_rel-dbg/usr/lib/debug/boot/vmlinux-$vd_rel
+if [ -n "${FS_VM_KERNEL:-}" ]; then
+	skip "vm dwarf: doctor with vm --debuginfo" "FS_VM_KERNEL is not a Debian kernel with a -dbg package"
+elif [ -z "$vd_rel" ] || [ ! -s "$vd_vmlinux" ]; then
+	skip "vm dwarf: doctor with vm --debuginfo" \
+		"no cached -dbg vmlinux for ${vd_rel:-the Debian ${FS_VM_DEBIAN:-6.1} kernel} (folioscope vm --debuginfo fetches it once, ~300 MB)"
+elif "$FS" vm "${vmargs[@]}" --debuginfo --timeout 600 -- doctor -J \
+	>"$vd/d.json" 2>"$LOGDIR/vm-dwarf.log"; then
+	inl='.targets.dedupe.inline'
+	expect_eq "vm dwarf: the guest runs the cached kernel" "$(jq -r .kernel "$vd/d.json")" "$vd_rel"
+	expect_eq "vm dwarf: DWARF found at the distribution path" \
+		"$(jq -r "$inl | \"\(.source) \(.dwarf)\"" "$vd/d.json")" \
+		"distribution path /usr/lib/debug/boot/vmlinux-$vd_rel"
+	expect_eq "vm dwarf: its build ID is the running kernel's" \
+		"$(jq -r "$inl.build_id == $inl.kernel_build_id and ($inl.build_id | length) == 40" "$vd/d.json")" true
+	expect_eq "vm dwarf: build ID of the cached file" "$(jq -r "$inl.build_id" "$vd/d.json")" \
+		"$(readelf -n "$vd_vmlinux" | awk '/Build ID:/ { print $3; exit }')"
+	expect_eq "vm dwarf: the compare's one inline site" \
+		"$(jq -r "[$inl.sites[] | \"\(.caller) \(.call_file):\(.call_line)\"] | join(\",\")" "$vd/d.json")" \
+		"__generic_remap_file_range_prep fs/remap_range.c:$vd_line"
+	expect_eq "vm dwarf: its parameters" \
+		"$(jq -r "[$inl.sites[0].params[].name] | join(\" \")" "$vd/d.json")" \
+		"src srcoff dest dstoff len is_same"
+else
+	bad "vm dwarf: doctor with vm --debuginfo" "see $LOGDIR/vm-dwarf.log: $(tail -3 "$LOGDIR/vm-dwarf.log")"
+fi
+rm -rf "$vd"
