@@ -1,8 +1,9 @@
 # Inline sites from DWARF on this host (sourced by tests/check.sh): doctor
 # --debuginfo with Debian 6.1's (and 6.12's) vmlinux from their
 # linux-image-RELEASE-dbg, taken from the cache where vm --debuginfo puts
-# it (it is not downloaded here; a release not in the cache is skipped). That file is another kernel's, so it must be refused;
-# with the notes of that kernel standing in for /sys/kernel/notes it must
+# it (not downloaded here: a release not in the cache is skipped, and
+# tests/vm/dwarf.sh fetches 6.1's). That file is another kernel's, so it
+# must be refused; with the notes of that kernel standing in for /sys/kernel/notes it must
 # give the compare's known inline site (docs: /work/shared/KERNEL-NOTES.md:
 # one copy in __generic_remap_file_range_prep, fs/remap_range.c:335) with
 # exits that objdump agrees with. Bad files give one line and exit 1.
