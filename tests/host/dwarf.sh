@@ -3,8 +3,8 @@
 # linux-image-RELEASE-dbg, taken from the cache where vm --debuginfo puts
 # it (not downloaded here: a release not in the cache is skipped, and
 # tests/vm/dwarf.sh fetches 6.1's). That file is another kernel's, so it
-# must be refused; with the notes of that kernel standing in for /sys/kernel/notes it must
-# give the compare's known inline site (docs: /work/shared/KERNEL-NOTES.md:
+# must be refused; with the notes of that kernel standing in for
+# /sys/kernel/notes it must give the compare's known inline site (6.1:
 # one copy in __generic_remap_file_range_prep, fs/remap_range.c:335) with
 # exits that objdump agrees with. Bad files give one line and exit 1.
 # shellcheck shell=bash
