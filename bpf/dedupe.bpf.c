@@ -455,4 +455,41 @@ int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 	return dd__exit(ret);
 }
 
+/*
+ * The same on the per-syscall tracepoints of ioctl: attached to it
+ * alone, so every other syscall runs no program of ours (the kernel does
+ * not run them for a 32-bit task's syscalls).
+ */
+SEC("tracepoint")
+int tp_enter_dd(struct syscall_trace_enter *ctx)
+{
+	struct file_dedupe_range hdr;
+	unsigned long fd = ctx->args[0], arg = ctx->args[2];
+	bool unread;
+
+	if ((__u32)ctx->args[1] != FIDEDUPERANGE)
+		return 0;
+	unread = bpf_probe_read_user(&hdr, sizeof(hdr), (void *)arg);
+	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
+			 arg, hdr.dest_count, 0,
+			 filter_dev || filter_magic ? fd__file(fd) : NULL,
+			 false, unread);
+}
+
+/*
+ * Other ioctls' exits find no open entry in their thread: only a
+ * FIDEDUPERANGE's entry opens one, and its exit is the thread's next
+ * ioctl exit (a thread's record outlives its calls in task storage,
+ * closed).
+ */
+SEC("tracepoint")
+int tp_exit_dd(struct syscall_trace_exit *ctx)
+{
+	struct dd_call *c = dd__slot(false);
+
+	if (!c || !c->depth)
+		return 0;
+	return dd__exit(ctx->ret);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

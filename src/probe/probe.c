@@ -12,7 +12,9 @@
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
 
-#define PROBE_MAX_LINKS 4
+/* The most links a step makes: an entry and an exit program on each of
+ * the five reads' per-syscall tracepoints. */
+#define PROBE_MAX_LINKS 10
 
 struct probe {
 	enum fs_target target;
@@ -41,7 +43,27 @@ struct probe {
 struct progset {
 	const char *entry, *exit;
 	bool has_sub; /* a sub-probe (folios / copies) goes with it */
+	/* Per-syscall tracepoints: the syscalls whose syscalls/sys_exit_*
+	 * take the exit program, and sys_enter_* their own entry program. */
+	const struct systp *syscalls;
 };
+
+/*
+ * The kernel refuses a tracepoint program that reads past the record of
+ * one it is attached to, and a 3-argument syscall's record ends at its
+ * third: those get an entry program that reads no more.
+ */
+struct systp {
+	const char *name, *entry;
+};
+
+static const struct systp sh_syscalls[] = {
+	{ "read", "tp_enter_sh3" },   { "pread64", "tp_enter_sh" },
+	{ "readv", "tp_enter_sh3" },  { "preadv", "tp_enter_sh" },
+	{ "preadv2", "tp_enter_sh" }, { NULL, NULL },
+};
+static const struct systp dd_syscalls[] = { { "ioctl", "tp_enter_dd" },
+					    { NULL, NULL } };
 
 static const struct progset *progset__get(int handler, enum plan_mech m)
 {
@@ -64,6 +86,12 @@ static const struct progset *progset__get(int handler, enum plan_mech m)
 		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
 							   "sys_exit_sh",
 							   false } },
+		[PLAN_H_DD_SYSTP] = { [MECH_SYSCALL] = { "tp_enter_dd",
+							 "tp_exit_dd", false,
+							 dd_syscalls } },
+		[PLAN_H_SH_SYSTP] = { [MECH_SYSCALL] = { "tp_enter_sh",
+							 "tp_exit_sh", false,
+							 sh_syscalls } },
 	};
 
 	return &sets[handler][m];
@@ -281,6 +309,31 @@ static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
 	return 0;
 }
 
+/* The entry and exit programs on each syscall's own tracepoints. */
+static int prog__attach_syscalls(struct probe *pr, const struct progset *ps)
+{
+	for (int i = 0; ps->syscalls[i].name; i++) {
+		for (int exit = 0; exit < 2; exit++) {
+			const char *name =
+				exit ? ps->exit : ps->syscalls[i].entry;
+			struct bpf_program *prog =
+				bpf_object__find_program_by_name(pr->obj, name);
+			char tp[64];
+			struct bpf_link *l;
+
+			if (pr->nlinks >= PROBE_MAX_LINKS)
+				return -ENOSPC;
+			snprintf(tp, sizeof(tp), "sys_%s_%s",
+				 exit ? "exit" : "enter", ps->syscalls[i].name);
+			l = kevents__attach_tp(&pr->kev, prog, "syscalls", tp);
+			if (!l)
+				return -errno;
+			pr->link[pr->nlinks++] = l;
+		}
+	}
+	return 0;
+}
+
 static void probe__close(struct probe *pr)
 {
 	for (int i = 0; i < pr->nlinks; i++)
@@ -316,6 +369,9 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	err = prog__enable(pr, ps->entry, s->mech, s->symbol);
 	if (!err)
 		err = prog__enable(pr, ps->exit, s->mech, s->symbol);
+	for (int i = 0; !err && ps->syscalls && ps->syscalls[i].name; i++)
+		err = prog__enable(pr, ps->syscalls[i].entry, s->mech,
+				   s->symbol);
 	if (!err && sub_sym && sp->entry)
 		err = prog__enable(pr, sp->entry, sub_mech, sub_sym);
 	if (!err && sub_sym && sp->exit)
@@ -329,9 +385,14 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	if (o->load_only)
 		return 0;
 	what = "attach";
-	err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
-	if (!err)
-		err = prog__attach(pr, ps->exit, s->mech, true, s->symbol);
+	if (ps->syscalls) {
+		err = prog__attach_syscalls(pr, ps);
+	} else {
+		err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
+		if (!err)
+			err = prog__attach(pr, ps->exit, s->mech, true,
+					   s->symbol);
+	}
 	if (!err && sub_sym && sp->entry)
 		err = prog__attach(pr, sp->entry, sub_mech, false, sub_sym);
 	if (!err && sub_sym && sp->exit)
