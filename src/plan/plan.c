@@ -346,8 +346,8 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 	plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL, "sys_enter/sys_exit",
 		  PLAN_H_DD_SYSCALL,
 		  "syscall-level on the raw tracepoints sys_enter/sys_exit, "
-		  "which run on every syscall: FIDEDUPERANGE ioctls, one call "
-		  "per destination");
+		  "which run on every syscall (one program each way for both "
+		  "targets): FIDEDUPERANGE ioctls, one call per destination");
 }
 
 int plan__next(const struct plan *p, int from)

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include "probe.h"
 #include "kevent.h"
+#include "sysraw.h"
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
 
@@ -37,6 +38,8 @@ struct probe {
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
 	char kev_why[200];
+	int raw_slot; /* slots filled in the shared raw pair, if raw_added */
+	bool raw_added;
 };
 
 /* BPF programs serving one (handler, mechanism) pair. */
@@ -46,6 +49,9 @@ struct progset {
 	/* Per-syscall tracepoints: the syscalls whose syscalls/sys_exit_*
 	 * take the exit program, and sys_enter_* their own entry program. */
 	const struct systp *syscalls;
+	/* Raw sys_enter/sys_exit: run through the pair both targets
+	 * share (sysraw.c), not attached themselves. */
+	bool raw;
 };
 
 /*
@@ -81,11 +87,11 @@ static const struct progset *progset__get(int handler, enum plan_mech m)
 				     { "kprobe_read", "kretprobe_read",
 				       true } },
 		[PLAN_H_DD_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_dd",
-							   "sys_exit_dd",
-							   false } },
+							   "sys_exit_dd", false,
+							   NULL, true } },
 		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
-							   "sys_exit_sh",
-							   false } },
+							   "sys_exit_sh", false,
+							   NULL, true } },
 		[PLAN_H_DD_SYSTP] = { [MECH_SYSCALL] = { "tp_enter_dd",
 							 "tp_exit_dd", false,
 							 dd_syscalls } },
@@ -334,8 +340,31 @@ static int prog__attach_syscalls(struct probe *pr, const struct progset *ps)
 	return 0;
 }
 
+/* The entry and exit programs into the raw pair both targets share. */
+static int prog__attach_raw(struct probe *pr, const struct progset *ps,
+			    const struct probe_opts *o)
+{
+	int slot = pr->target == FS_TGT_DEDUPE ? FS_SYSRAW_DD_ENTER
+					       : FS_SYSRAW_SH_ENTER;
+	int err = sysraw__add(slot,
+			      bpf_program__fd(bpf_object__find_program_by_name(
+				      pr->obj, ps->entry)),
+			      bpf_program__fd(bpf_object__find_program_by_name(
+				      pr->obj, ps->exit)),
+			      o->btf_path);
+
+	if (!err) {
+		pr->raw_slot = slot;
+		pr->raw_added = true;
+	}
+	return err;
+}
+
 static void probe__close(struct probe *pr)
 {
+	if (pr->raw_added)
+		sysraw__remove(pr->raw_slot);
+	pr->raw_added = false;
 	for (int i = 0; i < pr->nlinks; i++)
 		bpf_link__destroy(pr->link[i]);
 	pr->nlinks = 0;
@@ -387,6 +416,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	what = "attach";
 	if (ps->syscalls) {
 		err = prog__attach_syscalls(pr, ps);
+	} else if (ps->raw) {
+		err = prog__attach_raw(pr, ps, o);
 	} else {
 		err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
 		if (!err)

@@ -101,9 +101,9 @@ if command -v bpftool >/dev/null; then
 					"$(sc_j "$sc/tp.json" .targets.shmem.attach.reason)" \
 					'per-syscall tracepoints sys_enter/sys_exit_\{read,pread64,readv,preadv,preadv2\}, so other syscalls run no program of ours'
 			else
-				expect_eq "syscall level, raw fallback: one raw sys_enter and sys_exit link per target" \
+				expect_eq "syscall level, raw fallback: one raw sys_enter and one sys_exit program for both targets" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"raw_tracepoint sys_enter sys_enter_dd,raw_tracepoint sys_enter sys_enter_sh,raw_tracepoint sys_exit sys_exit_dd,raw_tracepoint sys_exit sys_exit_sh,"
+					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_all,"
 				expect_eq "syscall level, raw fallback: report names the raw pair" \
 					"$(sc_j "$sc/raw.json" .targets.shmem.attach.symbol)" "sys_enter/sys_exit"
 				expect_match "syscall level, raw fallback: the reason says why" \
