@@ -107,6 +107,18 @@ static __always_inline struct fs_stats *stats__get(void)
  */
 const volatile __u32 inflight_hash = 0;
 
+/*
+ * The first member of every in-flight record: what ties a thread's exits
+ * to its entries. Besides the call in the slot it counts the thread's
+ * open entries of the attached function, filtered ones included, so an
+ * exit knows whether it belongs to the call in the slot.
+ */
+struct inflight_head {
+	__u64 ts;	  /* entry time; non-zero while the call is in flight */
+	__u32 depth;	  /* open entries on this thread */
+	__u32 call_depth; /* depth at the entry of the call in the slot */
+};
+
 #define FS_INFLIGHT_MAPS(vtype)                                                \
 	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                       \
@@ -207,6 +219,37 @@ static __always_inline bool filter__pass(void)
 	if (filter_tree && !filter__in_tree(filter_tree))
 		return false;
 	return true;
+}
+
+/*
+ * The exit of an entry, h the thread's record: true if the
+ * entry it closes was the last one still open and belongs to the call
+ * in the slot, which the caller then counts and frees with
+ * inflight__done. False for a filtered call's exit, an outer call's
+ * whose slot a nested call took, an exit whose entry was not seen. hmap
+ * is the object's in-flight hash.
+ */
+static __always_inline bool inflight__close(struct inflight_head *h, void *hmap)
+{
+	__u32 d;
+
+	/* Only threads with a record pay for the process filters. */
+	if (!h->depth || !filter__pass())
+		return false;
+	d = h->depth--;
+	if (h->ts && h->call_depth == d)
+		return true;
+	if (!h->depth && !h->ts)
+		inflight__forget(hmap);
+	return false;
+}
+
+/* The call in the slot (inflight__close said so) is counted: free it. */
+static __always_inline void inflight__done(struct inflight_head *h, void *hmap)
+{
+	h->ts = 0;
+	if (!h->depth)
+		inflight__forget(hmap);
 }
 
 /* File filters on the superblock of the file the call works on. */

@@ -28,28 +28,47 @@ enum dd_kind {
 #define FILE_DEDUPE_RANGE_DIFFERS 1
 
 /*
- * A thread's in-flight record. Besides the call in the slot it counts
- * the thread's open entries of the attached function (depth), filtered
- * ones included, so an exit knows whether it belongs to the call in
- * the slot: the exit of a filtered call, or of an outer call whose slot
- * a nested one took, is not counted.
+ * Where a call's results are read at its exit: the function's pointer
+ * arguments (function level) or the caller's request (syscall level).
  */
+union dd_at_exit {
+	struct {
+		__u64 len_ptr;	/* loff_t * (PREP): the compared length */
+		__u64 same_ptr; /* bool * (CMP): the verdict */
+	} fn;
+	struct {
+		__u64 req;    /* struct file_dedupe_range * in user memory */
+		__u64 ndests; /* its dest_count, read at entry */
+	} sys;
+};
+
+/* A thread's in-flight record: the call in the slot (see inflight_head). */
 struct dd_call {
-	__u64 ts; /* first: non-zero while the call is in flight */
+	struct inflight_head h; /* first: h.ts non-zero while in flight */
 	__u64 srcoff;
 	__u64 dstoff;
-	__u64 len;	/* by value (CMP, ONE) */
-	__u64 len_ptr;	/* loff_t * (PREP), read at exit */
-	__u64 same_ptr; /* bool * (CMP), read at exit */
+	__u64 len; /* by value (CMP, ONE, SYSCALL) */
+	union dd_at_exit at_exit;
 	/* The last two folios counted in this call, most recent first:
 	 * the compare alternates between a source and a destination
 	 * folio, each read a page at a time, so a folio seen again is one
 	 * of these two. */
 	__u64 folio[2];
 	__u32 kind;
-	__u32 depth;	  /* open entries on this thread */
-	__u32 call_depth; /* depth at the entry of the call in the slot */
 	__u32 pad;
+};
+
+/* An entry of the attached function, as its SEC() wrapper read it. */
+struct dd_entry {
+	__u32 kind;
+	bool skip;	 /* the wrapper already knows it is not counted */
+	bool is_inode;	 /* obj is a struct inode *, not a struct file * */
+	const void *obj; /* the source, for the file filters; NULL: unknown */
+	__u64 srcoff;
+	__u64 dstoff;
+	__u64 len;
+	__u64 flags; /* remap flags (PREP) */
+	union dd_at_exit at_exit;
 };
 
 FS_INFLIGHT_MAPS(struct dd_call);
@@ -94,28 +113,25 @@ static __always_inline void dd__count(int counter)
 
 /*
  * An entry of the attached function (for the syscall level: of a
- * FIDEDUPERANGE ioctl). skip: the caller already knows it is not
- * counted. Process filters come first: a call they reject leaves no
- * trace, and neither does its exit, which checks them again.
+ * FIDEDUPERANGE ioctl). Process filters come first: a call they reject
+ * leaves no trace, and neither does its exit, which checks them again.
  */
-static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
-				     __u64 len, __u64 len_ptr, __u64 same_ptr,
-				     __u64 flags, const void *obj,
-				     bool is_inode, bool skip)
+static __always_inline int dd__enter(const struct dd_entry *e)
 {
+	bool skip = e->skip;
 	struct dd_call *c;
 
 	if (!filter__pass())
 		return 0;
 	/* With a file filter, calls on an unknown file are not counted.
-	 * obj (the source file or inode) is read only then. */
+	 * The source is read only then. */
 	if (!skip && (filter_dev || filter_magic) &&
-	    (!obj || !filter__file_sb(dd__sb_of(obj, is_inode))))
+	    (!e->obj || !filter__file_sb(dd__sb_of(e->obj, e->is_inode))))
 		skip = true;
 	/* The preps also serve reflink clones; only dedupe runs the
 	 * compare. (vfs_dedupe_file_range_one is dedupe only: it adds
 	 * REMAP_FILE_DEDUP itself, further down.) */
-	if (kind == DD_KIND_PREP && !(flags & REMAP_FILE_DEDUP))
+	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
 		skip = true;
 	c = dd__slot(true);
 	if (!c) {
@@ -125,23 +141,22 @@ static __always_inline int dd__enter(__u32 kind, __u64 srcoff, __u64 dstoff,
 	}
 	/* A filtered call opens an entry too, so that its exit does not
 	 * take the slot of a call around it. */
-	c->depth++;
+	c->h.depth++;
 	if (skip)
 		return 0;
 	/* A live call in the slot lost its exit (a missed kretprobe) or
 	 * is the outer call of this nested one: it is not measured. */
-	if (c->ts)
+	if (c->h.ts)
 		dd__count(FS_DD_DROPPED);
-	c->kind = kind;
-	c->srcoff = srcoff;
-	c->dstoff = dstoff;
-	c->len = len;
-	c->len_ptr = len_ptr;
-	c->same_ptr = same_ptr;
+	c->kind = e->kind;
+	c->srcoff = e->srcoff;
+	c->dstoff = e->dstoff;
+	c->len = e->len;
+	c->at_exit = e->at_exit;
 	c->folio[0] = 0;
 	c->folio[1] = 0;
-	c->call_depth = c->depth;
-	c->ts = bpf_ktime_get_ns();
+	c->h.call_depth = c->h.depth;
+	c->h.ts = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -164,9 +179,10 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 {
 	struct file_dedupe_range_info info;
 	const struct file_dedupe_range_info *infos;
-	__u32 n = c->same_ptr; /* dest_count, saved at entry */
+	__u32 n = c->at_exit.sys.ndests;
 
-	infos = (const void *)(c->len_ptr + sizeof(struct file_dedupe_range));
+	infos = (const void *)(c->at_exit.sys.req +
+			       sizeof(struct file_dedupe_range));
 	for (__u32 i = 0; i < DD_MAX_DESTS; i++) {
 		if (i >= n)
 			break;
@@ -186,35 +202,6 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 	}
 }
 
-/*
- * The exit of an entry: the call in the slot if its entry was the last
- * one still open, else NULL (a filtered call's exit, an outer call's
- * whose slot a nested call took, an exit whose entry was not seen).
- */
-static __always_inline struct dd_call *dd__close(void)
-{
-	struct dd_call *c = dd__slot(false);
-	__u32 d;
-
-	/* Only threads with a record pay for the process filters. */
-	if (!c || !filter__pass())
-		return NULL;
-	d = c->depth--;
-	if (c->ts && c->call_depth == d)
-		return c;
-	if (!c->depth && !c->ts)
-		inflight__forget(&inflight);
-	return NULL;
-}
-
-/* The call c (from dd__close) is counted: free its slot. */
-static __always_inline void dd__done(struct dd_call *c)
-{
-	c->ts = 0;
-	if (!c->depth)
-		inflight__forget(&inflight);
-}
-
 static __always_inline int dd__exit(long ret)
 {
 	struct fs_stats *st;
@@ -222,13 +209,13 @@ static __always_inline int dd__exit(long ret)
 	__u64 len = 0;
 	bool same = false;
 
-	c = dd__close();
-	if (!c)
+	c = dd__slot(false);
+	if (!c || !inflight__close(&c->h, &inflight))
 		return 0;
 	st = stats__get();
 	if (!st)
 		goto out;
-	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->ts);
+	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
 		goto out;
@@ -245,12 +232,14 @@ static __always_inline int dd__exit(long ret)
 			counter__inc(st, FS_DD_ERRORS);
 			break;
 		}
-		bpf_probe_read_kernel(&same, sizeof(same), (void *)c->same_ptr);
+		bpf_probe_read_kernel(&same, sizeof(same),
+				      (void *)c->at_exit.fn.same_ptr);
 		dd__record(st, c, c->len, same);
 		break;
 	case DD_KIND_PREP:
 		/* The prep wrote the clamped, compared length back. */
-		bpf_probe_read_kernel(&len, sizeof(len), (void *)c->len_ptr);
+		bpf_probe_read_kernel(&len, sizeof(len),
+				      (void *)c->at_exit.fn.len_ptr);
 		if (ret == 0 && len)
 			dd__record(st, c, len, true);
 		else if (ret == -EBADE)
@@ -281,7 +270,7 @@ static __always_inline int dd__exit(long ret)
 		break;
 	}
 out:
-	dd__done(c);
+	inflight__done(&c->h, &inflight);
 	return 0;
 }
 
@@ -296,7 +285,7 @@ static __always_inline int dd__folio(const void *folio)
 	__u64 f = (__u64)folio, prev;
 
 	c = dd__slot(false);
-	if (!c || !c->ts || c->kind == DD_KIND_CLONE)
+	if (!c || !c->h.ts || c->kind == DD_KIND_CLONE)
 		return 0;
 	/* ERR_PTR values sit in the last page of the address space. */
 	if (!folio || f >= (__u64)-4095)
@@ -322,16 +311,30 @@ SEC("fentry")
 int BPF_PROG(fentry_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	     loff_t len, bool *is_same)
 {
-	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, (__u64)is_same, 0,
-			 src, cmp_src_is_inode, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_CMP,
+		.obj = src,
+		.is_inode = cmp_src_is_inode,
+		.srcoff = srcoff,
+		.dstoff = dstoff,
+		.len = len,
+		.at_exit.fn.same_ptr = (__u64)is_same,
+	});
 }
 
 SEC("kprobe")
 int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 	       loff_t len)
 {
-	return dd__enter(DD_KIND_CMP, srcoff, dstoff, len, 0, DD_PARM6(ctx), 0,
-			 src, cmp_src_is_inode, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_CMP,
+		.obj = src,
+		.is_inode = cmp_src_is_inode,
+		.srcoff = srcoff,
+		.dstoff = dstoff,
+		.len = len,
+		.at_exit.fn.same_ptr = DD_PARM6(ctx),
+	});
 }
 
 SEC("kretprobe")
@@ -346,8 +349,14 @@ SEC("fentry")
 int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 	     loff_t *len, unsigned int flags)
 {
-	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0, flags,
-			 fin, false, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_PREP,
+		.obj = fin,
+		.srcoff = pos_in,
+		.dstoff = pos_out,
+		.flags = flags,
+		.at_exit.fn.len_ptr = (__u64)len,
+	});
 }
 
 /* Shared by every fentry flavour: the return value comes from the
@@ -365,8 +374,14 @@ SEC("kprobe")
 int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
 	       loff_t pos_out, loff_t *len)
 {
-	return dd__enter(DD_KIND_PREP, pos_in, pos_out, 0, (__u64)len, 0,
-			 DD_PARM6(ctx), fin, false, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_PREP,
+		.obj = fin,
+		.srcoff = pos_in,
+		.dstoff = pos_out,
+		.flags = DD_PARM6(ctx),
+		.at_exit.fn.len_ptr = (__u64)len,
+	});
 }
 
 /* ---- vfs_dedupe_file_range_one(src, src_pos, dst, dst_pos, len, flags) */
@@ -374,23 +389,35 @@ SEC("fentry")
 int BPF_PROG(fentry_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	     loff_t len, unsigned int flags)
 {
-	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0, flags, src,
-			 false, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_ONE,
+		.obj = src,
+		.srcoff = src_pos,
+		.dstoff = dst_pos,
+		.len = len,
+		.flags = flags,
+	});
 }
 
 SEC("kprobe")
 int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 	       loff_t len)
 {
-	return dd__enter(DD_KIND_ONE, src_pos, dst_pos, len, 0, 0,
-			 DD_PARM6(ctx), src, false, false);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_ONE,
+		.obj = src,
+		.srcoff = src_pos,
+		.dstoff = dst_pos,
+		.len = len,
+		.flags = DD_PARM6(ctx),
+	});
 }
 
 /* ---- a compiler-renamed clone: never read its arguments */
 SEC("kprobe")
 int BPF_KPROBE(kprobe_clone)
 {
-	return dd__enter(DD_KIND_CLONE, 0, 0, 0, 0, 0, 0, NULL, false, false);
+	return dd__enter(&(struct dd_entry){ .kind = DD_KIND_CLONE });
 }
 
 /* ---- folios read by the compare */
@@ -436,11 +463,15 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 	/* An unreadable argument is an ioctl that fails at once: not
 	 * counted, but its entry is, for its exit. */
 	unread = bpf_probe_read_user(&hdr, sizeof(hdr), (void *)a.dx);
-	/* len_ptr carries the user struct, same_ptr the destination count. */
-	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
-			 a.dx, hdr.dest_count, 0,
-			 filter_dev || filter_magic ? fd__file(a.di) : NULL,
-			 false, unread);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_SYSCALL,
+		.skip = unread,
+		.obj = filter_dev || filter_magic ? fd__file(a.di) : NULL,
+		.srcoff = hdr.src_offset,
+		.len = hdr.src_length,
+		.at_exit.sys.req = a.dx,
+		.at_exit.sys.ndests = hdr.dest_count,
+	});
 }
 
 SEC("raw_tp/sys_exit")
@@ -470,25 +501,25 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 	if ((__u32)ctx->args[1] != FIDEDUPERANGE)
 		return 0;
 	unread = bpf_probe_read_user(&hdr, sizeof(hdr), (void *)arg);
-	return dd__enter(DD_KIND_SYSCALL, hdr.src_offset, 0, hdr.src_length,
-			 arg, hdr.dest_count, 0,
-			 filter_dev || filter_magic ? fd__file(fd) : NULL,
-			 false, unread);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_SYSCALL,
+		.skip = unread,
+		.obj = filter_dev || filter_magic ? fd__file(fd) : NULL,
+		.srcoff = hdr.src_offset,
+		.len = hdr.src_length,
+		.at_exit.sys.req = arg,
+		.at_exit.sys.ndests = hdr.dest_count,
+	});
 }
 
 /*
- * Other ioctls' exits find no open entry in their thread: only a
- * FIDEDUPERANGE's entry opens one, and its exit is the thread's next
- * ioctl exit (a thread's record outlives its calls in task storage,
- * closed).
+ * Other ioctls' exits find no open entry in their thread (inflight__close
+ * leaves then): only a FIDEDUPERANGE's entry opens one, and its exit is
+ * the thread's next ioctl exit.
  */
 SEC("tracepoint")
 int tp_exit_dd(struct syscall_trace_exit *ctx)
 {
-	struct dd_call *c = dd__slot(false);
-
-	if (!c || !c->depth)
-		return 0;
 	return dd__exit(ctx->ret);
 }
 

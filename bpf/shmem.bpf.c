@@ -15,13 +15,13 @@
 
 /*
  * A thread's in-flight record. Besides the read in the slot it counts
- * the thread's open entries (depth), those the file filters reject
+ * the thread's open entries (h.depth), those the file filters reject
  * included, so an exit knows whether it belongs to the read in the
  * slot: the exit of a filtered read, or one whose entry opened no slot,
  * is not counted and leaves a slot whose exit was missed alone.
  */
 struct sh_call {
-	__u64 ts; /* first: non-zero while the call is in flight */
+	struct inflight_head h; /* first: h.ts non-zero while in flight */
 	__u64 pos;
 	__u64 req;
 	__u64 buf;	  /* user buffer address, if has_buf */
@@ -32,8 +32,6 @@ struct sh_call {
 	__u64 inode;	  /* struct inode * of the file being read */
 	__u32 has_buf;
 	__u32 has_prev;
-	__u32 depth;	  /* open entries on this thread */
-	__u32 call_depth; /* depth at the entry of the read in the slot */
 };
 
 /* Index of the folio (or page) out-pointer of the lookup function. */
@@ -113,7 +111,7 @@ static __always_inline void sh__skip(bool create)
 	struct sh_call *c = sh__slot(create);
 
 	if (c)
-		c->depth++;
+		c->h.depth++;
 }
 
 /*
@@ -130,11 +128,11 @@ static __always_inline void sh__save(struct sh_call *n)
 		sh__count_dropped();
 		return;
 	}
-	if (c->ts)
+	if (c->h.ts)
 		sh__count_dropped();
-	depth = c->depth + 1;
-	n->depth = depth;
-	n->call_depth = depth;
+	depth = c->h.depth + 1;
+	n->h.depth = depth;
+	n->h.call_depth = depth;
 	/* Word by word: a byte-wise copy would shift the pointers in n (a
 	 * BTF pointer at fentry), which the verifier refuses. Both sides
 	 * are 8-byte aligned structs. */
@@ -150,38 +148,9 @@ static __always_inline struct sh_call *sh__current(void)
 {
 	struct sh_call *c = sh__slot(false);
 
-	if (!c || !c->ts || c->call_depth != c->depth)
+	if (!c || !c->h.ts || c->h.call_depth != c->h.depth)
 		return NULL;
 	return c;
-}
-
-/*
- * The exit of an entry: the read in the slot if its entry was the last
- * one still open, else NULL (a filtered read's exit, an exit whose
- * entry was not seen).
- */
-static __always_inline struct sh_call *sh__close(void)
-{
-	struct sh_call *c = sh__slot(false);
-	__u32 d;
-
-	/* Only threads with a record pay for the process filters. */
-	if (!c || !c->depth || !filter__pass())
-		return NULL;
-	d = c->depth--;
-	if (c->ts && c->call_depth == d)
-		return c;
-	if (!c->depth && !c->ts)
-		inflight__forget(&inflight);
-	return NULL;
-}
-
-/* The read c (from sh__close) is counted: free its slot. */
-static __always_inline void sh__done(struct sh_call *c)
-{
-	c->ts = 0;
-	if (!c->depth)
-		inflight__forget(&inflight);
 }
 
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
@@ -202,7 +171,7 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 	c.inode = (__u64)BPF_CORE_READ(iocb, ki_filp, f_inode);
 	if (!lean)
 		c.has_buf = iter__user_addr(to, &c.buf);
-	c.ts = bpf_ktime_get_ns();
+	c.h.ts = bpf_ktime_get_ns();
 	sh__save(&c);
 	return 0;
 }
@@ -274,14 +243,14 @@ static __always_inline int sh__exit(long ret)
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	c = sh__close();
-	if (!c)
+	c = sh__slot(false);
+	if (!c || !inflight__close(&c->h, &inflight))
 		return 0;
 	st = stats__get();
 	if (!st)
 		goto out;
 	counter__inc(st, FS_SH_CALLS);
-	hist__add(st, FS_SH_LATENCY, bpf_ktime_get_ns() - c->ts);
+	hist__add(st, FS_SH_LATENCY, bpf_ktime_get_ns() - c->h.ts);
 	hist__add(st, FS_SH_REQ_BYTES, c->req);
 	hist__add_align(st, FS_SH_POS_ALIGN, c->pos);
 	if (c->has_buf)
@@ -293,7 +262,7 @@ static __always_inline int sh__exit(long ret)
 	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
 out:
-	sh__done(c);
+	inflight__done(&c->h, &inflight);
 	return 0;
 }
 
@@ -420,7 +389,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 			c.req += iov.iov_len;
 		}
 	}
-	c.ts = bpf_ktime_get_ns();
+	c.h.ts = bpf_ktime_get_ns();
 	sh__save(&c);
 	return 0;
 }
@@ -468,7 +437,7 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 {
 	/* Every syscall exits here: leave before the map lookup. The
-	 * process filters run in sh__close, for threads with a record. */
+	 * process filters run in inflight__close, for threads with a record. */
 	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || sys__compat())
 		return 0;
 	return sh__exit(ret);

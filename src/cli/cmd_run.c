@@ -66,6 +66,9 @@ enum {
 	OPT_STOP_AFTER,
 };
 
+/* --dests' help spells out the workload's destination limit. */
+_Static_assert(DD_MAX_DESTS == 16, "update --dests' help");
+
 /* --iovecs' help spells out the syscall level's iovec limit. */
 _Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
 
@@ -228,7 +231,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--dst-off");
 		break;
 	case OPT_DESTS:
-		w->dests = parse_count(st, "--dests", arg, 16);
+		w->dests = parse_count(st, "--dests", arg, DD_MAX_DESTS);
 		note(a, OC_DEDUPE | OC_LAYOUT, "--dests");
 		break;
 	case OPT_SAME_FILE:
@@ -379,9 +382,16 @@ static __u64 kv_u64(const struct fs_report *r, const char *key)
  */
 static int run__reconcile(struct fs_report *r, enum fs_target t)
 {
+	/* Per target: the calls counter and the bytes histogram. */
+	static const struct {
+		int calls, bytes;
+	} rec[FS_TGT_NR] = {
+		[FS_TGT_DEDUPE] = { FS_DD_CALLS, FS_DD_BYTES },
+		[FS_TGT_SHMEM] = { FS_SH_CALLS, FS_SH_BYTES },
+	};
 	const struct fs_target_report *tr = &r->target[t];
-	int bh = t == FS_TGT_DEDUPE ? FS_DD_BYTES : FS_SH_BYTES;
-	__u64 calls = tr->counter[0], bytes = tr->hist[bh].sum;
+	int bh = rec[t].bytes;
+	__u64 calls = tr->counter[rec[t].calls], bytes = tr->hist[bh].sum;
 	__u64 wcalls = kv_u64(r, "calls"), wbytes = kv_u64(r, "bytes");
 	bool ok;
 
@@ -411,6 +421,7 @@ int cmd_run(int argc, char **argv)
 	struct session s = {};
 	struct probe_opts po = {};
 	struct fs_report r;
+	const struct plan_step *step;
 	enum fs_target t;
 	enum wl_level level = WL_LEVEL_FUNC;
 	__u64 calls, bytes;
@@ -457,10 +468,10 @@ int cmd_run(int argc, char **argv)
 	/* What the plan's level sees: the syscall level and
 	 * vfs_dedupe_file_range_one count dedupe destinations and bytes
 	 * differently from the remap prep. */
-	if (!strcmp(r.target[t].attach.mechanism, "syscall"))
+	step = &s.plan[t].step[s.plan[t].chosen];
+	if (step->mech == MECH_SYSCALL)
 		level = WL_LEVEL_SYSCALL;
-	else if (!strcmp(r.target[t].attach.symbol,
-			 "vfs_dedupe_file_range_one"))
+	else if (step->handler == PLAN_H_DD_ONE)
 		level = WL_LEVEL_DEDUPE_ONE;
 	workload__totals(w, level, &calls, &bytes);
 	model__kv_u64(&r, "calls", calls);

@@ -10,14 +10,13 @@
 #include "probe.h"
 #include "kevent.h"
 #include "sysraw.h"
-#include "dedupe.skel.h"
-#include "shmem.skel.h"
+#include "target.h"
 
-/* The most links a step makes: an entry and an exit program on each of
- * the five reads' per-syscall tracepoints. */
-#define PROBE_MAX_LINKS 10
+/* A step's programs plus its sub-probe's. */
+#define PROBE_MAX_LINKS (2 * PROBE_SET_MAX)
 
 struct probe {
+	const struct probe_target *tg;
 	enum fs_target target;
 	void *skel;
 	struct bpf_object *obj;
@@ -27,12 +26,10 @@ struct probe {
 	/* Sub-probe (folios / copies) that could not be used, and why. */
 	bool sub_missing;
 	char sub_why[256];
-	char sub_note[320]; /* sub-probe used the other mechanism: why */
-	int sub_arg;	    /* shmem lookup: index of the folio out-pointer */
-	bool cmp_src_is_inode; /* compare's first argument (<= 5.17) */
-	__u32 nentries;	       /* stats entries: 1, or FS_STATS_ENTRIES (-P) */
-	bool lean;	       /* --lean */
-	bool inflight_hash; /* in-flight calls in the hash, not task storage */
+	char sub_note[320];	   /* sub-probe used the other mechanism: why */
+	struct probe_load_cfg cfg; /* compiled into the programs */
+	__u32 nentries;		/* stats entries: 1, or FS_STATS_ENTRIES (-P) */
+	bool lean;		/* --lean */
 	char inflight_why[224]; /* why the hash */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
@@ -41,110 +38,6 @@ struct probe {
 	int raw_slot; /* slots filled in the shared raw pair, if raw_added */
 	bool raw_added;
 };
-
-/* BPF programs serving one (handler, mechanism) pair. */
-struct progset {
-	const char *entry, *exit;
-	bool has_sub; /* a sub-probe (folios / copies) goes with it */
-	/* Per-syscall tracepoints: the syscalls whose syscalls/sys_exit_*
-	 * take the exit program, and sys_enter_* their own entry program. */
-	const struct systp *syscalls;
-	/* Raw sys_enter/sys_exit: run through the pair both targets
-	 * share (sysraw.c), not attached themselves. */
-	bool raw;
-};
-
-/*
- * The kernel refuses a tracepoint program that reads past the record of
- * one it is attached to, and a 3-argument syscall's record ends at its
- * third: those get an entry program that reads no more.
- */
-struct systp {
-	const char *name, *entry;
-};
-
-static const struct systp sh_syscalls[] = {
-	{ "read", "tp_enter_sh3" },   { "pread64", "tp_enter_sh" },
-	{ "readv", "tp_enter_sh3" },  { "preadv", "tp_enter_sh" },
-	{ "preadv2", "tp_enter_sh" }, { NULL, NULL },
-};
-static const struct systp dd_syscalls[] = { { "ioctl", "tp_enter_dd" },
-					    { NULL, NULL } };
-
-static const struct progset *progset__get(int handler, enum plan_mech m)
-{
-	static const struct progset sets[][3] = {
-		[PLAN_H_DD_CMP] = { { "fentry_cmp", "fexit_any", true },
-				    { "kprobe_cmp", "kretprobe_any", true } },
-		[PLAN_H_DD_PREP] = { { "fentry_prep", "fexit_any", true },
-				     { "kprobe_prep", "kretprobe_any", true } },
-		[PLAN_H_DD_ONE] = { { "fentry_one", "fexit_any", true },
-				    { "kprobe_one", "kretprobe_any", true } },
-		[PLAN_H_DD_CLONE] = { { NULL, NULL, false },
-				      { "kprobe_clone", "kretprobe_any",
-					false } },
-		[PLAN_H_SH_READ] = { { "fentry_read", "fexit_read", true },
-				     { "kprobe_read", "kretprobe_read",
-				       true } },
-		[PLAN_H_DD_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_dd",
-							   "sys_exit_dd", false,
-							   NULL, true } },
-		[PLAN_H_SH_SYSCALL] = { [MECH_SYSCALL] = { "sys_enter_sh",
-							   "sys_exit_sh", false,
-							   NULL, true } },
-		[PLAN_H_DD_SYSTP] = { [MECH_SYSCALL] = { "tp_enter_dd",
-							 "tp_exit_dd", false,
-							 dd_syscalls } },
-		[PLAN_H_SH_SYSTP] = { [MECH_SYSCALL] = { "tp_enter_sh",
-							 "tp_exit_sh", false,
-							 sh_syscalls } },
-	};
-
-	return &sets[handler][m];
-}
-
-/* Sub-probe programs per target and mechanism (entry and/or exit). */
-struct subprobe {
-	const char *entry, *exit;
-};
-
-static const struct subprobe *subprobe__get(enum fs_target t, enum plan_mech m)
-{
-	static const struct subprobe subs[FS_TGT_NR][2] = {
-		[FS_TGT_DEDUPE] = { { NULL, "fexit_folio" },
-				    { NULL, "kretprobe_folio" } },
-		[FS_TGT_SHMEM] = { { "fentry_lookup", "fexit_lookup" },
-				   { "kprobe_lookup", "kretprobe_lookup" } },
-	};
-
-	return &subs[t][m];
-}
-
-static void skel__destroy(enum fs_target t, void *skel)
-{
-	if (t == FS_TGT_DEDUPE)
-		dedupe_bpf__destroy(skel);
-	else
-		shmem_bpf__destroy(skel);
-}
-
-/* Both skeletons' rodata share these field names. */
-#define rodata__set_filters(rd, o)                                             \
-	do {                                                                   \
-		(rd)->filter_tgid = (o)->filter_tgid;                          \
-		(rd)->filter_tree = (o)->filter_tree;                          \
-		for (__u32 i = 0; i < FS_MAX_PIDS; i++)                        \
-			(rd)->filter_pids[i] = (o)->pids[i];                   \
-		(rd)->nr_filter_pids = (o)->npids;                             \
-		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);              \
-		(rd)->has_filter_comm = (o)->comm[0] != '\0';                  \
-		(rd)->filter_cgroup = (o)->cgroup;                             \
-		(rd)->filter_dev = (o)->dev;                                   \
-		(rd)->filter_magic = (o)->magic;                               \
-		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
-		(rd)->per_proc = (o)->per_proc;                                \
-		(rd)->lean = (o)->lean;                                        \
-	} while (0)
 
 enum probe_inflight probe__inflight_mode(void)
 {
@@ -185,41 +78,35 @@ static int inflight__prepare(struct bpf_object *obj, bool hash)
 	return err;
 }
 
-/* Open the target's skeleton with every program off and filters set. */
+/*
+ * Open the target's skeleton with every program off and filters set.
+ * Every program the table names must be in the object: a table out of
+ * step with the BPF code fails here, whatever step is tried.
+ */
 static int probe__open(struct probe *pr, const struct probe_opts *o)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
+	const struct probe_target *tg = pr->tg;
 	struct bpf_program *prog;
+	char why[160];
 	int err;
 
-	if (pr->target == FS_TGT_DEDUPE) {
-		struct dedupe_bpf *s = dedupe_bpf__open_opts(&oo);
-
-		if (!s)
-			return -errno;
-		rodata__set_filters(s->rodata, o);
-		s->rodata->inflight_hash = pr->inflight_hash;
-		s->rodata->cmp_src_is_inode = pr->cmp_src_is_inode;
-		pr->skel = s;
-		pr->obj = s->obj;
-		pr->stats = s->maps.stats;
-	} else {
-		struct shmem_bpf *s = shmem_bpf__open_opts(&oo);
-
-		if (!s)
-			return -errno;
-		rodata__set_filters(s->rodata, o);
-		s->rodata->inflight_hash = pr->inflight_hash;
-		s->rodata->foliop_arg = pr->sub_arg;
-		pr->skel = s;
-		pr->obj = s->obj;
-		pr->stats = s->maps.stats;
+	pr->skel = tg->open(&oo);
+	if (!pr->skel)
+		return -errno;
+	tg->configure(pr->skel, o, &pr->cfg);
+	pr->obj = tg->obj(pr->skel);
+	pr->stats = tg->stats(pr->skel);
+	err = probe_target__check_obj(tg, pr->obj, false, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "folioscope: internal error: %s\n", why);
+		return err;
 	}
 	bpf_object__for_each_program (prog, pr->obj)
 		bpf_program__set_autoload(prog, false);
 	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
-	err = inflight__prepare(pr->obj, pr->inflight_hash);
+	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash);
 	if (err)
 		return err;
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);
@@ -229,35 +116,25 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
  * Function the sub-probe attaches to, checked against BTF, most precise
  * first; NULL if none. For shmem lookups also the out-pointer's index.
  */
-static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
-			       int *arg, char *why, size_t n)
+static const char *sub__symbol(const struct kfacts *f,
+			       const struct probe_target *tg, int *arg,
+			       char *why, size_t n)
 {
-	static const char *const dd[] = { "read_cache_folio", "read_cache_page",
-					  NULL };
-	/*
-	 * The _gfp workers first: the read loop may inline the exported
-	 * wrapper (it does on Debian's 6.1), so only the worker is sure to
-	 * be called. Where both fire, the second is a no-op: same count,
-	 * same folio.
-	 */
-	static const char *const sh[] = { "shmem_get_folio_gfp",
-					  "shmem_getpage_gfp",
-					  "shmem_get_folio", "shmem_getpage",
-					  NULL };
-	const char *const *c = t == FS_TGT_DEDUPE ? dd : sh;
-	int handler = t == FS_TGT_DEDUPE ? PLAN_H_DD_FOLIO : PLAN_H_SH_LOOKUP;
+	const char *const *c = tg->sub_symbols;
 	struct fn_proto proto;
 	size_t len = 0;
 
 	why[0] = '\0';
-	for (int i = 0; c[i]; i++) {
+	for (size_t i = 0; i < sizeof(tg->sub_symbols) / sizeof(*c) && c[i];
+	     i++) {
 		char one[160];
 
 		if (!f->has_symbol(f, c[i]))
 			snprintf(one, sizeof(one), "no symbol '%s'", c[i]);
 		else if (f->btf_proto(f, c[i], &proto))
 			snprintf(one, sizeof(one), "no BTF func '%s'", c[i]);
-		else if (plan__proto_ok(handler, &proto, one, sizeof(one))) {
+		else if (plan__proto_ok(tg->sub_handler, &proto, one,
+					sizeof(one))) {
 			*arg = plan__lookup_arg(&proto);
 			return c[i];
 		}
@@ -269,43 +146,52 @@ static const char *sub__symbol(const struct kfacts *f, enum fs_target t,
 	return NULL;
 }
 
-static int prog__enable(struct probe *pr, const char *name, enum plan_mech m,
-			const char *sym)
+/* Turn on the programs of set ps (NULL: none), aimed at sym. */
+static int set__enable(struct probe *pr, const struct probe_set *ps,
+		       const char *sym)
 {
-	struct bpf_program *prog =
-		bpf_object__find_program_by_name(pr->obj, name);
+	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name; i++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(
+			pr->obj, ps->prog[i].name);
+		int err;
 
-	if (!prog)
-		return -ENOENT;
-	bpf_program__set_autoload(prog, true);
-	if (m == MECH_FENTRY)
-		return bpf_program__set_attach_target(prog, 0, sym);
+		if (!prog)
+			return -ENOENT;
+		bpf_program__set_autoload(prog, true);
+		if (ps->mech != MECH_FENTRY)
+			continue;
+		err = bpf_program__set_attach_target(prog, 0, sym);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
-static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
-			bool retprobe, const char *sym)
+static int prog__attach(struct probe *pr, const struct probe_prog *pp,
+			enum plan_mech m, const char *sym)
 {
 	struct bpf_program *prog =
-		bpf_object__find_program_by_name(pr->obj, name);
+		bpf_object__find_program_by_name(pr->obj, pp->name);
 	struct bpf_link *l;
 
 	if (m == MECH_KPROBE) {
 		int err = kevents__open(&pr->kev);
 
-		l = err ? NULL : kevents__attach(&pr->kev, prog, retprobe, sym);
+		l = err ? NULL : kevents__attach(&pr->kev, prog, pp->ret, sym);
 		if (!err && !l)
 			err = -errno;
 		if (!l) {
 			/* Still measured, but what the probe misses is not
 			 * counted: say so. */
-			l = bpf_program__attach_kprobe(prog, retprobe, sym);
+			l = bpf_program__attach_kprobe(prog, pp->ret, sym);
 			if (l && !pr->kev_why[0])
 				snprintf(pr->kev_why, sizeof(pr->kev_why),
 					 "kprobe runs missed are not counted "
 					 "(tracefs kprobe event: %s)",
 					 strerror(-err));
 		}
+	} else if (pp->tp) {
+		l = kevents__attach_tp(&pr->kev, prog, "syscalls", pp->tp);
 	} else { /* fentry target set before load; raw_tp named in SEC() */
 		l = bpf_program__attach(prog);
 	}
@@ -315,46 +201,34 @@ static int prog__attach(struct probe *pr, const char *name, enum plan_mech m,
 	return 0;
 }
 
-/* The entry and exit programs on each syscall's own tracepoints. */
-static int prog__attach_syscalls(struct probe *pr, const struct progset *ps)
+/* Attach the programs of set ps (NULL: none) to sym. */
+static int set__attach(struct probe *pr, const struct probe_set *ps,
+		       const char *sym)
 {
-	for (int i = 0; ps->syscalls[i].name; i++) {
-		for (int exit = 0; exit < 2; exit++) {
-			const char *name =
-				exit ? ps->exit : ps->syscalls[i].entry;
-			struct bpf_program *prog =
-				bpf_object__find_program_by_name(pr->obj, name);
-			char tp[64];
-			struct bpf_link *l;
+	int err = 0;
 
-			if (pr->nlinks >= PROBE_MAX_LINKS)
-				return -ENOSPC;
-			snprintf(tp, sizeof(tp), "sys_%s_%s",
-				 exit ? "exit" : "enter", ps->syscalls[i].name);
-			l = kevents__attach_tp(&pr->kev, prog, "syscalls", tp);
-			if (!l)
-				return -errno;
-			pr->link[pr->nlinks++] = l;
-		}
-	}
-	return 0;
+	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
+	     i++)
+		err = prog__attach(pr, &ps->prog[i], ps->mech, sym);
+	return err;
 }
 
-/* The entry and exit programs into the raw pair both targets share. */
-static int prog__attach_raw(struct probe *pr, const struct progset *ps,
-			    const struct probe_opts *o)
+/* The entry and exit programs of ps into the raw pair both targets
+ * share. */
+static int set__attach_raw(struct probe *pr, const struct probe_set *ps,
+			   const struct probe_opts *o)
 {
-	int slot = pr->target == FS_TGT_DEDUPE ? FS_SYSRAW_DD_ENTER
-					       : FS_SYSRAW_SH_ENTER;
-	int err = sysraw__add(slot,
-			      bpf_program__fd(bpf_object__find_program_by_name(
-				      pr->obj, ps->entry)),
-			      bpf_program__fd(bpf_object__find_program_by_name(
-				      pr->obj, ps->exit)),
-			      o->btf_path);
+	struct bpf_program *in, *out;
+	int err;
 
+	in = bpf_object__find_program_by_name(pr->obj, ps->prog[0].name);
+	out = bpf_object__find_program_by_name(pr->obj, ps->prog[1].name);
+	if (!in || !out)
+		return -ENOENT;
+	err = sysraw__add(ps->raw_slot, bpf_program__fd(in),
+			  bpf_program__fd(out), o->btf_path);
 	if (!err) {
-		pr->raw_slot = slot;
+		pr->raw_slot = ps->raw_slot;
 		pr->raw_added = true;
 	}
 	return err;
@@ -371,14 +245,14 @@ static void probe__close(struct probe *pr)
 	kevents__close(&pr->kev);
 	pr->kev_why[0] = '\0';
 	if (pr->skel)
-		skel__destroy(pr->target, pr->skel);
+		pr->tg->destroy(pr->skel);
 	pr->skel = NULL;
 	pr->obj = NULL;
 }
 
 /*
  * One try of one step: open, enable its programs (with the sub-probe if
- * with_sub), load, attach. On failure everything is closed again and
+ * sub_sym), load, attach. On failure everything is closed again and
  * what failed is written to msg, the stage to *stage.
  */
 static int probe__try_once(struct probe *pr, const struct plan_step *s,
@@ -386,8 +260,9 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 			   const struct probe_opts *o, char *msg, size_t n,
 			   const char **stage)
 {
-	const struct progset *ps = progset__get(s->handler, s->mech);
-	const struct subprobe *sp = subprobe__get(pr->target, sub_mech);
+	const struct probe_set *ps =
+		probe_target__set(pr->tg, s->handler, s->mech);
+	const struct probe_set *sp = sub_sym ? &pr->tg->sub[sub_mech] : NULL;
 	const char *what = "open";
 	int err;
 
@@ -395,39 +270,24 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	if (err)
 		goto fail;
 	what = "prepare";
-	err = prog__enable(pr, ps->entry, s->mech, s->symbol);
+	err = ps ? set__enable(pr, ps, s->symbol) : -ENOENT;
 	if (!err)
-		err = prog__enable(pr, ps->exit, s->mech, s->symbol);
-	for (int i = 0; !err && ps->syscalls && ps->syscalls[i].name; i++)
-		err = prog__enable(pr, ps->syscalls[i].entry, s->mech,
-				   s->symbol);
-	if (!err && sub_sym && sp->entry)
-		err = prog__enable(pr, sp->entry, sub_mech, sub_sym);
-	if (!err && sub_sym && sp->exit)
-		err = prog__enable(pr, sp->exit, sub_mech, sub_sym);
+		err = set__enable(pr, sp, sub_sym);
 	if (err)
 		goto fail;
 	what = "load";
-	err = bpf_object__load(pr->obj);
+	err = pr->tg->load(pr->skel);
 	if (err)
 		goto fail;
 	if (o->load_only)
 		return 0;
 	what = "attach";
-	if (ps->syscalls) {
-		err = prog__attach_syscalls(pr, ps);
-	} else if (ps->raw) {
-		err = prog__attach_raw(pr, ps, o);
-	} else {
-		err = prog__attach(pr, ps->entry, s->mech, false, s->symbol);
-		if (!err)
-			err = prog__attach(pr, ps->exit, s->mech, true,
-					   s->symbol);
-	}
-	if (!err && sub_sym && sp->entry)
-		err = prog__attach(pr, sp->entry, sub_mech, false, sub_sym);
-	if (!err && sub_sym && sp->exit)
-		err = prog__attach(pr, sp->exit, sub_mech, true, sub_sym);
+	if (ps->raw_shared)
+		err = set__attach_raw(pr, ps, o);
+	else
+		err = set__attach(pr, ps, s->symbol);
+	if (!err)
+		err = set__attach(pr, sp, sub_sym);
 	if (err)
 		goto fail;
 	kevents__done_setup(&pr->kev);
@@ -462,23 +322,23 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 	const char *stage = "";
 	int err;
 
-	pr->inflight_hash = mode == INFLIGHT_HASH;
+	pr->cfg.inflight_hash = mode == INFLIGHT_HASH;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
-		 pr->inflight_hash ? "FOLIOSCOPE_INFLIGHT=hash" : "");
+		 pr->cfg.inflight_hash ? "FOLIOSCOPE_INFLIGHT=hash" : "");
 	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
-	if (!err || pr->inflight_hash || mode == INFLIGHT_TASK ||
+	if (!err || pr->cfg.inflight_hash || mode == INFLIGHT_TASK ||
 	    strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
 		return err;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 		 "task storage refused: %s", msg);
-	pr->inflight_hash = true;
+	pr->cfg.inflight_hash = true;
 	return probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
 }
 
 /* Where the live probe keeps in-flight calls, for doctor and reports. */
 static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 {
-	if (pr->inflight_hash)
+	if (pr->cfg.inflight_hash)
 		snprintf(out, n, "hash (%s)", pr->inflight_why);
 	else
 		snprintf(out, n, "task storage");
@@ -493,7 +353,8 @@ static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 static int probe__step(const struct kfacts *f, struct probe *pr,
 		       struct plan_step *s, const struct probe_opts *o)
 {
-	const struct progset *ps = progset__get(s->handler, s->mech);
+	const struct probe_set *ps =
+		probe_target__set(pr->tg, s->handler, s->mech);
 	enum plan_mech order[2] = { s->mech, s->mech == MECH_FENTRY
 						     ? MECH_KPROBE
 						     : MECH_FENTRY };
@@ -504,15 +365,15 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
-	if (s->handler == PLAN_H_DD_CMP) {
+	if (ps && ps->src_may_be_inode) {
 		struct fn_proto proto;
 
-		pr->cmp_src_is_inode =
+		pr->cfg.cmp_src_is_inode =
 			!f->btf_proto(f, s->symbol, &proto) &&
 			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
-	if (ps->has_sub && !o->lean) {
-		sub_sym = sub__symbol(f, pr->target, &pr->sub_arg, subwhy,
+	if (ps && ps->has_sub && !o->lean) {
+		sub_sym = sub__symbol(f, pr->tg, &pr->cfg.sub_arg, subwhy,
 				      sizeof(subwhy));
 		for (int i = 0; sub_sym && i < 2; i++) {
 			if (order[i] == MECH_KPROBE && f->kprobes == 0)
@@ -562,6 +423,7 @@ int probe__attach(const struct kfacts *f, struct plan *p,
 	if (!pr)
 		return -ENOMEM;
 	pr->target = p->target;
+	pr->tg = probe_target__get(p->target);
 	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
 		err = probe__step(f, pr, &p->step[i], o);
 		if (!err) {
@@ -582,6 +444,7 @@ void probe__try_all(const struct kfacts *f, struct plan *p,
 	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
 		memset(&pr, 0, sizeof(pr));
 		pr.target = p->target;
+		pr.tg = probe_target__get(p->target);
 		if (!probe__step(f, &pr, &p->step[i], o)) {
 			if (p->chosen < 0)
 				p->chosen = i;
@@ -595,24 +458,18 @@ static void probe__mark_unmeasured(const struct probe *pr,
 				   const struct plan_step *s,
 				   struct fs_report *r)
 {
+	const struct probe_target *tg = pr->tg;
 	enum fs_target t = pr->target;
 	struct fs_target_report *tr = &r->target[t];
 	char why[320];
 
 	if (s->role == ROLE_SYSCALL) {
-		snprintf(
-			why, sizeof(why),
-			"syscall-level plan: %s not visible at the syscall "
-			"boundary",
-			t == FS_TGT_DEDUPE
-				? "the folios the compare reads are"
-				: "folio lookups and copies to user space are");
-		if (t == FS_TGT_DEDUPE) {
-			model__not_measured(r, t, FS_DD_FOLIO_SIZE, why);
-		} else {
-			model__not_measured(r, t, FS_SH_FOLIO_SIZE, why);
-			model__not_measured(r, t, FS_SH_COPY_BYTES, why);
-		}
+		snprintf(why, sizeof(why),
+			 "syscall-level plan: %s not visible at the syscall "
+			 "boundary",
+			 tg->sub_unseen);
+		for (int i = 0; i < tg->nsub_hists; i++)
+			model__not_measured(r, t, tg->sub_hist[i], why);
 		return;
 	}
 	if (s->role == ROLE_CLONE) {
@@ -621,42 +478,29 @@ static void probe__mark_unmeasured(const struct probe *pr,
 			 "not read (calling convention may differ)",
 			 s->symbol);
 		for (int h = 0; h < tr->nhists; h++)
-			if (h != FS_DD_LATENCY)
+			if (h != tg->latency_hist)
 				model__not_measured(r, t, h, why);
 		return;
 	}
 	if (!pr->sub_missing)
 		return;
 	snprintf(why, sizeof(why), "sub-probe unavailable: %s", pr->sub_why);
-	if (t == FS_TGT_DEDUPE) {
-		model__not_measured(r, t, FS_DD_FOLIO_SIZE, why);
-	} else {
-		model__not_measured(r, t, FS_SH_FOLIO_SIZE, why);
-		model__not_measured(r, t, FS_SH_COPY_BYTES, why);
-	}
+	for (int i = 0; i < tg->nsub_hists; i++)
+		model__not_measured(r, t, tg->sub_hist[i], why);
 }
 
-/*
- * --lean: what it leaves out, where the plan would have measured it. The
- * user buffer's alignment (an iterator walk per call at function level)
- * and the sub-probes' folio sizes and copy chunks (a second probe pair
- * on every folio lookup).
- */
+/* --lean: what it leaves out, where the plan would have measured it. */
 static void probe__mark_lean(const struct probe *pr, struct fs_report *r)
 {
-	static const int sh[] = { FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
-				  FS_SH_COPY_BYTES };
-	static const int dd[] = { FS_DD_FOLIO_SIZE };
-	const char *why = "left out by --lean";
+	const struct probe_target *tg = pr->tg;
 	enum fs_target t = pr->target;
-	const int *h = t == FS_TGT_DEDUPE ? dd : sh;
-	int n = t == FS_TGT_DEDUPE ? 1 : 3;
 
 	if (!pr->lean)
 		return;
-	for (int i = 0; i < n; i++)
-		if (r->target[t].hist[h[i]].measured)
-			model__not_measured(r, t, h[i], why);
+	for (int i = 0; i < tg->nlean_hists; i++)
+		if (r->target[t].hist[tg->lean_hist[i]].measured)
+			model__not_measured(r, t, tg->lean_hist[i],
+					    "left out by --lean");
 }
 
 /*
@@ -695,11 +539,6 @@ static int stats__read_entry(const struct probe *pr, __u32 key,
 	for (int c = 0; c < ncpu; c++)
 		model__stats_add(out, &vals[c]);
 	return 0;
-}
-
-static int missed_counter(enum fs_target t)
-{
-	return t == FS_TGT_DEDUPE ? FS_DD_MISSED : FS_SH_MISSED;
 }
 
 static int probe__read_procs(const struct probe *pr, struct fs_stats *slots,
@@ -746,7 +585,7 @@ int probe__read(const struct probe *pr, struct fs_stats *sum,
 	*sum = slots[0];
 	for (__u32 k = 1; k < pr->nentries; k++)
 		model__stats_add(sum, &slots[k]);
-	sum->counter[missed_counter(pr->target)] = probe__missed(pr);
+	sum->counter[pr->tg->missed_counter] = probe__missed(pr);
 cleanup:
 	if (slots != slots_out)
 		free(slots);

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The per-target tables probe.c carries out plans with. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "target.h"
+#include "dedupe.skel.h"
+#include "shmem.skel.h"
+
+/* Both skeletons' rodata share these field names: the filters and the
+ * in-flight store. */
+#define rodata__set(rd, o, c)                                                  \
+	do {                                                                   \
+		(rd)->filter_tgid = (o)->filter_tgid;                          \
+		(rd)->filter_tree = (o)->filter_tree;                          \
+		for (__u32 i = 0; i < FS_MAX_PIDS; i++)                        \
+			(rd)->filter_pids[i] = (o)->pids[i];                   \
+		(rd)->nr_filter_pids = (o)->npids;                             \
+		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);              \
+		(rd)->has_filter_comm = (o)->comm[0] != '\0';                  \
+		(rd)->filter_cgroup = (o)->cgroup;                             \
+		(rd)->filter_dev = (o)->dev;                                   \
+		(rd)->filter_magic = (o)->magic;                               \
+		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
+		(rd)->per_proc = (o)->per_proc;                                \
+		(rd)->lean = (o)->lean;                                        \
+		(rd)->inflight_hash = (c)->inflight_hash;                      \
+	} while (0)
+
+static void *dd__open(const struct bpf_object_open_opts *oo)
+{
+	return dedupe_bpf__open_opts(oo);
+}
+
+static void dd__configure(void *skel, const struct probe_opts *o,
+			  const struct probe_load_cfg *c)
+{
+	struct dedupe_bpf *s = skel;
+
+	rodata__set(s->rodata, o, c);
+	s->rodata->cmp_src_is_inode = c->cmp_src_is_inode;
+}
+
+static int dd__load(void *skel)
+{
+	return dedupe_bpf__load(skel);
+}
+
+static void dd__destroy(void *skel)
+{
+	dedupe_bpf__destroy(skel);
+}
+
+static struct bpf_object *dd__obj(void *skel)
+{
+	return ((struct dedupe_bpf *)skel)->obj;
+}
+
+static struct bpf_map *dd__stats(void *skel)
+{
+	return ((struct dedupe_bpf *)skel)->maps.stats;
+}
+
+static void *sh__open(const struct bpf_object_open_opts *oo)
+{
+	return shmem_bpf__open_opts(oo);
+}
+
+static void sh__configure(void *skel, const struct probe_opts *o,
+			  const struct probe_load_cfg *c)
+{
+	struct shmem_bpf *s = skel;
+
+	rodata__set(s->rodata, o, c);
+	s->rodata->foliop_arg = c->sub_arg;
+}
+
+static int sh__load(void *skel)
+{
+	return shmem_bpf__load(skel);
+}
+
+static void sh__destroy(void *skel)
+{
+	shmem_bpf__destroy(skel);
+}
+
+static struct bpf_object *sh__obj(void *skel)
+{
+	return ((struct shmem_bpf *)skel)->obj;
+}
+
+static struct bpf_map *sh__stats(void *skel)
+{
+	return ((struct shmem_bpf *)skel)->maps.stats;
+}
+
+/* An entry program and its return program. */
+#define PAIR(e, x)                                                             \
+	{                                                                      \
+		{ e, false },                                                  \
+		{                                                              \
+			x, true                                                \
+		}                                                              \
+	}
+
+static const struct probe_target targets[FS_TGT_NR] = {
+	[FS_TGT_DEDUPE] = {
+		.object = "dedupe",
+		.open = dd__open,
+		.configure = dd__configure,
+		.load = dd__load,
+		.destroy = dd__destroy,
+		.obj = dd__obj,
+		.stats = dd__stats,
+		.set = {
+			{ PLAN_H_DD_CMP, MECH_FENTRY, true, true,
+			  PAIR("fentry_cmp", "fexit_any") },
+			{ PLAN_H_DD_CMP, MECH_KPROBE, true, true,
+			  PAIR("kprobe_cmp", "kretprobe_any") },
+			{ PLAN_H_DD_PREP, MECH_FENTRY, true, false,
+			  PAIR("fentry_prep", "fexit_any") },
+			{ PLAN_H_DD_PREP, MECH_KPROBE, true, false,
+			  PAIR("kprobe_prep", "kretprobe_any") },
+			{ PLAN_H_DD_ONE, MECH_FENTRY, true, false,
+			  PAIR("fentry_one", "fexit_any") },
+			{ PLAN_H_DD_ONE, MECH_KPROBE, true, false,
+			  PAIR("kprobe_one", "kretprobe_any") },
+			{ PLAN_H_DD_CLONE, MECH_KPROBE, false, false,
+			  PAIR("kprobe_clone", "kretprobe_any") },
+			{ PLAN_H_DD_SYSTP, MECH_SYSCALL, false, false,
+			  { { "tp_enter_dd", false, "sys_enter_ioctl" },
+			    { "tp_exit_dd", true, "sys_exit_ioctl" } } },
+			{ PLAN_H_DD_SYSCALL, MECH_SYSCALL, false, false,
+			  PAIR("sys_enter_dd", "sys_exit_dd"),
+			  .raw_shared = true, .raw_slot = FS_SYSRAW_DD_ENTER },
+		},
+		.sub = {
+			[MECH_FENTRY] = { PLAN_H_DD_FOLIO, MECH_FENTRY, false,
+					  false, { { "fexit_folio", true } } },
+			[MECH_KPROBE] = { PLAN_H_DD_FOLIO, MECH_KPROBE, false,
+					  false,
+					  { { "kretprobe_folio", true } } },
+		},
+		.sub_handler = PLAN_H_DD_FOLIO,
+		.sub_symbols = { "read_cache_folio", "read_cache_page" },
+		.nsub_hists = 1,
+		.sub_hist = { FS_DD_FOLIO_SIZE },
+		.sub_unseen = "the folios the compare reads are",
+		.nlean_hists = 1,
+		.lean_hist = { FS_DD_FOLIO_SIZE },
+		.latency_hist = FS_DD_LATENCY,
+		.missed_counter = FS_DD_MISSED,
+	},
+	[FS_TGT_SHMEM] = {
+		.object = "shmem",
+		.open = sh__open,
+		.configure = sh__configure,
+		.load = sh__load,
+		.destroy = sh__destroy,
+		.obj = sh__obj,
+		.stats = sh__stats,
+		.set = {
+			{ PLAN_H_SH_READ, MECH_FENTRY, true, false,
+			  PAIR("fentry_read", "fexit_read") },
+			{ PLAN_H_SH_READ, MECH_KPROBE, true, false,
+			  PAIR("kprobe_read", "kretprobe_read") },
+			/* The kernel refuses a tracepoint program that reads
+			 * past the record of one it is attached to: read's
+			 * and readv's end at their third argument, and get
+			 * an entry program that reads no more. */
+			{ PLAN_H_SH_SYSTP, MECH_SYSCALL, false, false,
+			  { { "tp_enter_sh3", false, "sys_enter_read" },
+			    { "tp_exit_sh", true, "sys_exit_read" },
+			    { "tp_enter_sh", false, "sys_enter_pread64" },
+			    { "tp_exit_sh", true, "sys_exit_pread64" },
+			    { "tp_enter_sh3", false, "sys_enter_readv" },
+			    { "tp_exit_sh", true, "sys_exit_readv" },
+			    { "tp_enter_sh", false, "sys_enter_preadv" },
+			    { "tp_exit_sh", true, "sys_exit_preadv" },
+			    { "tp_enter_sh", false, "sys_enter_preadv2" },
+			    { "tp_exit_sh", true, "sys_exit_preadv2" } } },
+			{ PLAN_H_SH_SYSCALL, MECH_SYSCALL, false, false,
+			  PAIR("sys_enter_sh", "sys_exit_sh"),
+			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER },
+		},
+		.sub = {
+			[MECH_FENTRY] = { PLAN_H_SH_LOOKUP, MECH_FENTRY, false,
+					  false,
+					  PAIR("fentry_lookup",
+					       "fexit_lookup") },
+			[MECH_KPROBE] = { PLAN_H_SH_LOOKUP, MECH_KPROBE, false,
+					  false,
+					  PAIR("kprobe_lookup",
+					       "kretprobe_lookup") },
+		},
+		.sub_handler = PLAN_H_SH_LOOKUP,
+		/*
+		 * The _gfp workers first: the read loop may inline the
+		 * exported wrapper (it does on Debian's 6.1), so only the
+		 * worker is sure to be called. Where both fire, the second
+		 * is a no-op: same count, same folio.
+		 */
+		.sub_symbols = { "shmem_get_folio_gfp", "shmem_getpage_gfp",
+				 "shmem_get_folio", "shmem_getpage" },
+		.nsub_hists = 2,
+		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES },
+		.sub_unseen = "folio lookups and copies to user space are",
+		/* The user buffer's alignment (an iterator walk per call at
+		 * function level) and the sub-probe's histograms (a second
+		 * probe pair on every folio lookup). */
+		.nlean_hists = 3,
+		.lean_hist = { FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
+			       FS_SH_COPY_BYTES },
+		.latency_hist = FS_SH_LATENCY,
+		.missed_counter = FS_SH_MISSED,
+	},
+};
+
+const struct probe_target *probe_target__get(enum fs_target t)
+{
+	return &targets[t];
+}
+
+const struct probe_set *probe_target__set(const struct probe_target *tg,
+					  int handler, enum plan_mech m)
+{
+	for (int i = 0; i < PROBE_TARGET_SETS && tg->set[i].prog[0].name; i++)
+		if (tg->set[i].handler == handler && tg->set[i].mech == m)
+			return &tg->set[i];
+	return NULL;
+}
+
+/* Every program of set s is in obj; else why names the first missing. */
+static int set__check(const struct probe_target *tg, const struct probe_set *s,
+		      struct bpf_object *obj, char *why, size_t n)
+{
+	for (int i = 0; i < PROBE_SET_MAX && s->prog[i].name; i++)
+		if (!bpf_object__find_program_by_name(obj, s->prog[i].name)) {
+			snprintf(why, n,
+				 "program '%s' (%s %s) is not in %s.bpf.o",
+				 s->prog[i].name, plan__mech_name(s->mech),
+				 s->handler == tg->sub_handler ? "sub-probe"
+							       : "set",
+				 tg->object);
+			return -ENOENT;
+		}
+	return 0;
+}
+
+static bool set__names(const struct probe_set *s, const char *name)
+{
+	for (int i = 0; i < PROBE_SET_MAX && s->prog[i].name; i++)
+		if (!strcmp(s->prog[i].name, name))
+			return true;
+	return false;
+}
+
+static bool target__names(const struct probe_target *tg, const char *name)
+{
+	for (int i = 0; i < PROBE_TARGET_SETS && tg->set[i].prog[0].name; i++)
+		if (set__names(&tg->set[i], name))
+			return true;
+	for (size_t i = 0; i < sizeof(tg->sub) / sizeof(tg->sub[0]); i++)
+		if (set__names(&tg->sub[i], name))
+			return true;
+	return false;
+}
+
+int probe_target__check_obj(const struct probe_target *tg,
+			    struct bpf_object *obj, bool all, char *why,
+			    size_t n)
+{
+	struct bpf_program *prog;
+	int err = 0;
+
+	for (int i = 0;
+	     i < PROBE_TARGET_SETS && tg->set[i].prog[0].name && !err; i++)
+		err = set__check(tg, &tg->set[i], obj, why, n);
+	for (size_t i = 0; i < sizeof(tg->sub) / sizeof(tg->sub[0]) && !err;
+	     i++)
+		err = set__check(tg, &tg->sub[i], obj, why, n);
+	if (err || !all)
+		return err;
+	bpf_object__for_each_program (prog, obj) {
+		const char *name = bpf_program__name(prog);
+
+		if (!target__names(tg, name)) {
+			snprintf(why, n,
+				 "program '%s' of %s.bpf.o is in no set of "
+				 "the %s table",
+				 name, tg->object, tg->object);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+int probe_target__check(const struct probe_target *tg, char *why, size_t n)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	void *skel = tg->open(&oo);
+	int err;
+
+	if (!skel) {
+		err = -errno;
+		snprintf(why, n, "cannot open %s.bpf.o: %s", tg->object,
+			 strerror(errno));
+		return err;
+	}
+	err = probe_target__check_obj(tg, tg->obj(skel), true, why, n);
+	tg->destroy(skel);
+	return err;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What probe.c needs to know about each target, as data: its skeleton,
+ * the BPF programs serving each plan handler and mechanism, its
+ * sub-probe, and which histograms go unmeasured when a part is missing.
+ * probe.c holds no target-specific branch; a new target is a new table.
+ */
+#ifndef FS_PROBE_TARGET_H
+#define FS_PROBE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+#include "model/model.h"
+#include "plan/plan.h"
+#include "probe.h"
+
+/* One BPF program of a set, by its name in the object. */
+struct probe_prog {
+	const char *name;
+	/* Runs at the function's return: attached as a kretprobe (fexit
+	 * and raw tracepoints say so in their SEC()). */
+	bool ret;
+	/* The per-syscall tracepoint syscalls/TP it attaches to, or NULL. */
+	const char *tp;
+};
+
+#define PROBE_SET_MAX 12
+
+/* The programs serving one plan handler with one mechanism. */
+struct probe_set {
+	int handler; /* PLAN_H_* */
+	enum plan_mech mech;
+	bool has_sub; /* the target's sub-probe goes with it */
+	/* The compare's first argument may be an inode (<= 5.17): read the
+	 * function's BTF and tell the programs. */
+	bool src_may_be_inode;
+	struct probe_prog prog[PROBE_SET_MAX]; /* up to the first NULL name */
+	/* Raw sys_enter/sys_exit: the entry and exit programs (prog[0],
+	 * prog[1]) go in slots raw_slot and raw_slot + 1 of the pair both
+	 * targets share (sysraw.c), not attached themselves. */
+	bool raw_shared;
+	int raw_slot;
+};
+
+/* Settings compiled into the programs of one try, besides the filters. */
+struct probe_load_cfg {
+	bool inflight_hash;    /* in-flight calls in the hash map */
+	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
+	int sub_arg; /* shmem lookup: index of the folio out-pointer */
+};
+
+#define PROBE_TARGET_SETS 10
+
+struct probe_target {
+	const char *object; /* the BPF object's name, for messages */
+	/* Skeleton: open (NULL + errno on failure), rodata, load, destroy. */
+	void *(*open)(const struct bpf_object_open_opts *oo);
+	void (*configure)(void *skel, const struct probe_opts *o,
+			  const struct probe_load_cfg *c);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	struct bpf_object *(*obj)(void *skel);
+	struct bpf_map *(*stats)(void *skel);
+	/* Main programs, one set per (handler, mechanism), up to the first
+	 * set without programs. */
+	struct probe_set set[PROBE_TARGET_SETS];
+	/* Sub-probe: programs per mechanism (fentry, kprobe), the handler
+	 * its prototype is checked against, candidate functions (most
+	 * precise first, NULL-terminated). */
+	struct probe_set sub[MECH_KPROBE + 1];
+	int sub_handler;
+	const char *sub_symbols[6];
+	/* Histograms only the sub-probe measures: unmeasured without it
+	 * and at the syscall level, where sub_unseen is what the syscall
+	 * boundary does not show ("the folios ... are"). */
+	int nsub_hists;
+	int sub_hist[FS_MAX_HISTS];
+	const char *sub_unseen;
+	/* Histograms --lean leaves out. */
+	int nlean_hists;
+	int lean_hist[FS_MAX_HISTS];
+	/* The one histogram a renamed clone (timing only) measures. */
+	int latency_hist;
+	int missed_counter; /* filled from the kernel's counts of misses */
+};
+
+/* The table of target t. */
+const struct probe_target *probe_target__get(enum fs_target t);
+/* Program set of a handler and mechanism, or NULL. */
+const struct probe_set *probe_target__set(const struct probe_target *tg,
+					  int handler, enum plan_mech m);
+/*
+ * Every program tg names exists in obj (the target's opened object);
+ * with all, also every program of obj is named by tg. On mismatch why
+ * gets the first one and -ENOENT is returned.
+ */
+int probe_target__check_obj(const struct probe_target *tg,
+			    struct bpf_object *obj, bool all, char *why,
+			    size_t n);
+/* Open tg's skeleton and check it with probe_target__check_obj(all). */
+int probe_target__check(const struct probe_target *tg, char *why, size_t n);
+
+#endif /* FS_PROBE_TARGET_H */
