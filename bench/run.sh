@@ -90,7 +90,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	[ $left -lt 120 ] && left=120
 	echo "== bench: VM (Debian 12's $k cloud kernel, qemu), $VM_ROUNDS rounds"
 	with=()
-	for f in "$B"/preadloop "$B"/dedupeloop "$B"/benchfloor "$B"/benchtool \
+	for f in "$B"/preadloop "$B"/dedupeloop "$B"/sysloop "$B"/benchfloor "$B"/benchtool \
 		 bench/bpftrace/*.bt "$(command -v bpftrace)"; do
 		with+=(--with "$f")
 	done
@@ -98,7 +98,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	"$B/folioscope" vm --debian "$k" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" --combined --scale \
+		--mechs "fentry kprobe" --combined --scale --bystander \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
 		-o - >"$B/$scope.raw"
 	st=$?
