@@ -216,12 +216,13 @@ fuzz: $(FUZZ_BINS)
 # cost, workload speed and scale, side by side with bpftrace and an empty
 # probe floor; writes bench/results.json and prints a table (bench/README.md).
 BENCH_OUT := $(OUT)/bench
-BENCH_SIMPLE := preadloop dedupeloop memcpybw
+BENCH_SIMPLE := preadloop dedupeloop memcpybw sysloop
 BENCH_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_SIMPLE) benchfloor benchtool)
 .PHONY: bench bench-tools
 bench-tools: $(BENCH_BINS)
 
-$(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop $(BENCH_OUT)/memcpybw: \
+$(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop $(BENCH_OUT)/memcpybw \
+		$(BENCH_OUT)/sysloop: \
 		$(BENCH_OUT)/%: bench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)

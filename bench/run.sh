@@ -4,7 +4,7 @@
 # VM part (fentry and kprobe on each of Debian 12's cloud kernels, in
 # qemu), then the aggregation into bench/results.json and a table.
 #
-#   bench/run.sh [--rounds N] [--vm-rounds N] [--part host|vm|all]
+#   bench/run.sh [--rounds N] [--vm-rounds N] [--part host|vm|all|quick]
 #                [--vm-kernels "6.1 6.12"] [--out FILE]
 #   (BENCH_BUDGET=SECONDS: the time budget, default 840 plus 420 per VM
 #   kernel after the first)
@@ -13,6 +13,8 @@
 # minutes, most of it bpftrace compiling its script), which keeps `make
 # bench` under 15 minutes on a 2-core machine with one VM kernel, 22 with
 # both. Debian's 6.1 records scope "vm", any other kernel K "vm-K".
+# --part quick: the host's bystander rounds and its traced tmpfs preads
+# against bpftrace's one-liner only, in a few minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
@@ -31,7 +33,10 @@ while [ $# -gt 0 ]; do
 done
 VM_ROUNDS=${VM_ROUNDS:-3}
 read -ra vm_kernels <<<"$VM_KERNELS"
-[ "$PART" = host ] && vm_kernels=()
+[ "$PART" = host ] || [ "$PART" = quick ] && vm_kernels=()
+# The quick tier's figures go beside the full run's, not over them.
+[ "$PART" = quick ] && [ "$RESULTS" = bench/results.json ] &&
+	RESULTS=bench/results-quick.json
 # The whole run's time budget: `make bench` must end within 15 minutes
 # with one VM kernel, 7 more per further kernel. Rounds that would not fit
 # are not started (see measure.sh --budget).
@@ -51,8 +56,10 @@ cp build/folioscope "$B/folioscope"
 T0=$(date +%s)
 raws=()
 
-if [ "$PART" = all ] || [ "$PART" = host ]; then
+if [ "$PART" = all ] || [ "$PART" = host ] || [ "$PART" = quick ]; then
 	echo "== bench: host ($(uname -r)), $ROUNDS rounds"
+	HOST_PARTS="--scale --workloads --bystander"
+	[ "$PART" = quick ] && HOST_PARTS=--only-bystander
 	tracefs=
 	if [ ! -e /sys/kernel/tracing/events ]; then
 		mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
@@ -61,7 +68,7 @@ if [ "$PART" = all ] || [ "$PART" = host ]; then
 	# users' /proc/mounts.
 	unshare -m --propagation private bench/measure.sh --scope host \
 		--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
-		--bt "$PWD/bench/bpftrace" --mechs syscall --scale --workloads \
+		--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS \
 		--budget $(( BUDGET / 8 )) \
 		-o "$B/host.raw"
 	st=$?
@@ -83,7 +90,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	[ $left -lt 120 ] && left=120
 	echo "== bench: VM (Debian 12's $k cloud kernel, qemu), $VM_ROUNDS rounds"
 	with=()
-	for f in "$B"/preadloop "$B"/dedupeloop "$B"/benchfloor "$B"/benchtool \
+	for f in "$B"/preadloop "$B"/dedupeloop "$B"/sysloop "$B"/benchfloor "$B"/benchtool \
 		 bench/bpftrace/*.bt "$(command -v bpftrace)"; do
 		with+=(--with "$f")
 	done
@@ -91,7 +98,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	"$B/folioscope" vm --debian "$k" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" --combined --scale \
+		--mechs "fentry kprobe" --combined --scale --bystander \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
 		-o - >"$B/$scope.raw"
 	st=$?

@@ -670,6 +670,7 @@ bool bench__in_summary(const char *metric)
 		"count_mismatch", "read_bytes_per_s", "ratio_to_fio",
 		"ratio_to_fio_traced", "ratio_to_memcpy", "sys_s_per_gib",
 		"ratio_to_duperemove", "ratio_to_ftrace",
+		"ratio_to_untraced", "ratio_to_oneliner",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)

@@ -66,12 +66,14 @@ struct {
  */
 static __always_inline __u32 proc__slot(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct fs_proc_info info = { .pid = tgid };
-	__u32 *slot, idx;
+	struct fs_proc_info info = {};
+	__u32 *slot, idx, tgid;
 
+	/* Without -P no helper runs: the verifier drops the rest. */
 	if (!per_proc)
 		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	info.pid = tgid;
 	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
 	if (slot)
 		return *slot;
@@ -188,10 +190,18 @@ static __always_inline bool filter__in_tree(__u32 root)
 	return false;
 }
 
+/*
+ * The cheapest test first: pid compares (one helper, taken only when a
+ * pid filter is set), the cgroup id (one helper), the command name (a
+ * helper and a compare), the tree walk (a read per ancestor). Without
+ * filters it runs no helper at all.
+ */
 static __always_inline bool filter__pass(void)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = 0;
 
+	if (filter_tgid || nr_filter_pids)
+		tgid = bpf_get_current_pid_tgid() >> 32;
 	if (filter_tgid && tgid != filter_tgid)
 		return false;
 	if (nr_filter_pids) {

@@ -486,4 +486,41 @@ int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 	return dd__exit(ret);
 }
 
+/*
+ * The same on the per-syscall tracepoints of ioctl: attached to it
+ * alone, so every other syscall runs no program of ours (the kernel does
+ * not run them for a 32-bit task's syscalls).
+ */
+SEC("tracepoint")
+int tp_enter_dd(struct syscall_trace_enter *ctx)
+{
+	struct file_dedupe_range hdr;
+	unsigned long fd = ctx->args[0], arg = ctx->args[2];
+	bool unread;
+
+	if ((__u32)ctx->args[1] != FIDEDUPERANGE)
+		return 0;
+	unread = bpf_probe_read_user(&hdr, sizeof(hdr), (void *)arg);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_SYSCALL,
+		.skip = unread,
+		.obj = filter_dev || filter_magic ? fd__file(fd) : NULL,
+		.srcoff = hdr.src_offset,
+		.len = hdr.src_length,
+		.at_exit.sys.req = arg,
+		.at_exit.sys.ndests = hdr.dest_count,
+	});
+}
+
+/*
+ * Other ioctls' exits find no open entry in their thread (inflight__close
+ * leaves then): only a FIDEDUPERANGE's entry opens one, and its exit is
+ * the thread's next ioctl exit.
+ */
+SEC("tracepoint")
+int tp_exit_dd(struct syscall_trace_exit *ctx)
+{
+	return dd__exit(ctx->ret);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -102,6 +102,15 @@ enum fs_shmem_counter {
 #define FS_NR32_PREAD64 180
 #define FS_NR32_PREADV 333
 #define FS_NR32_PREADV2 378
+/*
+ * The raw sys_enter/sys_exit pair shared by both targets (sysraw.bpf.c):
+ * the slots of its program array each target's programs fill.
+ */
+#define FS_SYSRAW_SH_ENTER 0
+#define FS_SYSRAW_SH_EXIT 1
+#define FS_SYSRAW_DD_ENTER 2
+#define FS_SYSRAW_DD_EXIT 3
+#define FS_SYSRAW_SLOTS 4
 
 /* Filters: at most this many -p PIDs. */
 #define FS_MAX_PIDS 8

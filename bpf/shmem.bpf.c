@@ -443,4 +443,45 @@ int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 	return sh__exit(ret);
 }
 
+/*
+ * The same on the per-syscall tracepoints of the five reads: attached to
+ * those alone, so every other syscall runs no program of ours. Their
+ * record carries the syscall's number and arguments; the kernel does not
+ * run them for a 32-bit task's syscalls.
+ */
+SEC("tracepoint")
+int tp_enter_sh(struct syscall_trace_enter *ctx)
+{
+	struct fs_sysargs a = {};
+
+	if (!filter__pass())
+		return 0;
+	a.di = ctx->args[0];
+	a.si = ctx->args[1];
+	a.dx = ctx->args[2];
+	a.r10 = ctx->args[3];
+	return sh__sys_enter(&a, ctx->nr);
+}
+
+/* read and readv: the kernel refuses a program that reads past their
+ * record's third argument. */
+SEC("tracepoint")
+int tp_enter_sh3(struct syscall_trace_enter *ctx)
+{
+	struct fs_sysargs a = {};
+
+	if (!filter__pass())
+		return 0;
+	a.di = ctx->args[0];
+	a.si = ctx->args[1];
+	a.dx = ctx->args[2];
+	return sh__sys_enter(&a, ctx->nr);
+}
+
+SEC("tracepoint")
+int tp_exit_sh(struct syscall_trace_exit *ctx)
+{
+	return sh__exit(ctx->ret);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

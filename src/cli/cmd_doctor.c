@@ -147,8 +147,12 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 		if (p->chosen >= 0) {
 			const struct plan_step *c = &p->step[p->chosen];
 
+			char why[1024];
+
 			printf("  would use: %s on %s\n",
 			       plan__mech_name(c->mech), c->symbol);
+			plan__reason(p, why, sizeof(why));
+			printf("  because: %s\n", why);
 			printf("  in-flight calls: %s\n",
 			       c->inflight[0] ? c->inflight
 					      : "not tried (not root)");

@@ -94,6 +94,8 @@ static const struct expect expects[] = {
 	[PLAN_H_DD_FOLIO] = { 1, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_DD_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_SH_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_DD_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_SH_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 };
 
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n)
@@ -181,6 +183,25 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 				"no kernel BTF (/sys/kernel/btf/vmlinux) for "
 				"the "
 				"programs' CO-RE relocations; give --btf FILE");
+			return;
+		}
+		if (s->handler != PLAN_H_DD_SYSTP &&
+		    s->handler != PLAN_H_SH_SYSTP) {
+			s->available = true;
+			return;
+		}
+		if (excluded(f, s->symbol)) {
+			snprintf(s->why, sizeof(s->why),
+				 "'%s' excluded by FOLIOSCOPE_EXCLUDE",
+				 s->symbol);
+			return;
+		}
+		if (!f->has_symbol(f, PLAN_SYSTP_FACT)) {
+			snprintf(s->why, sizeof(s->why),
+				 "no per-syscall tracepoints (no "
+				 "%s in kallsyms: CONFIG_FTRACE_SYSCALLS "
+				 "is off)",
+				 PLAN_SYSTP_FACT);
 			return;
 		}
 		s->available = true;
@@ -287,11 +308,20 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 		p->inlined = !f->has_symbol(f, p->function);
 		plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_SH_READ,
 			   NULL);
+		plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
+			  PLAN_SYSTP_SYMBOL, PLAN_H_SH_SYSTP,
+			  "syscall-level on the per-syscall tracepoints "
+			  "sys_enter/sys_exit_{read,pread64,readv,preadv,"
+			  "preadv2}, so other syscalls run no program of ours: "
+			  "reads on tmpfs files, one per shmem_file_read_iter "
+			  "call; 32-bit tasks' reads are not seen");
 		plan__add(
 			f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
 			"sys_enter/sys_exit", PLAN_H_SH_SYSCALL,
-			"syscall-level: read, pread64, readv, preadv, preadv2 "
-			"on tmpfs files, one per shmem_file_read_iter call");
+			"syscall-level on the raw tracepoints sys_enter/"
+			"sys_exit, which run on every syscall: read, pread64, "
+			"readv, preadv, preadv2 on tmpfs files, one per "
+			"shmem_file_read_iter call");
 		return;
 	}
 	p->function = "vfs_dedupe_file_range_compare";
@@ -307,10 +337,17 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 			  "renamed clone: its calling convention may differ "
 			  "from the source, so only calls and latency are "
 			  "measured");
+	plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL, PLAN_SYSTP_SYMBOL,
+		  PLAN_H_DD_SYSTP,
+		  "syscall-level on the per-syscall tracepoints "
+		  "sys_enter/sys_exit_ioctl, so other syscalls run no program "
+		  "of ours: FIDEDUPERANGE ioctls, one call per destination; "
+		  "32-bit tasks' ioctls are not seen");
 	plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL, "sys_enter/sys_exit",
 		  PLAN_H_DD_SYSCALL,
-		  "syscall-level: FIDEDUPERANGE ioctls, one call per "
-		  "destination");
+		  "syscall-level on the raw tracepoints sys_enter/sys_exit, "
+		  "which run on every syscall (one program each way for both "
+		  "targets): FIDEDUPERANGE ioctls, one call per destination");
 }
 
 int plan__next(const struct plan *p, int from)

@@ -52,8 +52,10 @@ struct kfacts {
 };
 
 enum plan_mode { PLAN_AUTO, PLAN_FENTRY, PLAN_KPROBE, PLAN_SYSCALL };
-/* MECH_SYSCALL: raw tracepoints at syscall entry/exit, the fallback when
- * neither fentry nor kprobes attach (e.g. a locked-down kernel). */
+/* MECH_SYSCALL: the syscall level, the fallback when neither fentry nor
+ * kprobes attach (e.g. a locked-down kernel): the per-syscall tracepoints
+ * of the traced syscalls where the kernel has them, else the raw
+ * tracepoints at every syscall's entry and exit. */
 enum plan_mech { MECH_FENTRY, MECH_KPROBE, MECH_SYSCALL };
 
 /* Which BPF handler flavour a step uses. */
@@ -90,7 +92,16 @@ enum {
 	PLAN_H_SH_SYSCALL, /* read syscalls on tmpfs files */
 	PLAN_H_SH_LOOKUP,  /* sub-probe: folio lookups of the read loop */
 	PLAN_H_DD_FOLIO,   /* sub-probe: folios read by the compare */
+	PLAN_H_DD_SYSTP,   /* FIDEDUPERANGE ioctls, per-syscall tracepoints */
+	PLAN_H_SH_SYSTP,   /* tmpfs reads, per-syscall tracepoints */
 };
+
+/* The step symbol of the per-syscall tracepoints (their tracefs group):
+ * FOLIOSCOPE_EXCLUDE=syscalls leaves the raw ones. */
+#define PLAN_SYSTP_SYMBOL "syscalls"
+/* A function only a kernel with per-syscall tracepoints has
+ * (CONFIG_FTRACE_SYSCALLS). */
+#define PLAN_SYSTP_FACT "ftrace_syscall_enter"
 
 #define PLAN_MAX_STEPS 16
 

@@ -30,16 +30,18 @@
 
 #define KEV_GROUP "folioscope_"
 
-/* The tracefs mount to use now: a mounted one, else a private one. */
-static int tracefs__find(struct kevents *k, char *dir, size_t n)
+/* The tracefs mount to use now: a mounted one where file has mode, else
+ * a private one. */
+static int tracefs__find(struct kevents *k, char *dir, size_t n,
+			 const char *file, int mode)
 {
 	static const char *const where[] = { "/sys/kernel/tracing",
 					     "/sys/kernel/debug/tracing" };
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
-		snprintf(path, sizeof(path), "%s/kprobe_events", where[i]);
-		if (!access(path, W_OK)) {
+		snprintf(path, sizeof(path), "%s/%s", where[i], file);
+		if (!access(path, mode)) {
 			snprintf(dir, n, "%s", where[i]);
 			return 0;
 		}
@@ -107,7 +109,7 @@ int kevents__open(struct kevents *k)
 
 	if (k->opened)
 		return 0;
-	err = tracefs__find(k, dir, sizeof(dir));
+	err = tracefs__find(k, dir, sizeof(dir), "kprobe_events", W_OK);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/kprobe_events", dir);
@@ -160,17 +162,47 @@ static void event__remove(struct kevents *k, const char *name)
 			   name);
 }
 
+/* perf_event_open of the tracepoint whose id file is path, prog on it. */
+static struct bpf_link *perf__attach(const struct bpf_program *prog,
+				     const char *path)
+{
+	struct perf_event_attr attr = {};
+	struct bpf_link *l;
+	__u64 id = 0;
+	int pfd, err;
+
+	err = read_id(path, &id);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1,
+			   PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event(prog, pfd);
+	if (!l) {
+		err = errno;
+		close(pfd);
+		errno = err;
+	}
+	return l;
+}
+
 struct bpf_link *kevents__attach(struct kevents *k,
 				 const struct bpf_program *prog, bool retprobe,
 				 const char *sym)
 {
-	struct perf_event_attr attr = {};
 	char name[160], cmd[400], path[PATH_MAX + 192], ev[96];
 	struct bpf_link *l;
 	unsigned int ma = retprobe ? maxactive() : 0;
 	size_t i;
-	__u64 id = 0;
-	int pfd, err;
+	int err;
 
 	if (k->nevents >= KEV_MAX) {
 		errno = ENOSPC;
@@ -195,29 +227,9 @@ struct bpf_link *kevents__attach(struct kevents *k,
 	if (write(k->events_fd, cmd, strlen(cmd)) < 0)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/events/%s/id", k->dir, name);
-	err = read_id(path, &id);
-	if (err) {
-		event__remove(k, name);
-		errno = -err;
-		return NULL;
-	}
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	pfd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1,
-			   PERF_FLAG_FD_CLOEXEC);
-	if (pfd < 0) {
-		err = errno;
-		event__remove(k, name);
-		errno = err;
-		return NULL;
-	}
-	l = bpf_program__attach_perf_event(prog, pfd);
+	l = perf__attach(prog, path);
 	if (!l) {
 		err = errno;
-		close(pfd);
 		event__remove(k, name);
 		errno = err;
 		return NULL;
@@ -225,6 +237,27 @@ struct bpf_link *kevents__attach(struct kevents *k,
 	snprintf(k->name[k->nevents], sizeof(k->name[0]), "%s", name);
 	snprintf(k->event[k->nevents++], sizeof(k->event[0]), "%s", ev);
 	return l;
+}
+
+struct bpf_link *kevents__attach_tp(struct kevents *k,
+				    const struct bpf_program *prog,
+				    const char *group, const char *name)
+{
+	char rel[192], path[PATH_MAX + 192];
+	int err;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/id", group, name);
+	/* Syscall-level steps have no kprobes: the directory is ours. */
+	if (!k->dir[0]) {
+		err = tracefs__find(k, k->dir, sizeof(k->dir), rel, R_OK);
+		if (err) {
+			k->dir[0] = '\0';
+			errno = -err;
+			return NULL;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/%s", k->dir, rel);
+	return perf__attach(prog, path);
 }
 
 __u64 kevents__missed(const struct kevents *k)
@@ -257,8 +290,11 @@ __u64 kevents__missed(const struct kevents *k)
 
 void kevents__close(struct kevents *k)
 {
-	if (!k->opened)
+	if (!k->opened) {
+		tracefs__release(k);
+		k->dir[0] = '\0';
 		return;
+	}
 	if (k->events_fd >= 0)
 		for (int i = 0; i < k->nevents; i++)
 			event__remove(k, k->name[i]);
@@ -271,6 +307,7 @@ void kevents__close(struct kevents *k)
 	k->profile_fd = -1;
 	k->opened = false;
 	tracefs__release(k);
+	k->dir[0] = '\0';
 }
 
 void kevents__done_setup(struct kevents *k)

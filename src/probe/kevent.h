@@ -30,6 +30,11 @@ int kevents__open(struct kevents *k);
 struct bpf_link *kevents__attach(struct kevents *k,
 				 const struct bpf_program *prog, bool retprobe,
 				 const char *sym);
+/* prog on tracepoint GROUP/NAME (a perf event), through a mounted
+ * tracefs or a private mount of it; NULL + errno. */
+struct bpf_link *kevents__attach_tp(struct kevents *k,
+				    const struct bpf_program *prog,
+				    const char *group, const char *name);
 /* Attaching is over: let a private tracefs mount go (the files stay). */
 void kevents__done_setup(struct kevents *k);
 /* Runs the kernel missed, summed over this set's events. */

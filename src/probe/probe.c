@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include "probe.h"
 #include "kevent.h"
+#include "sysraw.h"
 #include "target.h"
 #include "util/err.h"
 
@@ -35,6 +36,8 @@ struct probe {
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
 	char kev_why[200];
+	int raw_slot; /* slots filled in the shared raw pair, if raw_added */
+	bool raw_added;
 };
 
 enum probe_inflight probe__inflight_mode(void)
@@ -188,6 +191,8 @@ static int prog__attach(struct probe *pr, const struct probe_prog *pp,
 					 "(tracefs kprobe event: %s)",
 					 strerror(-err));
 		}
+	} else if (pp->tp) {
+		l = kevents__attach_tp(&pr->kev, prog, "syscalls", pp->tp);
 	} else { /* fentry target set before load; raw_tp named in SEC() */
 		l = bpf_program__attach(prog);
 	}
@@ -209,8 +214,32 @@ static int set__attach(struct probe *pr, const struct probe_set *ps,
 	return err;
 }
 
+/* The entry and exit programs of ps into the raw pair both targets
+ * share. */
+static int set__attach_raw(struct probe *pr, const struct probe_set *ps,
+			   const struct probe_opts *o)
+{
+	struct bpf_program *in, *out;
+	int err;
+
+	in = bpf_object__find_program_by_name(pr->obj, ps->prog[0].name);
+	out = bpf_object__find_program_by_name(pr->obj, ps->prog[1].name);
+	if (!in || !out)
+		return -ENOENT;
+	err = sysraw__add(ps->raw_slot, bpf_program__fd(in),
+			  bpf_program__fd(out), o->btf_path);
+	if (!err) {
+		pr->raw_slot = ps->raw_slot;
+		pr->raw_added = true;
+	}
+	return err;
+}
+
 static void probe__close(struct probe *pr)
 {
+	if (pr->raw_added)
+		sysraw__remove(pr->raw_slot);
+	pr->raw_added = false;
 	for (int i = 0; i < pr->nlinks; i++)
 		bpf_link__destroy(pr->link[i]);
 	pr->nlinks = 0;
@@ -254,7 +283,10 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	if (o->load_only)
 		return 0;
 	what = "attach";
-	err = set__attach(pr, ps, s->symbol);
+	if (ps->raw_shared)
+		err = set__attach_raw(pr, ps, o);
+	else
+		err = set__attach(pr, ps, s->symbol);
 	if (!err)
 		err = set__attach(pr, sp, sub_sym);
 	if (err)

@@ -129,8 +129,12 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			  PAIR("kprobe_one", "kretprobe_any") },
 			{ PLAN_H_DD_CLONE, MECH_KPROBE, false, false,
 			  PAIR("kprobe_clone", "kretprobe_any") },
+			{ PLAN_H_DD_SYSTP, MECH_SYSCALL, false, false,
+			  { { "tp_enter_dd", false, "sys_enter_ioctl" },
+			    { "tp_exit_dd", true, "sys_exit_ioctl" } } },
 			{ PLAN_H_DD_SYSCALL, MECH_SYSCALL, false, false,
-			  PAIR("sys_enter_dd", "sys_exit_dd") },
+			  PAIR("sys_enter_dd", "sys_exit_dd"),
+			  .raw_shared = true, .raw_slot = FS_SYSRAW_DD_ENTER },
 		},
 		.sub = {
 			[MECH_FENTRY] = { PLAN_H_DD_FOLIO, MECH_FENTRY, false,
@@ -162,8 +166,24 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			  PAIR("fentry_read", "fexit_read") },
 			{ PLAN_H_SH_READ, MECH_KPROBE, true, false,
 			  PAIR("kprobe_read", "kretprobe_read") },
+			/* The kernel refuses a tracepoint program that reads
+			 * past the record of one it is attached to: read's
+			 * and readv's end at their third argument, and get
+			 * an entry program that reads no more. */
+			{ PLAN_H_SH_SYSTP, MECH_SYSCALL, false, false,
+			  { { "tp_enter_sh3", false, "sys_enter_read" },
+			    { "tp_exit_sh", true, "sys_exit_read" },
+			    { "tp_enter_sh", false, "sys_enter_pread64" },
+			    { "tp_exit_sh", true, "sys_exit_pread64" },
+			    { "tp_enter_sh3", false, "sys_enter_readv" },
+			    { "tp_exit_sh", true, "sys_exit_readv" },
+			    { "tp_enter_sh", false, "sys_enter_preadv" },
+			    { "tp_exit_sh", true, "sys_exit_preadv" },
+			    { "tp_enter_sh", false, "sys_enter_preadv2" },
+			    { "tp_exit_sh", true, "sys_exit_preadv2" } } },
 			{ PLAN_H_SH_SYSCALL, MECH_SYSCALL, false, false,
-			  PAIR("sys_enter_sh", "sys_exit_sh") },
+			  PAIR("sys_enter_sh", "sys_exit_sh"),
+			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER },
 		},
 		.sub = {
 			[MECH_FENTRY] = { PLAN_H_SH_LOOKUP, MECH_FENTRY, false,

@@ -21,6 +21,8 @@ struct probe_prog {
 	/* Runs at the function's return: attached as a kretprobe (fexit
 	 * and raw tracepoints say so in their SEC()). */
 	bool ret;
+	/* The per-syscall tracepoint syscalls/TP it attaches to, or NULL. */
+	const char *tp;
 };
 
 #define PROBE_SET_MAX 12
@@ -34,6 +36,11 @@ struct probe_set {
 	 * function's BTF and tell the programs. */
 	bool src_may_be_inode;
 	struct probe_prog prog[PROBE_SET_MAX]; /* up to the first NULL name */
+	/* Raw sys_enter/sys_exit: the entry and exit programs (prog[0],
+	 * prog[1]) go in slots raw_slot and raw_slot + 1 of the pair both
+	 * targets share (sysraw.c), not attached themselves. */
+	bool raw_shared;
+	int raw_slot;
 };
 
 /* Settings compiled into the programs of one try, besides the filters. */
@@ -43,7 +50,7 @@ struct probe_load_cfg {
 	int sub_arg; /* shmem lookup: index of the folio out-pointer */
 };
 
-#define PROBE_TARGET_SETS 8
+#define PROBE_TARGET_SETS 10
 
 struct probe_target {
 	const char *object; /* the BPF object's name, for messages */

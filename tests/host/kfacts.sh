@@ -243,7 +243,7 @@ if [ -r /sys/kernel/btf/vmlinux ] && command -v python3 >/dev/null; then
 	expect_match "doctor --btf changed prototype: kprobe refused" "$out" \
 		"-- kprobe +shmem_file_read_iter +$kf_want"
 	expect_match "doctor --btf changed prototype: picks the syscall level" "$out" \
-		'would use: syscall on sys_enter/sys_exit'
+		'would use: syscall on syscalls'
 	if "$FS" run shmem-read --size 4M --btf "$kf/proto.btf" -j "$kf/proto.json" >/dev/null 2>"$kf/proto.err"; then
 		expect_eq "run --btf changed prototype: syscall level, reconciles" \
 			"$(jq -r '[.targets.shmem.attach.mechanism, .workload.reconcile, .targets.shmem.histograms.bytes.sum] | join(" ")' "$kf/proto.json")" \
@@ -261,7 +261,7 @@ if [ -r /sys/kernel/btf/vmlinux ] && command -v python3 >/dev/null; then
 	expect_match "doctor --btf without the function: fentry refused" "$out" \
 		"-- fentry +shmem_file_read_iter +no BTF func 'shmem_file_read_iter' to check the arguments against"
 	expect_match "doctor --btf without the function: picks the syscall level" "$out" \
-		'would use: syscall on sys_enter/sys_exit'
+		'would use: syscall on syscalls'
 else
 	skip "--btf with edited BTF" "no /sys/kernel/btf/vmlinux or no python3"
 fi

@@ -1,5 +1,7 @@
-# The syscall level on this host (sourced by tests/check.sh): what it
-# decodes and what it counts apart (32-bit tasks, iovecs past the limit),
+# The syscall level on this host (sourced by tests/check.sh): which
+# tracepoints it attaches to (the per-syscall ones, the raw pair when
+# they are excluded) and that both count exactly; what it decodes and
+# what it counts apart (32-bit tasks, iovecs past the limit),
 # offset 0's alignment slot in every format, and -i's intervals adding up
 # to the totals while the traced process keeps reading. Every trace is
 # filtered to the test's own processes.
@@ -18,10 +20,11 @@ sc_reader() {
 }
 sc_go() { echo go >"$sc/$1.go"; rm -f "$sc/$1.go"; }
 
-# sc_trace ARGS: trace in the background until it has attached.
+# sc_trace ARGS: trace in the background until it has attached
+# (FOLIOSCOPE_EXCLUDE from $SC_EXCLUDE).
 sc_trace() {
 	rm -f "$sc/err"
-	"$FS" trace "$@" >"$sc/out" 2>"$sc/err" &
+	FOLIOSCOPE_EXCLUDE=${SC_EXCLUDE:-} "$FS" trace "$@" >"$sc/out" 2>"$sc/err" &
 	TPID=$!
 	for _ in $(seq 300); do
 		grep -q 'tracing' "$sc/err" 2>/dev/null && return 0
@@ -37,7 +40,132 @@ sc_stop() {
 # sc_j FILE JQ: one value of a JSON report.
 sc_j() { jq -r "$2" "$1"; }
 
+# ---- which tracepoints: links of the tracer, counts on both ----
+# sc_links PID: "LINK_TYPE TP_NAME PROG_NAME" of each BPF link PID holds,
+# sorted, from /proc/PID/fdinfo (its own links only, not other users').
+sc_links() {
+	local f t n id
+	for f in /proc/"$1"/fdinfo/*; do
+		t=$(sed -n 's/^link_type:[[:space:]]*//p' "$f" 2>/dev/null)
+		[ -n "$t" ] || continue
+		n=$(sed -n 's/^tp_name:[[:space:]]*//p' "$f")
+		id=$(sed -n 's/^prog_id:[[:space:]]*//p' "$f")
+		echo "$t ${n:--} $(bpftool prog show id "$id" 2>/dev/null |
+			sed -n 's/.* name \([^ ]*\) .*/\1/p')"
+	done | sort
+}
+sc_sys_reader() { # a reader of every traced kind on $1, plus bystanders
+	# preadv and preadv2 by number (x86-64): a libc may make either
+	# one of the other.
+	sc_reader "$2" python3 -c '
+import ctypes, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+z = os.open("/dev/zero", os.O_RDONLY)
+for _ in range(3):
+    os.getppid()
+    os.pread(z, 4096, 0)
+os.read(fd, 100)
+os.pread(fd, 200, 0)
+os.readv(fd, [bytearray(300)])
+class iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+for nr, n in ((295, 400), (327, 500)):
+    b = ctypes.create_string_buffer(n)
+    iov = iovec(ctypes.addressof(b), n)
+    if libc.syscall(ctypes.c_long(nr), ctypes.c_long(fd), ctypes.byref(iov),
+                    ctypes.c_long(1), ctypes.c_long(0), ctypes.c_long(0),
+                    ctypes.c_long(0)) != n:
+        sys.exit(1)
+' "$1"
+}
+if command -v bpftool >/dev/null; then
+	# Per-syscall tracepoints where the kernel has them; the raw pair
+	# when they are excluded (as on a kernel without them).
+	for sc_mode in tp raw; do
+		SC_EXCLUDE=
+		[ $sc_mode = raw ] && SC_EXCLUDE=syscalls
+		sc_sys_reader "$sc/f" "r$sc_mode"; R=$RPID
+		if sc_trace -t all -p "$R" -j "$sc/$sc_mode.json"; then
+			links=$(sc_links "$TPID")
+			sc_go "r$sc_mode"; wait "$R"; sc_stop
+			if [ $sc_mode = tp ]; then
+				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+				expect_eq "syscall level: report names the per-syscall tracepoints" \
+					"$(sc_j "$sc/tp.json" '[.targets.shmem.attach.symbol, .targets.dedupe.attach.symbol] | @tsv')" \
+					"syscalls	syscalls"
+				expect_match "syscall level: the reason says why they" \
+					"$(sc_j "$sc/tp.json" .targets.shmem.attach.reason)" \
+					'per-syscall tracepoints sys_enter/sys_exit_\{read,pread64,readv,preadv,preadv2\}, so other syscalls run no program of ours'
+			else
+				expect_eq "syscall level, raw fallback: one raw sys_enter and one sys_exit program for both targets" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_all,"
+				expect_eq "syscall level, raw fallback: report names the raw pair" \
+					"$(sc_j "$sc/raw.json" .targets.shmem.attach.symbol)" "sys_enter/sys_exit"
+				expect_match "syscall level, raw fallback: the reason says why" \
+					"$(sc_j "$sc/raw.json" .targets.shmem.attach.reason)" \
+					"syscall syscalls: 'syscalls' excluded by FOLIOSCOPE_EXCLUDE"
+			fi
+			# One of each read on the tmpfs file (/dev/shm): 100 +
+			# 200 + 300 + 400 + 500 bytes; getppid and /dev/zero
+			# are no reads of tmpfs, and nothing is a dedupe.
+			expect_eq "syscall level ($sc_mode): each read counted once, bytes exact" \
+				"$(sc_j "$sc/$sc_mode.json" '[.targets.shmem.calls, .targets.shmem.histograms.bytes.sum, .targets.shmem.histograms.req_bytes.sum, .targets.shmem.counters.dropped, .targets.dedupe.calls] | @tsv')" \
+				"5	1500	1500	0	0"
+		else
+			bad "syscall level ($sc_mode)" "did not attach: $(cat "$sc/err")"; kill "$R"
+		fi
+	done
+	SC_EXCLUDE=
+	# -t shmem: nothing of dedupe's is attached.
+	sc_reader s true; S=$RPID
+	if sc_trace -t shmem -p "$S"; then
+		expect_eq "trace -t shmem: no dedupe program attached" \
+			"$(sc_links "$TPID" | grep -c '_dd$')" 0
+		expect_match "trace -t shmem: its own are" "$(sc_links "$TPID")" 'tp_exit_sh'
+		sc_go s; wait "$S"; sc_stop
+	else
+		bad "trace -t shmem links" "did not attach: $(cat "$sc/err")"; kill "$S"
+	fi
+else
+	skip "syscall level: which tracepoints" "no bpftool to name the programs"
+fi
+# doctor names the plan and why.
+out=$("$FS" doctor 2>&1)
+expect_match "doctor: would use the per-syscall tracepoints" "$out" \
+	'would use: syscall on syscalls'
+expect_match "doctor: because: why" "$out" \
+	'because: syscall-level on the per-syscall tracepoints sys_enter/sys_exit_ioctl, so other syscalls run no program of ours'
+out=$(FOLIOSCOPE_EXCLUDE=syscalls "$FS" doctor 2>&1)
+expect_match "doctor, per-syscall tracepoints excluded: the raw pair" "$out" \
+	'would use: syscall on sys_enter/sys_exit'
+expect_match "doctor, per-syscall tracepoints excluded: because" "$out" \
+	"because: syscall-level on the raw tracepoints sys_enter/sys_exit, which run on every syscall.*syscall syscalls: 'syscalls' excluded by FOLIOSCOPE_EXCLUDE"
+# Workloads with ground truth, on both: counts reconcile.
+for sc_mode in tp raw; do
+	SC_EXCLUDE=
+	[ $sc_mode = raw ] && SC_EXCLUDE=syscalls
+	for w in shmem-read dedupe; do
+		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE "$FS" run "$w" -j "$sc/w.json" >/dev/null 2>"$sc/w.err"; then
+			t=shmem
+			[ $w = dedupe ] && t=dedupe
+			expect_eq "run $w, syscall level ($sc_mode): reconciles" \
+				"$(jq -r "[.targets.$t.attach.symbol, .workload.reconcile] | join(\" \")" "$sc/w.json")" \
+				"$([ $sc_mode = tp ] && echo syscalls || echo sys_enter/sys_exit) ok"
+		else
+			bad "run $w ($sc_mode)" "$(tail -n 3 "$sc/w.err")"
+		fi
+	done
+done
+
 # ---- 32-bit (compat) tasks: counted apart, never decoded as x86-64 ----
+# The raw pair sees them; the per-syscall tracepoints are not run for
+# them (the kernel skips a 32-bit task's syscalls there).
+SC_EXCLUDE=syscalls
 if gcc -m32 -static -nostdlib -ffreestanding -fno-pic -fno-stack-protector \
 	-O2 tests/host/progs/compat32.c -o "$sc/compat32" 2>"$sc/cc.err" &&
 	"$sc/compat32" "$sc/f"; then
@@ -61,6 +189,7 @@ if gcc -m32 -static -nostdlib -ffreestanding -fno-pic -fno-stack-protector \
 else
 	skip "syscall level: compat" "cannot build or run a static 32-bit program (no IA32 emulation?): $(head -c 300 "$sc/cc.err")"
 fi
+SC_EXCLUDE=
 
 # ---- readv past FS_MAX_IOVECS: counted, req_bytes partial ----
 maxiov=$(awk '$1 == "#define" && $2 == "FS_MAX_IOVECS" { print $3 }' bpf/shared.h)

@@ -62,12 +62,15 @@ struct fake {
 		2, { "ptr:struct kiocb", "ptr:struct iov_iter" }, "s64"        \
 	}
 
-/* Debian 12's 6.1: compare inlined, 7-argument __generic prep. */
+/* Debian 12's 6.1: compare inlined, 7-argument __generic prep; per-syscall
+ * tracepoints (CONFIG_FTRACE_SYSCALLS) as every kernel here but the
+ * fakes below. */
 static const struct fake_fn deb61[] = {
 	{ "__generic_remap_file_range_prep", true, true, PREP7 },
 	{ "generic_remap_file_range_prep", true, true, PREP6 },
 	{ "vfs_dedupe_file_range_one", true, true, ONE },
 	{ "shmem_file_read_iter", true, true, READ },
+	{ PLAN_SYSTP_FACT, true, false, { 0 } },
 };
 
 /* shmem_get_folio_gfp(inode, index, loff_t write_end, struct folio **foliop,
@@ -101,6 +104,7 @@ static const struct fake_fn deb612[] = {
 	{ "shmem_file_read_iter", true, true, READ },
 	{ "shmem_get_folio_gfp", true, true, GFP612 },
 	{ "read_cache_folio", true, true, RCF },
+	{ PLAN_SYSTP_FACT, true, false, { 0 } },
 };
 
 /* A kernel where the compare is a real function. */
@@ -201,9 +205,17 @@ static void test_debian61_auto(void **state)
 	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_true(p.inlined);
-	/* 2 on the compare, 6 on callers, the syscall-level fallback */
-	assert_int_equal(p.nsteps, 9);
+	/* 2 on the compare, 6 on callers, the syscall level on per-syscall
+	 * tracepoints, then on the raw ones */
+	assert_int_equal(p.nsteps, 10);
 	assert_int_equal(p.step[8].mech, MECH_SYSCALL);
+	assert_string_equal(p.step[8].symbol, PLAN_SYSTP_SYMBOL);
+	assert_int_equal(p.step[8].handler, PLAN_H_DD_SYSTP);
+	assert_true(p.step[8].available);
+	assert_int_equal(p.step[9].mech, MECH_SYSCALL);
+	assert_string_equal(p.step[9].symbol, "sys_enter/sys_exit");
+	assert_int_equal(p.step[9].handler, PLAN_H_DD_SYSCALL);
+	assert_true(p.step[9].available);
 	/* compare: no symbol, both steps refused with that reason */
 	assert_false(p.step[0].available);
 	assert_non_null(strstr(p.step[0].why, "no symbol"));
@@ -234,7 +246,7 @@ static void test_debian612_auto(void **state)
 	fake_init(&f, &fk, deb612, ARRAY_SIZE(deb612), 1);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_true(p.inlined);
-	assert_int_equal(p.nsteps, 9);
+	assert_int_equal(p.nsteps, 10);
 	assert_false(p.step[0].available);
 	assert_false(p.step[1].available);
 	assert_int_equal(plan__next(&p, 0), 2);
@@ -263,7 +275,7 @@ static void test_debian612_auto(void **state)
 	assert_null(strstr(why, "kprobe __generic"));
 
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
-	assert_int_equal(p.nsteps, 3);
+	assert_int_equal(p.nsteps, 4);
 	assert_int_equal(plan__next(&p, 0), 0);
 	assert_int_equal(p.step[0].mech, MECH_FENTRY);
 	assert_int_equal(p.step[0].role, ROLE_FUNC);
@@ -345,9 +357,11 @@ static void test_changed_prototype_refused(void **state)
 			    "BTF prototype argument 5 is u32, expected s64");
 	assert_false(p.step[1].available);
 	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
-	/* Both function steps refused: only the syscall level remains. */
-	assert_int_equal(plan__next(&p, 0), 2);
-	assert_int_equal(p.step[2].mech, MECH_SYSCALL);
+	/* Both function steps refused: only the syscall level remains, on
+	 * the raw tracepoints (this kernel has no per-syscall ones). */
+	assert_int_equal(plan__next(&p, 0), 3);
+	assert_int_equal(p.step[3].mech, MECH_SYSCALL);
+	assert_int_equal(p.step[3].handler, PLAN_H_SH_SYSCALL);
 	assert_non_null(strstr(p.step[0].why, "has 3 arguments"));
 }
 
@@ -365,7 +379,7 @@ static void test_clone_timing_only_last(void **state)
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_string_equal(p.clone, fk.clone);
 	assert_true(p.inlined);
-	assert_int_equal(p.nsteps, 10);
+	assert_int_equal(p.nsteps, 11);
 	assert_int_equal(plan__next(&p, 0), 8);
 	assert_int_equal(p.step[8].role, ROLE_CLONE);
 	assert_int_equal(p.step[8].mech, MECH_KPROBE);
@@ -373,8 +387,8 @@ static void test_clone_timing_only_last(void **state)
 	/* With kprobes off only the syscall level is left. */
 	f.kprobes = 0;
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
-	assert_int_equal(plan__next(&p, 0), 9);
-	assert_int_equal(p.step[9].role, ROLE_SYSCALL);
+	assert_int_equal(plan__next(&p, 0), 10);
+	assert_int_equal(p.step[10].role, ROLE_SYSCALL);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_KPROBE, &p);
 	assert_int_equal(plan__next(&p, 0), -1);
 }
@@ -482,6 +496,96 @@ static void test_exclude_forces_dedupe_one(void **state)
 	assert_int_equal(plan__next(&p, 0), 0);
 }
 
+/*
+ * The syscall level on a kernel with per-syscall tracepoints: those come
+ * first (other syscalls run nothing of ours), the raw sys_enter/sys_exit
+ * stay behind them; the reason says which and why. -m syscall keeps both.
+ */
+static void test_syscall_tracepoints_first(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+	char why[1024];
+
+	fake_init(&f, &fk, deb61, N(deb61), 0);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		int tp, raw;
+
+		plan__build(&f, t, PLAN_SYSCALL, &p);
+		assert_int_equal(p.nsteps, 2);
+		tp = plan__next(&p, 0);
+		assert_int_equal(tp, 0);
+		assert_string_equal(p.step[0].symbol, PLAN_SYSTP_SYMBOL);
+		assert_int_equal(p.step[0].role, ROLE_SYSCALL);
+		assert_int_equal(p.step[0].handler, t == FS_TGT_DEDUPE
+							    ? PLAN_H_DD_SYSTP
+							    : PLAN_H_SH_SYSTP);
+		raw = plan__next(&p, tp + 1);
+		assert_int_equal(raw, 1);
+		assert_string_equal(p.step[1].symbol, "sys_enter/sys_exit");
+		assert_int_equal(p.step[1].handler,
+				 t == FS_TGT_DEDUPE ? PLAN_H_DD_SYSCALL
+						    : PLAN_H_SH_SYSCALL);
+		p.step[0].tried = true;
+		strcpy(p.step[0].err_msg, "attached");
+		p.chosen = 0;
+		plan__reason(&p, why, sizeof(why));
+		assert_non_null(strstr(why, "per-syscall tracepoints"));
+		assert_non_null(strstr(why, "other syscalls run no program"));
+		assert_non_null(strstr(why, t == FS_TGT_DEDUPE
+						    ? "sys_exit_ioctl"
+						    : "{read,pread64,readv,"
+						      "preadv,preadv2}"));
+	}
+	/* Auto on a kernel without kprobes: the same, after fentry. */
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	assert_int_equal(plan__next(&p, 1), 2);
+	assert_int_equal(p.step[2].handler, PLAN_H_SH_SYSTP);
+}
+
+/*
+ * Without per-syscall tracepoints (no CONFIG_FTRACE_SYSCALLS), or with
+ * them excluded (FOLIOSCOPE_EXCLUDE=syscalls), the raw pair is used and
+ * the reason says why the per-syscall ones were not.
+ */
+static void test_syscall_raw_fallback(void **state)
+{
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+	char why[1024];
+
+	fake_init(&f, &fk, upstream, N(upstream), 0);
+	plan__build(&f, FS_TGT_SHMEM, PLAN_SYSCALL, &p);
+	assert_int_equal(p.nsteps, 2);
+	assert_false(p.step[0].available);
+	assert_string_equal(p.step[0].why, "no per-syscall tracepoints (no "
+					   "ftrace_syscall_enter in kallsyms: "
+					   "CONFIG_FTRACE_SYSCALLS is off)");
+	assert_int_equal(plan__next(&p, 0), 1);
+	p.chosen = 1;
+	plan__reason(&p, why, sizeof(why));
+	assert_non_null(strstr(why, "raw tracepoints sys_enter/sys_exit, "
+				    "which run on every syscall"));
+	assert_non_null(strstr(why, "; syscall syscalls: no per-syscall "
+				    "tracepoints"));
+
+	fake_init(&f, &fk, deb61, N(deb61), 0);
+	strcpy(f.exclude, PLAN_SYSTP_SYMBOL);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_SYSCALL, &p);
+	assert_false(p.step[0].available);
+	assert_string_equal(p.step[0].why,
+			    "'syscalls' excluded by FOLIOSCOPE_EXCLUDE");
+	assert_int_equal(plan__next(&p, 0), 1);
+	assert_int_equal(p.step[1].handler, PLAN_H_DD_SYSCALL);
+	/* No BTF: neither, for the same reason as before. */
+	f.has_btf = false;
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_SYSCALL, &p);
+	assert_int_equal(plan__next(&p, 0), -1);
+	assert_non_null(strstr(p.step[0].why, "give --btf FILE"));
+}
+
 static void test_parse_mode(void **state)
 {
 	enum plan_mode m;
@@ -510,6 +614,8 @@ int main(void)
 		cmocka_unit_test(test_btf_file_without_kernel_btf),
 		cmocka_unit_test(test_reason_names_skipped_steps),
 		cmocka_unit_test(test_exclude_forces_dedupe_one),
+		cmocka_unit_test(test_syscall_tracepoints_first),
+		cmocka_unit_test(test_syscall_raw_fallback),
 		cmocka_unit_test(test_parse_mode),
 	};
 

@@ -96,6 +96,42 @@ static void test_sets_for_plan_handlers(void **state)
 					  PLAN_H_DD_SYSCALL, MECH_SYSCALL));
 	assert_non_null(probe_target__set(probe_target__get(FS_TGT_SHMEM),
 					  PLAN_H_SH_SYSCALL, MECH_SYSCALL));
+	/* The raw pair goes through the one both targets share, each in
+	 * its own slots. */
+	assert_true(probe_target__set(probe_target__get(FS_TGT_DEDUPE),
+				      PLAN_H_DD_SYSCALL, MECH_SYSCALL)
+			    ->raw_shared);
+	assert_int_equal(probe_target__set(probe_target__get(FS_TGT_DEDUPE),
+					   PLAN_H_DD_SYSCALL, MECH_SYSCALL)
+				 ->raw_slot,
+			 FS_SYSRAW_DD_ENTER);
+	assert_int_equal(probe_target__set(probe_target__get(FS_TGT_SHMEM),
+					   PLAN_H_SH_SYSCALL, MECH_SYSCALL)
+				 ->raw_slot,
+			 FS_SYSRAW_SH_ENTER);
+	/* Per-syscall tracepoints: every program on a tracepoint of its
+	 * own, the five reads' (entry and exit) and ioctl's. */
+	{
+		const struct probe_set *ps =
+			probe_target__set(probe_target__get(FS_TGT_SHMEM),
+					  PLAN_H_SH_SYSTP, MECH_SYSCALL);
+		int n = 0;
+
+		assert_non_null(ps);
+		assert_false(ps->raw_shared);
+		for (; n < PROBE_SET_MAX && ps->prog[n].name; n++) {
+			assert_non_null(ps->prog[n].tp);
+			assert_int_equal(
+				ps->prog[n].ret,
+				!strncmp(ps->prog[n].tp, "sys_exit_", 9));
+		}
+		assert_int_equal(n, 10);
+		ps = probe_target__set(probe_target__get(FS_TGT_DEDUPE),
+				       PLAN_H_DD_SYSTP, MECH_SYSCALL);
+		assert_non_null(ps);
+		assert_string_equal(ps->prog[0].tp, "sys_enter_ioctl");
+		assert_string_equal(ps->prog[1].tp, "sys_exit_ioctl");
+	}
 	/* Only the compare may take an inode as its first argument. */
 	assert_true(probe_target__set(probe_target__get(FS_TGT_DEDUPE),
 				      PLAN_H_DD_CMP, MECH_FENTRY)

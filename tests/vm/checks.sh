@@ -117,6 +117,9 @@ for wl in "shmem-read --size 4M --bs 64K" "dedupe --count 8 --range 64K"; do
 	if check_run "vm $name -m syscall" "$out/$j" "$tgt"; then
 		expect_eq "vm $name -m syscall: mechanism" \
 			"$(jq -r ".targets.$tgt.attach.mechanism" "$out/$j")" syscall
+		# Debian's kernels have per-syscall tracepoints.
+		expect_eq "vm $name -m syscall: on the per-syscall tracepoints" \
+			"$(jq -r ".targets.$tgt.attach.symbol" "$out/$j")" syscalls
 	fi
 done
 

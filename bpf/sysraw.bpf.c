@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The raw sys_enter/sys_exit tracepoints, for kernels without per-syscall
+ * ones: one program per direction for both targets. Every syscall of
+ * every task runs them, so each leaves after a compare for a syscall no
+ * target traces, and hands the others to the target's own program (a
+ * tail call into the slot its probe filled; an empty slot returns).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "shared.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, FS_SYSRAW_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} handlers SEC(".maps");
+
+/* Numbers in either table: a 32-bit task's are told apart (and counted)
+ * by the target's program. */
+static __always_inline bool is_read(long id)
+{
+	return id == FS_NR_READ || id == FS_NR_PREAD64 || id == FS_NR_READV ||
+	       id == FS_NR_PREADV || id == FS_NR_PREADV2 ||
+	       id == FS_NR32_READ || id == FS_NR32_PREAD64 ||
+	       id == FS_NR32_READV || id == FS_NR32_PREADV ||
+	       id == FS_NR32_PREADV2;
+}
+
+SEC("raw_tp/sys_enter")
+int sys_enter_all(u64 *ctx)
+{
+	long id = (long)ctx[1];
+
+	if (is_read(id))
+		bpf_tail_call(ctx, &handlers, FS_SYSRAW_SH_ENTER);
+	else if (id == FS_NR_IOCTL || id == FS_NR32_IOCTL)
+		bpf_tail_call(ctx, &handlers, FS_SYSRAW_DD_ENTER);
+	return 0;
+}
+
+/* sys_exit has the return value, not the number: the saved orig_ax. The
+ * targets' exits decode only x86-64 numbers. */
+SEC("raw_tp/sys_exit")
+int sys_exit_all(u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long id = BPF_CORE_READ(regs, orig_ax);
+
+	if (id == FS_NR_READ || id == FS_NR_PREAD64 || id == FS_NR_READV ||
+	    id == FS_NR_PREADV || id == FS_NR_PREADV2)
+		bpf_tail_call(ctx, &handlers, FS_SYSRAW_SH_EXIT);
+	else if (id == FS_NR_IOCTL)
+		bpf_tail_call(ctx, &handlers, FS_SYSRAW_DD_EXIT);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The shared raw sys_enter/sys_exit pair (bpf/sysraw.bpf.c). Each target
+ * at the raw syscall level loads its own programs without attaching them
+ * and puts them in the pair's program array: every syscall then runs two
+ * programs (one in, one out) whatever the number of targets, instead of
+ * two per target.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "sysraw.h"
+#include "shared.h"
+#include "sysraw.skel.h"
+
+static struct sysraw_bpf *pair;
+static bool used[FS_SYSRAW_SLOTS];
+
+static int nused(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < FS_SYSRAW_SLOTS; i++)
+		n += used[i];
+	return n;
+}
+
+static int sysraw__open(const char *btf_path)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf_path);
+	int err;
+
+	pair = sysraw_bpf__open_opts(&oo);
+	if (!pair)
+		return -errno;
+	err = sysraw_bpf__load(pair);
+	if (!err)
+		err = sysraw_bpf__attach(pair);
+	if (err) {
+		sysraw_bpf__destroy(pair);
+		pair = NULL;
+	}
+	return err;
+}
+
+int sysraw__add(int slot, int entry_fd, int exit_fd, const char *btf_path)
+{
+	int fd, err;
+	__u32 k;
+
+	if (slot < 0 || slot + 1 >= FS_SYSRAW_SLOTS || used[slot])
+		return -EINVAL;
+	if (!pair) {
+		err = sysraw__open(btf_path);
+		if (err)
+			return err;
+	}
+	fd = bpf_map__fd(pair->maps.handlers);
+	k = (__u32)slot;
+	err = bpf_map_update_elem(fd, &k, &entry_fd, BPF_ANY);
+	k = (__u32)slot + 1;
+	if (!err)
+		err = bpf_map_update_elem(fd, &k, &exit_fd, BPF_ANY);
+	if (err) {
+		err = -errno;
+		k = (__u32)slot;
+		bpf_map_delete_elem(fd, &k);
+		if (!nused()) {
+			sysraw_bpf__destroy(pair);
+			pair = NULL;
+		}
+		return err;
+	}
+	used[slot] = used[slot + 1] = true;
+	return 0;
+}
+
+void sysraw__remove(int slot)
+{
+	int fd;
+
+	if (!pair || slot < 0 || slot + 1 >= FS_SYSRAW_SLOTS || !used[slot])
+		return;
+	fd = bpf_map__fd(pair->maps.handlers);
+	for (__u32 k = (__u32)slot; k <= (__u32)slot + 1; k++) {
+		bpf_map_delete_elem(fd, &k);
+		used[k] = false;
+	}
+	if (!nused()) {
+		sysraw_bpf__destroy(pair);
+		pair = NULL;
+	}
+}
