@@ -508,7 +508,7 @@ static void test_syscall_tracepoints_first(void **state)
 	struct plan p;
 	char why[1024];
 
-	fake_init(&f, &fk, deb61, N(deb61), 0);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 0);
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		int tp, raw;
 
@@ -556,7 +556,7 @@ static void test_syscall_raw_fallback(void **state)
 	struct plan p;
 	char why[1024];
 
-	fake_init(&f, &fk, upstream, N(upstream), 0);
+	fake_init(&f, &fk, upstream, ARRAY_SIZE(upstream), 0);
 	plan__build(&f, FS_TGT_SHMEM, PLAN_SYSCALL, &p);
 	assert_int_equal(p.nsteps, 2);
 	assert_false(p.step[0].available);
@@ -571,7 +571,7 @@ static void test_syscall_raw_fallback(void **state)
 	assert_non_null(strstr(why, "; syscall syscalls: no per-syscall "
 				    "tracepoints"));
 
-	fake_init(&f, &fk, deb61, N(deb61), 0);
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 0);
 	strcpy(f.exclude, PLAN_SYSTP_SYMBOL);
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_SYSCALL, &p);
 	assert_false(p.step[0].available);
