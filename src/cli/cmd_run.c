@@ -64,6 +64,7 @@ enum {
 	OPT_BUF_TMPFS,
 	OPT_IMAGE_SIZE,
 	OPT_STOP_AFTER,
+	OPT_DEADLINE_BASE,
 };
 
 /* --iovecs' help spells out the syscall level's iovec limit. */
@@ -80,6 +81,9 @@ static const struct argp_option options[] = {
 	/* Debug: a fixed point to disturb a run at (tests/host/faults.sh). */
 	{ "stop-after", OPT_STOP_AFTER, "N", OPTION_HIDDEN,
 	  "SIGSTOP after N dedupe cases or read calls", 0 },
+	/* Debug: short deadlines for the watchdog's tests. */
+	{ "deadline-base", OPT_DEADLINE_BASE, "SECONDS", OPTION_HIDDEN,
+	  "every layout's deadline starts from SECONDS (default 30)", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
 	{ "fs", OPT_FS, "btrfs|xfs", 0,
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
@@ -209,6 +213,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_STOP_AFTER:
 		w->stop_after = parse_count(st, "--stop-after", arg, 1000000);
+		break;
+	case OPT_DEADLINE_BASE:
+		w->deadline_base =
+			parse_count(st, "--deadline-base", arg, 86400);
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -373,37 +381,6 @@ static __u64 kv_u64(const struct fs_report *r, const char *key)
 	return kv && kv->type == FS_KV_U64 ? kv->u : 0;
 }
 
-/*
- * Calls and bytes the workload made against what the probes saw. Only
- * for a plan that reads arguments (a renamed clone is timed only).
- */
-static int run__reconcile(struct fs_report *r, enum fs_target t)
-{
-	const struct fs_target_report *tr = &r->target[t];
-	int bh = t == FS_TGT_DEDUPE ? FS_DD_BYTES : FS_SH_BYTES;
-	__u64 calls = tr->counter[0], bytes = tr->hist[bh].sum;
-	__u64 wcalls = kv_u64(r, "calls"), wbytes = kv_u64(r, "bytes");
-	bool ok;
-
-	if (!tr->hist[bh].measured) {
-		model__kv_str(r, "reconcile", "skipped: bytes not measured");
-		return 0;
-	}
-	ok = calls == wcalls && bytes == wbytes;
-	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
-	if (!ok)
-		fprintf(stderr,
-			"folioscope: run: tracing error on %s (%s %s): "
-			"workload "
-			"made %" PRIu64 " calls / %" PRIu64
-			" bytes, probes saw "
-			"%" PRIu64 " / %" PRIu64 "\n",
-			tr->name, tr->attach.mechanism, tr->attach.symbol,
-			(uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
-			(uint64_t)bytes);
-	return ok ? 0 : -EPROTO;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { .c = { .mode = PLAN_AUTO } };
@@ -413,7 +390,7 @@ int cmd_run(int argc, char **argv)
 	struct fs_report r;
 	enum fs_target t;
 	enum wl_level level = WL_LEVEL_FUNC;
-	__u64 calls, bytes;
+	struct wl_count want;
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
@@ -462,10 +439,10 @@ int cmd_run(int argc, char **argv)
 	else if (!strcmp(r.target[t].attach.symbol,
 			 "vfs_dedupe_file_range_one"))
 		level = WL_LEVEL_DEDUPE_ONE;
-	workload__totals(w, level, &calls, &bytes);
-	model__kv_u64(&r, "calls", calls);
-	model__kv_u64(&r, "bytes", bytes);
-	rc = run__reconcile(&r, t) ? 1 : 0;
+	workload__totals(w, level, &want);
+	model__kv_u64(&r, "calls", want.calls);
+	model__kv_u64(&r, "bytes", want.bytes);
+	rc = workload__reconcile(&r, t, &want) ? 1 : 0;
 	if (r.validation.failures || kv_u64(&r, "validation_failures"))
 		rc = 1;
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,

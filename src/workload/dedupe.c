@@ -791,29 +791,53 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	/* The syscall-level probe counts every destination of every ioctl,
 	 * with the byte count the ioctl reports (the request's length for
 	 * DIFFERS). */
-	d->tot.sys_calls++;
-	if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME)
-		d->tot.sys_bytes += g->bytes;
-	else if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS)
-		d->tot.sys_bytes += c->len;
+	struct wl_count *sys = &d->tot.sys, *func = &d->tot.func,
+			*one = &d->tot.one;
+	bool same = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME;
+	bool differs = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS;
+
+	sys->calls++;
+	if (same) {
+		sys->same++;
+		sys->bytes += g->bytes;
+	} else if (differs) {
+		sys->differs++;
+		sys->bytes += c->len;
+	} else {
+		sys->errors++;
+	}
 	/* The function-level probe sees the remap prep, which runs unless
-	 * the whole ioctl failed, with the length it compared. */
-	if (!g->ioctl_err && e->reaches_prep)
-		d->tot.calls++;
-	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
-			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
-		d->tot.bytes += e->cmp_len;
+	 * the whole ioctl failed, with the length it compared: a SAME that
+	 * compared nothing (length 0) is neither SAME nor DIFFERS there,
+	 * and an error it returns is one. */
+	if (!g->ioctl_err && e->reaches_prep) {
+		func->calls++;
+		if (same && e->cmp_len)
+			func->same++;
+		else if (differs)
+			func->differs++;
+		else if (!same)
+			func->errors++;
+	}
+	if (same || differs)
+		func->bytes += e->cmp_len;
 	/* vfs_dedupe_file_range_one runs for every destination of an
 	 * ioctl that did not fail as a whole; it returns the compared
-	 * length when SAME and only -EBADE when DIFFERS, where the
-	 * request's (capped) length is counted. */
+	 * length when SAME (0, counted as neither, when it compared
+	 * nothing) and only -EBADE when DIFFERS, where the request's
+	 * (capped) length is counted. */
 	if (g->ioctl_err)
 		return;
-	d->tot.one_calls++;
-	if (g->status == FILE_DEDUPE_RANGE_SAME)
-		d->tot.one_bytes += e->cmp_len;
-	else if (g->status == FILE_DEDUPE_RANGE_DIFFERS)
-		d->tot.one_bytes += c->len < DD_CAP ? c->len : DD_CAP;
+	one->calls++;
+	if (same) {
+		one->bytes += e->cmp_len;
+		one->same += e->cmp_len > 0;
+	} else if (differs) {
+		one->differs++;
+		one->bytes += c->len < DD_CAP ? c->len : DD_CAP;
+	} else {
+		one->errors++;
+	}
 }
 
 static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
@@ -1035,8 +1059,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	model__kv_u64(r, "ioctls", ioctls);
 	/* Function-level totals; run replaces them with what its plan's
 	 * level sees (workload__totals). */
-	model__kv_u64(r, "calls", d->tot.calls);
-	model__kv_u64(r, "bytes", d->tot.bytes);
+	model__kv_u64(r, "calls", d->tot.func.calls);
+	model__kv_u64(r, "bytes", d->tot.func.bytes);
 	model__kv_u64(r, "same", same);
 	model__kv_u64(r, "differs", differs);
 	model__kv_u64(r, "errors", errors);

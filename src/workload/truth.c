@@ -56,6 +56,45 @@ void wl__pattern_fill(void *buf, __u64 off, size_t len)
 		p[i] = wl__pattern_byte(off + i);
 }
 
+void wl__poison_fill(void *buf, __u64 seed, size_t len)
+{
+	unsigned char *p = buf;
+	size_t i = 0;
+	__u64 v;
+
+	/* The test pattern at an offset no file reaches, every byte with
+	 * its low bit set: whole words after the word-aligned start. */
+	wl__pattern_fill(buf, seed, len);
+	for (; i < len && ((seed + i) & 7); i++)
+		p[i] |= 1;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&v, p + i, 8);
+		v |= 0x0101010101010101ULL;
+		memcpy(p + i, &v, 8);
+	}
+	for (; i < len; i++)
+		p[i] |= 1;
+}
+
+size_t wl__poison_diff(const void *buf, __u64 seed, size_t len)
+{
+	const unsigned char *p = buf;
+	unsigned char want[4096];
+
+	for (size_t done = 0; done < len;) {
+		size_t n =
+			len - done < sizeof(want) ? len - done : sizeof(want);
+		size_t x;
+
+		wl__poison_fill(want, seed + done, n);
+		x = wl__first_diff(p + done, want, n);
+		if (x < n)
+			return done + x;
+		done += n;
+	}
+	return len;
+}
+
 size_t wl__pattern_check(const void *buf, __u64 off, size_t len)
 {
 	const unsigned char *p = buf;

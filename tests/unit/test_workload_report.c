@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "report/report.h"
+#include "workload/workload.h"
 
 static char dir[] = "/tmp/fs-test-validation-XXXXXX";
 
@@ -61,9 +62,10 @@ static void make_report(struct fs_report *r)
 	model__check(r, true, "", "", "");
 	model__check(r, false, "fs=xfs bs=1024 case=dests dest=2/7",
 		     "DIFFERS bytes_deduped=0", "SAME bytes_deduped=16384");
-	model__check(r, false, "huge=always file=sparse call=3",
-		     "ret=4096, data as written",
-		     "ret=4096, file offset 5: want 0x00, got 0x17");
+	model__check_kind(r, false, "unwritten",
+			  "huge=always file=sparse call=3",
+			  "ret=4096, data as written",
+			  "ret=4096, file offset 5: want 0x00, got 0x17");
 }
 
 static void test_json_round_trip(void **state)
@@ -84,6 +86,9 @@ static void test_json_round_trip(void **state)
 			    "fs=xfs bs=1024 case=dests dest=2/7");
 	assert_string_equal(back->validation.cases[1].got,
 			    "ret=4096, file offset 5: want 0x00, got 0x17");
+	/* Each failure keeps its kind. */
+	assert_string_equal(back->validation.cases[0].kind, FS_CASE_ANSWER);
+	assert_string_equal(back->validation.cases[1].kind, "unwritten");
 	free(r);
 	free(back);
 }
@@ -166,6 +171,8 @@ static void test_json_rejects(void **state)
 	write_file(text);
 	assert_int_equal(report__json_read(path, r), 0);
 	assert_int_equal(r->validation.failures, 1);
+	/* A case without a kind is a wrong answer. */
+	assert_string_equal(r->validation.cases[0].kind, FS_CASE_ANSWER);
 	free(r);
 }
 
@@ -182,10 +189,13 @@ static void test_text_verdict(void **state)
 	assert_int_equal(report__text(f, r), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "\nvalidation: 3 checks, 2 failures\n"));
-	assert_non_null(strstr(buf,
-			       "  FAIL fs=xfs bs=1024 case=dests dest=2/7\n"
-			       "    expected: DIFFERS bytes_deduped=0\n"
-			       "    got:      SAME bytes_deduped=16384\n"));
+	assert_non_null(
+		strstr(buf, "  FAIL (wrong answer) fs=xfs bs=1024 case=dests "
+			    "dest=2/7\n"
+			    "    expected: DIFFERS bytes_deduped=0\n"
+			    "    got:      SAME bytes_deduped=16384\n"));
+	assert_non_null(strstr(buf, "  FAIL (unwritten) huge=always "
+				    "file=sparse call=3\n"));
 	free(buf);
 
 	/* Nothing checked: no verdict line at all. */
@@ -199,6 +209,96 @@ static void test_text_verdict(void **state)
 	free(r);
 }
 
+/* HTML: the kind is the first column of the failed checks. */
+static void test_html_kind(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	make_report(r);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report__html(f, r, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<tr><th>kind</th><th>layout</th>"));
+	assert_non_null(strstr(buf, "<tr><td>unwritten</td><td>huge=always "
+				    "file=sparse call=3</td>"));
+	free(buf);
+	free(r);
+}
+
+/* A dedupe target whose probes counted what want says, bytes measured. */
+static void probe_counts(struct fs_report *r, const struct wl_count *want)
+{
+	struct fs_target_report *tr = &r->target[FS_TGT_DEDUPE];
+
+	model__init(r);
+	tr->hist[FS_DD_BYTES].measured = true;
+	tr->hist[FS_DD_BYTES].sum = want->bytes;
+	tr->counter[FS_DD_CALLS] = want->calls;
+	tr->counter[FS_DD_SAME] = want->same;
+	tr->counter[FS_DD_DIFFERS] = want->differs;
+	tr->counter[FS_DD_ERRORS] = want->errors;
+}
+
+static const char *reconcile_kv(const struct fs_report *r)
+{
+	const struct fs_kv *kv = model__kv_find(r, "reconcile");
+
+	return kv ? kv->s : "";
+}
+
+/*
+ * Every count is reconciled: a probe that swapped SAME and DIFFERS, or
+ * lost an error, is a mismatch even where calls and bytes agree.
+ */
+static void test_reconcile_counters(void **state)
+{
+	const struct wl_count want = {
+		.calls = 6, .bytes = 12288, .same = 3, .differs = 2, .errors = 1
+	};
+	struct fs_report *r = malloc(sizeof(*r));
+	struct wl_count w;
+
+	(void)state;
+	probe_counts(r, &want);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), 0);
+	assert_string_equal(reconcile_kv(r), "ok");
+
+	w = want;
+	w.same = want.differs;
+	w.differs = want.same;
+	probe_counts(r, &w);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), -EPROTO);
+	assert_string_equal(reconcile_kv(r), "MISMATCH");
+
+	w = want;
+	w.errors = 0;
+	w.same = 4;
+	probe_counts(r, &w);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), -EPROTO);
+
+	/* shmem counts no SAME or DIFFERS: only what it has is compared;
+	 * its errors are. */
+	model__init(r);
+	r->target[FS_TGT_SHMEM].hist[FS_SH_BYTES].measured = true;
+	r->target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum = want.bytes;
+	r->target[FS_TGT_SHMEM].counter[FS_SH_CALLS] = want.calls;
+	r->target[FS_TGT_SHMEM].counter[FS_SH_ERRORS] = want.errors;
+	assert_int_equal(workload__reconcile(r, FS_TGT_SHMEM, &want), 0);
+	r->target[FS_TGT_SHMEM].counter[FS_SH_ERRORS] = 0;
+	assert_int_equal(workload__reconcile(r, FS_TGT_SHMEM, &want), -EPROTO);
+
+	/* Bytes not measured: nothing to reconcile against. */
+	model__init(r);
+	model__not_measured(r, FS_TGT_DEDUPE, FS_DD_BYTES, "a clone");
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), 0);
+	assert_string_equal(reconcile_kv(r), "skipped: bytes not measured");
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_json_many_failures),
 		cmocka_unit_test(test_json_rejects),
 		cmocka_unit_test(test_text_verdict),
+		cmocka_unit_test(test_html_kind),
+		cmocka_unit_test(test_reconcile_counters),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -756,6 +756,44 @@ static void test_sh_diff(void **state)
 	free(buf);
 }
 
+/*
+ * The poison a read's buffer holds before the call: no zero byte (a hole
+ * read must write its zeros), a different byte stream per seed, and
+ * wl__poison_diff finds the first byte the kernel changed, across its
+ * 4 KiB steps.
+ */
+static void test_poison(void **state)
+{
+	enum { N = 3 * 4096 + 77 };
+	unsigned char *a = malloc(N), *b = malloc(N);
+	size_t same = 0;
+
+	(void)state;
+	wl__poison_fill(a, WL_POISON_BASE + 5, N);
+	wl__poison_fill(b, WL_POISON_BASE + 5 + 4099, N);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_not_equal(a[i], 0);
+		assert_int_equal(a[i], wl__poison_byte(WL_POISON_BASE + 5, i));
+		same += a[i] == b[i];
+	}
+	/* Another call's poison: at most a few bytes agree by chance. */
+	assert_true(same < N / 16);
+	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N);
+	for (size_t at = 0; at < N; at += 4093) {
+		a[at] ^= 0x40;
+		assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), at);
+		a[at] ^= 0x40;
+	}
+	/* A part of the buffer is checked with its own seed. */
+	assert_int_equal(
+		wl__poison_diff(a + 100, WL_POISON_BASE + 105, N - 100),
+		N - 100);
+	a[N - 1] = 0;
+	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N - 1);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_sh_expect_and_plans),
 		cmocka_unit_test(test_pattern_diff_impls),
 		cmocka_unit_test(test_sh_diff),
+		cmocka_unit_test(test_poison),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
