@@ -31,6 +31,7 @@ struct run_args {
 	struct common_opts c;
 	const char *workload;
 	struct wl_opts w;
+	bool kmsg_user;
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
 };
@@ -65,6 +66,7 @@ enum {
 	OPT_IMAGE_SIZE,
 	OPT_STOP_AFTER,
 	OPT_DEADLINE_BASE,
+	OPT_KMSG_USER,
 };
 
 /* --iovecs' help spells out the syscall level's iovec limit. */
@@ -84,6 +86,9 @@ static const struct argp_option options[] = {
 	/* Debug: short deadlines for the watchdog's tests. */
 	{ "deadline-base", OPT_DEADLINE_BASE, "SECONDS", OPTION_HIDDEN,
 	  "every layout's deadline starts from SECONDS (default 30)", 0 },
+	/* Debug: lets a test write the complaint (tests/host/shmemfake.sh). */
+	{ "kmsg-user", OPT_KMSG_USER, NULL, OPTION_HIDDEN,
+	  "kernel log: records of user space count too", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
 	{ "fs", OPT_FS, "btrfs|xfs", 0,
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
@@ -217,6 +222,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_DEADLINE_BASE:
 		w->deadline_base =
 			parse_count(st, "--deadline-base", arg, 86400);
+		break;
+	case OPT_KMSG_USER:
+		a->kmsg_user = true;
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -381,6 +389,30 @@ static __u64 kv_u64(const struct fs_report *r, const char *key)
 	return kv && kv->type == FS_KV_U64 ? kv->u : 0;
 }
 
+/*
+ * The kernel log since the run started: a complaint is a failed check of
+ * its own kind, quoting the first one; klog gets the summary.
+ */
+static void kernel_log(struct fs_report *r, struct wl_kmsg *k, char *klog,
+		       size_t n)
+{
+	char first[160];
+	int found = wl_kmsg__scan(k, first, sizeof(first));
+
+	if (!found) {
+		snprintf(klog, n, "clean");
+		return;
+	}
+	snprintf(klog, n, "%d complaint%s", found, found > 1 ? "s" : "");
+	model__check_kind(r, false, WL_KIND_KERNEL_LOG, "the whole run",
+			  "no WARNING, BUG, Oops, KASAN, UBSAN or hung task",
+			  first);
+	fprintf(stderr,
+		"folioscope: run: the kernel complained during the run (%d "
+		"record%s), first: %s\n",
+		found, found > 1 ? "s" : "", first);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { .c = { .mode = PLAN_AUTO } };
@@ -391,6 +423,8 @@ int cmd_run(int argc, char **argv)
 	enum fs_target t;
 	enum wl_level level = WL_LEVEL_FUNC;
 	struct wl_count want;
+	struct wl_kmsg *kmsg = NULL;
+	char klog[160] = "";
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
@@ -409,6 +443,11 @@ int cmd_run(int argc, char **argv)
 	s.want[t] = true; /* the workload's own target is always traced */
 
 	model__init(&r);
+	/* From here on, the kernel's complaints are the run's. */
+	err = wl_kmsg__open(&kmsg, a.kmsg_user);
+	if (err)
+		snprintf(klog, sizeof(klog), "not read: /dev/kmsg: %s",
+			 strerror(-err));
 	progress__step("run", "preparing %s%s", a.workload,
 		       a.w.matrix ? " (matrix)" : "");
 	err = workload__prepare(&w, a.workload, &a.w);
@@ -443,6 +482,9 @@ int cmd_run(int argc, char **argv)
 	model__kv_u64(&r, "calls", want.calls);
 	model__kv_u64(&r, "bytes", want.bytes);
 	rc = workload__reconcile(&r, t, &want) ? 1 : 0;
+	if (kmsg)
+		kernel_log(&r, kmsg, klog, sizeof(klog));
+	model__kv_str(&r, "kernel_log", klog);
 	if (r.validation.failures || kv_u64(&r, "validation_failures"))
 		rc = 1;
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
@@ -461,5 +503,6 @@ cleanup:
 	progress__done();
 	session__stop(&s);
 	workload__destroy(w);
+	wl_kmsg__close(kmsg);
 	return rc;
 }

@@ -121,6 +121,20 @@ void workload__totals(const struct workload *w, enum wl_level level,
  */
 int workload__reconcile(struct fs_report *r, enum fs_target t,
 			const struct wl_count *want);
+/*
+ * The kernel log of a run (kmsg.c): open /dev/kmsg after its last record
+ * (user: debug, records of user space count too, so that a test can
+ * write one), then scan what came since: the number of kernel
+ * complaints (WARNING, BUG, Oops, KASAN, UBSAN, hung task, ...) with the
+ * first one's message in first. wl_kmsg__complaint: the message of one
+ * /dev/kmsg record if it is a complaint, else NULL.
+ */
+#define WL_KIND_KERNEL_LOG "kernel log"
+struct wl_kmsg;
+int wl_kmsg__open(struct wl_kmsg **k, bool user);
+int wl_kmsg__scan(struct wl_kmsg *k, char *first, size_t n);
+void wl_kmsg__close(struct wl_kmsg *k);
+const char *wl_kmsg__complaint(const char *rec, bool user);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 

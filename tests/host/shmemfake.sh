@@ -73,6 +73,22 @@ else
 	expect_eq "shmem fake short: exit 1, wrong answers, then no progress" \
 		"$sf_rc $(jq -r '[.validation.cases[].kind] | unique | join(",")' "$sf/short.json" 2>&1)" \
 		"1 no progress,wrong answer"
+	# The kernel complains while the answers are right: its first
+	# complaint is the verdict. Written as a record of user space, which
+	# only --kmsg-user counts; a run without it stays clean.
+	sf_run warn warn "${eof[@]}" --kmsg-user
+	expect_eq "shmem fake warn: exit 1, one failure, of kind 'kernel log'" \
+		"$sf_rc $(jq -r '"\(.validation.failures) \(.validation.cases[0].kind) \(.workload.kernel_log)"' "$sf/warn.json" 2>&1)" \
+		"1 1 kernel log 1 complaint"
+	expect_match "shmem fake warn: the complaint quoted" \
+		"$(jq -r '.validation.cases[0].got' "$sf/warn.json")" \
+		'^WARNING: CPU: 0 PID: [0-9]+ at mm/shmem.c:2700 shmem_file_read_iter \(folioscope fake\)$'
+	expect_match "shmem fake warn: the text verdict" \
+		"$(cat "$sf/warn.txt")" '^  FAIL \(kernel log\) the whole run$'
+	sf_run warn-user warn "${eof[@]}"
+	expect_eq "shmem fake warn: user space records do not count by default" \
+		"$sf_rc $(jq -r '"\(.validation.failures) \(.workload.kernel_log)"' "$sf/warn-user.json" 2>&1)" \
+		"0 0 clean"
 	# A read that never returns: the watchdog names the layout and the
 	# kernel stack, and the run ends with a verdict.
 	sf_run hang hang "${eof[@]}" --deadline-base 2

@@ -299,6 +299,52 @@ static void test_reconcile_counters(void **state)
 	free(r);
 }
 
+/* Which /dev/kmsg records are the kernel complaining. */
+static void test_kmsg_complaints(void **state)
+{
+	static const struct {
+		const char *rec;
+		bool user, complaint;
+	} t[] = {
+		{ "4,812,1234567,-;WARNING: CPU: 1 PID: 77 at mm/shmem.c:2700 "
+		  "shmem_file_read_iter+0x1/0x2",
+		  false, true },
+		{ "1,5,6,-;BUG: KASAN: slab-out-of-bounds in memcmp+0x1/0x2",
+		  false, true },
+		{ "0,5,6,-;kernel BUG at fs/remap_range.c:300!", false, true },
+		{ "4,5,6,-;UBSAN: shift-out-of-bounds in mm/shmem.c:12:3",
+		  false, true },
+		{ "4,5,6,-;Oops: 0000 [#1] PREEMPT SMP", false, true },
+		{ "3,5,6,-;INFO: task folioscope:123 blocked for more than 120 "
+		  "seconds.",
+		  false, true },
+		{ "4,5,6,-;general protection fault, probably for "
+		  "non-canonical "
+		  "address",
+		  false, true },
+		{ "6,5,6,-;loop0: detected capacity change from 0 to 65536",
+		  false, false },
+		{ "5,5,6,-;XFS (loop0): Mounting V5 Filesystem", false, false },
+		/* Facility 1 (user): only with user. */
+		{ "12,5,6,-;WARNING: CPU: 0 PID: 1 at fake", false, false },
+		{ "12,5,6,-;WARNING: CPU: 0 PID: 1 at fake", true, true },
+		{ "28,5,6,-;WARNING: from a daemon", true, false },
+		{ "no prefix WARNING: x", false, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *m = wl_kmsg__complaint(t[i].rec, t[i].user);
+
+		if (t[i].complaint) {
+			assert_non_null(m);
+			assert_string_equal(m, strchr(t[i].rec, ';') + 1);
+		} else {
+			assert_null(m);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_text_verdict),
 		cmocka_unit_test(test_html_kind),
 		cmocka_unit_test(test_reconcile_counters),
+		cmocka_unit_test(test_kmsg_complaints),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

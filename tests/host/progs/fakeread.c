@@ -12,11 +12,14 @@
  *   pos    after an odd-length read the file position goes back one byte
  *          (read(2) only: pread has no file position)
  *   short  every read asks the kernel for half of what it was asked
+ *   warn   the first read also writes a WARNING to the kernel log (as a
+ *          record of user space: run with --kmsg-user)
  *   hang   the read never returns: it waits in the kernel on an empty
  *          pipe instead
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,23 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 		tmp = malloc(count ? count : 1);
 		if (!tmp)
 			abort();
+	}
+	if (b && !strcmp(b, "warn")) {
+		static int warned;
+		int k = warned++ ? -1 : open("/dev/kmsg", O_WRONLY);
+
+		if (k >= 0) {
+			char line[160];
+			int n = snprintf(line, sizeof(line),
+					 "<4>WARNING: CPU: 0 PID: %d at "
+					 "mm/shmem.c:2700 shmem_file_read_iter "
+					 "(folioscope fake)\n",
+					 (int)getpid());
+
+			if (write(k, line, (size_t)n) != n)
+				abort();
+			close(k);
+		}
 	}
 	if (b && !strcmp(b, "short") && count > 1)
 		count /= 2;
