@@ -434,29 +434,43 @@ struct dspec {
 	enum dd_diff diff;
 };
 
-static int add(struct dd_plan *p, int fs, const char *name, bool cold,
-	       __u64 src_off, __u64 len, __u32 count, __u64 src_size,
-	       unsigned int ndest, const struct dspec *ds)
+/* One case of the matrix: count ranges of len bytes from src_off in a
+ * source file of src_size bytes (cold: dropped from the page cache),
+ * compared with ndest destinations. */
+struct mcase {
+	const char *name;
+	bool cold;
+	__u64 src_off, len;
+	__u32 count;
+	__u64 src_size;
+	unsigned int ndest;
+	const struct dspec *dests;
+};
+
+#define DSPECS(...) ((const struct dspec[])__VA_ARGS__)
+
+static int add(struct dd_plan *p, int fs, const struct mcase *m)
 {
+	const struct dspec *ds = m->dests;
 	struct dd_case c;
 	int src, f;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.name, sizeof(c.name), "%s", name);
-	src = dd_plan__add_file(p, fs, src_size, cold);
+	snprintf(c.name, sizeof(c.name), "%s", m->name);
+	src = dd_plan__add_file(p, fs, m->src_size, m->cold);
 	if (src < 0)
 		return src;
 	c.src = src;
-	c.src_off = src_off;
-	c.len = len;
-	c.count = count;
-	c.ndest = ndest;
-	for (unsigned int d = 0; d < ndest; d++) {
+	c.src_off = m->src_off;
+	c.len = m->len;
+	c.count = m->count;
+	c.ndest = m->ndest;
+	for (unsigned int d = 0; d < m->ndest; d++) {
 		__u64 size = ds[d].size;
 
 		if (!size)
-			size = ds[d].off + (__u64)count * len + p->page;
-		f = ds[d].same ? src : dd_plan__add_file(p, fs, size, cold);
+			size = ds[d].off + (__u64)m->count * m->len + p->page;
+		f = ds[d].same ? src : dd_plan__add_file(p, fs, size, m->cold);
 		if (f < 0)
 			return f;
 		c.dest[d].file = f;
@@ -491,101 +505,126 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 	/* Lengths: one block (sub-page when b < page), a page, many pages,
 	 * a PMD folio (cold: read from disk page by page), two PMD folios
 	 * from a block in. */
-	err = err ?: add(p, fs, "block", false, b, b, 1, PADDED(b, b), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "page", false, 0, P, 1, PADDED(0, P), 1,
-			 (struct dspec[]){ { .off = P } });
-	err = err ?: add(p, fs, "multi-poff", false, b, 64 * KiB, 1,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "multi-samepoff", false, b, 64 * KiB, 1,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = b + 2 * P } });
-	err = err ?: add(p, fs, "folio", true, 0, 2 * MiB, 1,
-			 PADDED(0, 2 * MiB), 1,
-			 (struct dspec[]){ { .off = 2 * MiB } });
-	err = err ?: add(p, fs, "large", false, b, 4 * MiB, 1,
-			 PADDED(b, 4 * MiB), 1,
-			 (struct dspec[]){ { .off = 0 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "block", .src_off = b, .len = b, .count = 1,
+		.src_size = PADDED(b, b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "page", .src_off = 0, .len = P, .count = 1,
+		.src_size = PADDED(0, P), .ndest = 1,
+		.dests = DSPECS({ { .off = P } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "multi-poff", .src_off = b, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "multi-samepoff", .src_off = b, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({ { .off = b + 2 * P } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "folio", .cold = true, .src_off = 0, .len = 2 * MiB,
+		.count = 1, .src_size = PADDED(0, 2 * MiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * MiB } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "large", .src_off = b, .len = 4 * MiB, .count = 1,
+		.src_size = PADDED(b, 4 * MiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 0 } }) });
 	/* Tails that end at EOF of both files (same size): the length is
 	 * not a block multiple; and a file smaller than a block. */
-	err = err ?: add(p, fs, "tail", false, tail_off, tail_size - tail_off,
-			 1, tail_size, 1,
-			 (struct dspec[]){ { .off = tail_off,
-					     .size = tail_size } });
-	err = err ?: add(p, fs, "tail-last", true, tail_off,
-			 tail_size - tail_off, 1, tail_size, 1,
-			 (struct dspec[]){ { .off = tail_off,
-					     .size = tail_size,
-					     .diff = DD_DIFF_LAST } });
-	err = err ?: add(p, fs, "tiny", false, 0, 1000, 1, 1000, 1,
-			 (struct dspec[]){ { .off = 0, .size = 1000 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tail", .src_off = tail_off,
+		.len = tail_size - tail_off, .count = 1,
+		.src_size = tail_size, .ndest = 1,
+		.dests = DSPECS({ { .off = tail_off, .size = tail_size } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tail-last", .cold = true, .src_off = tail_off,
+		.len = tail_size - tail_off, .count = 1,
+		.src_size = tail_size, .ndest = 1,
+		.dests = DSPECS({
+			{ .off = tail_off, .size = tail_size, .diff = DD_DIFF_LAST },
+		}) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tiny", .src_off = 0, .len = 1000, .count = 1,
+		.src_size = 1000, .ndest = 1,
+		.dests = DSPECS({ { .off = 0, .size = 1000 } }) });
 	/* One source, many destinations: every differing position, at
 	 * in-page positions b, 2b, ..., and a range of the source file. */
-	err = err ?: add(p, fs, "dests", false, b, 16 * KiB, 1,
-			 PADDED(b + 16 * KiB + b, 16 * KiB), 7,
-			 (struct dspec[]){
-				 { .off = b },
-				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
-				 { .off = 3 * b, .diff = DD_DIFF_MIDDLE },
-				 { .off = 4 * b, .diff = DD_DIFF_WORD_END },
-				 { .off = 5 * b, .diff = DD_DIFF_WORD_START },
-				 { .off = 6 * b, .diff = DD_DIFF_LAST },
-				 { .same = true, .off = b + 16 * KiB + b },
-			 });
-	err = err ?: add(p, fs, "dests-samepoff", true, 2 * b, 3 * P, 1,
-			 PADDED(2 * b, 3 * P), 6,
-			 (struct dspec[]){
-				 { .off = 2 * b, .diff = DD_DIFF_WORD_START },
-				 { .off = 2 * b + P },
-				 { .off = 2 * b + 2 * P, .diff = DD_DIFF_LAST },
-				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
-				 { .off = 2 * b + P },
-				 { .off = 2 * b + 3 * P,
-				   .diff = DD_DIFF_MIDDLE },
-			 });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dests", .src_off = b, .len = 16 * KiB, .count = 1,
+		.src_size = PADDED(b + 16 * KiB + b, 16 * KiB), .ndest = 7,
+		.dests = DSPECS({
+			{ .off = b },
+			{ .off = 2 * b, .diff = DD_DIFF_FIRST },
+			{ .off = 3 * b, .diff = DD_DIFF_MIDDLE },
+			{ .off = 4 * b, .diff = DD_DIFF_WORD_END },
+			{ .off = 5 * b, .diff = DD_DIFF_WORD_START },
+			{ .off = 6 * b, .diff = DD_DIFF_LAST },
+			{ .same = true, .off = b + 16 * KiB + b },
+		}) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dests-samepoff", .cold = true, .src_off = 2 * b,
+		.len = 3 * P, .count = 1, .src_size = PADDED(2 * b, 3 * P),
+		.ndest = 6,
+		.dests = DSPECS({
+			{ .off = 2 * b, .diff = DD_DIFF_WORD_START },
+			{ .off = 2 * b + P },
+			{ .off = 2 * b + 2 * P, .diff = DD_DIFF_LAST },
+			{ .off = 2 * b, .diff = DD_DIFF_FIRST },
+			{ .off = 2 * b + P },
+			{ .off = 2 * b + 3 * P, .diff = DD_DIFF_MIDDLE },
+		}) });
 	/* Source and destination in the same file. */
-	err = err ?: add(p, fs, "same-file", false, 0, 64 * KiB, 1,
-			 PADDED(64 * KiB + 2 * b, 64 * KiB), 1,
-			 (struct dspec[]){ { .same = true,
-					     .off = 64 * KiB + 2 * b } });
-	err = err ?: add(p, fs, "same-file-differs", true, b, 64 * KiB, 1,
-			 PADDED(64 * KiB + 3 * b, 64 * KiB), 1,
-			 (struct dspec[]){ { .same = true,
-					     .off = 64 * KiB + 3 * b,
-					     .diff = DD_DIFF_WORD_END } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "same-file", .src_off = 0, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(64 * KiB + 2 * b, 64 * KiB),
+		.ndest = 1,
+		.dests = DSPECS({ { .same = true, .off = 64 * KiB + 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "same-file-differs", .cold = true, .src_off = b,
+		.len = 64 * KiB, .count = 1,
+		.src_size = PADDED(64 * KiB + 3 * b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({
+			{ .same = true, .off = 64 * KiB + 3 * b, .diff = DD_DIFF_WORD_END },
+		}) });
 	/* Not a block multiple and not at EOF: the kernel compares whole
 	 * blocks only, so a byte past them does not count. */
-	err = err ?: add(p, fs, "shortened", false, b, short_len, 1,
-			 PADDED(b, short_len), 1,
-			 (struct dspec[]){ { .off = 2 * b,
-					     .diff = DD_DIFF_PAST } });
-	err = err ?: add(p, fs, "shortened-last", false, b, short_len, 1,
-			 PADDED(b, short_len), 1,
-			 (struct dspec[]){ { .off = 2 * b,
-					     .diff = DD_DIFF_LAST } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "shortened", .src_off = b, .len = short_len,
+		.count = 1, .src_size = PADDED(b, short_len), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .diff = DD_DIFF_PAST } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "shortened-last", .src_off = b, .len = short_len,
+		.count = 1, .src_size = PADDED(b, short_len), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .diff = DD_DIFF_LAST } }) });
 	/* Consecutive ranges, one ioctl each. */
-	err = err ?: add(p, fs, "ranges", false, 0, 4 * b, 8,
-			 PADDED(0, 32 * b), 1,
-			 (struct dspec[]){ { .off = 8 * b } });
-	err = err ?: add(p, fs, "ranges-differs", true, b, 16 * KiB, 4,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = 3 * b,
-					     .diff = DD_DIFF_MIDDLE } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "ranges", .src_off = 0, .len = 4 * b, .count = 8,
+		.src_size = PADDED(0, 32 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 8 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "ranges-differs", .cold = true, .src_off = b,
+		.len = 16 * KiB, .count = 4, .src_size = PADDED(b, 64 * KiB),
+		.ndest = 1,
+		.dests = DSPECS({ { .off = 3 * b, .diff = DD_DIFF_MIDDLE } }) });
 	/* Errors: an offset inside a block, a destination range past its
 	 * EOF, overlapping ranges of one file (per destination), and a
 	 * source range past EOF (the whole ioctl). */
-	err = err ?: add(p, fs, "unaligned", false, b + b / 2, 4 * b, 1,
-			 PADDED(b, 8 * b), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "dst-past-eof", false, 0, 8 * b, 1,
-			 PADDED(0, 8 * b), 1,
-			 (struct dspec[]){ { .off = 2 * b, .size = 9 * b } });
-	err = err ?: add(p, fs, "overlap", false, 0, 8 * b, 1,
-			 PADDED(0, 16 * b), 1,
-			 (struct dspec[]){ { .same = true, .off = 4 * b } });
-	err = err ?: add(p, fs, "src-past-eof", false, 0, 5 * b, 1, 4 * b, 1,
-			 (struct dspec[]){ { .off = 0 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "unaligned", .src_off = b + b / 2, .len = 4 * b,
+		.count = 1, .src_size = PADDED(b, 8 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dst-past-eof", .src_off = 0, .len = 8 * b,
+		.count = 1, .src_size = PADDED(0, 8 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .size = 9 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "overlap", .src_off = 0, .len = 8 * b, .count = 1,
+		.src_size = PADDED(0, 16 * b), .ndest = 1,
+		.dests = DSPECS({ { .same = true, .off = 4 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "src-past-eof", .src_off = 0, .len = 5 * b,
+		.count = 1, .src_size = 4 * b, .ndest = 1,
+		.dests = DSPECS({ { .off = 0 } }) });
 	/* clang-format on */
 	return err;
 }
