@@ -480,8 +480,87 @@ static int add(struct dd_plan *p, int fs, const struct mcase *m)
 	return dd_plan__add_case(p, &c);
 }
 
+/*
+ * Decoys for a compare that reads the destination at the wrong place:
+ * the one a pointer gets when it takes the source's in-page offset for
+ * the destination's (the first seed's word loop does). For every chunk
+ * of case ci's first range as the kernel walks it (up to the next page
+ * end of either file), the destination page's bytes at the source's
+ * in-page offset become the source chunk's bytes. That compare then
+ * finds everything equal and answers SAME, while the real destination
+ * range differs: at its differing byte, and wherever a later chunk's
+ * decoy lies inside it. Needs a source file of nothing but its pattern.
+ */
+static int add_decoys(struct dd_plan *p, int ci)
+{
+	const struct dd_case *c = &p->cases[ci];
+	const struct dd_file *src = &p->files[c->src];
+	struct dd_file *f = &p->files[c->dest[0].file];
+	__u64 so = c->src_off, dof = c->dest[0].off, len = c->len;
+	const __u64 P = p->page;
+
+	while (len) {
+		__u64 sp = so % P, dp = dof % P;
+		__u64 n = min_u64(min_u64(P - sp, P - dp), len);
+		struct dd_seg *sg;
+
+		if (f->nseg >= DD_MAX_SEGS)
+			return -ENOSPC;
+		sg = &f->seg[f->nseg++];
+		memset(sg, 0, sizeof(*sg));
+		sg->start = dof - dp + sp;
+		sg->len = n;
+		sg->count = 1;
+		sg->delta = so + src->delta - sg->start;
+		so += n;
+		dof += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* Source size that leaves the range a page short of EOF. */
 #define PADDED(off, len) ((off) + (len) + P)
+
+/*
+ * Decoy cases (add_decoys) where blocks below the page size let source
+ * and destination sit at different in-page offsets: the differing byte
+ * first, in the middle, in the last word; a destination range in the
+ * second half of a page behind a source at its start; and four pages,
+ * where each chunk's decoy lies in the next one's real range.
+ */
+static int add_decoy_cases(struct dd_plan *p, int fs)
+{
+	const __u64 b = p->fs[fs].bs, P = p->page;
+	const struct {
+		const char *name;
+		__u64 src_off, dst_off, len;
+		enum dd_diff diff;
+	} t[] = {
+		{ "decoy-first", b, 2 * b, b, DD_DIFF_FIRST },
+		{ "decoy-middle", b, 2 * b, b, DD_DIFF_MIDDLE },
+		{ "decoy-last-word", b, 2 * b, b, DD_DIFF_LAST },
+		{ "decoy-2nd-half", 0, P / 2, P / 2, DD_DIFF_MIDDLE },
+		{ "decoy-pages", 0, P / 2, 4 * P, DD_DIFF_LAST },
+	};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(t) / sizeof(t[0]); i++) {
+		struct dspec d = { .off = t[i].dst_off, .diff = t[i].diff };
+		struct mcase m = { .name = t[i].name,
+				   .src_off = t[i].src_off,
+				   .len = t[i].len,
+				   .count = 1,
+				   .src_size = PADDED(t[i].src_off, t[i].len),
+				   .ndest = 1,
+				   .dests = &d };
+
+		err = add(p, fs, &m);
+		if (!err)
+			err = add_decoys(p, p->ncases - 1);
+	}
+	return err;
+}
 
 /*
  * The default matrix on one filesystem of block size b. With b below the
@@ -626,6 +705,8 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 		.count = 1, .src_size = 4 * b, .ndest = 1,
 		.dests = DSPECS({ { .off = 0 } }) });
 	/* clang-format on */
+	if (!err && b < P)
+		err = add_decoy_cases(p, fs);
 	return err;
 }
 

@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A fake kernel bug for the shmem-read validator, as an LD_PRELOAD shim of
+ * Fake kernel bugs for the validators, as an LD_PRELOAD shim.
+ *
+ * FS_FAKE_DEDUPE=clone: before each FIDEDUPERANGE, every destination
+ * whose in-page offset differs from the source's gets the source range
+ * cloned onto it (FICLONERANGE), so the kernel then honestly answers
+ * SAME where the data differed: a false SAME, with the destination's
+ * bytes replaced, as a compare that reads the wrong place would cause.
+ * FS_FAKE_DEDUPE=hang: the FIDEDUPERANGE never returns (it waits in the
+ * kernel on an empty pipe instead).
+ *
+ * The shmem-read bugs: a shim of
  * read(2) and pread(2) on the workload's tmpfs files (paths with
  * "/folioscope-shmem-" in them; every other file reads as usual). Each
  * call makes exactly one real read, so the probes see what they would see
@@ -20,6 +30,9 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,4 +140,44 @@ ssize_t pread(int fd, void *buf, size_t count, off_t off)
 ssize_t pread64(int fd, void *buf, size_t count, off_t off)
 {
 	return call(bug(fd), fd, buf, count, off, 0);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	static int (*real_ioctl)(int, unsigned long, ...);
+	const char *b = getenv("FS_FAKE_DEDUPE");
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!real_ioctl)
+		real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT,
+								     "ioctl");
+	if (b && !strcmp(b, "hang") && req == FIDEDUPERANGE) {
+		int p[2];
+		char c;
+
+		if (pipe(p))
+			abort();
+		return (int)read(p[0], &c, 1);
+	}
+	if (b && !strcmp(b, "clone") && req == FIDEDUPERANGE) {
+		struct file_dedupe_range *r = arg;
+
+		for (__u16 i = 0; i < r->dest_count; i++) {
+			struct file_clone_range c = {
+				.src_fd = fd,
+				.src_offset = r->src_offset,
+				.src_length = r->src_length,
+				.dest_offset = r->info[i].dest_offset,
+			};
+
+			if (r->src_offset % 4096 != c.dest_offset % 4096)
+				real_ioctl(r->info[i].dest_fd, FICLONERANGE,
+					   &c);
+		}
+	}
+	return real_ioctl(fd, req, arg);
 }

@@ -1,7 +1,7 @@
-# The shmem-read checks against fake kernel bugs (sourced by
-# tests/check.sh): tests/host/progs/fakeread.c, preloaded into the
-# dynamic build, turns each read of the workload's tmpfs files into one
-# with a bug. Each bug must be a failure of its own kind in the text, the
+# The validators against fake kernel bugs (sourced by tests/check.sh):
+# tests/host/progs/fakekernel.c, preloaded into the dynamic build, turns
+# each read of the workload's tmpfs files, or each FIDEDUPERANGE, into
+# one with a bug. Each bug must be a failure of its own kind in the text, the
 # JSON (validation.cases[].kind) and the exit status, the run must end
 # with a verdict, and without a bug the same layouts pass. Run as root.
 # shellcheck shell=bash
@@ -10,8 +10,8 @@ sf=$(mktemp -d "${TMPDIR:-/tmp}/fs-shfake.XXXXXX")
 sf_dyn=$(dirname "$FS")/folioscope-dyn
 if [ ! -x "$sf_dyn" ]; then
 	skip "shmem fakes" "no $sf_dyn (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
-elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakeread.c \
-	-o "$sf/fakeread.so" -ldl 2>"$sf/cc.err"; then
+elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
+	-o "$sf/fakekernel.so" -ldl 2>"$sf/cc.err"; then
 	skip "shmem fakes" "cannot build the preload shim: $(head -1 "$sf/cc.err")"
 else
 	# sf_run NAME BUG ARGS...: run shmem-read under bug BUG ("" none),
@@ -19,7 +19,7 @@ else
 	sf_run() {
 		local name=$1 bug=$2
 		shift 2
-		FS_FAKE_READ=$bug LD_PRELOAD=$sf/fakeread.so timeout 300 \
+		FS_FAKE_READ=$bug LD_PRELOAD=$sf/fakekernel.so timeout 300 \
 			"$sf_dyn" run shmem-read "$@" -j "$sf/$name.json" \
 			>"$sf/$name.txt" 2>"$sf/$name.err"
 		sf_rc=$?
@@ -98,5 +98,41 @@ else
 		"^folioscope: run shmem-read: timeout: a call of layout 'huge=never file=full size=1000001 .* call=0 pos=0' has not returned after [0-9]+ s \(deadline 2 s\); kernel stack of thread [0-9]+: .*pipe_read"
 	expect_match "shmem fake hang: the verdict" \
 		"$(cat "$sf/hang.txt")" '^  FAIL \(timeout\) huge=never file=full'
+
+	# dedupe: a false SAME replaces the destination's data, which is a
+	# verdict of its own besides the wrong answer; the probes saw the
+	# kernel answer SAME and reconcile.
+	dd=(--fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 1024 --count 1 --differ first)
+	if ! command -v mkfs.xfs >/dev/null; then
+		skip "dedupe fakes" "mkfs.xfs not installed (tests/deps.sh)"
+	else
+		sf_dd() {
+			local name=$1 bug=$2
+			shift 2
+			FS_FAKE_DEDUPE=$bug LD_PRELOAD=$sf/fakekernel.so timeout 300 \
+				"$sf_dyn" run dedupe "$@" -j "$sf/$name.json" \
+				>"$sf/$name.txt" 2>"$sf/$name.err"
+			sf_rc=$?
+		}
+		sf_dd dd-base "" "${dd[@]}"
+		expect_eq "dedupe fake: without a bug: exit 0, 0 failures, reconciles" \
+			"$sf_rc $(jq -r '"\(.validation.failures) \(.workload.differs) \(.workload.reconcile)"' "$sf/dd-base.json" 2>&1)" "0 0 1 ok"
+		sf_dd dd-clone clone "${dd[@]}"
+		expect_eq "dedupe fake clone: exit 1, a wrong answer and data changed, reconciles" \
+			"$sf_rc $(jq -r '"\([.validation.cases[].kind] | join(",")) \(.workload.same) \(.workload.reconcile)"' "$sf/dd-clone.json" 2>&1)" \
+			"1 wrong answer,data changed 1 ok"
+		expect_eq "dedupe fake clone: the re-read names the replaced bytes" \
+			"$(jq -r '.validation.cases[1] | "\(.layout | sub(".* reread="; "reread=")) \(.got)"' "$sf/dd-clone.json" 2>&1)" \
+			"reread=dst 1 bytes replaced in [2048, 2048]; at 2048: want 0x13, got 0xec"
+		expect_match "dedupe fake clone: the text says data changed" \
+			"$(cat "$sf/dd-clone.txt")" '^  FAIL \(data changed\) fs=xfs bs=1024 .* reread=dst$'
+		sf_dd dd-hang hang "${dd[@]}" --deadline-base 2
+		expect_eq "dedupe fake hang: exit 1" "$sf_rc" 1
+		expect_match "dedupe fake hang: the watchdog names layout and stack" \
+			"$(cat "$sf/dd-hang.err")" \
+			"^folioscope: run dedupe: timeout: a call of layout 'fs=xfs bs=1024 case=custom src_off=1024 .*' has not returned after [0-9]+ s \(deadline 2 s\); kernel stack of thread [0-9]+: .*pipe_read"
+		expect_match "dedupe fake hang: the verdict" \
+			"$(cat "$sf/dd-hang.txt")" '^  FAIL \(timeout\) fs=xfs bs=1024'
+	fi
 fi
 rm -rf "$sf"
