@@ -60,7 +60,7 @@ CHECK_ENV += BUILD=$(OUT) FS=$(abspath $(OUT))/folioscope \
 BPF_CFLAGS := -g -O2 -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	      -Ivmlinux -Ibpf
 
-.PHONY: all static clean check unit test-host test-vm check-vm-full demo deps vmlinux \
+.PHONY: all static clean check unit test-host test-vm test-mutants check-vm-full demo deps vmlinux \
 	format lint compdb
 all: folioscope
 
@@ -117,6 +117,11 @@ test-host: $(APP) $(OUT)/folioscope-dyn $(HOST_BINS)
 
 test-vm: folioscope
 	$(Q)tests/check.sh vm
+
+# The validator against test kernels with deliberate bugs
+# (tests/vm/mutants.sh): builds them (cached, ~15 min the first time).
+test-mutants: folioscope
+	$(Q)tests/check.sh vm:mutants
 
 # The VM part with trace, progress and compare on Debian's 6.12 as well
 # (make check runs only the attach plan, the reconciled runs and the

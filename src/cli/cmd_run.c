@@ -32,6 +32,7 @@ struct run_args {
 	struct common_opts c;
 	const char *workload;
 	struct wl_opts w;
+	bool kmsg_user;
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
 };
@@ -65,6 +66,8 @@ enum {
 	OPT_BUF_TMPFS,
 	OPT_IMAGE_SIZE,
 	OPT_STOP_AFTER,
+	OPT_DEADLINE_BASE,
+	OPT_KMSG_USER,
 };
 
 /* --dests' help spells out the workload's destination limit. */
@@ -84,6 +87,12 @@ static const struct argp_option options[] = {
 	/* Debug: a fixed point to disturb a run at (tests/host/faults.sh). */
 	{ "stop-after", OPT_STOP_AFTER, "N", OPTION_HIDDEN,
 	  "SIGSTOP after N dedupe cases or read calls", 0 },
+	/* Debug: short deadlines for the watchdog's tests. */
+	{ "deadline-base", OPT_DEADLINE_BASE, "SECONDS", OPTION_HIDDEN,
+	  "every layout's deadline starts from SECONDS (default 30)", 0 },
+	/* Debug: lets a test write the complaint (tests/host/fakes.sh). */
+	{ "kmsg-user", OPT_KMSG_USER, NULL, OPTION_HIDDEN,
+	  "kernel log: records of user space count too", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
 	{ "fs", OPT_FS, "btrfs|xfs", 0,
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
@@ -213,6 +222,13 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_STOP_AFTER:
 		w->stop_after = parse_count(st, "--stop-after", arg, 1000000);
+		break;
+	case OPT_DEADLINE_BASE:
+		w->deadline_base =
+			parse_count(st, "--deadline-base", arg, 86400);
+		break;
+	case OPT_KMSG_USER:
+		a->kmsg_user = true;
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -378,39 +394,27 @@ static __u64 kv_u64(const struct fs_report *r, const char *key)
 }
 
 /*
- * Calls and bytes the workload made against what the probes saw. Only
- * for a plan that reads arguments (a renamed clone is timed only).
+ * The kernel log since the run started: a complaint is a failed check of
+ * its own kind, quoting the first one; klog gets the summary.
  */
-static int run__reconcile(struct fs_report *r, enum fs_target t)
+static void kernel_log(struct fs_report *r, struct wl_kmsg *k, char *klog,
+		       size_t n)
 {
-	/* Per target: the calls counter and the bytes histogram. */
-	static const struct {
-		int calls, bytes;
-	} rec[FS_TGT_NR] = {
-		[FS_TGT_DEDUPE] = { FS_DD_CALLS, FS_DD_BYTES },
-		[FS_TGT_SHMEM] = { FS_SH_CALLS, FS_SH_BYTES },
-	};
-	const struct fs_target_report *tr = &r->target[t];
-	int bh = rec[t].bytes;
-	__u64 calls = tr->counter[rec[t].calls], bytes = tr->hist[bh].sum;
-	__u64 wcalls = kv_u64(r, "calls"), wbytes = kv_u64(r, "bytes");
-	bool ok;
+	char first[160];
+	int found = wl_kmsg__scan(k, first, sizeof(first));
 
-	if (!tr->hist[bh].measured) {
-		model__kv_str(r, "reconcile", "skipped: bytes not measured");
-		return 0;
+	if (!found) {
+		snprintf(klog, n, "clean");
+		return;
 	}
-	ok = calls == wcalls && bytes == wbytes;
-	model__kv_str(r, "reconcile", ok ? "ok" : "MISMATCH");
-	if (!ok)
-		err__print("run", 0,
-			   "tracing error on %s (%s %s): workload made %" PRIu64
-			   " calls / %" PRIu64 " bytes, probes saw %" PRIu64
-			   " / %" PRIu64,
-			   tr->name, tr->attach.mechanism, tr->attach.symbol,
-			   (uint64_t)wcalls, (uint64_t)wbytes, (uint64_t)calls,
-			   (uint64_t)bytes);
-	return ok ? 0 : -EPROTO;
+	snprintf(klog, n, "%d complaint%s", found, found > 1 ? "s" : "");
+	model__check_kind(r, false, WL_KIND_KERNEL_LOG, "the whole run",
+			  "no WARNING, BUG, Oops, KASAN, UBSAN or hung task",
+			  first);
+	err__print(
+		"run", 0,
+		"the kernel complained during the run (%d record%s), first: %s",
+		found, found > 1 ? "s" : "", first);
 }
 
 int cmd_run(int argc, char **argv)
@@ -423,7 +427,9 @@ int cmd_run(int argc, char **argv)
 	const struct plan_step *step;
 	enum fs_target t;
 	enum wl_level level = WL_LEVEL_FUNC;
-	__u64 calls, bytes;
+	struct wl_count want;
+	struct wl_kmsg *kmsg = NULL;
+	char klog[160] = "";
 	int err, rc = 1;
 
 	workload__defaults(&a.w);
@@ -442,6 +448,11 @@ int cmd_run(int argc, char **argv)
 	s.want[t] = true; /* the workload's own target is always traced */
 
 	model__init(&r);
+	/* From here on, the kernel's complaints are the run's. */
+	err = wl_kmsg__open(&kmsg, a.kmsg_user);
+	if (err)
+		snprintf(klog, sizeof(klog), "not read: /dev/kmsg: %s",
+			 strerror(-err));
 	progress__step("run", "preparing %s%s", a.workload,
 		       a.w.matrix ? " (matrix)" : "");
 	err = workload__prepare(&w, a.workload, &a.w);
@@ -472,10 +483,13 @@ int cmd_run(int argc, char **argv)
 		level = WL_LEVEL_SYSCALL;
 	else if (step->handler == PLAN_H_DD_ONE)
 		level = WL_LEVEL_DEDUPE_ONE;
-	workload__totals(w, level, &calls, &bytes);
-	model__kv_u64(&r, "calls", calls);
-	model__kv_u64(&r, "bytes", bytes);
-	rc = run__reconcile(&r, t) ? 1 : 0;
+	workload__totals(w, level, &want);
+	model__kv_u64(&r, "calls", want.calls);
+	model__kv_u64(&r, "bytes", want.bytes);
+	rc = workload__reconcile(&r, t, &want) ? 1 : 0;
+	if (kmsg)
+		kernel_log(&r, kmsg, klog, sizeof(klog));
+	model__kv_str(&r, "kernel_log", klog);
 	if (r.validation.failures || kv_u64(&r, "validation_failures"))
 		rc = 1;
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
@@ -495,5 +509,6 @@ cleanup:
 	progress__done();
 	session__stop(&s);
 	workload__destroy(w);
+	wl_kmsg__close(kmsg);
 	return rc;
 }

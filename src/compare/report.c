@@ -374,7 +374,8 @@ static void validation(FILE *f, const struct cmp_side *base,
 				sides[s]->nruns,
 				sides[s]->nruns > 1 ? "s" : "");
 		for (int c = 0; c < p->validation.ncases && c < 5; c++)
-			fprintf(f, "        %s: expected %s, got %s\n",
+			fprintf(f, "        (%s) %s: expected %s, got %s\n",
+				p->validation.cases[c].kind,
 				p->validation.cases[c].layout,
 				p->validation.cases[c].expected,
 				p->validation.cases[c].got);

@@ -412,6 +412,13 @@ const struct fs_kv *model__kv_find(const struct fs_report *r, const char *key)
 void model__check(struct fs_report *r, bool ok, const char *layout,
 		  const char *expected, const char *got)
 {
+	model__check_kind(r, ok, FS_CASE_ANSWER, layout, expected, got);
+}
+
+void model__check_kind(struct fs_report *r, bool ok, const char *kind,
+		       const char *layout, const char *expected,
+		       const char *got)
+{
 	struct fs_validation *v = &r->validation;
 	struct fs_case *c;
 
@@ -423,6 +430,7 @@ void model__check(struct fs_report *r, bool ok, const char *layout,
 	if (v->ncases >= FS_MAX_CASES)
 		return;
 	c = &v->cases[v->ncases++];
+	snprintf(c->kind, sizeof(c->kind), "%s", kind);
 	snprintf(c->layout, sizeof(c->layout), "%s", layout);
 	snprintf(c->expected, sizeof(c->expected), "%s", expected);
 	snprintf(c->got, sizeof(c->got), "%s", got);

@@ -80,8 +80,14 @@ struct fs_kv {
 
 #define FS_MAX_KV 48
 
-/* One failed ground-truth check: the exact layout that triggered it. */
+/*
+ * One failed ground-truth check: what kind of failure (FS_KIND_ANSWER for
+ * a wrong status, return value or data; the others name what the kernel
+ * did besides answering, e.g. "past ret", "data changed"), and the exact
+ * layout that triggered it.
+ */
 struct fs_case {
+	char kind[24];
 	char layout[320]; /* e.g. "fs=xfs bs=1024 src_off=1024 ..." */
 	char expected[96];
 	char got[96];
@@ -207,10 +213,17 @@ void model__kv_u64(struct fs_report *r, const char *key, __u64 v);
 void model__kv_str(struct fs_report *r, const char *key, const char *s);
 const struct fs_kv *model__kv_find(const struct fs_report *r, const char *key);
 
+/* The kind of a failed check that is a plain wrong answer. */
+#define FS_CASE_ANSWER "wrong answer"
+
 /* Count one ground-truth check; on failure keep the case (up to
- * FS_MAX_CASES). */
+ * FS_MAX_CASES) as kind FS_CASE_ANSWER. */
 void model__check(struct fs_report *r, bool ok, const char *layout,
 		  const char *expected, const char *got);
+/* The same with the failure's kind, e.g. "past ret", "position". */
+void model__check_kind(struct fs_report *r, bool ok, const char *kind,
+		       const char *layout, const char *expected,
+		       const char *got);
 /* Count n ground-truth checks that passed. */
 void model__checks_passed(struct fs_report *r, __u64 n);
 

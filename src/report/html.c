@@ -325,11 +325,12 @@ static void cases(struct page *p)
 			continue;
 		fprintf(p->f, "<h2>Failed checks%s</h2>\n",
 			p->nruns == 2 ? (i ? " (B)" : " (A)") : "");
-		fputs("<table class=\"cases\">\n<tr><th>layout</th>"
-		      "<th>expected</th><th>got</th></tr>\n",
+		fputs("<table class=\"cases\">\n<tr><th>kind</th>"
+		      "<th>layout</th><th>expected</th><th>got</th></tr>\n",
 		      p->f);
 		for (int c = 0; c < v->ncases; c++) {
 			fputs("<tr>", p->f);
+			td_str(p->f, v->cases[c].kind, NULL);
 			td_str(p->f, v->cases[c].layout, NULL);
 			td_str(p->f, v->cases[c].expected, NULL);
 			td_str(p->f, v->cases[c].got, NULL);

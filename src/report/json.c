@@ -140,9 +140,9 @@ static void workload_to_json(struct jsonb *b, struct json_object *root,
 	}
 }
 
-/* "validation": {"checks", "failures", "cases": [{"layout", "expected",
- * "got"}]}; cases are the first failures, FS_MAX_CASES at most. A run
- * the environment disturbed adds "disturbed": {"reason", "unjudged"}. */
+/* "validation": {"checks", "failures", "cases": [{"kind", "layout",
+ * "expected", "got"}]}; cases are the first failures, FS_MAX_CASES at most. A
+ * run the environment disturbed adds "disturbed": {"reason", "unjudged"}. */
 static void validation_to_json(struct jsonb *b, struct json_object *root,
 			       const struct fs_validation *v)
 {
@@ -156,6 +156,7 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 		const struct fs_case *c = &v->cases[i];
 
 		e = jsonb__push(b, arr, json_object_new_object());
+		jsonb__put(b, e, "kind", JSONB_STR(c->kind));
 		jsonb__put(b, e, "layout", JSONB_STR(c->layout));
 		jsonb__put(b, e, "expected", JSONB_STR(c->expected));
 		jsonb__put(b, e, "got", JSONB_STR(c->got));
@@ -682,7 +683,13 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 		e = json_object_array_get_idx(arr, i);
 		if (!json_object_is_type(e, json_type_object))
 			return bad(rd, "%s: expected object", w);
-		err = GET_STR(rd, e, w, "layout", c->layout);
+		/* A case without a kind is a wrong answer. */
+		if (json_object_object_get_ex(e, "kind", NULL))
+			err = GET_STR(rd, e, w, "kind", c->kind);
+		else
+			snprintf(c->kind, sizeof(c->kind), "%s",
+				 FS_CASE_ANSWER);
+		err = err ?: GET_STR(rd, e, w, "layout", c->layout);
 		err = err ?: GET_STR(rd, e, w, "expected", c->expected);
 		err = err ?: GET_STR(rd, e, w, "got", c->got);
 		if (err)

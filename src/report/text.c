@@ -271,9 +271,10 @@ static void print_validation(FILE *f, const struct fs_validation *v)
 			"unjudged answers: %llu\n",
 			v->disturbed, (unsigned long long)v->unjudged);
 	for (int i = 0; i < v->ncases; i++)
-		fprintf(f, "  FAIL %s\n    expected: %s\n    got:      %s\n",
-			v->cases[i].layout, v->cases[i].expected,
-			v->cases[i].got);
+		fprintf(f,
+			"  FAIL (%s) %s\n    expected: %s\n    got:      %s\n",
+			v->cases[i].kind, v->cases[i].layout,
+			v->cases[i].expected, v->cases[i].got);
 	if (v->failures > (__u64)v->ncases)
 		fprintf(f, "  (%llu more failures not kept)\n",
 			(unsigned long long)(v->failures - v->ncases));

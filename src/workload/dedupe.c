@@ -39,6 +39,8 @@
 #include "workload/workload_internal.h"
 
 #define WL "dedupe"
+/* A destination (or source) whose bytes the dedupe replaced. */
+#define DD_KIND_DATA_CHANGED "data changed"
 /* mkfs.xfs refuses images under 300 MB. */
 #define IMG_MIN (320ULL << 20)
 /* Sparse images: room for twice the data plus metadata costs nothing
@@ -82,6 +84,11 @@ struct dedupe {
 	unsigned char *buf[2]; /* READ_CHUNK each, for the read-back */
 	bool inject;
 	__u64 image_size, stop_after; /* see struct wl_opts */
+	__u64 deadline_base;	      /* seconds */
+	struct wl_watch *watch;
+	/* The ioctl in flight, for the watchdog. */
+	const struct dd_case *cur_case;
+	__u32 cur_k;
 	/* Cases whose ioctls ran; an environment fault stops the rest. */
 	int ncases_run;
 	/* The first environment fault of the traced phase (-errno, 0 none)
@@ -684,6 +691,7 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 		inject(d);
 	d->image_size = o->image_size;
 	d->stop_after = o->stop_after;
+	d->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
 	if (!o->dir) {
 		err = wl__mkdtemp(WL, NULL, "dedupe", d->tmpdir,
 				  sizeof(d->tmpdir));
@@ -727,6 +735,14 @@ static int open_file(const struct dedupe *d, int i, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The layout of the ioctl in flight (wl_watch_describe_fn). */
+static void describe(const void *arg, char *buf, size_t n)
+{
+	const struct dedupe *d = arg;
+
+	dd__layout(&d->plan, d->cur_case, d->cur_k, 0, buf, n);
+}
+
 /* The traced phase of one case: its ioctls, nothing else but open/close. */
 static int run_case(struct dedupe *d, int ci)
 {
@@ -763,7 +779,14 @@ static int run_case(struct dedupe *d, int ci)
 			info[j].dest_offset =
 				c->dest[j].off + (__u64)k * c->len;
 		}
+		d->cur_case = c;
+		d->cur_k = k;
+		wl_watch__enter(
+			d->watch, 0,
+			wl__deadline_ns(d->deadline_base, c->len * c->ndest, 1),
+			describe, d);
 		ret = ioctl(fds[0], FIDEDUPERANGE, d->req) ? -errno : 0;
+		wl_watch__leave(d->watch, 0);
 		for (j = 0; j < c->ndest; j++) {
 			res[j].ioctl_err = ret;
 			res[j].status = ret ? 0 : info[j].status;
@@ -791,29 +814,53 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	/* The syscall-level probe counts every destination of every ioctl,
 	 * with the byte count the ioctl reports (the request's length for
 	 * DIFFERS). */
-	d->tot.sys_calls++;
-	if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME)
-		d->tot.sys_bytes += g->bytes;
-	else if (!g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS)
-		d->tot.sys_bytes += c->len;
+	struct wl_count *sys = &d->tot.sys, *func = &d->tot.func,
+			*one = &d->tot.one;
+	bool same = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME;
+	bool differs = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS;
+
+	sys->calls++;
+	if (same) {
+		sys->same++;
+		sys->bytes += g->bytes;
+	} else if (differs) {
+		sys->differs++;
+		sys->bytes += c->len;
+	} else {
+		sys->errors++;
+	}
 	/* The function-level probe sees the remap prep, which runs unless
-	 * the whole ioctl failed, with the length it compared. */
-	if (!g->ioctl_err && e->reaches_prep)
-		d->tot.calls++;
-	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
-			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
-		d->tot.bytes += e->cmp_len;
+	 * the whole ioctl failed, with the length it compared: a SAME that
+	 * compared nothing (length 0) is neither SAME nor DIFFERS there,
+	 * and an error it returns is one. */
+	if (!g->ioctl_err && e->reaches_prep) {
+		func->calls++;
+		if (same && e->cmp_len)
+			func->same++;
+		else if (differs)
+			func->differs++;
+		else if (!same)
+			func->errors++;
+	}
+	if (same || differs)
+		func->bytes += e->cmp_len;
 	/* vfs_dedupe_file_range_one runs for every destination of an
 	 * ioctl that did not fail as a whole; it returns the compared
-	 * length when SAME and only -EBADE when DIFFERS, where the
-	 * request's (capped) length is counted. */
+	 * length when SAME (0, counted as neither, when it compared
+	 * nothing) and only -EBADE when DIFFERS, where the request's
+	 * (capped) length is counted. */
 	if (g->ioctl_err)
 		return;
-	d->tot.one_calls++;
-	if (g->status == FILE_DEDUPE_RANGE_SAME)
-		d->tot.one_bytes += e->cmp_len;
-	else if (g->status == FILE_DEDUPE_RANGE_DIFFERS)
-		d->tot.one_bytes += c->len < DD_CAP ? c->len : DD_CAP;
+	one->calls++;
+	if (same) {
+		one->bytes += e->cmp_len;
+		one->same += e->cmp_len > 0;
+	} else if (differs) {
+		one->differs++;
+		one->bytes += c->len < DD_CAP ? c->len : DD_CAP;
+	} else {
+		one->errors++;
+	}
 }
 
 static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
@@ -839,10 +886,12 @@ static void layout(const struct dedupe *d, const struct dd_case *c, __u32 k,
 /*
  * Read [off, off + len) of file i back and compare it with what was
  * written. Returns the number of bytes that differ (0: unchanged), or
- * -errno; *where and the bytes tell about the first difference.
+ * -errno; *where and the bytes tell about the first difference, *last
+ * is the last byte that differs.
  */
 static __s64 read_back(struct dedupe *d, int i, __u64 off, __u64 len,
-		       __u64 *where, unsigned char *want, unsigned char *got)
+		       __u64 *where, __u64 *last, unsigned char *want,
+		       unsigned char *got)
 {
 	const struct dd_file *f = &d->plan.files[i];
 	__s64 bad = 0;
@@ -865,13 +914,17 @@ static __s64 read_back(struct dedupe *d, int i, __u64 off, __u64 len,
 			break;
 		dd_file__fill(f, off, d->buf[0], n);
 		x = wl__first_diff(d->buf[0], d->buf[1], n);
-		if (x < n) {
-			if (!bad) {
-				*where = off + x;
-				*want = d->buf[0][x];
-				*got = d->buf[1][x];
-			}
-			bad += n - x; /* at least; enough to say "differs" */
+		if (x < n && !bad) {
+			*where = off + x;
+			*want = d->buf[0][x];
+			*got = d->buf[1][x];
+		}
+		/* Every byte that was replaced, and the last of them. */
+		for (; x < n; x++) {
+			if (d->buf[0][x] == d->buf[1][x])
+				continue;
+			bad++;
+			*last = off + x;
 		}
 		off += n;
 		len -= n;
@@ -886,24 +939,31 @@ static void check_read_back(struct dedupe *d, struct fs_report *r,
 {
 	int file = src ? c->src : c->dest[j].file;
 	__u64 off = (src ? c->src_off : c->dest[j].off) + (__u64)k * c->len;
-	__u64 len = c->len < DD_CAP ? c->len : DD_CAP, where = 0;
+	__u64 len = c->len < DD_CAP ? c->len : DD_CAP, where = 0, last = 0;
 	unsigned char want = 0, got = 0;
 	char lay[320], msg[96];
 	__s64 bad;
 
-	bad = read_back(d, file, off, len, &where, &want, &got);
+	bad = read_back(d, file, off, len, &where, &last, &want, &got);
 	(*rereads)++;
 	if (bad < 0)
 		snprintf(msg, sizeof(msg), "read error: %s", strerror(-bad));
 	else if (bad)
 		snprintf(msg, sizeof(msg),
-			 "changed from offset %llu: want 0x%02x, got 0x%02x",
-			 (unsigned long long)where, want, got);
+			 "%lld bytes replaced in [%llu, %llu]; at %llu: want "
+			 "0x%02x, got 0x%02x",
+			 (long long)bad, (unsigned long long)where,
+			 (unsigned long long)last, (unsigned long long)where,
+			 want, got);
 	else
 		snprintf(msg, sizeof(msg), "as written");
 	layout(d, c, k, j, src ? " reread=src" : " reread=dst", lay,
 	       sizeof(lay));
-	model__check(r, bad == 0, lay, "as written", msg);
+	/* Data the dedupe replaced is the worst outcome there is: a kind
+	 * of its own, apart from a wrong answer. */
+	model__check_kind(r, bad == 0,
+			  bad > 0 ? DD_KIND_DATA_CHANGED : FS_CASE_ANSWER, lay,
+			  "as written", msg);
 }
 
 /*
@@ -939,6 +999,13 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
 	int err = 0, first_err = 0;
 
+	/* A kernel call that never returns still ends the run with a
+	 * verdict (watch.c). */
+	err = wl_watch__start(&d->watch, WL, r);
+	if (err) {
+		wl__err(WL, err, "start the watchdog");
+		return err;
+	}
 	/* Traced phase: the ioctls (and open/close), nothing else. */
 	for (int c = 0; !err && c < p->ncases; c++) {
 		err = run_case(d, c);
@@ -948,6 +1015,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 		if (!err && d->stop_after && (__u64)c + 1 == d->stop_after)
 			raise(SIGSTOP);
 	}
+	wl_watch__stop(d->watch);
+	d->watch = NULL;
 	if (err && !d->env_err)
 		return err;
 	for (int c = d->ncases_run; c < p->ncases; c++)
@@ -1035,8 +1104,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	model__kv_u64(r, "ioctls", ioctls);
 	/* Function-level totals; run replaces them with what its plan's
 	 * level sees (workload__totals). */
-	model__kv_u64(r, "calls", d->tot.calls);
-	model__kv_u64(r, "bytes", d->tot.bytes);
+	model__kv_u64(r, "calls", d->tot.func.calls);
+	model__kv_u64(r, "bytes", d->tot.func.bytes);
 	model__kv_u64(r, "same", same);
 	model__kv_u64(r, "differs", differs);
 	model__kv_u64(r, "errors", errors);

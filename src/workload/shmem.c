@@ -94,11 +94,13 @@ struct sh_reader {
 	unsigned char *mem; /* page-aligned buffer, made in prepare */
 	struct iovec iov[FS_MAX_IOVECS];
 	struct sh_gate *gate;
-	__u64 calls, bytes;
+	__u64 calls, bytes, errors;
+	__u64 seq;    /* calls of this reader over all plans: poison seed */
 	__u64 passed; /* checks passed, added to the report at the end */
 	int err;
 	int fd;	   /* the reader's own open file */
 	bool stop; /* the file changed under it: read no further */
+	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
 };
 
 struct shmem {
@@ -121,6 +123,8 @@ struct shmem {
 	struct fs_report *r;
 	bool inject, first_run;
 	__u64 stop_after, calls_done; /* --stop-after */
+	__u64 deadline_base;	      /* seconds */
+	struct wl_watch *watch;
 	struct wl_totals tot;
 };
 
@@ -507,6 +511,7 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	s->page = (__u64)sysconf(_SC_PAGESIZE);
 	s->inject = o->inject_wrong;
 	s->stop_after = o->stop_after;
+	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
 	err = check_opts(s, o);
 	if (err)
 		goto cleanup;
@@ -590,8 +595,14 @@ static bool resized(struct sh_reader *rd)
 	return true;
 }
 
-static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
-		  const char *want, const char *got)
+/* Failure kinds besides a wrong answer (FS_CASE_ANSWER). */
+#define K_DATA "data"		/* [0, ret) is not the file's contents */
+#define K_UNWRITTEN "unwritten" /* ... and still holds the poison */
+#define K_PAST "past ret"	/* [ret, iov_len) changed */
+#define K_GUARD "guard"		/* outside the iovecs */
+
+static void check(struct sh_reader *rd, bool ok, const char *kind, __u64 call,
+		  __u64 pos, const char *want, const char *got)
 {
 	char lay[320] = "";
 	size_t n;
@@ -610,7 +621,7 @@ static void check(struct sh_reader *rd, bool ok, __u64 call, __u64 pos,
 			 " injected=wrong-expectation");
 	pthread_mutex_lock(&rd->s->lock);
 	if (!resized(rd))
-		model__check(rd->s->r, false, lay, want, got);
+		model__check_kind(rd->s->r, false, kind, lay, want, got);
 	pthread_mutex_unlock(&rd->s->lock);
 }
 
@@ -654,14 +665,35 @@ static long guards_hit(const struct sh_reader *rd, unsigned char *base, __u32 n)
 }
 
 /* What a call should have done, for a failed check's "expected". */
-static void check_fail(struct sh_reader *rd, __u64 call, __u64 pos, __u64 want,
-		       const char *got)
+static void check_fail(struct sh_reader *rd, const char *kind, __u64 call,
+		       __u64 pos, __u64 want, const char *got)
 {
 	char w[96];
 
-	snprintf(w, sizeof(w), "ret=%llu, data as written, guards intact",
+	snprintf(w, sizeof(w),
+		 "ret=%llu, data as written, rest of the buffer and guards "
+		 "untouched",
 		 (unsigned long long)want);
-	check(rd, false, call, pos, w, got);
+	check(rd, false, kind, call, pos, w, got);
+}
+
+/* The poison seed of iovec byte 0 of the reader's current call. */
+static __u64 poison_seed(const struct sh_reader *rd)
+{
+	return WL_POISON_BASE + ((__u64)rd->idx << 40) + rd->seq * 4099;
+}
+
+/* Fill every iovec with this call's poison (offsets run on across the
+ * iovecs), then the guards. */
+static void poison(struct sh_reader *rd, unsigned char *base, __u32 n)
+{
+	__u64 seed = poison_seed(rd);
+
+	for (__u32 j = 0; j < n; j++) {
+		wl__poison_fill(rd->iov[j].iov_base, seed, rd->iov[j].iov_len);
+		seed += rd->iov[j].iov_len;
+	}
+	set_guards(rd, base, n);
 }
 
 /*
@@ -678,21 +710,23 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 	 * byte flipped, so that one check must fail. */
 	bool inject = rd->s->inject && rd->s->first_run && !rd->idx && !call &&
 		      ret > 0;
+	__u64 seed = poison_seed(rd), done = 0;
 	char got[96];
-	__u64 done = 0;
 	long hit;
 
 	if (ret < 0) {
 		snprintf(got, sizeof(got), "error %d (%s)", err,
 			 strerror(-err));
-		check_fail(rd, call, pos, want, got);
+		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
 		return;
 	}
 	if ((__u64)ret != want) {
 		snprintf(got, sizeof(got), "ret=%lld", (long long)ret);
-		check_fail(rd, call, pos, want, got);
+		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
 		return;
 	}
+	/* [0, ret): the file's bytes; a byte still holding the poison was
+	 * never written (a hole the kernel did not zero, say). */
 	for (__u32 j = 0; j < n && done < (__u64)ret; j++) {
 		const unsigned char *b = rd->iov[j].iov_base;
 		size_t len = rd->iov[j].iov_len, x;
@@ -704,16 +738,41 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 			    ? 0
 			    : sh_file__diff(&rd->in->f, pos + done, b, len);
 		if (x < len) {
+			bool stale = b[x] == wl__poison_byte(seed, done + x);
+
 			sh_file__fill(&rd->in->f, pos + done + x, &wb, 1);
 			if (inject && !j)
 				wb ^= 0xff;
 			snprintf(got, sizeof(got),
 				 "ret=%lld, file offset %llu: want 0x%02x, "
-				 "got 0x%02x",
+				 "got 0x%02x%s",
 				 (long long)ret,
-				 (unsigned long long)(pos + done + x), wb,
-				 b[x]);
-			check_fail(rd, call, pos, want, got);
+				 (unsigned long long)(pos + done + x), wb, b[x],
+				 stale ? " (not written)" : "");
+			check_fail(rd, stale && !inject ? K_UNWRITTEN : K_DATA,
+				   call, pos, want, got);
+			return;
+		}
+		done += len;
+	}
+	/* [ret, iov_len) of every iovec: still this call's poison. */
+	done = 0;
+	for (__u32 j = 0; j < n; j++) {
+		const unsigned char *b = rd->iov[j].iov_base;
+		size_t len = rd->iov[j].iov_len, from = 0, x;
+
+		if (done < (__u64)ret)
+			from = (__u64)ret - done < len ? (size_t)(ret - done)
+						       : len;
+		x = from +
+		    wl__poison_diff(b + from, seed + done + from, len - from);
+		if (x < len) {
+			snprintf(got, sizeof(got),
+				 "ret=%lld, wrote iovec %u byte %zu (buffer "
+				 "byte %llu) past ret",
+				 (long long)ret, j, x,
+				 (unsigned long long)(done + x));
+			check_fail(rd, K_PAST, call, pos, want, got);
 			return;
 		}
 		done += len;
@@ -723,10 +782,64 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 		snprintf(got, sizeof(got),
 			 "ret=%lld, wrote outside the buffer at base%+ld",
 			 (long long)ret, hit);
-		check_fail(rd, call, pos, want, got);
+		check_fail(rd, K_GUARD, call, pos, want, got);
 		return;
 	}
-	check(rd, true, call, pos, NULL, NULL);
+	check(rd, true, NULL, call, pos, NULL, NULL);
+}
+
+/* The layout of the reader's call in flight (wl_watch_describe_fn). */
+static void describe(const void *arg, char *buf, size_t n)
+{
+	const struct sh_reader *rd = arg;
+
+	sh__layout(rd->s->m[rd->in->mount].huge, &rd->in->f, rd->pl, rd->idx,
+		   rd->cur_call, rd->cur_pos, buf, n);
+}
+
+/*
+ * A layout that does not end as its ground truth says: too many calls,
+ * the file position not where the calls put it, past its deadline. The
+ * reader stops; the run goes on with the next layout.
+ */
+static void bound_fail(struct sh_reader *rd, const char *kind, __u64 call,
+		       __u64 pos, const char *want, const char *got)
+{
+	check(rd, false, kind, call, pos, want, got);
+	rd->stop = true;
+}
+
+/* Bytes a reader of pl on f must get, from start. */
+static __u64 plan_bytes(const struct sh_plan *pl, __u64 size, __u64 start)
+{
+	__u64 end = size;
+
+	if (pl->length && start + pl->length < end)
+		end = start + pl->length;
+	return end > start ? end - start : 0;
+}
+
+/* After call: the file position must be exactly where the calls put it
+ * (pread leaves it alone). */
+static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
+			__u64 want)
+{
+	off_t cur = lseek(fd, 0, SEEK_CUR);
+	char w[96], g[96];
+
+	if (cur >= 0 && (__u64)cur == want)
+		return true;
+	snprintf(w, sizeof(w), "file position %llu after the call",
+		 (unsigned long long)want);
+	if (cur < 0)
+		snprintf(g, sizeof(g), "lseek(SEEK_CUR) failed: %s",
+			 strerror(errno));
+	else
+		snprintf(g, sizeof(g), "file position %lld (%s)",
+			 (long long)cur,
+			 (__u64)cur < want ? "went back or stayed" : "ahead");
+	bound_fail(rd, WL_KIND_POSITION, call, pos, w, g);
+	return false;
 }
 
 /* One reader: open, read the plan's range call by call, close. */
@@ -737,7 +850,13 @@ static void *reader(void *arg)
 	__u64 start = sh_plan__start(pl, rd->in->f.size), pos = start;
 	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
 	__u32 n = pl->call == SH_READV ? pl->iovecs : 1;
-	__u64 call = 0;
+	/* The ground truth's bound: the calls the bytes take, plus the
+	 * one that returns 0 at EOF. */
+	__u64 total = plan_bytes(pl, rd->in->f.size, start);
+	__u64 need = (total + pl->bs - 1) / pl->bs + 1;
+	__u64 limit = wl__deadline_ns(rd->s->deadline_base, total, need);
+	__u64 call = 0, t0;
+	char w[96], g[96];
 	ssize_t ret;
 	int fd;
 
@@ -766,29 +885,73 @@ static void *reader(void *arg)
 		rd->err = -errno;
 		goto cleanup;
 	}
+	t0 = wl__now_ns();
 	while (!pl->length || pos - start < pl->length) {
+		__u64 now = wl__now_ns();
 		int err = 0;
 
+		if (call >= need) {
+			snprintf(w, sizeof(w),
+				 "%llu bytes in at most %llu calls",
+				 (unsigned long long)total,
+				 (unsigned long long)need);
+			snprintf(g, sizeof(g),
+				 "call %llu needed, %llu bytes read",
+				 (unsigned long long)call + 1,
+				 (unsigned long long)(pos - start));
+			bound_fail(rd, WL_KIND_NO_PROGRESS, call, pos, w, g);
+			break;
+		}
+		if (now - t0 > limit) {
+			snprintf(w, sizeof(w), "layout done within %llu s",
+				 (unsigned long long)(limit / 1000000000ULL));
+			snprintf(g, sizeof(g),
+				 "%llu of %llu bytes after %llu s",
+				 (unsigned long long)(pos - start),
+				 (unsigned long long)total,
+				 (unsigned long long)((now - t0) /
+						      1000000000ULL));
+			bound_fail(rd, WL_KIND_TIMEOUT, call, pos, w, g);
+			break;
+		}
+
+		/* Every byte the call may write holds this call's poison,
+		 * the guards their canary. */
+		rd->seq++;
+		poison(rd, base, n);
 		/* --buf-tmpfs: unmapped, so this call's copy faults. The
-		 * data stays in the memfd for the checks. */
+		 * poison stays in the memfd for the checks. */
 		if (rd->s->bufmap)
 			madvise(rd->mem, rd->s->bufsize, MADV_DONTNEED);
-		set_guards(rd, base, n);
+		rd->cur_call = call;
+		rd->cur_pos = pos;
+		wl_watch__enter(rd->s->watch, (int)rd->idx, limit - (now - t0),
+				describe, rd);
 		if (pl->call == SH_READ)
 			ret = read(fd, base, pl->bs);
 		else if (pl->call == SH_PREAD)
 			ret = pread(fd, base, pl->bs, pos);
 		else
 			ret = readv(fd, rd->iov, n);
+		if (ret < 0)
+			err = -errno;
+		wl_watch__leave(rd->s->watch, (int)rd->idx);
 		/* Every call reaches shmem_file_read_iter: count it. */
 		rd->calls++;
 		if (ret < 0)
-			err = -errno;
+			rd->errors++;
 		if (err == -EINTR)
 			continue;
-		check_call(rd, base, n, call++, pos, ret, err);
+		check_call(rd, base, n, call, pos, ret, err);
 		if (ret > 0)
 			rd->bytes += ret;
+		if (!rd->stop &&
+		    !position_ok(rd, fd, call, pos,
+				 pl->call == SH_PREAD
+					 ? 0
+					 : pos + (ret > 0 ? ret : 0)))
+			break;
+		call++;
 		/* --stop-after: a test may now change the file. */
 		if (rd->s->stop_after &&
 		    __atomic_add_fetch(&rd->s->calls_done, 1,
@@ -830,7 +993,7 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->in = in;
 		rd->pl = pl;
 		rd->idx = i;
-		rd->calls = rd->bytes = rd->passed = 0;
+		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
@@ -855,8 +1018,9 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		}
 	}
 	for (__u32 i = 0; i < pl->readers; i++) {
-		s->tot.calls += s->rd[i].calls;
-		s->tot.bytes += s->rd[i].bytes;
+		s->tot.func.calls += s->rd[i].calls;
+		s->tot.func.bytes += s->rd[i].bytes;
+		s->tot.func.errors += s->rd[i].errors;
 		if (s->rd[i].err && !err) {
 			err = s->rd[i].err;
 			wl__err(WL, err, "reader %u of plan '%s' on '%s'", i,
@@ -913,6 +1077,11 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	/* Before the reads: say whether the huge-page layout holds. */
 	report_huge(s, r);
 	s->first_run = true;
+	err = wl_watch__start(&s->watch, WL, r);
+	if (err) {
+		wl__err(WL, err, "start the watchdog");
+		return err;
+	}
 	/* Traced phase: the readers' open, reads and close. */
 	for (int i = 0; !err && i < s->ninst; i++) {
 		for (int p = 0; !err && !s->inst[i].disturbed && p < s->nplans;
@@ -921,8 +1090,9 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 			s->first_run = false;
 		}
 	}
-	s->tot.sys_calls = s->tot.calls;
-	s->tot.sys_bytes = s->tot.bytes;
+	wl_watch__stop(s->watch);
+	s->watch = NULL;
+	s->tot.sys = s->tot.func;
 	model__kv_str(r, "mode", s->mode);
 	if (s->nmount == 1) {
 		const struct sh_plan *pl = &s->plans[0];
@@ -945,8 +1115,9 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 		model__kv_u64(r, "plans", s->nplans);
 	}
 	/* A read is one shmem_file_read_iter call at either level. */
-	model__kv_u64(r, "calls", s->tot.calls);
-	model__kv_u64(r, "bytes", s->tot.bytes);
+	model__kv_u64(r, "calls", s->tot.func.calls);
+	model__kv_u64(r, "bytes", s->tot.func.bytes);
+	model__kv_u64(r, "errors", s->tot.func.errors);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;

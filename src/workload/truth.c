@@ -56,6 +56,45 @@ void wl__pattern_fill(void *buf, __u64 off, size_t len)
 		p[i] = wl__pattern_byte(off + i);
 }
 
+void wl__poison_fill(void *buf, __u64 seed, size_t len)
+{
+	unsigned char *p = buf;
+	size_t i = 0;
+	__u64 v;
+
+	/* The test pattern at an offset no file reaches, every byte with
+	 * its low bit set: whole words after the word-aligned start. */
+	wl__pattern_fill(buf, seed, len);
+	for (; i < len && ((seed + i) & 7); i++)
+		p[i] |= 1;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&v, p + i, 8);
+		v |= 0x0101010101010101ULL;
+		memcpy(p + i, &v, 8);
+	}
+	for (; i < len; i++)
+		p[i] |= 1;
+}
+
+size_t wl__poison_diff(const void *buf, __u64 seed, size_t len)
+{
+	const unsigned char *p = buf;
+	unsigned char want[4096];
+
+	for (size_t done = 0; done < len;) {
+		size_t n =
+			len - done < sizeof(want) ? len - done : sizeof(want);
+		size_t x;
+
+		wl__poison_fill(want, seed + done, n);
+		x = wl__first_diff(p + done, want, n);
+		if (x < n)
+			return done + x;
+		done += n;
+	}
+	return len;
+}
+
 size_t wl__pattern_check(const void *buf, __u64 off, size_t len)
 {
 	const unsigned char *p = buf;
@@ -395,29 +434,43 @@ struct dspec {
 	enum dd_diff diff;
 };
 
-static int add(struct dd_plan *p, int fs, const char *name, bool cold,
-	       __u64 src_off, __u64 len, __u32 count, __u64 src_size,
-	       unsigned int ndest, const struct dspec *ds)
+/* One case of the matrix: count ranges of len bytes from src_off in a
+ * source file of src_size bytes (cold: dropped from the page cache),
+ * compared with ndest destinations. */
+struct mcase {
+	const char *name;
+	bool cold;
+	__u64 src_off, len;
+	__u32 count;
+	__u64 src_size;
+	unsigned int ndest;
+	const struct dspec *dests;
+};
+
+#define DSPECS(...) ((const struct dspec[])__VA_ARGS__)
+
+static int add(struct dd_plan *p, int fs, const struct mcase *m)
 {
+	const struct dspec *ds = m->dests;
 	struct dd_case c;
 	int src, f;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(c.name, sizeof(c.name), "%s", name);
-	src = dd_plan__add_file(p, fs, src_size, cold);
+	snprintf(c.name, sizeof(c.name), "%s", m->name);
+	src = dd_plan__add_file(p, fs, m->src_size, m->cold);
 	if (src < 0)
 		return src;
 	c.src = src;
-	c.src_off = src_off;
-	c.len = len;
-	c.count = count;
-	c.ndest = ndest;
-	for (unsigned int d = 0; d < ndest; d++) {
+	c.src_off = m->src_off;
+	c.len = m->len;
+	c.count = m->count;
+	c.ndest = m->ndest;
+	for (unsigned int d = 0; d < m->ndest; d++) {
 		__u64 size = ds[d].size;
 
 		if (!size)
-			size = ds[d].off + (__u64)count * len + p->page;
-		f = ds[d].same ? src : dd_plan__add_file(p, fs, size, cold);
+			size = ds[d].off + (__u64)m->count * m->len + p->page;
+		f = ds[d].same ? src : dd_plan__add_file(p, fs, size, m->cold);
 		if (f < 0)
 			return f;
 		c.dest[d].file = f;
@@ -427,8 +480,87 @@ static int add(struct dd_plan *p, int fs, const char *name, bool cold,
 	return dd_plan__add_case(p, &c);
 }
 
+/*
+ * Decoys for a compare that reads the destination at the wrong place:
+ * the one a pointer gets when it takes the source's in-page offset for
+ * the destination's (the first seed's word loop does). For every chunk
+ * of case ci's first range as the kernel walks it (up to the next page
+ * end of either file), the destination page's bytes at the source's
+ * in-page offset become the source chunk's bytes. That compare then
+ * finds everything equal and answers SAME, while the real destination
+ * range differs: at its differing byte, and wherever a later chunk's
+ * decoy lies inside it. Needs a source file of nothing but its pattern.
+ */
+static int add_decoys(struct dd_plan *p, int ci)
+{
+	const struct dd_case *c = &p->cases[ci];
+	const struct dd_file *src = &p->files[c->src];
+	struct dd_file *f = &p->files[c->dest[0].file];
+	__u64 so = c->src_off, dof = c->dest[0].off, len = c->len;
+	const __u64 P = p->page;
+
+	while (len) {
+		__u64 sp = so % P, dp = dof % P;
+		__u64 n = min_u64(min_u64(P - sp, P - dp), len);
+		struct dd_seg *sg;
+
+		if (f->nseg >= DD_MAX_SEGS)
+			return -ENOSPC;
+		sg = &f->seg[f->nseg++];
+		memset(sg, 0, sizeof(*sg));
+		sg->start = dof - dp + sp;
+		sg->len = n;
+		sg->count = 1;
+		sg->delta = so + src->delta - sg->start;
+		so += n;
+		dof += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* Source size that leaves the range a page short of EOF. */
 #define PADDED(off, len) ((off) + (len) + P)
+
+/*
+ * Decoy cases (add_decoys) where blocks below the page size let source
+ * and destination sit at different in-page offsets: the differing byte
+ * first, in the middle, in the last word; a destination range in the
+ * second half of a page behind a source at its start; and four pages,
+ * where each chunk's decoy lies in the next one's real range.
+ */
+static int add_decoy_cases(struct dd_plan *p, int fs)
+{
+	const __u64 b = p->fs[fs].bs, P = p->page;
+	const struct {
+		const char *name;
+		__u64 src_off, dst_off, len;
+		enum dd_diff diff;
+	} t[] = {
+		{ "decoy-first", b, 2 * b, b, DD_DIFF_FIRST },
+		{ "decoy-middle", b, 2 * b, b, DD_DIFF_MIDDLE },
+		{ "decoy-last-word", b, 2 * b, b, DD_DIFF_LAST },
+		{ "decoy-2nd-half", 0, P / 2, P / 2, DD_DIFF_MIDDLE },
+		{ "decoy-pages", 0, P / 2, 4 * P, DD_DIFF_LAST },
+	};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < ARRAY_SIZE(t); i++) {
+		struct dspec d = { .off = t[i].dst_off, .diff = t[i].diff };
+		struct mcase m = { .name = t[i].name,
+				   .src_off = t[i].src_off,
+				   .len = t[i].len,
+				   .count = 1,
+				   .src_size = PADDED(t[i].src_off, t[i].len),
+				   .ndest = 1,
+				   .dests = &d };
+
+		err = add(p, fs, &m);
+		if (!err)
+			err = add_decoys(p, p->ncases - 1);
+	}
+	return err;
+}
 
 /*
  * The default matrix on one filesystem of block size b. With b below the
@@ -452,102 +584,129 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 	/* Lengths: one block (sub-page when b < page), a page, many pages,
 	 * a PMD folio (cold: read from disk page by page), two PMD folios
 	 * from a block in. */
-	err = err ?: add(p, fs, "block", false, b, b, 1, PADDED(b, b), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "page", false, 0, P, 1, PADDED(0, P), 1,
-			 (struct dspec[]){ { .off = P } });
-	err = err ?: add(p, fs, "multi-poff", false, b, 64 * KiB, 1,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "multi-samepoff", false, b, 64 * KiB, 1,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = b + 2 * P } });
-	err = err ?: add(p, fs, "folio", true, 0, 2 * MiB, 1,
-			 PADDED(0, 2 * MiB), 1,
-			 (struct dspec[]){ { .off = 2 * MiB } });
-	err = err ?: add(p, fs, "large", false, b, 4 * MiB, 1,
-			 PADDED(b, 4 * MiB), 1,
-			 (struct dspec[]){ { .off = 0 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "block", .src_off = b, .len = b, .count = 1,
+		.src_size = PADDED(b, b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "page", .src_off = 0, .len = P, .count = 1,
+		.src_size = PADDED(0, P), .ndest = 1,
+		.dests = DSPECS({ { .off = P } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "multi-poff", .src_off = b, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "multi-samepoff", .src_off = b, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({ { .off = b + 2 * P } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "folio", .cold = true, .src_off = 0, .len = 2 * MiB,
+		.count = 1, .src_size = PADDED(0, 2 * MiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * MiB } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "large", .src_off = b, .len = 4 * MiB, .count = 1,
+		.src_size = PADDED(b, 4 * MiB), .ndest = 1,
+		.dests = DSPECS({ { .off = 0 } }) });
 	/* Tails that end at EOF of both files (same size): the length is
 	 * not a block multiple; and a file smaller than a block. */
-	err = err ?: add(p, fs, "tail", false, tail_off, tail_size - tail_off,
-			 1, tail_size, 1,
-			 (struct dspec[]){ { .off = tail_off,
-					     .size = tail_size } });
-	err = err ?: add(p, fs, "tail-last", true, tail_off,
-			 tail_size - tail_off, 1, tail_size, 1,
-			 (struct dspec[]){ { .off = tail_off,
-					     .size = tail_size,
-					     .diff = DD_DIFF_LAST } });
-	err = err ?: add(p, fs, "tiny", false, 0, 1000, 1, 1000, 1,
-			 (struct dspec[]){ { .off = 0, .size = 1000 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tail", .src_off = tail_off,
+		.len = tail_size - tail_off, .count = 1,
+		.src_size = tail_size, .ndest = 1,
+		.dests = DSPECS({ { .off = tail_off, .size = tail_size } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tail-last", .cold = true, .src_off = tail_off,
+		.len = tail_size - tail_off, .count = 1,
+		.src_size = tail_size, .ndest = 1,
+		.dests = DSPECS({
+			{ .off = tail_off, .size = tail_size, .diff = DD_DIFF_LAST },
+		}) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "tiny", .src_off = 0, .len = 1000, .count = 1,
+		.src_size = 1000, .ndest = 1,
+		.dests = DSPECS({ { .off = 0, .size = 1000 } }) });
 	/* One source, many destinations: every differing position, at
 	 * in-page positions b, 2b, ..., and a range of the source file. */
-	err = err ?: add(p, fs, "dests", false, b, 16 * KiB, 1,
-			 PADDED(b + 16 * KiB + b, 16 * KiB), 7,
-			 (struct dspec[]){
-				 { .off = b },
-				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
-				 { .off = 3 * b, .diff = DD_DIFF_MIDDLE },
-				 { .off = 4 * b, .diff = DD_DIFF_WORD_END },
-				 { .off = 5 * b, .diff = DD_DIFF_WORD_START },
-				 { .off = 6 * b, .diff = DD_DIFF_LAST },
-				 { .same = true, .off = b + 16 * KiB + b },
-			 });
-	err = err ?: add(p, fs, "dests-samepoff", true, 2 * b, 3 * P, 1,
-			 PADDED(2 * b, 3 * P), 6,
-			 (struct dspec[]){
-				 { .off = 2 * b, .diff = DD_DIFF_WORD_START },
-				 { .off = 2 * b + P },
-				 { .off = 2 * b + 2 * P, .diff = DD_DIFF_LAST },
-				 { .off = 2 * b, .diff = DD_DIFF_FIRST },
-				 { .off = 2 * b + P },
-				 { .off = 2 * b + 3 * P,
-				   .diff = DD_DIFF_MIDDLE },
-			 });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dests", .src_off = b, .len = 16 * KiB, .count = 1,
+		.src_size = PADDED(b + 16 * KiB + b, 16 * KiB), .ndest = 7,
+		.dests = DSPECS({
+			{ .off = b },
+			{ .off = 2 * b, .diff = DD_DIFF_FIRST },
+			{ .off = 3 * b, .diff = DD_DIFF_MIDDLE },
+			{ .off = 4 * b, .diff = DD_DIFF_WORD_END },
+			{ .off = 5 * b, .diff = DD_DIFF_WORD_START },
+			{ .off = 6 * b, .diff = DD_DIFF_LAST },
+			{ .same = true, .off = b + 16 * KiB + b },
+		}) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dests-samepoff", .cold = true, .src_off = 2 * b,
+		.len = 3 * P, .count = 1, .src_size = PADDED(2 * b, 3 * P),
+		.ndest = 6,
+		.dests = DSPECS({
+			{ .off = 2 * b, .diff = DD_DIFF_WORD_START },
+			{ .off = 2 * b + P },
+			{ .off = 2 * b + 2 * P, .diff = DD_DIFF_LAST },
+			{ .off = 2 * b, .diff = DD_DIFF_FIRST },
+			{ .off = 2 * b + P },
+			{ .off = 2 * b + 3 * P, .diff = DD_DIFF_MIDDLE },
+		}) });
 	/* Source and destination in the same file. */
-	err = err ?: add(p, fs, "same-file", false, 0, 64 * KiB, 1,
-			 PADDED(64 * KiB + 2 * b, 64 * KiB), 1,
-			 (struct dspec[]){ { .same = true,
-					     .off = 64 * KiB + 2 * b } });
-	err = err ?: add(p, fs, "same-file-differs", true, b, 64 * KiB, 1,
-			 PADDED(64 * KiB + 3 * b, 64 * KiB), 1,
-			 (struct dspec[]){ { .same = true,
-					     .off = 64 * KiB + 3 * b,
-					     .diff = DD_DIFF_WORD_END } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "same-file", .src_off = 0, .len = 64 * KiB,
+		.count = 1, .src_size = PADDED(64 * KiB + 2 * b, 64 * KiB),
+		.ndest = 1,
+		.dests = DSPECS({ { .same = true, .off = 64 * KiB + 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "same-file-differs", .cold = true, .src_off = b,
+		.len = 64 * KiB, .count = 1,
+		.src_size = PADDED(64 * KiB + 3 * b, 64 * KiB), .ndest = 1,
+		.dests = DSPECS({
+			{ .same = true, .off = 64 * KiB + 3 * b, .diff = DD_DIFF_WORD_END },
+		}) });
 	/* Not a block multiple and not at EOF: the kernel compares whole
 	 * blocks only, so a byte past them does not count. */
-	err = err ?: add(p, fs, "shortened", false, b, short_len, 1,
-			 PADDED(b, short_len), 1,
-			 (struct dspec[]){ { .off = 2 * b,
-					     .diff = DD_DIFF_PAST } });
-	err = err ?: add(p, fs, "shortened-last", false, b, short_len, 1,
-			 PADDED(b, short_len), 1,
-			 (struct dspec[]){ { .off = 2 * b,
-					     .diff = DD_DIFF_LAST } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "shortened", .src_off = b, .len = short_len,
+		.count = 1, .src_size = PADDED(b, short_len), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .diff = DD_DIFF_PAST } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "shortened-last", .src_off = b, .len = short_len,
+		.count = 1, .src_size = PADDED(b, short_len), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .diff = DD_DIFF_LAST } }) });
 	/* Consecutive ranges, one ioctl each. */
-	err = err ?: add(p, fs, "ranges", false, 0, 4 * b, 8,
-			 PADDED(0, 32 * b), 1,
-			 (struct dspec[]){ { .off = 8 * b } });
-	err = err ?: add(p, fs, "ranges-differs", true, b, 16 * KiB, 4,
-			 PADDED(b, 64 * KiB), 1,
-			 (struct dspec[]){ { .off = 3 * b,
-					     .diff = DD_DIFF_MIDDLE } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "ranges", .src_off = 0, .len = 4 * b, .count = 8,
+		.src_size = PADDED(0, 32 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 8 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "ranges-differs", .cold = true, .src_off = b,
+		.len = 16 * KiB, .count = 4, .src_size = PADDED(b, 64 * KiB),
+		.ndest = 1,
+		.dests = DSPECS({ { .off = 3 * b, .diff = DD_DIFF_MIDDLE } }) });
 	/* Errors: an offset inside a block, a destination range past its
 	 * EOF, overlapping ranges of one file (per destination), and a
 	 * source range past EOF (the whole ioctl). */
-	err = err ?: add(p, fs, "unaligned", false, b + b / 2, 4 * b, 1,
-			 PADDED(b, 8 * b), 1,
-			 (struct dspec[]){ { .off = 2 * b } });
-	err = err ?: add(p, fs, "dst-past-eof", false, 0, 8 * b, 1,
-			 PADDED(0, 8 * b), 1,
-			 (struct dspec[]){ { .off = 2 * b, .size = 9 * b } });
-	err = err ?: add(p, fs, "overlap", false, 0, 8 * b, 1,
-			 PADDED(0, 16 * b), 1,
-			 (struct dspec[]){ { .same = true, .off = 4 * b } });
-	err = err ?: add(p, fs, "src-past-eof", false, 0, 5 * b, 1, 4 * b, 1,
-			 (struct dspec[]){ { .off = 0 } });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "unaligned", .src_off = b + b / 2, .len = 4 * b,
+		.count = 1, .src_size = PADDED(b, 8 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "dst-past-eof", .src_off = 0, .len = 8 * b,
+		.count = 1, .src_size = PADDED(0, 8 * b), .ndest = 1,
+		.dests = DSPECS({ { .off = 2 * b, .size = 9 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "overlap", .src_off = 0, .len = 8 * b, .count = 1,
+		.src_size = PADDED(0, 16 * b), .ndest = 1,
+		.dests = DSPECS({ { .same = true, .off = 4 * b } }) });
+	err = err ?: add(p, fs, &(struct mcase){
+		.name = "src-past-eof", .src_off = 0, .len = 5 * b,
+		.count = 1, .src_size = 4 * b, .ndest = 1,
+		.dests = DSPECS({ { .off = 0 } }) });
 	/* clang-format on */
+	if (!err && b < P)
+		err = add_decoy_cases(p, fs);
 	return err;
 }
 

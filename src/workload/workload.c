@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The public entry points of the workloads: they pick the workload by
- * name and dispatch to dedupe.c or shmem.c.
+ * name and dispatch to dedupe.c or shmem.c, and reconcile the probes'
+ * counts with what the workload did.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/err.h"
+#include "util/util.h"
 #include "workload/workload_internal.h"
 
 struct workload {
@@ -79,20 +83,69 @@ int workload__run(struct workload *w, struct fs_report *r)
 }
 
 void workload__totals(const struct workload *w, enum wl_level level,
-		      __u64 *calls, __u64 *bytes)
+		      struct wl_count *out)
 {
 	const struct wl_totals *t =
 		w->dd ? dedupe__totals(w->dd) : shmem__totals(w->sh);
 
-	*calls = t->calls;
-	*bytes = t->bytes;
-	if (level == WL_LEVEL_SYSCALL) {
-		*calls = t->sys_calls;
-		*bytes = t->sys_bytes;
-	} else if (level == WL_LEVEL_DEDUPE_ONE && w->dd) {
-		*calls = t->one_calls;
-		*bytes = t->one_bytes;
+	*out = t->func;
+	if (level == WL_LEVEL_SYSCALL)
+		*out = t->sys;
+	else if (level == WL_LEVEL_DEDUPE_ONE && w->dd)
+		*out = t->one;
+}
+
+/*
+ * What the workload did, at the level the plan sees it (want), against
+ * what the probes of its target counted: calls, bytes, and the SAME,
+ * DIFFERS and error counters the target has. Only for a plan that reads
+ * arguments (a renamed clone is timed only). One stderr line names every
+ * number that differs.
+ */
+int workload__reconcile(struct fs_report *r, enum fs_target t,
+			const struct wl_count *want)
+{
+	const struct fs_target_report *tr = &r->target[t];
+	int bh = t == FS_TGT_DEDUPE ? FS_DD_BYTES : FS_SH_BYTES;
+	const struct {
+		const char *name;
+		__u64 want;
+	} n[] = {
+		{ "calls", want->calls },   { "bytes", want->bytes },
+		{ "same", want->same },	    { "differs", want->differs },
+		{ "errors", want->errors },
+	};
+	char msg[512] = "";
+	size_t used = 0;
+
+	if (!tr->hist[bh].measured) {
+		model__kv_str(r, "reconcile", "skipped: bytes not measured");
+		return 0;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(n); i++) {
+		int c = model__counter_index(r, t, n[i].name);
+		__u64 saw;
+
+		if (!strcmp(n[i].name, "bytes"))
+			saw = tr->hist[bh].sum;
+		else if (c >= 0)
+			saw = tr->counter[c];
+		else
+			continue; /* no such counter: the target cannot tell */
+		if (saw == n[i].want || used >= sizeof(msg))
+			continue;
+		used += (size_t)snprintf(msg + used, sizeof(msg) - used,
+					 "%s%s: workload %" PRIu64
+					 ", probes %" PRIu64,
+					 used ? "; " : "", n[i].name,
+					 (uint64_t)n[i].want, (uint64_t)saw);
+	}
+	model__kv_str(r, "reconcile", msg[0] ? "MISMATCH" : "ok");
+	if (msg[0])
+		err__print("run", 0, "tracing error on %s (%s %s): %s",
+			   tr->name, tr->attach.mechanism, tr->attach.symbol,
+			   msg);
+	return msg[0] ? -EPROTO : 0;
 }
 
 void workload__destroy(struct workload *w)

@@ -30,6 +30,10 @@ struct wl_opts {
 	 * read calls (0 = never), so that a test can change the environment
 	 * at a known point and then SIGCONT it */
 	__u64 stop_after;
+	/* Seconds every layout's deadline starts from (0 = the default):
+	 * a layout past its deadline, or a kernel call that has not
+	 * returned by then, is a "timeout" failure. */
+	__u64 deadline_base;
 	/* dedupe */
 	const char *dir; /* existing dir on btrfs/xfs; NULL = loop-mounted fs */
 	__u64 image_size;   /* loop image size; 0 = fit the data */
@@ -95,9 +99,42 @@ int workload__run(struct workload *w, struct fs_report *r);
  */
 enum wl_level { WL_LEVEL_FUNC, WL_LEVEL_DEDUPE_ONE, WL_LEVEL_SYSCALL };
 
-/* Calls and bytes the traced phase caused as seen at level. */
+/*
+ * What the traced phase caused as a probe at one level counts it: calls,
+ * bytes, and how the calls ended (SAME, DIFFERS, an error; dedupe only
+ * has SAME and DIFFERS).
+ */
+struct wl_count {
+	__u64 calls, bytes;
+	__u64 same, differs, errors;
+};
+
 void workload__totals(const struct workload *w, enum wl_level level,
-		      __u64 *calls, __u64 *bytes);
+		      struct wl_count *out);
+/*
+ * Reconcile target t's probes in r with want (workload__totals at the
+ * plan's level): calls, bytes (the bytes histogram's sum) and each of
+ * same, differs and errors that t counts. Sets the "reconcile" value to
+ * "ok" or "MISMATCH" (or "skipped: ..." when the plan does not measure
+ * bytes); on a mismatch one stderr line names every number that differs
+ * and it returns -EPROTO.
+ */
+int workload__reconcile(struct fs_report *r, enum fs_target t,
+			const struct wl_count *want);
+/*
+ * The kernel log of a run (kmsg.c): open /dev/kmsg after its last record
+ * (user: debug, records of user space count too, so that a test can
+ * write one), then scan what came since: the number of kernel
+ * complaints (WARNING, BUG, Oops, KASAN, UBSAN, hung task, ...) with the
+ * first one's message in first. wl_kmsg__complaint: the message of one
+ * /dev/kmsg record if it is a complaint, else NULL.
+ */
+#define WL_KIND_KERNEL_LOG "kernel log"
+struct wl_kmsg;
+int wl_kmsg__open(struct wl_kmsg **k, bool user);
+int wl_kmsg__scan(struct wl_kmsg *k, char *first, size_t n);
+void wl_kmsg__close(struct wl_kmsg *k);
+const char *wl_kmsg__complaint(const char *rec, bool user);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 

@@ -14,11 +14,9 @@
 struct dedupe;
 struct shmem;
 
-/* Calls and bytes at each level (see workload__totals). */
+/* The counts at each level (see workload__totals). */
 struct wl_totals {
-	__u64 calls, bytes;
-	__u64 one_calls, one_bytes;
-	__u64 sys_calls, sys_bytes;
+	struct wl_count func, one, sys;
 };
 
 /* ---- the workloads (dedupe.c, shmem.c), dispatched to by workload.c ---- */
@@ -89,6 +87,41 @@ int wl__remount(const char *dir, const char *data);
  * error line); a negative errno means it is still mounted. */
 int wl__umount(const char *wl, const char *dir);
 
+/* ---- bounds and the watchdog (watch.c) ---- */
+
+/* Failure kinds of a layout that does not end as its ground truth says. */
+#define WL_KIND_POSITION "position"	  /* file position not where due */
+#define WL_KIND_NO_PROGRESS "no progress" /* more calls than it needs */
+#define WL_KIND_TIMEOUT "timeout"	  /* past its deadline */
+
+/* Default base of every layout's deadline, seconds (--deadline-base). */
+#define WL_DEADLINE_BASE 30
+
+__u64 wl__now_ns(void);
+/*
+ * The time a layout of calls kernel calls moving bytes bytes may take:
+ * base seconds, plus 2 s per MiB and 20 ms per call, which even an
+ * emulated (TCG) guest on a busy host stays well inside.
+ */
+static inline __u64 wl__deadline_ns(__u64 base_s, __u64 bytes, __u64 calls)
+{
+	return base_s * 1000000000ULL + (bytes >> 20) * 2000000000ULL +
+	       calls * 20000000ULL;
+}
+
+#define WL_WATCH_SLOTS 64
+struct wl_watch;
+/* Writes the layout of the call in a slot, for the timeout report. */
+typedef void (*wl_watch_describe_fn)(const void *arg, char *buf, size_t n);
+/* Start the watchdog thread; failures go to r (see watch.c). */
+int wl_watch__start(struct wl_watch **w, const char *wl, struct fs_report *r);
+/* The calling thread enters a kernel call that may take limit_ns; slot
+ * is the thread's own (a reader index). No-ops on a NULL watchdog. */
+void wl_watch__enter(struct wl_watch *w, int slot, __u64 limit_ns,
+		     wl_watch_describe_fn describe, const void *arg);
+void wl_watch__leave(struct wl_watch *w, int slot);
+void wl_watch__stop(struct wl_watch *w);
+
 /* ---- file I/O and the page cache (io.c) ---- */
 
 /* pread/pwrite all of len at off; -EIO for an unexpected EOF. */
@@ -129,6 +162,20 @@ static inline unsigned char wl__pattern_byte(__u64 off)
 
 /* buf[i] = wl__pattern_byte(off + i), a word at a time where it can. */
 void wl__pattern_fill(void *buf, __u64 off, size_t len);
+/*
+ * What a read's buffer holds before the call: never zero (a hole read
+ * must write its zeros), and different for each seed. WL_POISON_BASE
+ * puts seeds past any file offset, so the poison is not the data that
+ * belongs there. wl__poison_diff: the first byte of buf[0..len) that is
+ * not the poison of seed, or len.
+ */
+#define WL_POISON_BASE (1ULL << 50)
+static inline unsigned char wl__poison_byte(__u64 seed, __u64 i)
+{
+	return wl__pattern_byte(seed + i) | 1;
+}
+void wl__poison_fill(void *buf, __u64 seed, size_t len);
+size_t wl__poison_diff(const void *buf, __u64 seed, size_t len);
 /* Number of bytes of buf that differ from the pattern at off. */
 size_t wl__pattern_check(const void *buf, __u64 off, size_t len);
 /* First index where a and b differ, or len. */

@@ -17,6 +17,7 @@
 
 #include "report/report.h"
 #include "util/util.h"
+#include "workload/workload.h"
 
 static char dir[] = "/tmp/fs-test-validation-XXXXXX";
 
@@ -62,9 +63,10 @@ static void make_report(struct fs_report *r)
 	model__check(r, true, "", "", "");
 	model__check(r, false, "fs=xfs bs=1024 case=dests dest=2/7",
 		     "DIFFERS bytes_deduped=0", "SAME bytes_deduped=16384");
-	model__check(r, false, "huge=always file=sparse call=3",
-		     "ret=4096, data as written",
-		     "ret=4096, file offset 5: want 0x00, got 0x17");
+	model__check_kind(r, false, "unwritten",
+			  "huge=always file=sparse call=3",
+			  "ret=4096, data as written",
+			  "ret=4096, file offset 5: want 0x00, got 0x17");
 }
 
 static void test_json_round_trip(void **state)
@@ -85,6 +87,9 @@ static void test_json_round_trip(void **state)
 			    "fs=xfs bs=1024 case=dests dest=2/7");
 	assert_string_equal(back->validation.cases[1].got,
 			    "ret=4096, file offset 5: want 0x00, got 0x17");
+	/* Each failure keeps its kind. */
+	assert_string_equal(back->validation.cases[0].kind, FS_CASE_ANSWER);
+	assert_string_equal(back->validation.cases[1].kind, "unwritten");
 	free(r);
 	free(back);
 }
@@ -167,6 +172,8 @@ static void test_json_rejects(void **state)
 	write_file(text);
 	assert_int_equal(report__json_read(path, r), 0);
 	assert_int_equal(r->validation.failures, 1);
+	/* A case without a kind is a wrong answer. */
+	assert_string_equal(r->validation.cases[0].kind, FS_CASE_ANSWER);
 	free(r);
 }
 
@@ -183,10 +190,13 @@ static void test_text_verdict(void **state)
 	assert_int_equal(report__text(f, r), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "\nvalidation: 3 checks, 2 failures\n"));
-	assert_non_null(strstr(buf,
-			       "  FAIL fs=xfs bs=1024 case=dests dest=2/7\n"
-			       "    expected: DIFFERS bytes_deduped=0\n"
-			       "    got:      SAME bytes_deduped=16384\n"));
+	assert_non_null(
+		strstr(buf, "  FAIL (wrong answer) fs=xfs bs=1024 case=dests "
+			    "dest=2/7\n"
+			    "    expected: DIFFERS bytes_deduped=0\n"
+			    "    got:      SAME bytes_deduped=16384\n"));
+	assert_non_null(strstr(buf, "  FAIL (unwritten) huge=always "
+				    "file=sparse call=3\n"));
 	free(buf);
 
 	/* Nothing checked: no verdict line at all. */
@@ -200,6 +210,142 @@ static void test_text_verdict(void **state)
 	free(r);
 }
 
+/* HTML: the kind is the first column of the failed checks. */
+static void test_html_kind(void **state)
+{
+	struct fs_report *r = malloc(sizeof(*r));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	make_report(r);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(report__html(f, r, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<tr><th>kind</th><th>layout</th>"));
+	assert_non_null(strstr(buf, "<tr><td>unwritten</td><td>huge=always "
+				    "file=sparse call=3</td>"));
+	free(buf);
+	free(r);
+}
+
+/* A dedupe target whose probes counted what want says, bytes measured. */
+static void probe_counts(struct fs_report *r, const struct wl_count *want)
+{
+	struct fs_target_report *tr = &r->target[FS_TGT_DEDUPE];
+
+	model__init(r);
+	tr->hist[FS_DD_BYTES].measured = true;
+	tr->hist[FS_DD_BYTES].sum = want->bytes;
+	tr->counter[FS_DD_CALLS] = want->calls;
+	tr->counter[FS_DD_SAME] = want->same;
+	tr->counter[FS_DD_DIFFERS] = want->differs;
+	tr->counter[FS_DD_ERRORS] = want->errors;
+}
+
+static const char *reconcile_kv(const struct fs_report *r)
+{
+	const struct fs_kv *kv = model__kv_find(r, "reconcile");
+
+	return kv ? kv->s : "";
+}
+
+/*
+ * Every count is reconciled: a probe that swapped SAME and DIFFERS, or
+ * lost an error, is a mismatch even where calls and bytes agree.
+ */
+static void test_reconcile_counters(void **state)
+{
+	const struct wl_count want = {
+		.calls = 6, .bytes = 12288, .same = 3, .differs = 2, .errors = 1
+	};
+	struct fs_report *r = malloc(sizeof(*r));
+	struct wl_count w;
+
+	(void)state;
+	probe_counts(r, &want);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), 0);
+	assert_string_equal(reconcile_kv(r), "ok");
+
+	w = want;
+	w.same = want.differs;
+	w.differs = want.same;
+	probe_counts(r, &w);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), -EPROTO);
+	assert_string_equal(reconcile_kv(r), "MISMATCH");
+
+	w = want;
+	w.errors = 0;
+	w.same = 4;
+	probe_counts(r, &w);
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), -EPROTO);
+
+	/* shmem counts no SAME or DIFFERS: only what it has is compared;
+	 * its errors are. */
+	model__init(r);
+	r->target[FS_TGT_SHMEM].hist[FS_SH_BYTES].measured = true;
+	r->target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum = want.bytes;
+	r->target[FS_TGT_SHMEM].counter[FS_SH_CALLS] = want.calls;
+	r->target[FS_TGT_SHMEM].counter[FS_SH_ERRORS] = want.errors;
+	assert_int_equal(workload__reconcile(r, FS_TGT_SHMEM, &want), 0);
+	r->target[FS_TGT_SHMEM].counter[FS_SH_ERRORS] = 0;
+	assert_int_equal(workload__reconcile(r, FS_TGT_SHMEM, &want), -EPROTO);
+
+	/* Bytes not measured: nothing to reconcile against. */
+	model__init(r);
+	model__not_measured(r, FS_TGT_DEDUPE, FS_DD_BYTES, "a clone");
+	assert_int_equal(workload__reconcile(r, FS_TGT_DEDUPE, &want), 0);
+	assert_string_equal(reconcile_kv(r), "skipped: bytes not measured");
+	free(r);
+}
+
+/* Which /dev/kmsg records are the kernel complaining. */
+static void test_kmsg_complaints(void **state)
+{
+	static const struct {
+		const char *rec;
+		bool user, complaint;
+	} t[] = {
+		{ "4,812,1234567,-;WARNING: CPU: 1 PID: 77 at mm/shmem.c:2700 "
+		  "shmem_file_read_iter+0x1/0x2",
+		  false, true },
+		{ "1,5,6,-;BUG: KASAN: slab-out-of-bounds in memcmp+0x1/0x2",
+		  false, true },
+		{ "0,5,6,-;kernel BUG at fs/remap_range.c:300!", false, true },
+		{ "4,5,6,-;UBSAN: shift-out-of-bounds in mm/shmem.c:12:3",
+		  false, true },
+		{ "4,5,6,-;Oops: 0000 [#1] PREEMPT SMP", false, true },
+		{ "3,5,6,-;INFO: task folioscope:123 blocked for more than 120 "
+		  "seconds.",
+		  false, true },
+		{ "4,5,6,-;general protection fault, probably for "
+		  "non-canonical "
+		  "address",
+		  false, true },
+		{ "6,5,6,-;loop0: detected capacity change from 0 to 65536",
+		  false, false },
+		{ "5,5,6,-;XFS (loop0): Mounting V5 Filesystem", false, false },
+		/* Facility 1 (user): only with user. */
+		{ "12,5,6,-;WARNING: CPU: 0 PID: 1 at fake", false, false },
+		{ "12,5,6,-;WARNING: CPU: 0 PID: 1 at fake", true, true },
+		{ "28,5,6,-;WARNING: from a daemon", true, false },
+		{ "no prefix WARNING: x", false, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *m = wl_kmsg__complaint(t[i].rec, t[i].user);
+
+		if (t[i].complaint) {
+			assert_non_null(m);
+			assert_string_equal(m, strchr(t[i].rec, ';') + 1);
+		} else {
+			assert_null(m);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +354,9 @@ int main(void)
 		cmocka_unit_test(test_json_many_failures),
 		cmocka_unit_test(test_json_rejects),
 		cmocka_unit_test(test_text_verdict),
+		cmocka_unit_test(test_html_kind),
+		cmocka_unit_test(test_reconcile_counters),
+		cmocka_unit_test(test_kmsg_complaints),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

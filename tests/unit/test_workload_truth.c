@@ -754,6 +754,99 @@ static void test_sh_diff(void **state)
 	free(buf);
 }
 
+/*
+ * The decoy cases of the sub-page matrices: a compare that reads each
+ * destination chunk at the source's in-page offset (the first seed's
+ * word loop) finds it equal to the source, while the real ranges differ:
+ * the kernel must answer DIFFERS, and one with that bug answers SAME.
+ * Page-sized blocks have no decoys (offsets in a page are all 0).
+ */
+static void test_decoys(void **state)
+{
+	static const __u32 sizes[] = { 1024, 2048, 4096 };
+	struct dd_expect e;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		int decoys = 0;
+		struct dd_plan p;
+
+		dd_plan__init(&p, 4096);
+		dd_plan__add_fs(&p, "xfs", sizes[i]);
+		assert_int_equal(dd_plan__matrix(&p, 0), 0);
+		for (int ci = 0; ci < p.ncases; ci++) {
+			const struct dd_case *c = &p.cases[ci];
+			const struct dd_file *src = &p.files[c->src];
+			const struct dd_file *dst = &p.files[c->dest[0].file];
+			__u64 so = c->src_off, dof = c->dest[0].off;
+			__u64 len = c->len;
+			bool fooled = true;
+
+			if (strncmp(c->name, "decoy-", 6))
+				continue;
+			decoys++;
+			assert_int_not_equal(so % 4096, dof % 4096);
+			dd__expect(&p, c, 0, 0, &e);
+			assert_int_equal(e.ioctl_err, 0);
+			assert_int_equal(e.status, FILE_DEDUPE_RANGE_DIFFERS);
+			assert_int_equal(e.cmp_len, c->len);
+			while (len) {
+				__u64 sp = so % 4096, dp = dof % 4096;
+				__u64 n = 4096 - sp < 4096 - dp ? 4096 - sp
+								: 4096 - dp;
+
+				n = n < len ? n : len;
+				fooled &= dd_file__equal(src, so, dst,
+							 dof - dp + sp, n);
+				so += n;
+				dof += n;
+				len -= n;
+			}
+			assert_true(fooled);
+		}
+		assert_int_equal(decoys, sizes[i] < 4096 ? 5 : 0);
+		dd_plan__free(&p);
+	}
+}
+
+/*
+ * The poison a read's buffer holds before the call: no zero byte (a hole
+ * read must write its zeros), a different byte stream per seed, and
+ * wl__poison_diff finds the first byte the kernel changed, across its
+ * 4 KiB steps.
+ */
+static void test_poison(void **state)
+{
+	enum { N = 3 * 4096 + 77 };
+	unsigned char *a = malloc(N), *b = malloc(N);
+	size_t same = 0;
+
+	(void)state;
+	wl__poison_fill(a, WL_POISON_BASE + 5, N);
+	wl__poison_fill(b, WL_POISON_BASE + 5 + 4099, N);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_not_equal(a[i], 0);
+		assert_int_equal(a[i], wl__poison_byte(WL_POISON_BASE + 5, i));
+		same += a[i] == b[i];
+	}
+	/* Another call's poison: at most a few bytes agree by chance. */
+	assert_true(same < N / 16);
+	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N);
+	for (size_t at = 0; at < N; at += 4093) {
+		a[at] ^= 0x40;
+		assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), at);
+		a[at] ^= 0x40;
+	}
+	/* A part of the buffer is checked with its own seed. */
+	assert_int_equal(
+		wl__poison_diff(a + 100, WL_POISON_BASE + 105, N - 100),
+		N - 100);
+	a[N - 1] = 0;
+	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N - 1);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -776,6 +869,8 @@ int main(void)
 		cmocka_unit_test(test_sh_expect_and_plans),
 		cmocka_unit_test(test_pattern_diff_impls),
 		cmocka_unit_test(test_sh_diff),
+		cmocka_unit_test(test_poison),
+		cmocka_unit_test(test_decoys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

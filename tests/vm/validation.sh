@@ -1,7 +1,8 @@
 # VM validation checks (sourced by tests/check.sh): on Debian 12's 6.1
 # kernel (Debian's $FS_VM_DEBIAN, or $FS_VM_KERNEL) the default matrices of both workloads pass
-# with 0 failures in kprobe and fentry modes, the probes see exactly what
-# the workloads did, and a deliberately wrong expectation is reported as a
+# with 0 failures in kprobe and fentry modes (the decoy layouts, poisoned
+# buffers and position checks included), the kernel log stays clean, the
+# probes see exactly what the workloads did, and a deliberately wrong expectation is reported as a
 # failure with its layout. All runs share one boot when `folioscope vm`
 # has --exec; otherwise each gets its own.
 # shellcheck shell=bash
@@ -78,7 +79,8 @@ val_common() {
 		"$(jq -r ".targets.$tgt.calls" "$j")" "$(jq -r .workload.calls "$j")"
 	expect_eq "vm validation $name: bytes summed = bytes moved" \
 		"$(jq -r ".targets.$tgt.histograms.bytes.sum" "$j")" "$(jq -r .workload.bytes "$j")"
-	expect_eq "vm validation $name: reconcile" "$(jq -r .workload.reconcile "$j")" ok
+	expect_eq "vm validation $name: reconcile (calls, bytes, same, differs, errors)" "$(jq -r .workload.reconcile "$j")" ok
+	expect_eq "vm validation $name: no kernel complaint during the run" "$(jq -r .workload.kernel_log "$j")" clean
 	echo "  $name: $(jq -r '"\(.validation.checks) checks, \(.validation.failures) failures"' "$j")"
 }
 

@@ -1,0 +1,117 @@
+# The validator against kernels with deliberate bugs (sourced by
+# tests/check.sh; `make test-mutants`, not part of make check: it builds
+# small 6.1 test kernels, about 15 minutes for the first one on 2 cores,
+# then minutes each, cached). Each kernel boots once under
+# `folioscope vm --kernel` and runs the layouts that must catch its bug;
+# every check must come out as its own failure kind, the run must end
+# with a verdict, and the base kernel must give 0 failures on all of them.
+#
+#   base               tests/kernels/build.sh, no patch
+#   mut-hole-stale     tests/kernels/mutants/shmem-hole-stale.patch
+#   mut-past-ret       tests/kernels/mutants/shmem-past-ret.patch
+#   mut-pos-back       tests/kernels/mutants/shmem-pos-back.patch
+#   seed-dedupe        tests/kernels/patches/dedupe-wordwise.patch
+#
+# MUTANTS="base mut-past-ret ..." runs a subset.
+# shellcheck shell=bash
+mu=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmmut.XXXXXX")
+mu_all="base mut-hole-stale mut-past-ret mut-pos-back seed-dedupe"
+
+# The layouts: NAME ARGS (a workload's options).
+mu_jobs=(
+	"holes shmem-read --huge never --fill sparse --size 5M --offset 2M --length 1M --bs 64K"
+	"eof shmem-read --huge never --size 1000001 --bs 64K"
+	"eof-readv shmem-read --huge always --size 3000001 --bs 96K --syscall readv --iovecs 3"
+	"decoys dedupe --matrix --fs xfs --block-size 1024"
+)
+# And the whole shmem-read matrix on these kernels: on mut-pos-back a
+# reader that trusted the file position would never end.
+mu_matrix="base mut-pos-back"
+
+
+# mu_patch NAME: the patch a kernel is built with ("" for base).
+mu_patch() {
+	case $1 in
+	base) echo "" ;;
+	seed-dedupe) echo tests/kernels/patches/dedupe-wordwise.patch ;;
+	*) echo "tests/kernels/mutants/shmem-${1#mut-}.patch" ;;
+	esac
+}
+
+cat >"$mu/guest.sh" <<-'EOF'
+#!/bin/sh
+n=0
+cmd=
+for a in "$@" :::; do
+	if [ "$a" != ::: ]; then
+		cmd="$cmd $a"
+		continue
+	fi
+	[ -n "$cmd" ] || continue
+	# shellcheck disable=SC2086
+	/bin/folioscope run $cmd
+	echo "== job $n exit $?"
+	n=$((n + 1))
+	cmd=
+done
+EOF
+
+# mu_kind K JOB: the failure kinds of job JOB on kernel K, sorted, or
+# "none" (0 failures), or "no-json".
+mu_kind() {
+	local j=$mu/$1-$2.json
+	jq -e .validation "$j" >/dev/null 2>&1 || { echo no-json; return; }
+	jq -r 'if .validation.failures == 0 then "none" else ([.validation.cases[].kind] | unique | join(",")) end' "$j"
+}
+
+for k in ${MUTANTS:-$mu_all}; do
+	patch=$(mu_patch "$k")
+	# shellcheck disable=SC2086
+	if ! bz=$(tests/kernels/build.sh -n "$k" $patch 2>"$mu/build-$k.log" | tail -1) || [ ! -f "$bz" ]; then
+		skip "vm mutants $k" "kernel not built: $(tail -1 "$mu/build-$k.log")"
+		continue
+	fi
+	jobs=("${mu_jobs[@]}")
+	[[ " $mu_matrix " == *" $k "* ]] && jobs+=("matrix shmem-read --matrix")
+	args=()
+	for job in "${jobs[@]}"; do
+		read -r name wargs <<<"$job"
+		# shellcheck disable=SC2206
+		args+=($wargs -j "$mu/$k-$name.json" :::)
+	done
+	start=$SECONDS
+	(cd "$mu" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$mu/guest.sh" -- "${args[@]}") \
+		>"$LOGDIR/vm-mutants-$k.log" 2>&1
+	echo "  $k: $((SECONDS - start)) s in the VM; log $LOGDIR/vm-mutants-$k.log"
+	i=0
+	for job in "${jobs[@]}"; do
+		read -r name _ <<<"$job"
+		rc=$(sed -n "s/^== job $i exit \([0-9]*\).*/\1/p" "$LOGDIR/vm-mutants-$k.log")
+		kinds=$(mu_kind "$k" "$name")
+		echo "    $k $name: exit ${rc:-none}, failure kinds: $kinds"
+		# What each kernel must show on each layout.
+		want=none
+		case $k:$name in
+		mut-hole-stale:holes) want=unwritten ;;
+		mut-past-ret:eof | mut-past-ret:eof-readv) want="past ret" ;;
+		mut-pos-back:eof | mut-pos-back:eof-readv | mut-pos-back:matrix) want=position ;;
+		seed-dedupe:decoys) want="data changed,wrong answer" ;;
+		esac
+		expect_eq "vm mutants $k $name: failure kinds" "$kinds" "$want"
+		expect_eq "vm mutants $k $name: exit status" "${rc:-none}" \
+			"$([ "$want" == none ] && echo 0 || echo 1)"
+		if [ "$kinds" != no-json ]; then
+			expect_eq "vm mutants $k $name: probes reconcile, kernel log clean" \
+				"$(jq -r '"\(.workload.reconcile) \(.workload.kernel_log)"' "$mu/$k-$name.json")" "ok clean"
+		fi
+		i=$((i + 1))
+	done
+	if [ "$k" == seed-dedupe ] && [ -f "$mu/$k-decoys.json" ]; then
+		# Every decoy layout fools the seed's word loop: a false SAME
+		# whose re-read finds the destination's bytes replaced.
+		expect_eq "vm mutants seed-dedupe: data changed on every decoy layout" \
+			"$(jq -r '[.validation.cases[] | select(.kind == "data changed") | .layout | capture("case=(?<c>[^ ]*)").c] | unique | join(" ")' "$mu/$k-decoys.json")" \
+			"decoy-2nd-half decoy-first decoy-last-word decoy-middle decoy-pages"
+	fi
+done
+rm -rf "$mu"
