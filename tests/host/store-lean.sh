@@ -4,7 +4,7 @@
 # leaves out histograms, says so in every report, and still counts calls
 # and bytes exactly.
 # shellcheck shell=bash
-pf=$(mktemp -d /dev/shm/fs-perf.XXXXXX)
+pf=$(mktemp -d /dev/shm/fs-store-lean.XXXXXX)
 
 # doctor names the store of the step it would use.
 for store in default hash test-refuse; do
@@ -31,8 +31,8 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 	for store in task hash test-refuse; do
 		# shellcheck disable=SC2086
 		if ! FOLIOSCOPE_INFLIGHT=$store "$FS" run $wl -j "$pf/$name.$store.json" \
-			>"$LOGDIR/perf-$name.$store.log" 2>&1; then
-			bad "run $wl (in-flight $store)" "exit $?; see $LOGDIR/perf-$name.$store.log"
+			>"$LOGDIR/store-lean-$name.$store.log" 2>&1; then
+			bad "run $wl (in-flight $store)" "exit $?; see $LOGDIR/store-lean-$name.$store.log"
 			continue
 		fi
 		j=$pf/$name.$store.json
