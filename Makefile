@@ -170,9 +170,9 @@ kernel:
 ab: folioscope
 	$(Q)tests/ab/run.sh $(if $(RUNS),--runs $(RUNS))
 
-# ---- reliability ----
+# ---- valgrind ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
-# static binary (tests/host/reliability.sh runs doctor/report/compare in it).
+# static binary (tests/host/valgrind.sh runs doctor/report/compare in it).
 $(OUT)/folioscope-dyn: $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(filter-out -static,$(LDFLAGS_APP)) -o $@ $^ $(LDLIBS)

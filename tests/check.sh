@@ -29,7 +29,7 @@ want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 . tests/harness/run.sh
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
-host_suites=(checks export live syscalls docs peers reliability killns faults kfacts store-lean bench install)
+host_suites=(checks export live syscalls docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults kfacts store-lean bench install)
 vm_suites=(checks accel validation killns compare peers filters kfacts store-lean buftmpfs inflight shinflight)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}

@@ -67,12 +67,90 @@ expect_match() {
 # State that must be identical before and after a failing command: the
 # mounts and loop devices of files under $TMPDIR and folioscope's temp
 # dirs there. tests/check.sh gives each run its own TMPDIR, so other
-# folioscope runs on the same machine do not show up here.
+# folioscope runs on the same machine do not show up here. A suite with a
+# scratch dir of its own (scratch_setup) narrows it further: LEAK_MOUNTS
+# is the path prefix of the mounts and loop images, LEAK_FILES the glob
+# of the temp dirs.
 leak_state() {
 	local t=${TMPDIR:-/tmp}
-	{ grep -hsF "$t/" /proc/mounts /sys/block/loop*/loop/backing_file
-	  compgen -G "$t/folioscope-*"; } | sort
+	{ grep -hsF "${LEAK_MOUNTS:-$t/}" /proc/mounts /sys/block/loop*/loop/backing_file
+	  compgen -G "${LEAK_FILES:-$t/folioscope-*}"; } | sort
 }
+
+# scratch_setup NAME: a dir of the suite's own, $SCRATCH (/tmp/NAME.XXXXXX,
+# mode 755 so that other users' commands reach files in it), holding the
+# workloads' TMPDIR ($SCRATCH/tmp): their images, mounts and temp dirs,
+# and so leak_state and the stale clean-up, are this suite's only (other
+# folioscope runs on the machine may mount and unmount meanwhile).
+# Removed, its mounts first, when the suite's process ends, stopped or
+# not; the functions named in scratch_atexit run before that.
+scratch_atexit=()
+scratch_setup() {
+	SCRATCH=$(mktemp -d "/tmp/$1.XXXXXX")
+	chmod 755 "$SCRATCH"
+	export TMPDIR=$SCRATCH/tmp
+	mkdir "$TMPDIR"
+	LEAK_MOUNTS=$SCRATCH/
+	LEAK_FILES="$TMPDIR/*"
+	trap scratch_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+scratch_cleanup() {
+	local m f
+	for f in "${scratch_atexit[@]}"; do "$f"; done
+	for m in $(grep -oE "$SCRATCH/[^ ]*" /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null; done
+	rm -rf "$SCRATCH"
+}
+
+# LeakSanitizer cannot work under ptrace (it fails the exit): the
+# environment, for env(1), of what runs under strace in a SAN=1 build.
+NOLSAN=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+# strace_delays SYSCALL: strace can hold SYSCALL at its entry
+# (-e inject=SYSCALL:delay_enter=US), which the signal tests use to make a
+# phase last.
+strace_delays() { command -v strace >/dev/null && strace -e inject="$1":delay_enter=1 true 2>/dev/null; }
+
+# bpf_ids PID: the BPF programs and links PID holds, "prog N" / "link N",
+# from its fdinfo.
+bpf_ids() {
+	awk 'FNR == 1 { l = 0 } /^link_type:/ { l = 1 } /^link_id:/ { print "link " $2 }
+	     /^prog_id:/ && !l { print "prog " $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u
+}
+# bpf_gone IDS: none of bpf_ids' IDS exists any more (they are freed
+# after an RCU grace period: up to 5 s); else prints those left.
+bpf_gone() {
+	local left kind id
+	for _ in $(seq 50); do
+		left=
+		while read -r kind id; do
+			[ -n "$id" ] && bpftool "$kind" show id "$id" >/dev/null 2>&1 && left+=" $kind $id"
+		done <<<"$1"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "$left"
+	return 1
+}
+# expect_bpf_gone NAME IDS: a check that bpf_gone IDS.
+expect_bpf_gone() {
+	local left
+	if left=$(bpf_gone "$2"); then ok "$1"; else bad "$1" "$left"; fi
+}
+# has_link PID: PID holds a BPF link (it has attached).
+has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
+# proc_gone PID: PID has exited, or is a zombie no one has reaped yet
+# (its memory and files are freed).
+proc_gone() {
+	local st
+	st=$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)
+	[ -z "$st" ] || [ "$st" == Z ]
+}
+# proc_stopped PID: PID is stopped (a run's --stop-after point).
+proc_stopped() { [ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" == T ]; }
+# json_ok FILE: FILE is a complete folioscope report.
+json_ok() { jq -e '.schema == "folioscope/1" and (.targets | type) == "object"' "$1" >/dev/null 2>&1; }
+# sig_code SIG: the exit status of a shell's child that died of SIG.
+sig_code() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
 
 # expect_error NAME EXIT_CODE REGEX CMD...: exits with EXIT_CODE (or any
 # non-zero with '!'), prints exactly one line on stderr matching REGEX,

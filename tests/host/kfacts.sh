@@ -1,5 +1,5 @@
 # Kernel facts, concurrent instances and --user, sourced by
-# tests/check.sh after tests/host/reliability.sh. Readers are gated on a
+# tests/check.sh. Readers are gated on a
 # fifo so they run only once the probes are in, and every trace filters to
 # the test's own readers: other activity on the machine cannot change the
 # counts. Every wait is bounded. Run as root.
