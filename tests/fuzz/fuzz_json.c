@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct fs_report r;
 	char path[64];
 
-	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
+	if (ftruncate(memfd, 0) ||
+	    pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
 	if (!report__json_read(path, &r))
