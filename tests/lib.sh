@@ -39,6 +39,43 @@ wait_until() {
 	return 1
 }
 
+# gated_reader DIR NAME CMD...: a process blocked on fifo DIR/NAME.go
+# that then execs CMD under the same pid, so that a trace can filter on
+# it before it reads; its pid lands in $RPID.
+gated_reader() {
+	local dir=$1 name=$2
+	shift 2
+	mkfifo "$dir/$name.go"
+	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$dir/$name.go" "$@" &
+	RPID=$!
+}
+# release DIR NAME: lets gated_reader NAME go.
+release() { echo go >"$1/$2.go"; rm -f "$1/$2.go"; }
+
+# trace_bg DIR ARGS...: `folioscope trace ARGS` in the background (its pid
+# in $TPID, stdout in DIR/out, stderr in DIR/err) until it has attached:
+# true once it says 'tracing', false if it exits first or takes over 30 s.
+# The old err goes first: the background shell truncates it only when it
+# gets to run, and the previous trace's 'tracing' line must not count.
+trace_bg() {
+	local dir=$1
+	shift
+	rm -f "$dir/err"
+	"$FS" trace "$@" >"$dir/out" 2>"$dir/err" &
+	TPID=$!
+	wait_until 30 trace_settled "$dir/err" "$TPID"
+	grep -q tracing "$dir/err" 2>/dev/null
+}
+# trace_settled ERR PID: trace PID has said 'tracing' in ERR, or is gone.
+trace_settled() { grep -q tracing "$1" 2>/dev/null || ! kill -0 "$2" 2>/dev/null; }
+# trace_stop: SIGINT to trace_bg's trace, which must then print its final
+# report and exit 0; its exit status in $TRC.
+trace_stop() {
+	kill -INT "$TPID"
+	wait "$TPID"
+	TRC=$?
+}
+
 # interval_rows FILE: "N CALLS BYTES" for each "== interval N" report in
 # FILE (trace -i's text output, one target: its calls and bytes lines).
 interval_rows() {
