@@ -15,6 +15,10 @@ elif [ -n "${FS_VM_DEBIAN:-}" ]; then
 	vmargs+=(--debian "$FS_VM_DEBIAN")
 fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
+# The guest scripts' shared helpers: a suite puts the file in the guest
+# (vm --with "$GUEST_LIB") and passes its path as the script's first
+# argument.
+GUEST_LIB=$PWD/tests/vm/lib-guest.sh
 
 # Under tests/check.sh a suite runs in a process of its own: each result
 # is also a line in its tally file (tests/harness/run.sh), which counts
