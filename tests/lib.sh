@@ -15,6 +15,35 @@ elif [ -n "${FS_VM_DEBIAN:-}" ]; then
 	vmargs+=(--debian "$FS_VM_DEBIAN")
 fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
+# vm_helper SRC OUT LABEL: builds the C helper SRC (tests/vm/*.c) into OUT,
+# static: it runs in the guest, which has no libc of its own. If it
+# cannot, a skip of LABEL that says why, and false.
+vm_helper() {
+	local log
+	log=$LOGDIR/$(basename "${1%.c}")-build.log
+	gcc -O2 -Wall -static -pthread "$1" -o "$2" 2>"$log" && return 0
+	skip "$3" "cannot build $1 statically: $(head -1 "$log")"
+	return 1
+}
+# vm_helper_boot LABEL LOG DIR SCRIPT HELPER NAME...: one boot that runs
+# SCRIPT (vm --exec) with HELPER at its own path in the guest (vm --with)
+# and the arguments HELPER, then -j NAME.json per NAME (landing in DIR);
+# the VM's output in LOG. Counts "LABEL: guest runs" and, per NAME,
+# "LABEL NAME: exit", the status SCRIPT prints as "== NAME exit N".
+vm_helper_boot() {
+	local label=$1 log=$2 dir=$3 script=$4 helper=$5 n args=()
+	shift 5
+	for n in "$@"; do args+=(-j "$n.json"); done
+	if (cd "$dir" && "$FS" vm "${vmargs[@]}" --timeout 900 --with "$helper" \
+		--exec "$script" -- "$helper" "${args[@]}") >"$log" 2>&1; then
+		ok "$label: guest runs"
+	else
+		bad "$label: guest runs" "see $log: $(tail -3 "$log")"
+	fi
+	for n in "$@"; do
+		expect_eq "$label $n: exit" "$(sed -n "s/^== $n exit //p" "$log")" 0
+	done
+}
 # The guest scripts' shared helpers: a suite puts the file in the guest
 # (vm --with "$GUEST_LIB") and passes its path as the script's first
 # argument.
