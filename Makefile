@@ -142,20 +142,28 @@ vmlinux:
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c \
 		> vmlinux/vmlinux.h.tmp && mv vmlinux/vmlinux.h.tmp vmlinux/vmlinux.h
 
-FMT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*.h bpf/*.c bpf/*.h tests/unit/*.c)
+# All the C: user space, BPF, the tests' (unit, host, VM helpers, fuzz
+# targets) and the benchmark's tools.
+FMT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*.h bpf/*.c bpf/*.h \
+	   tests/*/*.c tests/host/progs/*.c bench/*.c bench/*.h)
+# What cppcheck reads besides user space: the same C but BPF programs.
+LINT_SRCS = $(wildcard tests/*/*.c tests/host/progs/*.c) \
+	    $(filter-out %.bpf.c,$(wildcard bench/*.c))
 format:
 	$(Q)clang-format -i $(FMT_SRCS)
 
-# cppcheck on user space; skeleton headers (megabytes of embedded BPF
-# bytecode) are left out, libbpf's iterator macro is spelled out for it.
-# Then the formatting: a file `make format` would change fails lint.
+# cppcheck on user space, the tests and the benchmark's tools; skeleton
+# headers (megabytes of embedded BPF bytecode) are left out, libbpf's
+# iterator macro is spelled out for it. Then the formatting: a file
+# `make format` would change fails lint.
 lint:
 	$(Q)clang-format --dry-run -Werror $(FMT_SRCS)
 	$(Q)cppcheck --quiet --error-exitcode=1 -j2 \
 		--enable=warning,performance,portability --inline-suppr \
 		--suppress=missingIncludeSystem --suppress=missingInclude \
 		'-Dbpf_object__for_each_program(p,o)=for (p = 0; p;)' \
-		-D__x86_64__ -Isrc -Ibpf $(APP_SRCS)
+		-D__x86_64__ -Isrc -Ibpf -Ibench -Itests/unit \
+		$(APP_SRCS) $(LINT_SRCS)
 
 compdb: clean
 	$(Q)bear -- $(MAKE) --no-print-directory all $(UNIT_BINS)
@@ -179,9 +187,9 @@ kernel:
 ab: folioscope
 	$(Q)tests/ab/run.sh $(if $(RUNS),--runs $(RUNS))
 
-# ---- reliability ----
+# ---- valgrind ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
-# static binary (tests/host/reliability.sh runs doctor/report/compare in it).
+# static binary (tests/host/valgrind.sh runs doctor/report/compare in it).
 $(OUT)/folioscope-dyn: $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(filter-out -static,$(LDFLAGS_APP)) -o $@ $^ $(LDLIBS)

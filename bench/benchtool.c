@@ -3,20 +3,21 @@
  * benchtool: the benchmark harness's helpers, one static binary for the
  * host and the guest (whose busybox has no nanosecond clock or JSON).
  *
- *   benchtool agg [-j RESULTS.json] [-m] [-s] RAW...  statistics, table
- *                                                 (-m Markdown, -s summary), JSON
- *   benchtool bpfstat PID                         BPF programs and maps PID holds
- *   benchtool now                                 monotonic seconds
- *   benchtool waitfor FILE TEXT SECONDS [PID]     until FILE contains TEXT
- *   benchtool iowatch [-o F] BYTES -- CMD...      CMD's read throughput
- *   benchtool rusage [-o F] -- CMD...             CMD's wall/user/sys time
- *   benchtool sigdfl CMD...                       exec CMD with SIGINT and SIGQUIT
- *                                                 at their default (a shell's
- *                                                 background job ignores them)
- *   benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]  byte offset of a member
- *   benchtool btf [-f BTF] enum NAME              value of an enumerator
- *   benchtool btf [-f BTF] arg FUNC PARAM         PARAM's index (0-based) in
- *                                                 FUNC's prototype
+ *   benchtool agg [-j RESULTS.json] [-m] [-s] RAW...
+ *           statistics, table (-m Markdown, -s summary), JSON
+ *   benchtool bpfstat PID                      BPF programs and maps PID holds
+ *   benchtool now                              monotonic seconds
+ *   benchtool waitfor FILE TEXT SECONDS [PID]  until FILE contains TEXT
+ *   benchtool iowatch [-o F] BYTES -- CMD...   CMD's read throughput
+ *   benchtool rusage [-o F] -- CMD...          CMD's wall/user/sys time
+ *   benchtool sigdfl CMD...
+ *           exec CMD with SIGINT and SIGQUIT at their default (a shell's
+ *           background job ignores them)
+ *   benchtool btf [-f BTF] off TYPE MEMBER[.MEMBER...]
+ *           byte offset of a member
+ *   benchtool btf [-f BTF] enum NAME           value of an enumerator
+ *   benchtool btf [-f BTF] arg FUNC PARAM
+ *           PARAM's index (0-based) in FUNC's prototype
  *   (btf: the running kernel's /sys/kernel/btf/vmlinux unless -f; used by
  *   bench/ftrace.sh for its kprobe events' fetch arguments, and by
  *   bench/measure.sh for the bpftrace scripts' argument numbers)
@@ -186,7 +187,8 @@ static int cmd_bpfstat(int argc, char **argv)
 			map_mem += v_mem;
 	}
 	closedir(d);
-	printf("progs=%d run_cnt=%llu run_time_ns=%llu prog_memlock=%llu maps=%d map_memlock=%llu\n",
+	printf("progs=%d run_cnt=%llu run_time_ns=%llu prog_memlock=%llu "
+	       "maps=%d map_memlock=%llu\n",
 	       np, cnt, ns, prog_mem, nm, map_mem);
 	return 0;
 }
@@ -421,23 +423,32 @@ static int btf_offset(const struct btf *btf, const char *tname, char *path)
 	if (err < 0)
 		err = btf__find_by_name_kind(btf, tname, BTF_KIND_UNION);
 	if (err < 0) {
-		fprintf(stderr, "benchtool: btf: no struct or union '%s'\n", tname);
+		fprintf(stderr, "benchtool: btf: no struct or union '%s'\n",
+			tname);
 		return 1;
 	}
 	id = err;
 	for (char *name = strtok(path, "."); name; name = strtok(NULL, ".")) {
 		__u32 mt = 0;
 
-		err = btf_member(btf, btf__resolve_type(btf, id), name, &off, &mt);
+		err = btf_member(btf, btf__resolve_type(btf, id), name, &off,
+				 &mt);
 		if (err) {
 			fprintf(stderr, "benchtool: btf: %s: %s'%s'\n", tname,
-				err == -2 ? "not byte-aligned: " : "no member ", name);
+				err == -2 ? "not byte-aligned: " : "no member ",
+				name);
 			return 1;
 		}
 		id = mt;
 	}
 	printf("%ld\n", off);
 	return 0;
+}
+
+/* Whether string NAME_OFF of BTF is NAME. */
+static bool btf_named(const struct btf *btf, __u32 name_off, const char *name)
+{
+	return !strcmp(btf__name_by_offset(btf, name_off), name);
 }
 
 static int btf_enumerator(const struct btf *btf, const char *name)
@@ -447,22 +458,27 @@ static int btf_enumerator(const struct btf *btf, const char *name)
 
 		if (btf_is_enum(t)) {
 			const struct btf_enum *e = btf_enum(t);
+			long long v;
 
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
-					printf("%lld\n", btf_kflag(t) ?
-					       (long long)e->val :
-					       (long long)(__u32)e->val);
-					return 0;
-				}
+			for (int i = 0; i < btf_vlen(t); i++, e++) {
+				if (!btf_named(btf, e->name_off, name))
+					continue;
+				/* kflag: a signed enum. */
+				v = btf_kflag(t) ? (long long)e->val
+						 : (long long)(__u32)e->val;
+				printf("%lld\n", v);
+				return 0;
+			}
 		} else if (btf_is_enum64(t)) {
 			const struct btf_enum64 *e = btf_enum64(t);
 
-			for (int i = 0; i < btf_vlen(t); i++, e++)
-				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
-					printf("%llu\n", (unsigned long long)btf_enum64_value(e));
-					return 0;
-				}
+			for (int i = 0; i < btf_vlen(t); i++, e++) {
+				if (!btf_named(btf, e->name_off, name))
+					continue;
+				printf("%llu\n",
+				       (unsigned long long)btf_enum64_value(e));
+				return 0;
+			}
 		}
 	}
 	fprintf(stderr, "benchtool: btf: no enumerator '%s'\n", name);

@@ -76,16 +76,24 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "d:r:n:")) != -1) {
 		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'r': range = strtoul(optarg, NULL, 0); break;
-		case 'n': calls = strtoull(optarg, NULL, 0); break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'r':
+			range = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			calls = strtoull(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: dedupeloop -d DIR [-r RANGE] [-n CALLS]\n");
+			fprintf(stderr, "usage: dedupeloop -d DIR [-r RANGE] "
+					"[-n CALLS]\n");
 			return 2;
 		}
 	}
 	if (!dir || !range || !calls) {
-		fprintf(stderr, "dedupeloop: need -d DIR, RANGE > 0, CALLS > 0\n");
+		fprintf(stderr,
+			"dedupeloop: need -d DIR, RANGE > 0, CALLS > 0\n");
 		return 2;
 	}
 	size = range * RANGES;
@@ -116,7 +124,8 @@ int main(int argc, char **argv)
 			if (ioctl(sfd, FIDEDUPERANGE, &req))
 				die("FIDEDUPERANGE");
 			if (req.info.status != FILE_DEDUPE_RANGE_SAME) {
-				fprintf(stderr, "dedupeloop: range %llu: status %d\n",
+				fprintf(stderr,
+					"dedupeloop: range %llu: status %d\n",
 					i % RANGES, req.info.status);
 				return 1;
 			}
@@ -136,7 +145,9 @@ int main(int argc, char **argv)
 		q[1] = lat[nlat / 10];
 		q[2] = lat[nlat / 2];
 	}
-	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f best_ns_per_call=%.1f p10_ns_per_call=%.1f median_ns_per_call=%.1f\n",
+	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f "
+	       "best_ns_per_call=%.1f p10_ns_per_call=%.1f "
+	       "median_ns_per_call=%.1f\n",
 	       calls, calls * range, t, (double)t / calls, q[0], q[1], q[2]);
 	return 0;
 }

@@ -49,7 +49,7 @@ static int attach_func(struct floor_bpf **out, const char *mode,
 	if (!s)
 		return fail("open", NULL, errno);
 	*out = s;
-	bpf_object__for_each_program(p, s->obj)
+	bpf_object__for_each_program (p, s->obj)
 		bpf_program__set_autoload(p, false);
 	if (fentry) {
 		bpf_program__set_autoload(s->progs.fentry_empty, true);
@@ -89,7 +89,7 @@ static int attach_syscall(struct floor_bpf **out)
 	if (!s)
 		return fail("open", NULL, errno);
 	*out = s;
-	bpf_object__for_each_program(p, s->obj)
+	bpf_object__for_each_program (p, s->obj)
 		bpf_program__set_autoload(p, false);
 	bpf_program__set_autoload(s->progs.sys_enter_empty, true);
 	bpf_program__set_autoload(s->progs.sys_exit_empty, true);
@@ -108,7 +108,8 @@ int main(int argc, char **argv)
 	    argc - 2 > MAX_FUNCS ||
 	    (strcmp(argv[1], "fentry") && strcmp(argv[1], "kprobe") &&
 	     strcmp(argv[1], "syscall"))) {
-		fprintf(stderr, "usage: benchfloor fentry|kprobe FUNC... | benchfloor syscall\n");
+		fprintf(stderr, "usage: benchfloor fentry|kprobe FUNC... | "
+				"benchfloor syscall\n");
 		return 2;
 	}
 	signal(SIGINT, on_signal);

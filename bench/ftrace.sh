@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The ftrace variants of the overhead benchmark (where the kernel allows,
-# the ftrace hist-trigger equivalent on kprobe events): folioscope's per-call histograms as far as tracefs alone can
-# build them, with no BPF. Called by measure.sh (host bash/dash or the
-# guest's busybox sh):
+# the ftrace hist-trigger equivalent on kprobe events): folioscope's
+# per-call histograms as far as tracefs alone can build them, with no
+# BPF. Called by measure.sh (host bash/dash or the guest's busybox sh):
 #
 #   ftrace.sh declare SCOPE "MECHS"      records for the aggregation: the
 #                                        ratios of each possible ftrace-M,

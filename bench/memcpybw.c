@@ -33,11 +33,18 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "b:s:t:")) != -1) {
 		switch (c) {
-		case 'b': bs = strtoul(optarg, NULL, 0); break;
-		case 's': size = strtoul(optarg, NULL, 0); break;
-		case 't': secs = strtod(optarg, NULL); break;
+		case 'b':
+			bs = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			size = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			secs = strtod(optarg, NULL);
+			break;
 		default:
-			fprintf(stderr, "usage: memcpybw [-b BS] [-s SIZE] [-t SECONDS]\n");
+			fprintf(stderr, "usage: memcpybw [-b BS] [-s SIZE] "
+					"[-t SECONDS]\n");
 			return 2;
 		}
 	}

@@ -38,9 +38,21 @@ static unsigned long long parse_size(const char *s)
 	unsigned long long v = strtoull(s, &end, 0);
 
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
 	}
 	if (end == s || *end || !v) {
 		fprintf(stderr, "preadloop: bad number '%s'\n", s);
@@ -109,19 +121,33 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "f:b:s:n:P:k")) != -1) {
 		switch (c) {
-		case 'f': file = optarg; break;
-		case 'b': bs = parse_size(optarg); break;
-		case 's': size = parse_size(optarg); break;
-		case 'n': calls = parse_size(optarg); break;
-		case 'P': procs = (int)parse_size(optarg); break;
-		case 'k': keep = 1; break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'b':
+			bs = parse_size(optarg);
+			break;
+		case 's':
+			size = parse_size(optarg);
+			break;
+		case 'n':
+			calls = parse_size(optarg);
+			break;
+		case 'P':
+			procs = (int)parse_size(optarg);
+			break;
+		case 'k':
+			keep = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: preadloop -f FILE [-b BS] [-s SIZE] [-n CALLS] [-P PROCS] [-k]\n");
+			fprintf(stderr, "usage: preadloop -f FILE [-b BS] [-s "
+					"SIZE] [-n CALLS] [-P PROCS] [-k]\n");
 			return 2;
 		}
 	}
 	if (!file || bs > size || procs > 64) {
-		fprintf(stderr, "preadloop: need -f FILE, BS <= SIZE, PROCS <= 64\n");
+		fprintf(stderr,
+			"preadloop: need -f FILE, BS <= SIZE, PROCS <= 64\n");
 		return 2;
 	}
 	if (posix_memalign((void **)&buf, 4096, size))
@@ -182,7 +208,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "preadloop: a reader failed (short read?)\n");
 		return 1;
 	}
-	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f best_ns_per_call=%.1f p10_ns_per_call=%.1f median_ns_per_call=%.1f events_per_s=%.0f\n",
+	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f "
+	       "best_ns_per_call=%.1f p10_ns_per_call=%.1f "
+	       "median_ns_per_call=%.1f events_per_s=%.0f\n",
 	       calls * procs, (unsigned long long)calls * procs * bs, t1 - t0,
 	       (double)(t1 - t0) / calls, best[0], best[1], best[2],
 	       calls * procs * 1e9 / (t1 - t0));

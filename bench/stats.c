@@ -47,7 +47,7 @@ static void *grow(void **v, int *n, int *cap, size_t sz)
 	return (char *)*v + (size_t)(*n)++ * sz;
 }
 
-#define GROW(s, arr, n, cap) \
+#define GROW(s, arr, n, cap)                                                   \
 	grow((void **)&(s)->arr, &(s)->n, &(s)->cap, sizeof(*(s)->arr))
 
 static int fail(char *err, size_t n, const char *fmt, ...)
@@ -127,10 +127,12 @@ static int split(char *line, char **f, int max, int rest_after,
 static int key_set(struct bench_key *k, const char *scope, const char *bench,
 		   const char *variant, const char *metric)
 {
-	return put(k->scope, sizeof(k->scope), scope) ||
-	       put(k->bench, sizeof(k->bench), bench) ||
-	       put(k->variant, sizeof(k->variant), variant) ||
-	       put(k->metric, sizeof(k->metric), metric) ? -1 : 0;
+	if (put(k->scope, sizeof(k->scope), scope) ||
+	    put(k->bench, sizeof(k->bench), bench) ||
+	    put(k->variant, sizeof(k->variant), variant) ||
+	    put(k->metric, sizeof(k->metric), metric))
+		return -1;
+	return 0;
 }
 
 int bench__parse_line(struct bench_set *s, const char *line, char *err,
@@ -154,27 +156,36 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 
 		strcpy(orig, line);
 		/* Free text follows field 2 (note), 3 (env) or 7 (target). */
-		int after = !strncmp(orig, "target", 6) ? 7 :
-			    !strncmp(orig, "note", 4) ? 2 : 3;
+		int after = 3;
+
+		if (!strncmp(orig, "target", 6))
+			after = 7;
+		else if (!strncmp(orig, "note", 4))
+			after = 2;
 
 		n = split((char *)line, f, MAX_FIELDS, after, orig, &rest);
 		if (!strcmp(f[0], "sample")) {
 			struct bench_sample *x;
 
 			if (n != 7)
-				return fail(err, errlen, "sample: want 6 fields, got %d", n - 1);
+				return fail(err, errlen,
+					    "sample: want 6 fields, got %d",
+					    n - 1);
 			x = GROW(s, samples, nsamples, cap_samples);
 			if (!x)
 				return -ENOMEM;
 			if (key_set(&x->k, f[1], f[2], f[3], f[5])) {
 				s->nsamples--;
-				return fail(err, errlen, "sample: name too long");
+				return fail(err, errlen,
+					    "sample: name too long");
 			}
 			if (parse_round(f[4], &x->round) ||
 			    parse_double(f[6], &x->value)) {
 				s->nsamples--;
-				return fail(err, errlen, "sample: bad round '%s' or value '%s'",
-					    f[4], f[6]);
+				return fail(
+					err, errlen,
+					"sample: bad round '%s' or value '%s'",
+					f[4], f[6]);
 			}
 			return 0;
 		}
@@ -182,9 +193,11 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			bool env = f[0][0] == 'e';
 
 			if (n < (env ? 3 : 2))
-				return fail(err, errlen, "%s: too few fields", f[0]);
+				return fail(err, errlen, "%s: too few fields",
+					    f[0]);
 			if (env) {
-				struct bench_env *e = GROW(s, env, nenv, cap_env);
+				struct bench_env *e =
+					GROW(s, env, nenv, cap_env);
 
 				if (!e)
 					return -ENOMEM;
@@ -193,17 +206,21 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 				    put(e->value, sizeof(e->value),
 					n > 3 && rest ? rest : "")) {
 					s->nenv--;
-					return fail(err, errlen, "env: too long");
+					return fail(err, errlen,
+						    "env: too long");
 				}
 			} else {
-				struct bench_note *t = GROW(s, notes, nnotes, cap_notes);
+				struct bench_note *t =
+					GROW(s, notes, nnotes, cap_notes);
 
 				if (!t)
 					return -ENOMEM;
 				if (put(t->scope, sizeof(t->scope), f[1]) ||
-				    put(t->text, sizeof(t->text), rest ? rest : "")) {
+				    put(t->text, sizeof(t->text),
+					rest ? rest : "")) {
 					s->nnotes--;
-					return fail(err, errlen, "note: too long");
+					return fail(err, errlen,
+						    "note: too long");
 				}
 			}
 			return 0;
@@ -212,13 +229,16 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			struct bench_baseline *b;
 
 			if (n != 5)
-				return fail(err, errlen, "baseline: want 4 fields, got %d", n - 1);
+				return fail(err, errlen,
+					    "baseline: want 4 fields, got %d",
+					    n - 1);
 			b = GROW(s, baselines, nbaselines, cap_baselines);
 			if (!b)
 				return -ENOMEM;
 			if (key_set(&b->k, f[1], f[2], f[4], f[3])) {
 				s->nbaselines--;
-				return fail(err, errlen, "baseline: name too long");
+				return fail(err, errlen,
+					    "baseline: name too long");
 			}
 			return 0;
 		}
@@ -226,7 +246,9 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			struct bench_ratio *r;
 
 			if (n != 7)
-				return fail(err, errlen, "ratio: want 6 fields, got %d", n - 1);
+				return fail(err, errlen,
+					    "ratio: want 6 fields, got %d",
+					    n - 1);
 			r = GROW(s, ratios, nratios, cap_ratios);
 			if (!r)
 				return -ENOMEM;
@@ -234,7 +256,8 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			    put(r->den, sizeof(r->den), f[5]) ||
 			    put(r->name, sizeof(r->name), f[6])) {
 				s->nratios--;
-				return fail(err, errlen, "ratio: name too long");
+				return fail(err, errlen,
+					    "ratio: name too long");
 			}
 			return 0;
 		}
@@ -242,14 +265,18 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			struct bench_target *t;
 
 			if (n < 8)
-				return fail(err, errlen, "target: want 7 fields or more, got %d", n - 1);
+				return fail(
+					err, errlen,
+					"target: want 7 fields or more, got %d",
+					n - 1);
 			t = GROW(s, targets, ntargets, cap_targets);
 			if (!t)
 				return -ENOMEM;
 			if (key_set(&t->k, f[1], f[2], f[3], f[4]) ||
 			    put(t->name, sizeof(t->name), rest)) {
 				s->ntargets--;
-				return fail(err, errlen, "target: name too long");
+				return fail(err, errlen,
+					    "target: name too long");
 			}
 			if (!strcmp(f[5], "le")) {
 				t->op = BENCH_LE;
@@ -257,11 +284,15 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 				t->op = BENCH_GE;
 			} else {
 				s->ntargets--;
-				return fail(err, errlen, "target: operator '%s' is not le or ge", f[5]);
+				return fail(
+					err, errlen,
+					"target: operator '%s' is not le or ge",
+					f[5]);
 			}
 			if (parse_double(f[6], &t->limit)) {
 				s->ntargets--;
-				return fail(err, errlen, "target: bad limit '%s'", f[6]);
+				return fail(err, errlen,
+					    "target: bad limit '%s'", f[6]);
 			}
 			return 0;
 		}
@@ -338,13 +369,14 @@ static bool key_eq(const struct bench_key *k, const char *scope,
 
 /* Value of (scope, bench, variant, metric) in round r, if measured. */
 static bool value_at(const struct bench_set *s, const char *scope,
-		     const char *bench, const char *variant,
-		     const char *metric, int r, double *v)
+		     const char *bench, const char *variant, const char *metric,
+		     int r, double *v)
 {
 	for (int i = 0; i < s->nsamples; i++) {
 		const struct bench_sample *x = &s->samples[i];
 
-		if (x->round == r && key_eq(&x->k, scope, bench, variant, metric)) {
+		if (x->round == r &&
+		    key_eq(&x->k, scope, bench, variant, metric)) {
 			*v = x->value;
 			return true;
 		}
@@ -380,8 +412,8 @@ static int derive_added(struct bench_set *s, const struct bench_baseline *b)
 		double u0, u1, base;
 		bool has0, has1;
 
-		if (x.derived || !key_eq(&x.k, b->k.scope, b->k.bench, NULL,
-					 b->k.metric) ||
+		if (x.derived ||
+		    !key_eq(&x.k, b->k.scope, b->k.bench, NULL, b->k.metric) ||
 		    !strcmp(x.k.variant, b->k.variant))
 			continue;
 		/* Untraced runs just before and after this variant's own
@@ -392,14 +424,12 @@ static int derive_added(struct bench_set *s, const struct bench_baseline *b)
 		has1 = value_at(s, b->k.scope, b->k.bench, x.k.variant, post,
 				x.round, &u1);
 		if (!has0 && !has1) {
-			has0 = value_at(s, b->k.scope, b->k.bench,
-					b->k.variant, b->k.metric, x.round,
-					&u0);
+			has0 = value_at(s, b->k.scope, b->k.bench, b->k.variant,
+					b->k.metric, x.round, &u0);
 			if (!has0)
 				continue;
-			has1 = value_at(s, b->k.scope, b->k.bench,
-					b->k.variant, b->k.metric,
-					x.round + 1, &u1);
+			has1 = value_at(s, b->k.scope, b->k.bench, b->k.variant,
+					b->k.metric, x.round + 1, &u1);
 		}
 		base = has0 && has1 ? (u0 + u1) / 2 : has0 ? u0 : u1;
 		err = add_derived(s, &x.k, metric, x.round, x.value - base);
@@ -421,7 +451,8 @@ static int derive_ratio(struct bench_set *s, const struct bench_ratio *q)
 			    q->k.metric))
 			continue;
 		if (!value_at(s, q->k.scope, q->k.bench, q->den, q->k.metric,
-			      x.round, &d) || d <= 0)
+			      x.round, &d) ||
+		    d <= 0)
 			continue;
 		err = add_derived(s, &x.k, q->name, x.round, x.value / d);
 		if (err)
@@ -512,23 +543,22 @@ int bench__aggregate(struct bench_set *s, struct bench_result *r)
 		if (err)
 			return err;
 	}
-	r->verdicts = calloc(s->ntargets ? s->ntargets : 1,
-			     sizeof(*r->verdicts));
+	r->verdicts =
+		calloc(s->ntargets ? s->ntargets : 1, sizeof(*r->verdicts));
 	if (!r->verdicts)
 		return -ENOMEM;
 	for (i = 0; i < s->ntargets; i++) {
 		const struct bench_target *t = &s->targets[i];
-		const struct bench_stat *st =
-			bench__find(r, t->k.scope, t->k.bench, t->k.variant,
-				    t->k.metric);
+		const struct bench_stat *st = bench__find(
+			r, t->k.scope, t->k.bench, t->k.variant, t->k.metric);
 		struct bench_verdict *v = &r->verdicts[r->nverdicts++];
 
 		v->t = t;
 		v->measured = st != NULL;
 		if (st) {
 			v->value = st->median;
-			v->met = t->op == BENCH_LE ? st->median <= t->limit :
-						     st->median >= t->limit;
+			v->met = t->op == BENCH_LE ? st->median <= t->limit
+						   : st->median >= t->limit;
 		}
 	}
 	return 0;
@@ -586,17 +616,24 @@ int bench__write_json(const struct bench_set *s, const struct bench_result *r,
 		struct json_object *o = json_object_new_object();
 		struct json_object *vals = json_object_new_array();
 
-		json_object_object_add(o, "scope", json_object_new_string(st->k.scope));
-		json_object_object_add(o, "bench", json_object_new_string(st->k.bench));
-		json_object_object_add(o, "variant", json_object_new_string(st->k.variant));
-		json_object_object_add(o, "metric", json_object_new_string(st->k.metric));
-		json_object_object_add(o, "unit",
-				       json_object_new_string(bench__unit(st->k.metric)));
-		json_object_object_add(o, "derived", json_object_new_boolean(st->derived));
+		json_object_object_add(o, "scope",
+				       json_object_new_string(st->k.scope));
+		json_object_object_add(o, "bench",
+				       json_object_new_string(st->k.bench));
+		json_object_object_add(o, "variant",
+				       json_object_new_string(st->k.variant));
+		json_object_object_add(o, "metric",
+				       json_object_new_string(st->k.metric));
+		json_object_object_add(
+			o, "unit",
+			json_object_new_string(bench__unit(st->k.metric)));
+		json_object_object_add(o, "derived",
+				       json_object_new_boolean(st->derived));
 		json_object_object_add(o, "median", num(st->median));
 		json_object_object_add(o, "min", num(st->min));
 		json_object_object_add(o, "max", num(st->max));
-		json_object_object_add(o, "runs", json_object_new_int(st->runs));
+		json_object_object_add(o, "runs",
+				       json_object_new_int(st->runs));
 		for (int j = 0; j < st->runs; j++)
 			json_object_array_add(vals, num(st->values[j]));
 		json_object_object_add(o, "values", vals);
@@ -607,31 +644,42 @@ int bench__write_json(const struct bench_set *s, const struct bench_result *r,
 		const struct bench_verdict *v = &r->verdicts[i];
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(v->t->name));
-		json_object_object_add(o, "scope", json_object_new_string(v->t->k.scope));
-		json_object_object_add(o, "bench", json_object_new_string(v->t->k.bench));
-		json_object_object_add(o, "variant", json_object_new_string(v->t->k.variant));
-		json_object_object_add(o, "metric", json_object_new_string(v->t->k.metric));
-		json_object_object_add(o, "op", json_object_new_string(
-						   v->t->op == BENCH_LE ? "le" : "ge"));
+		json_object_object_add(o, "name",
+				       json_object_new_string(v->t->name));
+		json_object_object_add(o, "scope",
+				       json_object_new_string(v->t->k.scope));
+		json_object_object_add(o, "bench",
+				       json_object_new_string(v->t->k.bench));
+		json_object_object_add(o, "variant",
+				       json_object_new_string(v->t->k.variant));
+		json_object_object_add(o, "metric",
+				       json_object_new_string(v->t->k.metric));
+		json_object_object_add(
+			o, "op",
+			json_object_new_string(v->t->op == BENCH_LE ? "le"
+								    : "ge"));
 		json_object_object_add(o, "limit", num(v->t->limit));
-		json_object_object_add(o, "value", v->measured ? num(v->value) : NULL);
-		json_object_object_add(o, "met", v->measured ?
-				       json_object_new_boolean(v->met) : NULL);
+		json_object_object_add(o, "value",
+				       v->measured ? num(v->value) : NULL);
+		json_object_object_add(
+			o, "met",
+			v->measured ? json_object_new_boolean(v->met) : NULL);
 		json_object_array_add(ts, o);
 	}
 	json_object_object_add(root, "targets", ts);
 	for (i = 0; i < s->nnotes; i++) {
 		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "scope", json_object_new_string(s->notes[i].scope));
-		json_object_object_add(o, "text", json_object_new_string(s->notes[i].text));
+		json_object_object_add(
+			o, "scope", json_object_new_string(s->notes[i].scope));
+		json_object_object_add(
+			o, "text", json_object_new_string(s->notes[i].text));
 		json_object_array_add(notes, o);
 	}
 	json_object_object_add(root, "notes", notes);
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-						    JSON_C_TO_STRING_SPACED |
-						    JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+		root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			      JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (fputs(text, f) < 0 || fputc('\n', f) < 0)
 		err = -EIO;
 	json_object_put(root);
@@ -664,13 +712,25 @@ static void fmt_value(char *buf, size_t n, double v, const char *unit)
 bool bench__in_summary(const char *metric)
 {
 	static const char *const keep[] = {
-		"added_ns_per_call", "ratio_to_bpftrace", "ratio_to_floor",
-		"ratio_to_floor_all", "bpf_ns_per_call", "startup_s",
-		"rss_kb", "map_memlock_bytes", "events_per_s",
-		"count_mismatch", "read_bytes_per_s", "ratio_to_fio",
-		"ratio_to_fio_traced", "ratio_to_memcpy", "sys_s_per_gib",
-		"ratio_to_duperemove", "ratio_to_ftrace",
-		"ratio_to_untraced", "ratio_to_oneliner",
+		"added_ns_per_call",
+		"ratio_to_bpftrace",
+		"ratio_to_floor",
+		"ratio_to_floor_all",
+		"bpf_ns_per_call",
+		"startup_s",
+		"rss_kb",
+		"map_memlock_bytes",
+		"events_per_s",
+		"count_mismatch",
+		"read_bytes_per_s",
+		"ratio_to_fio",
+		"ratio_to_fio_traced",
+		"ratio_to_memcpy",
+		"sys_s_per_gib",
+		"ratio_to_duperemove",
+		"ratio_to_ftrace",
+		"ratio_to_untraced",
+		"ratio_to_oneliner",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keep); i++)
@@ -679,9 +739,8 @@ bool bench__in_summary(const char *metric)
 	return false;
 }
 
-void bench__print_table(const struct bench_set *s,
-			const struct bench_result *r, FILE *f, bool markdown,
-			bool summary)
+void bench__print_table(const struct bench_set *s, const struct bench_result *r,
+			FILE *f, bool markdown, bool summary)
 {
 	char med[48], lo[48], hi[48];
 	int i;
@@ -692,7 +751,8 @@ void bench__print_table(const struct bench_set *s,
 	if (!summary)
 		fputc('\n', f);
 	if (markdown)
-		fprintf(f, "| where | bench | variant | metric | median | min | max | runs |\n"
+		fprintf(f, "| where | bench | variant | metric | median | min "
+			   "| max | runs |\n"
 			   "|---|---|---|---|---:|---:|---:|---:|\n");
 	else
 		fprintf(f, "%-5s %-22s %-20s %-26s %12s %12s %12s %4s\n",
@@ -710,15 +770,18 @@ void bench__print_table(const struct bench_set *s,
 		fmt_value(med, sizeof(med), st->median, u);
 		fmt_value(lo, sizeof(lo), st->min, u);
 		fmt_value(hi, sizeof(hi), st->max, u);
-		fprintf(f, markdown ? "| %s | %s | %s | %s | %s | %s | %s | %d |\n" :
-				      "%-5s %-22s %-20s %-26s %12s %12s %12s %4d\n",
+		fprintf(f,
+			markdown
+				? "| %s | %s | %s | %s | %s | %s | %s | %d |\n"
+				: "%-5s %-22s %-20s %-26s %12s %12s %12s %4d\n",
 			st->k.scope, st->k.bench, st->k.variant, st->k.metric,
 			med, lo, hi, st->runs);
 	}
 	if (r->nverdicts) {
 		fputc('\n', f);
 		if (markdown)
-			fprintf(f, "| target | where | measured (median) | limit | met |\n"
+			fprintf(f, "| target | where | measured (median) | "
+				   "limit | met |\n"
 				   "|---|---|---:|---:|---|\n");
 		else
 			fprintf(f, "targets:\n");
@@ -732,11 +795,14 @@ void bench__print_table(const struct bench_set *s,
 			fmt_value(med, sizeof(med), v->value, u);
 		else
 			snprintf(med, sizeof(med), "not measured");
-		fprintf(f, markdown ? "| %s | %s | %s | %s %s | %s |\n" :
-				      "  %-56s %-4s %12s  %s %-8s %s\n",
+		fprintf(f,
+			markdown ? "| %s | %s | %s | %s %s | %s |\n"
+				 : "  %-56s %-4s %12s  %s %-8s %s\n",
 			v->t->name, v->t->k.scope, med,
 			v->t->op == BENCH_LE ? "<=" : ">=", lo,
-			!v->measured ? "-" : v->met ? "yes" : "NO");
+			!v->measured ? "-"
+			: v->met     ? "yes"
+				     : "NO");
 	}
 	for (i = 0; i < s->nnotes; i++)
 		fprintf(f, markdown ? "%s- %s: %s\n" : "%snote (%s): %s\n",

@@ -138,9 +138,8 @@ int bench__write_json(const struct bench_set *s, const struct bench_result *r,
  * only the figures docs/benchmarks.md shows (added ns, ratios, BPF ns per
  * call, startup, memory, events/s, throughput, dedupe time), no
  * environment lines. */
-void bench__print_table(const struct bench_set *s,
-			const struct bench_result *r, FILE *f, bool markdown,
-			bool summary);
+void bench__print_table(const struct bench_set *s, const struct bench_result *r,
+			FILE *f, bool markdown, bool summary);
 /* Is metric one of the summary's? */
 bool bench__in_summary(const char *metric);
 

@@ -47,8 +47,10 @@ int main(int argc, char **argv)
 	int c, fd = -1, nlat = 0, pread_mode;
 	double *lat;
 
-	if (argc < 2 || (strcmp(argv[1], "getppid") && strcmp(argv[1], "pread"))) {
-		fprintf(stderr, "usage: sysloop getppid|pread [-f FILE] [-n CALLS]\n");
+	if (argc < 2 ||
+	    (strcmp(argv[1], "getppid") && strcmp(argv[1], "pread"))) {
+		fprintf(stderr,
+			"usage: sysloop getppid|pread [-f FILE] [-n CALLS]\n");
 		return 2;
 	}
 	what = argv[1];
@@ -56,9 +58,14 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt(argc, argv, "f:n:")) != -1) {
 		switch (c) {
-		case 'f': file = optarg; break;
-		case 'n': calls = strtoull(optarg, NULL, 0); break;
-		default: return 2;
+		case 'f':
+			file = optarg;
+			break;
+		case 'n':
+			calls = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (calls < BATCH) {
@@ -68,7 +75,8 @@ int main(int argc, char **argv)
 	if (pread_mode) {
 		fd = open(file, O_RDONLY);
 		if (fd < 0) {
-			fprintf(stderr, "sysloop: %s: %s\n", file, strerror(errno));
+			fprintf(stderr, "sysloop: %s: %s\n", file,
+				strerror(errno));
 			return 1;
 		}
 	}
@@ -82,7 +90,8 @@ int main(int argc, char **argv)
 				/* The libc wrapper may not enter the kernel. */
 				syscall(SYS_getppid);
 			} else if (pread(fd, buf, BS, 0) != BS) {
-				fprintf(stderr, "sysloop: short read of %s\n", file);
+				fprintf(stderr, "sysloop: short read of %s\n",
+					file);
 				return 1;
 			}
 		}
@@ -90,7 +99,8 @@ int main(int argc, char **argv)
 		i += BATCH;
 	}
 	qsort(lat, nlat, sizeof(*lat), cmp_double);
-	printf("calls=%llu best_ns_per_call=%.1f p10_ns_per_call=%.1f median_ns_per_call=%.1f\n",
+	printf("calls=%llu best_ns_per_call=%.1f p10_ns_per_call=%.1f "
+	       "median_ns_per_call=%.1f\n",
 	       i, lat[0], lat[nlat / 10], lat[nlat / 2]);
 	return 0;
 }

@@ -18,8 +18,7 @@ pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
 # Prometheus, headless Chromium for the HTML report, curl and python3's
 # csv module in tests/host/export.sh.
 pkgs+=(libmicrohttpd-dev prometheus chromium fonts-dejavu-core curl python3)
-# Reliability: libFuzzer's runtime (make fuzz), valgrind
-# (tests/host/reliability.sh).
+# libFuzzer's runtime (make fuzz), valgrind (tests/host/valgrind.sh).
 pkgs+=(libclang-rt-14-dev valgrind)
 # make install: man pages from --help (help2man); tests/host/install.sh:
 # bash completion, systemd-analyze for the exporter unit, setpriv.

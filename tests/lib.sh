@@ -15,6 +15,39 @@ elif [ -n "${FS_VM_DEBIAN:-}" ]; then
 	vmargs+=(--debian "$FS_VM_DEBIAN")
 fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
+# vm_helper SRC OUT LABEL: builds the C helper SRC (tests/vm/*.c) into OUT,
+# static: it runs in the guest, which has no libc of its own. If it
+# cannot, a skip of LABEL that says why, and false.
+vm_helper() {
+	local log
+	log=$LOGDIR/$(basename "${1%.c}")-build.log
+	gcc -O2 -Wall -static -pthread "$1" -o "$2" 2>"$log" && return 0
+	skip "$3" "cannot build $1 statically: $(head -1 "$log")"
+	return 1
+}
+# vm_helper_boot LABEL LOG DIR SCRIPT HELPER NAME...: one boot that runs
+# SCRIPT (vm --exec) with HELPER at its own path in the guest (vm --with)
+# and the arguments HELPER, then -j NAME.json per NAME (landing in DIR);
+# the VM's output in LOG. Counts "LABEL: guest runs" and, per NAME,
+# "LABEL NAME: exit", the status SCRIPT prints as "== NAME exit N".
+vm_helper_boot() {
+	local label=$1 log=$2 dir=$3 script=$4 helper=$5 n args=()
+	shift 5
+	for n in "$@"; do args+=(-j "$n.json"); done
+	if (cd "$dir" && "$FS" vm "${vmargs[@]}" --timeout 900 --with "$helper" \
+		--exec "$script" -- "$helper" "${args[@]}") >"$log" 2>&1; then
+		ok "$label: guest runs"
+	else
+		bad "$label: guest runs" "see $log: $(tail -3 "$log")"
+	fi
+	for n in "$@"; do
+		expect_eq "$label $n: exit" "$(sed -n "s/^== $n exit //p" "$log")" 0
+	done
+}
+# The guest scripts' shared helpers: a suite puts the file in the guest
+# (vm --with "$GUEST_LIB") and passes its path as the script's first
+# argument.
+GUEST_LIB=$PWD/tests/vm/lib-guest.sh
 
 # Under tests/check.sh a suite runs in a process of its own: each result
 # is also a line in its tally file (tests/harness/run.sh), which counts
@@ -37,6 +70,43 @@ wait_until() {
 		n=$((n - 1))
 	done
 	return 1
+}
+
+# gated_reader DIR NAME CMD...: a process blocked on fifo DIR/NAME.go
+# that then execs CMD under the same pid, so that a trace can filter on
+# it before it reads; its pid lands in $RPID.
+gated_reader() {
+	local dir=$1 name=$2
+	shift 2
+	mkfifo "$dir/$name.go"
+	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$dir/$name.go" "$@" &
+	RPID=$!
+}
+# release DIR NAME: lets gated_reader NAME go.
+release() { echo go >"$1/$2.go"; rm -f "$1/$2.go"; }
+
+# trace_bg DIR ARGS...: `folioscope trace ARGS` in the background (its pid
+# in $TPID, stdout in DIR/out, stderr in DIR/err) until it has attached:
+# true once it says 'tracing', false if it exits first or takes over 30 s.
+# The old err goes first: the background shell truncates it only when it
+# gets to run, and the previous trace's 'tracing' line must not count.
+trace_bg() {
+	local dir=$1
+	shift
+	rm -f "$dir/err"
+	"$FS" trace "$@" >"$dir/out" 2>"$dir/err" &
+	TPID=$!
+	wait_until 30 trace_settled "$dir/err" "$TPID"
+	grep -q tracing "$dir/err" 2>/dev/null
+}
+# trace_settled ERR PID: trace PID has said 'tracing' in ERR, or is gone.
+trace_settled() { grep -q tracing "$1" 2>/dev/null || ! kill -0 "$2" 2>/dev/null; }
+# trace_stop: SIGINT to trace_bg's trace, which must then print its final
+# report and exit 0; its exit status in $TRC.
+trace_stop() {
+	kill -INT "$TPID"
+	wait "$TPID"
+	TRC=$?
 }
 
 # interval_rows FILE: "N CALLS BYTES" for each "== interval N" report in
@@ -67,12 +137,90 @@ expect_match() {
 # State that must be identical before and after a failing command: the
 # mounts and loop devices of files under $TMPDIR and folioscope's temp
 # dirs there. tests/check.sh gives each run its own TMPDIR, so other
-# folioscope runs on the same machine do not show up here.
+# folioscope runs on the same machine do not show up here. A suite with a
+# scratch dir of its own (scratch_setup) narrows it further: LEAK_MOUNTS
+# is the path prefix of the mounts and loop images, LEAK_FILES the glob
+# of the temp dirs.
 leak_state() {
 	local t=${TMPDIR:-/tmp}
-	{ grep -hsF "$t/" /proc/mounts /sys/block/loop*/loop/backing_file
-	  compgen -G "$t/folioscope-*"; } | sort
+	{ grep -hsF "${LEAK_MOUNTS:-$t/}" /proc/mounts /sys/block/loop*/loop/backing_file
+	  compgen -G "${LEAK_FILES:-$t/folioscope-*}"; } | sort
 }
+
+# scratch_setup NAME: a dir of the suite's own, $SCRATCH (/tmp/NAME.XXXXXX,
+# mode 755 so that other users' commands reach files in it), holding the
+# workloads' TMPDIR ($SCRATCH/tmp): their images, mounts and temp dirs,
+# and so leak_state and the stale clean-up, are this suite's only (other
+# folioscope runs on the machine may mount and unmount meanwhile).
+# Removed, its mounts first, when the suite's process ends, stopped or
+# not; the functions named in scratch_atexit run before that.
+scratch_atexit=()
+scratch_setup() {
+	SCRATCH=$(mktemp -d "/tmp/$1.XXXXXX")
+	chmod 755 "$SCRATCH"
+	export TMPDIR=$SCRATCH/tmp
+	mkdir "$TMPDIR"
+	LEAK_MOUNTS=$SCRATCH/
+	LEAK_FILES="$TMPDIR/*"
+	trap scratch_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+scratch_cleanup() {
+	local m f
+	for f in "${scratch_atexit[@]}"; do "$f"; done
+	for m in $(grep -oE "$SCRATCH/[^ ]*" /proc/mounts | sort -r); do umount -l "$m" 2>/dev/null; done
+	rm -rf "$SCRATCH"
+}
+
+# LeakSanitizer cannot work under ptrace (it fails the exit): the
+# environment, for env(1), of what runs under strace in a SAN=1 build.
+NOLSAN=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+# strace_delays SYSCALL: strace can hold SYSCALL at its entry
+# (-e inject=SYSCALL:delay_enter=US), which the signal tests use to make a
+# phase last.
+strace_delays() { command -v strace >/dev/null && strace -e inject="$1":delay_enter=1 true 2>/dev/null; }
+
+# bpf_ids PID: the BPF programs and links PID holds, "prog N" / "link N",
+# from its fdinfo.
+bpf_ids() {
+	awk 'FNR == 1 { l = 0 } /^link_type:/ { l = 1 } /^link_id:/ { print "link " $2 }
+	     /^prog_id:/ && !l { print "prog " $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u
+}
+# bpf_gone IDS: none of bpf_ids' IDS exists any more (they are freed
+# after an RCU grace period: up to 5 s); else prints those left.
+bpf_gone() {
+	local left kind id
+	for _ in $(seq 50); do
+		left=
+		while read -r kind id; do
+			[ -n "$id" ] && bpftool "$kind" show id "$id" >/dev/null 2>&1 && left+=" $kind $id"
+		done <<<"$1"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "$left"
+	return 1
+}
+# expect_bpf_gone NAME IDS: a check that bpf_gone IDS.
+expect_bpf_gone() {
+	local left
+	if left=$(bpf_gone "$2"); then ok "$1"; else bad "$1" "$left"; fi
+}
+# has_link PID: PID holds a BPF link (it has attached).
+has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
+# proc_gone PID: PID has exited, or is a zombie no one has reaped yet
+# (its memory and files are freed).
+proc_gone() {
+	local st
+	st=$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)
+	[ -z "$st" ] || [ "$st" == Z ]
+}
+# proc_stopped PID: PID is stopped (a run's --stop-after point).
+proc_stopped() { [ "$(awk '{ print $3 }' /proc/"$1"/stat 2>/dev/null)" == T ]; }
+# json_ok FILE: FILE is a complete folioscope report.
+json_ok() { jq -e '.schema == "folioscope/1" and (.targets | type) == "object"' "$1" >/dev/null 2>&1; }
+# sig_code SIG: the exit status of a shell's child that died of SIG.
+sig_code() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
 
 # expect_error NAME EXIT_CODE REGEX CMD...: exits with EXIT_CODE (or any
 # non-zero with '!'), prints exactly one line on stderr matching REGEX,

@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bool in = false;
 
 			for (int r = 0; r < site->nranges; r++)
-				in |= site->exits[e].insn >= site->ranges[r].lo &&
+				in |= site->exits[e].insn >=
+					      site->ranges[r].lo &&
 				      site->exits[e].insn < site->ranges[r].hi;
 			if (!in)
 				abort();

@@ -47,8 +47,7 @@ static void exercise(const struct fs_report *r)
 	cmp__pool(&new);
 	mismatch = cmp__mismatch(&base, &new, why, sizeof(why));
 	cmp__report(sink, &base, &new);
-	cmp__picture(sink, true, &base, &new, NULL, 0,
-		     mismatch ? why : NULL);
+	cmp__picture(sink, true, &base, &new, NULL, 0, mismatch ? why : NULL);
 	cmp__picture(sink, false, &base, &new, NULL, 0, NULL);
 }
 
@@ -57,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct fs_report r;
 	char path[64];
 
-	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
+	if (ftruncate(memfd, 0) ||
+	    pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", memfd);
 	if (!report__json_read(path, &r)) {

@@ -10,10 +10,12 @@
 
 static struct fs_report run[2];
 static const char *paths[] = { "fuzz.json" };
-static struct cmp_side base = { .label = "base", .nruns = 1, .runs = &run[0],
-				.paths = paths };
-static struct cmp_side new = { .label = "new", .nruns = 1, .runs = &run[1],
-			       .paths = paths };
+static struct cmp_side base = {
+	.label = "base", .nruns = 1, .runs = &run[0], .paths = paths
+};
+static struct cmp_side new = {
+	.label = "new", .nruns = 1, .runs = &run[1], .paths = paths
+};
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -26,7 +28,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		for (int h = 0; h < FS_MAX_HISTS; h++)
 			for (int k = 0; k < 8; k++) {
 				s.hist[h].slot[k * 3 % FS_SLOTS] += 1 + i + k;
-				s.hist[h].sum += (1ULL << (k * 3)) * (1 + i + k);
+				s.hist[h].sum +=
+					(1ULL << (k * 3)) * (1 + i + k);
 			}
 		for (int c = 0; c < FS_MAX_COUNTERS; c++)
 			s.counter[c] = 10 + c + i;

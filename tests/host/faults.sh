@@ -6,27 +6,11 @@
 # mount, loop device or temp dir. Run as root.
 # shellcheck shell=bash
 
-flt=$(mktemp -d /tmp/fs-flt.XXXXXX)
-flt_tmpdir_saved=${TMPDIR-}
-chmod 755 "$flt"
-# The workloads' temp dirs go here, so the leak check sees only ours.
-export TMPDIR=$flt/tmp
-mkdir "$TMPDIR"
-
-flt_cleanup() {
-	local m
-	grep -oE "$flt/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
-	rm -rf "$flt"
-	if [ -n "$flt_tmpdir_saved" ]; then export TMPDIR=$flt_tmpdir_saved; else unset TMPDIR; fi
-}
-trap 'flt_cleanup; exit 130' INT TERM
-
-# What a run may leave behind: mounts and loop images under $flt, and
-# anything in its TMPDIR.
-flt_leaks() {
-	grep -hsF "$flt" /proc/mounts /sys/block/loop*/loop/backing_file
-	compgen -G "$TMPDIR/*"
-}
+# The workloads' temp dirs go in this suite's scratch dir, so the leak
+# check (leak_state: mounts and loop images under it, anything in its
+# TMPDIR) sees only ours.
+scratch_setup fs-flt
+flt=$SCRATCH
 
 # ---- ENOSPC: the image is smaller than the data ----
 echo "-- faults: ENOSPC in the dedupe image (${SECONDS}s)"
@@ -56,19 +40,15 @@ expect_eq "ENOSPC: data that fits: nothing on stderr" "$flt_out" ""
 expect_eq "ENOSPC: data that fits: 24 checks passed, not disturbed" \
 	"$(jq -r '[.validation.checks, .validation.failures, .validation.disturbed] | @tsv' "$flt/fit.json" 2>&1)" \
 	"$(printf '24\t0\t')"
-expect_eq "ENOSPC: nothing left after the runs" "$(flt_leaks)" ""
+expect_eq "ENOSPC: nothing left after the runs" "$(leak_state)" ""
 
 # flt_stopped PID: wait until PID stopped itself at its --stop-after
 # point (bounded: a minute); false if it ended or never got there.
 flt_stopped() {
-	local st
-	for _ in $(seq 600); do
-		st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-		[ "$st" == T ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until 60 flt_settled "$1"
+	proc_stopped "$1"
 }
+flt_settled() { proc_stopped "$1" || [ ! -e "/proc/$1/stat" ]; }
 
 # flt_disturb NAME FAULT ARGS...: run ARGS... (with -j) in the background
 # until it stops itself, run the command FAULT (the run's pid in flt_pid:
@@ -108,7 +88,7 @@ flt_expect() {
 	expect_match "$name: JSON reason" "$(jq -r .validation.disturbed.reason "$flt_json" 2>&1)" "^$re$"
 	expect_match "$name: report reads it back as DISTURBED" "$("$FS" report "$flt_json" 2>&1)" \
 		"DISTURBED \(not the kernel's fault\): $re; unjudged answers: $unj"
-	expect_eq "$name: nothing left behind" "$(flt_leaks)" ""
+	expect_eq "$name: nothing left behind" "$(leak_state)" ""
 }
 
 # ---- read-only remount mid-run ----
@@ -167,5 +147,3 @@ for wl in shmem-read dedupe; do
 		"$(printf '1\t')"
 done
 
-trap - INT TERM
-flt_cleanup

@@ -1,5 +1,5 @@
 # Kernel facts, concurrent instances and --user, sourced by
-# tests/check.sh after tests/host/reliability.sh. Readers are gated on a
+# tests/check.sh. Readers are gated on a
 # fifo so they run only once the probes are in, and every trace filters to
 # the test's own readers: other activity on the machine cannot change the
 # counts. Every wait is bounded. Run as root.
@@ -19,33 +19,21 @@ kf_cleanup() {
 	rm -rf "$kf" "$kf_shm"
 }
 
-# kf_reader NAME CMD...: a process blocked on fifo $kf/NAME.go that then
-# execs CMD under the same pid; its pid lands in $RPID.
+# kf_reader NAME CMD...: lib.sh's gated_reader in $kf, its pid also in
+# kf_pids (killed on the way out).
 kf_reader() {
-	local name=$1
-	shift
-	mkfifo "$kf/$name.go"
-	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$kf/$name.go" "$@" &
-	RPID=$!
+	gated_reader "$kf" "$@"
 	kf_pids+=" $RPID"
 }
 # kf_go NAME: release the reader (a timeout, not a block, if it is gone).
 kf_go() { timeout 10 sh -c 'echo go >"$0"' "$kf/$1.go"; rm -f "$kf/$1.go"; }
 # kf_wait_line FILE REGEX: up to 30 s for REGEX to appear in FILE.
-kf_wait_line() {
-	for _ in $(seq 300); do
-		grep -Eq "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+kf_wait_line() { wait_until 30 grep -Eq "$2" "$1" 2>/dev/null; }
+# kf_ended PID: PID is gone (reaped).
+kf_ended() { ! kill -0 "$1" 2>/dev/null; }
 # kf_wait_exit PID: up to 30 s for PID to end; its status in $KRC.
 kf_wait_exit() {
-	for _ in $(seq 300); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
+	if ! wait_until 30 kf_ended "$1"; then
 		kill -KILL "$1"
 		KRC=timeout
 		wait "$1" 2>/dev/null
@@ -54,24 +42,9 @@ kf_wait_exit() {
 	wait "$1"
 	KRC=$?
 }
-# BPF programs and links a process holds, "prog N" / "link N" (fdinfo).
-kf_bpf_ids() {
-	awk 'FNR == 1 { l = 0 } /^link_type:/ { l = 1 } /^link_id:/ { print "link " $2 }
-	     /^prog_id:/ && !l { print "prog " $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -u
-}
-# kf_bpf_left IDS: those still in the kernel after up to 5 s (RCU frees).
-kf_bpf_left() {
-	local left kind id
-	for _ in $(seq 50); do
-		left=
-		while read -r kind id; do
-			[ -n "$id" ] && bpftool "$kind" show id "$id" >/dev/null 2>&1 && left+=" $kind $id"
-		done <<<"$1"
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	echo "${left:-none}"
-}
+# kf_bpf_left IDS: those of lib.sh's bpf_ids IDS still in the kernel after
+# up to 5 s (RCU frees), or none.
+kf_bpf_left() { bpf_gone "$1" && echo none; }
 # "Uid:/Gid:" lines of /proc/PID/status as "real effective saved fs".
 kf_ids() { awk -v k="$2:" '$1 == k { print $2, $3, $4, $5 }' /proc/"$1"/status; }
 
@@ -100,7 +73,7 @@ else
 	T=$!
 	kf_pids+=" $T"
 	if kf_wait_line "$kf/u.err" 'tracing'; then
-		ids=$(kf_bpf_ids "$T")
+		ids=$(bpf_ids "$T")
 		expect_eq "trace --user nobody: Uid during the loop" "$(kf_ids "$T" Uid)" \
 			"$kf_uid $kf_uid $kf_uid $kf_uid"
 		expect_eq "trace --user nobody: Gid during the loop" "$(kf_ids "$T" Gid)" \
@@ -168,13 +141,15 @@ mkdir "$TMPDIR"
 "$FS" run shmem-read --size 64M -j "$kf/r1.json" >"$kf/r1.out" 2>"$kf/r1.err" &
 R1=$!
 kf_pids+=" $R1"
-kf_d1=
-for _ in $(seq 3000); do
+# kf_d1_seen: the first run's temp dir is there (in kf_d1), and the run
+# stopped at once; or the run has ended.
+kf_d1_seen() {
 	kf_d1=$(compgen -G "$TMPDIR/folioscope-shmem-*")
-	[ -n "$kf_d1" ] && kill -STOP "$R1" && break
-	kill -0 "$R1" 2>/dev/null || break
-	sleep 0.01
-done
+	[ -n "$kf_d1" ] && kill -STOP "$R1" && return 0
+	kf_ended "$R1"
+}
+kf_d1=
+wait_until 30 kf_d1_seen
 if [ -n "$kf_d1" ] && [ -d "$kf_d1" ]; then
 	"$FS" run shmem-read -j "$kf/r2.json" >"$kf/r2.out" 2>"$kf/r2.err"
 	expect_eq "two runs: the second passes beside a live first" "$?" 0

@@ -8,11 +8,8 @@
 # run's empty temp dir may stay (the next run's stale clean-up removes it).
 # shellcheck shell=bash
 
-kns=$(mktemp -d /tmp/fs-kns.XXXXXX)
-kns_tmpdir_saved=${TMPDIR-}
-chmod 755 "$kns"
-export TMPDIR=$kns/tmp
-mkdir "$TMPDIR"
+scratch_setup fs-kns
+kns=$SCRATCH
 
 # What a killed run left in the host's namespace, undone so that the
 # next case starts clean (needed only when a case failed).
@@ -24,12 +21,7 @@ kns_undo() {
 	done
 	rm -rf "${TMPDIR:?}"/*
 }
-kns_cleanup() {
-	kns_undo
-	rm -rf "$kns"
-	if [ -n "$kns_tmpdir_saved" ]; then export TMPDIR=$kns_tmpdir_saved; else unset TMPDIR; fi
-}
-trap 'kns_cleanup; exit 130' INT TERM
+scratch_atexit+=(kns_undo)
 
 # Mounts of files under TMPDIR seen by the host or by any live process
 # (a private namespace shows in /proc/PID/mountinfo while PID lives).
@@ -77,7 +69,6 @@ kns_mkfs() { pgrep -P "$1" '^mkfs\.'; }
 kns_in_loop_ioctl() { [ -n "$(kns_loops)" ] && kns_held_nr "$1" "$kns_nr_ioctl"; }
 kns_held_nr() { local sc; read -r -a sc <"/proc/$1/syscall" 2>/dev/null && [ "${sc[0]}" == "$2" ]; }
 
-kns_nolsan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 # kns_case NAME 'SYSCALL:INJECT'|- 'WAIT...' RUN_ARGS...: start 'run
 # RUN_ARGS' (under strace injecting INJECT into SYSCALL unless -), wait
 # (60 s at most) until the command WAIT (given the run's pid) holds,
@@ -93,11 +84,13 @@ kns_case() {
 		# Children followed only to hold mkfs's execve: mkfs makes
 		# ioctl and pwrite64 calls of its own.
 		[[ $inj == execve:* ]] && follow=-f
-		env "$kns_nolsan" strace $follow -o /dev/null -e trace="${inj%%:*}" -e inject="$inj" \
+		env "$NOLSAN" strace $follow -o /dev/null -e trace="${inj%%:*}" -e inject="$inj" \
 			"$FS" run "$@" >/dev/null 2>"$kns/err" &
 		bg=$!
-		wait_until 30 pgrep -P "$bg" >/dev/null
-		pid=$(pgrep -P "$bg")
+		# Not one of strace's short-lived ptrace probes (they run
+		# as 'strace'): folioscope itself.
+		wait_until 30 pgrep -P "$bg" -x folioscope >/dev/null
+		pid=$(pgrep -P "$bg" -x folioscope)
 	fi
 	# shellcheck disable=SC2086
 	[ -n "$pid" ] && wait_until 60 $wait "$pid" && reached=yes
@@ -108,7 +101,7 @@ kns_case() {
 	expect_eq "$name: reached" "$reached" yes
 	[ $reached == yes ] || echo "  $kns_why; run's stderr: $(head -c 400 "$kns/err")"
 	# An orphaned mkfs ends on its own; it mounts nothing.
-	[ -n "$child" ] && wait_until 60 eval "! kill -0 $child 2>/dev/null"
+	[ -n "$child" ] && wait_until 60 proc_gone "$child"
 	# The kernel unmounts as the namespace goes, with the process; the
 	# loop device goes on its last close, which udev's probe may hold.
 	wait_until 10 kns_clean
@@ -160,5 +153,3 @@ else
 	done
 fi
 
-trap - INT TERM
-kns_cleanup

@@ -9,44 +9,13 @@ trap 'rm -rf "$lt"; exit 130' INT TERM
 head -c 1000000 /dev/urandom >"$lt/a"
 head -c 300000 /dev/urandom >"$lt/b"
 
-# reader NAME CMD...: a process blocked on fifo $lt/NAME.go that then execs
-# CMD under the same pid; its pid lands in $RPID.
-reader() {
-	local name=$1
-	shift
-	mkfifo "$lt/$name.go"
-	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$lt/$name.go" "$@" &
-	RPID=$!
-}
-go() { echo go >"$lt/$1.go"; rm -f "$lt/$1.go"; }
-
-# start_trace ARGS: trace shmem in the background until it has attached.
-# The old err goes first: the background shell truncates it only when it
-# gets to run, and the previous case's "tracing" line must not count.
-start_trace() {
-	rm -f "$lt/err"
-	"$FS" trace -t shmem "$@" >"$lt/out" 2>"$lt/err" &
-	TPID=$!
-	for _ in $(seq 300); do
-		grep -q 'tracing' "$lt/err" 2>/dev/null && return 0
-		kill -0 $TPID 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
-# stop_trace: SIGINT, which must print the final report and exit 0.
-stop_trace() {
-	kill -INT "$TPID"
-	wait "$TPID"
-	TRC=$?
-}
 jbytes() { jq -r '.targets.shmem.histograms.bytes.sum' "$1"; }
 
 # -p: only the first reader counts.
-reader a cat "$lt/a"; A=$RPID
-reader b cat "$lt/b"; B=$RPID
-if start_trace -p "$A" -j "$lt/p.json"; then
-	go a; go b; wait "$A" "$B"; stop_trace
+gated_reader "$lt" a cat "$lt/a"; A=$RPID
+gated_reader "$lt" b cat "$lt/b"; B=$RPID
+if trace_bg "$lt" -t shmem -p "$A" -j "$lt/p.json"; then
+	release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 	expect_eq "trace: SIGINT gives the final report and exit 0" "$TRC" 0
 	expect_eq "trace -p: only that process's bytes" "$(jbytes "$lt/p.json")" 1000000
 else
@@ -54,10 +23,10 @@ else
 fi
 
 # --comm: cat counts, dd does not.
-reader a cat "$lt/a"; A=$RPID
-reader b dd if="$lt/b" of=/dev/null bs=64k status=none; B=$RPID
-if start_trace --comm dd -j "$lt/c.json"; then
-	go a; go b; wait "$A" "$B"; stop_trace
+gated_reader "$lt" a cat "$lt/a"; A=$RPID
+gated_reader "$lt" b dd if="$lt/b" of=/dev/null bs=64k status=none; B=$RPID
+if trace_bg "$lt" -t shmem --comm dd -j "$lt/c.json"; then
+	release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 	expect_eq "trace --comm dd: only dd's bytes" "$(jbytes "$lt/c.json")" 300000
 else
 	bad "trace --comm" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
@@ -66,11 +35,11 @@ fi
 # -c: a cgroup v2 directory holding the first reader only.
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -n "$cg2" ] && mkdir "$cg2/fs-test-$$" 2>/dev/null; then
-	reader a cat "$lt/a"; A=$RPID
-	reader b cat "$lt/b"; B=$RPID
+	gated_reader "$lt" a cat "$lt/a"; A=$RPID
+	gated_reader "$lt" b cat "$lt/b"; B=$RPID
 	if echo "$A" >"$cg2/fs-test-$$/cgroup.procs" &&
-	   start_trace -c "$cg2/fs-test-$$" -j "$lt/g.json"; then
-		go a; go b; wait "$A" "$B"; stop_trace
+	   trace_bg "$lt" -t shmem -c "$cg2/fs-test-$$" -j "$lt/g.json"; then
+		release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 		expect_eq "trace -c: only the cgroup's bytes" "$(jbytes "$lt/g.json")" 1000000
 	else
 		bad "trace -c" "could not set up: $(cat "$lt/err" 2>/dev/null)"; kill "$A" "$B"
@@ -84,10 +53,10 @@ fi
 mkdir "$lt/m"
 if mount -t tmpfs -o size=4m folioscope-test "$lt/m"; then
 	cp "$lt/b" "$lt/m/b"
-	reader a cat "$lt/a"; A=$RPID
-	reader b cat "$lt/m/b"; B=$RPID
-	if start_trace --dev "$lt/m" -p "$A" -p "$B" -j "$lt/d.json"; then
-		go a; go b; wait "$A" "$B"; stop_trace
+	gated_reader "$lt" a cat "$lt/a"; A=$RPID
+	gated_reader "$lt" b cat "$lt/m/b"; B=$RPID
+	if trace_bg "$lt" -t shmem --dev "$lt/m" -p "$A" -p "$B" -j "$lt/d.json"; then
+		release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 		expect_eq "trace --dev: only files on that fs" "$(jbytes "$lt/d.json")" 300000
 	else
 		bad "trace --dev" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
@@ -98,10 +67,10 @@ rmdir "$lt/m"
 
 # --fs: xfs sees none of these tmpfs reads, tmpfs all of them.
 for fs in xfs tmpfs; do
-	reader a cat "$lt/a"; A=$RPID
-	reader b cat "$lt/b"; B=$RPID
-	if start_trace --fs $fs -p "$A" -p "$B" -j "$lt/f.json"; then
-		go a; go b; wait "$A" "$B"; stop_trace
+	gated_reader "$lt" a cat "$lt/a"; A=$RPID
+	gated_reader "$lt" b cat "$lt/b"; B=$RPID
+	if trace_bg "$lt" -t shmem --fs $fs -p "$A" -p "$B" -j "$lt/f.json"; then
+		release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 		expect_eq "trace --fs $fs" "$(jbytes "$lt/f.json")" \
 			"$([ $fs == xfs ] && echo 0 || echo 1300000)"
 	else
@@ -114,25 +83,26 @@ done
 # intervals of their own (so at least 3 intervals have reads), and the
 # intervals add up to the totals exactly.
 lt_intervals() { grep -c '^== interval' "$lt/out"; }
+lt_has_intervals() { [ "$(lt_intervals)" -ge "$1" ]; }
 # lt_closed: waits until two more interval reports are out, returns the
 # count then. The first may have been collected before the last read it
 # follows; the second was collected after the first was written.
 lt_closed() {
 	local n
 	n=$(lt_intervals)
-	wait_until 30 eval '[ "$(lt_intervals)" -ge '$((n + 2))' ]' || return 1
+	wait_until 30 lt_has_intervals $((n + 2)) || return 1
 	lt_intervals
 }
 head -c 200000 /dev/urandom >"$lt/c"
-reader a cat "$lt/a"; A=$RPID
-reader b cat "$lt/b"; B=$RPID
-reader c cat "$lt/c"; C=$RPID
-if start_trace -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
+gated_reader "$lt" a cat "$lt/a"; A=$RPID
+gated_reader "$lt" b cat "$lt/b"; B=$RPID
+gated_reader "$lt" c cat "$lt/c"; C=$RPID
+if trace_bg "$lt" -t shmem -i 0.2 -p "$A" -p "$B" -p "$C" -j "$lt/i.json"; then
 	# Interval report numbers after which a, b, c had all read.
-	go a; wait "$A"; ia=$(lt_closed)
-	go b; wait "$B"; ib=$(lt_closed)
-	go c; wait "$C"; ic=$(lt_closed)
-	stop_trace
+	release "$lt" a; wait "$A"; ia=$(lt_closed)
+	release "$lt" b; wait "$B"; ib=$(lt_closed)
+	release "$lt" c; wait "$C"; ic=$(lt_closed)
+	trace_stop
 	lt_iv=$(interval_rows "$lt/out")
 	expect_eq "trace -i: each reader's bytes in its own intervals (a, b, c, after)" \
 		"$(interval_sum "$lt_iv" 3 0 "$ia") $(interval_sum "$lt_iv" 3 "$ia" "$ib") $(interval_sum "$lt_iv" 3 "$ib" "$ic") $(interval_sum "$lt_iv" 3 "$ic" 1000000)" \
@@ -215,12 +185,12 @@ else
 fi
 # --serve while tracing: /metrics holds the counts since the start.
 if command -v curl >/dev/null; then
-	reader a cat "$lt/a"; A=$RPID
-	if start_trace -p "$A" --serve 127.0.0.1:0 -j "$lt/s.json"; then
+	gated_reader "$lt" a cat "$lt/a"; A=$RPID
+	if trace_bg "$lt" -t shmem -p "$A" --serve 127.0.0.1:0 -j "$lt/s.json"; then
 		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
-		go a; wait "$A"
+		release "$lt" a; wait "$A"
 		m=$(curl -s "$url")
-		stop_trace
+		trace_stop
 		expect_eq "trace --serve: bytes sum scraped while tracing" \
 			"$(awk '/^folioscope_shmem_bytes_sum/ { print $2 }' <<<"$m")" 1000000
 		expect_eq "trace --serve: calls scraped = calls in the final JSON" \
@@ -267,10 +237,10 @@ if command -v curl >/dev/null; then
 	fi
 fi
 # -P: one entry per process; past 64 processes, the "other" bucket.
-reader a cat "$lt/a"; A=$RPID
-reader b cat "$lt/b"; B=$RPID
-if start_trace -P -p "$A" -p "$B" -j "$lt/P.json"; then
-	go a; go b; wait "$A" "$B"; stop_trace
+gated_reader "$lt" a cat "$lt/a"; A=$RPID
+gated_reader "$lt" b cat "$lt/b"; B=$RPID
+if trace_bg "$lt" -t shmem -P -p "$A" -p "$B" -j "$lt/P.json"; then
+	release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
 	expect_eq "trace -P: bytes per process" \
 		"$(jq -c '[.processes[] | [.pid, .comm, .targets.shmem.histograms.bytes.sum]] | sort' "$lt/P.json")" \
 		"$(jq -nc --argjson a "$A" --argjson b "$B" '[[$a, "cat", 1000000], [$b, "cat", 300000]] | sort')"

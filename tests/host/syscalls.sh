@@ -9,34 +9,6 @@
 sc=$(mktemp -d /dev/shm/fs-sys.XXXXXX)
 head -c 10000 /dev/urandom >"$sc/f"
 
-# sc_reader NAME CMD...: a process blocked on fifo $sc/NAME.go that then
-# execs CMD under the same pid ($RPID).
-sc_reader() {
-	local name=$1
-	shift
-	mkfifo "$sc/$name.go"
-	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$sc/$name.go" "$@" &
-	RPID=$!
-}
-sc_go() { echo go >"$sc/$1.go"; rm -f "$sc/$1.go"; }
-
-# sc_trace ARGS: trace in the background until it has attached
-# (FOLIOSCOPE_EXCLUDE from $SC_EXCLUDE).
-sc_trace() {
-	rm -f "$sc/err"
-	FOLIOSCOPE_EXCLUDE=${SC_EXCLUDE:-} "$FS" trace "$@" >"$sc/out" 2>"$sc/err" &
-	TPID=$!
-	for _ in $(seq 300); do
-		grep -q 'tracing' "$sc/err" 2>/dev/null && return 0
-		kill -0 $TPID 2>/dev/null || break
-		sleep 0.1
-	done
-	return 1
-}
-sc_stop() {
-	kill -INT "$TPID"
-	wait "$TPID"
-}
 # sc_j FILE JQ: one value of a JSON report.
 sc_j() { jq -r "$2" "$1"; }
 
@@ -57,7 +29,7 @@ sc_links() {
 sc_sys_reader() { # a reader of every traced kind on $1, plus bystanders
 	# preadv and preadv2 by number (x86-64): a libc may make either
 	# one of the other.
-	sc_reader "$2" python3 -c '
+	gated_reader "$sc" "$2" python3 -c '
 import ctypes, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 z = os.open("/dev/zero", os.O_RDONLY)
@@ -87,9 +59,9 @@ if command -v bpftool >/dev/null; then
 		SC_EXCLUDE=
 		[ $sc_mode = raw ] && SC_EXCLUDE=syscalls
 		sc_sys_reader "$sc/f" "r$sc_mode"; R=$RPID
-		if sc_trace -t all -p "$R" -j "$sc/$sc_mode.json"; then
+		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE trace_bg "$sc" -t all -p "$R" -j "$sc/$sc_mode.json"; then
 			links=$(sc_links "$TPID")
-			sc_go "r$sc_mode"; wait "$R"; sc_stop
+			release "$sc" "r$sc_mode"; wait "$R"; trace_stop
 			if [ $sc_mode = tp ]; then
 				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only" \
 					"$(echo "$links" | tr '\n' ',')" \
@@ -122,12 +94,12 @@ if command -v bpftool >/dev/null; then
 	done
 	SC_EXCLUDE=
 	# -t shmem: nothing of dedupe's is attached.
-	sc_reader s true; S=$RPID
-	if sc_trace -t shmem -p "$S"; then
+	gated_reader "$sc" s true; S=$RPID
+	if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE trace_bg "$sc" -t shmem -p "$S"; then
 		expect_eq "trace -t shmem: no dedupe program attached" \
 			"$(sc_links "$TPID" | grep -c '_dd$')" 0
 		expect_match "trace -t shmem: its own are" "$(sc_links "$TPID")" 'tp_exit_sh'
-		sc_go s; wait "$S"; sc_stop
+		release "$sc" s; wait "$S"; trace_stop
 	else
 		bad "trace -t shmem links" "did not attach: $(cat "$sc/err")"; kill "$S"
 	fi
@@ -169,9 +141,9 @@ SC_EXCLUDE=syscalls
 if gcc -m32 -static -nostdlib -ffreestanding -fno-pic -fno-stack-protector \
 	-O2 tests/host/progs/compat32.c -o "$sc/compat32" 2>"$sc/cc.err" &&
 	"$sc/compat32" "$sc/f"; then
-	sc_reader c "$sc/compat32" "$sc/f"; C=$RPID
-	if sc_trace -p "$C" -j "$sc/c.json"; then
-		sc_go c; wait "$C"; sc_stop
+	gated_reader "$sc" c "$sc/compat32" "$sc/f"; C=$RPID
+	if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE trace_bg "$sc" -p "$C" -j "$sc/c.json"; then
+		release "$sc" c; wait "$C"; trace_stop
 		expect_eq "syscall level: a 32-bit lseek and read are no reads" \
 			"$(sc_j "$sc/c.json" '[.targets.shmem.calls, .targets.shmem.histograms.req_bytes.count] | @tsv')" \
 			"0	0"
@@ -196,7 +168,7 @@ maxiov=$(awk '$1 == "#define" && $2 == "FS_MAX_IOVECS" { print $3 }' bpf/shared.
 mkdir "$sc/m"
 if mount -t tmpfs -o size=1m folioscope-test "$sc/m"; then
 	cp "$sc/f" "$sc/m/f"
-	sc_reader v python3 -c '
+	gated_reader "$sc" v python3 -c '
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 n = int(sys.argv[2])
@@ -204,8 +176,8 @@ for k in (n, n + 6):
     os.lseek(fd, 0, os.SEEK_SET)
     os.readv(fd, [bytearray(100) for _ in range(k)])
 ' "$sc/m/f" "$maxiov"; V=$RPID
-	if sc_trace -t shmem --dev "$sc/m" -p "$V" -j "$sc/v.json"; then
-		sc_go v; wait "$V"; sc_stop
+	if trace_bg "$sc" -t shmem --dev "$sc/m" -p "$V" -j "$sc/v.json"; then
+		release "$sc" v; wait "$V"; trace_stop
 		# A readv of exactly the limit and one of 6 more, 100 bytes each.
 		expect_eq "syscall level: readv calls, bytes returned" \
 			"$(sc_j "$sc/v.json" '[.targets.shmem.calls, .targets.shmem.histograms.bytes.sum] | @tsv')" \
@@ -229,9 +201,9 @@ fi
 rmdir "$sc/m"
 
 # ---- a read at offset 0: the slot labelled offset 0, in every format ----
-sc_reader z dd if="$sc/f" of=/dev/null bs=4096 count=1 status=none; Z=$RPID
-if sc_trace -t shmem -p "$Z" -j "$sc/z.json"; then
-	sc_go z; wait "$Z"; sc_stop
+gated_reader "$sc" z dd if="$sc/f" of=/dev/null bs=4096 count=1 status=none; Z=$RPID
+if trace_bg "$sc" -t shmem -p "$Z" -j "$sc/z.json"; then
+	release "$sc" z; wait "$Z"; trace_stop
 	expect_eq "offset 0: json: pos_align bucket 0 holds it, the 2 MiB one nothing" \
 		"$(sc_j "$sc/z.json" '[.targets.shmem.histograms.pos_align.buckets[] | [.lo, .hi, .count]] | tostring')" \
 		"[[0,0,1]]"
@@ -258,7 +230,7 @@ fi
 
 # ---- -i: intervals add up to the totals while reads go on past the end ----
 # A reader that never stops on its own: one-byte preads in a loop.
-sc_reader i python3 -c '
+gated_reader "$sc" i python3 -c '
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 while True:
@@ -269,13 +241,11 @@ sc_calls() {
 	awk '/^== interval/ { on = 1 } /^== totals/ { on = 0 }
 		on && /counters:  calls/ { gsub(",", ""); s += $3 } END { print s + 0 }' "$sc/out"
 }
-if sc_trace -t shmem -i 0.2 -p "$I" -j "$sc/i.json"; then
-	sc_go i
-	for _ in $(seq 100); do
-		[ "$(sc_calls)" -gt 0 ] && break
-		sleep 0.1
-	done
-	sc_stop
+sc_has_calls() { [ "$(sc_calls)" -gt 0 ]; }
+if trace_bg "$sc" -t shmem -i 0.2 -p "$I" -j "$sc/i.json"; then
+	release "$sc" i
+	wait_until 10 sc_has_calls
+	trace_stop
 	# Alive and not a zombie: it was reading while trace took its last
 	# snapshots.
 	running=$(grep -qE '^State:[[:space:]]+[RS]' "/proc/$I/status" 2>/dev/null && echo yes || echo no)

@@ -22,7 +22,7 @@ static int kprobe_only(struct bpf_object *obj)
 	struct bpf_program *p;
 	int n = 0;
 
-	bpf_object__for_each_program(p, obj) {
+	bpf_object__for_each_program (p, obj) {
 		enum bpf_prog_type t = bpf_program__type(p);
 		bool kp = t == BPF_PROG_TYPE_KPROBE ||
 			  t == BPF_PROG_TYPE_RAW_TRACEPOINT;

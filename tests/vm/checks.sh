@@ -169,7 +169,8 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 	j=trace-interval.json
 	ivscript=$PWD/tests/vm/interval-guest.sh
 	rm -f "$out/iv.txt" "$out/iv.marks"
-	if (cd "$out" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$ivscript" -- -j "$j" -o iv.txt -o iv.marks) \
+	if (cd "$out" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
+		--exec "$ivscript" -- "$GUEST_LIB" -j "$j" -o iv.txt -o iv.marks) \
 		>"$LOGDIR/vm-trace-interval.log" 2>&1 && jq -e . "$out/$j" >/dev/null 2>&1; then
 		iv=$(interval_rows "$out/iv.txt")
 		# ia ib ic: interval reports out once a's, b's, c's reads were closed.

@@ -5,16 +5,9 @@
 # is `make ab` (tests/ab/run.sh): too slow for every CI run.
 # shellcheck shell=bash
 cmpdir=$(mktemp -d "${TMPDIR:-/tmp}/fs-cmptest.XXXXXX")
-cmpvm=()
-if [ -n "${FS_VM_KERNEL:-}" ]; then
-	cmpvm+=(--kernel "$FS_VM_KERNEL")
-elif [ -n "${FS_VM_DEBIAN:-}" ]; then
-	cmpvm+=(--debian "$FS_VM_DEBIAN")
-fi
-[ -n "${FS_VM_MODULES:-}" ] && cmpvm+=(--modules "$FS_VM_MODULES")
 
 for cmpside in base new; do
-	(cd "$cmpdir" && "$FS" vm "${cmpvm[@]}" -- run shmem-read --huge always \
+	(cd "$cmpdir" && "$FS" vm "${vmargs[@]}" -- run shmem-read --huge always \
 		--size 4M --bs 64K -j "$cmpside.json") >"$LOGDIR/vm-compare-$cmpside.log" 2>&1
 done
 if ! jq -e . "$cmpdir/base.json" >/dev/null 2>&1 ||

@@ -12,7 +12,8 @@ in_range() {
 	expect_eq "$1" "$([ -n "$sum" ] && [ "$sum" -ge "$3" ] && [ "$sum" -lt $(($3 + 4096)) ] &&
 		echo yes || echo "no (${sum:-no JSON}, want $3..$(($3 + 4095)))")" yes
 }
-if (cd "$fout" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$fscript" -- -j p.json \
+if (cd "$fout" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
+	--exec "$fscript" -- "$GUEST_LIB" -j p.json \
 	-j comm.json -j cg.json -j dev.json -j fsx.json -j fst.json) \
 	>"$LOGDIR/vm-filters.log" 2>&1; then
 	in_range "vm trace -p: only that process" p.json 1000000

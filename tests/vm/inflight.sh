@@ -20,33 +20,15 @@
 # - folio_size counts each folio once per call (xfs, 1 KiB blocks,
 #   offsets 1 KiB and 2 KiB into a page: pages are compared in pieces).
 # shellcheck shell=bash
-ivm=()
-[ -n "${FS_VM_KERNEL:-}" ] && ivm+=(--kernel "$FS_VM_KERNEL")
-[ -n "${FS_VM_MODULES:-}" ] && ivm+=(--modules "$FS_VM_MODULES")
 iout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vminflight.XXXXXX")
 # The helper sits at the same absolute path in the guest (--with), here
 # under $TMPDIR (check.sh's is in /tmp), where the guest mounts a tmpfs
 # of its own: so this also checks that --with files under /tmp survive it.
-ddblock=$iout/ddblock
-if ! gcc -O2 -Wall -static -pthread tests/vm/ddblock.c -o "$ddblock" 2>"$LOGDIR/ddblock-build.log"; then
-	skip "vm in-flight" "cannot build tests/vm/ddblock.c statically: $(head -1 "$LOGDIR/ddblock-build.log")"
-else
-	inames=(blk-fentry blk-kprobe blk-kprobe-hash blk-kprobe-default
-		one-matrix-fentry one-matrix-kprobe one-zero folio-xfs)
-	iargs=()
-	for n in "${inames[@]}"; do iargs+=(-j "$n.json"); done
-	iscript=$PWD/tests/vm/inflight-guest.sh
-	if (cd "$iout" && "$FS" vm "${ivm[@]}" --with "$ddblock" \
-		--exec "$iscript" -- "$ddblock" "${iargs[@]}") \
-		>"$LOGDIR/vm-inflight.log" 2>&1; then
-		ok "vm in-flight: guest runs"
-	else
-		bad "vm in-flight: guest runs" "see $LOGDIR/vm-inflight.log: $(tail -3 "$LOGDIR/vm-inflight.log")"
-	fi
-	for n in "${inames[@]}"; do
-		expect_eq "vm in-flight $n: exit" \
-			"$(sed -n "s/^== $n exit //p" "$LOGDIR/vm-inflight.log")" 0
-	done
+if vm_helper tests/vm/ddblock.c "$iout/ddblock" "vm in-flight"; then
+	vm_helper_boot "vm in-flight" "$LOGDIR/vm-inflight.log" "$iout" \
+		"$PWD/tests/vm/inflight-guest.sh" "$iout/ddblock" \
+		blk-fentry blk-kprobe blk-kprobe-hash blk-kprobe-default \
+		one-matrix-fentry one-matrix-kprobe one-zero folio-xfs
 	# calls same dropped missed bytes, and where it attached
 	icounts() {
 		jq -r '.targets.dedupe | "\(.attach.mechanism) \(.attach.symbol): calls \(.calls) same \(.counters.same) dropped \(.counters.dropped) missed \(.counters.missed) bytes \(.histograms.bytes.sum)"' "$iout/$1.json" 2>&1

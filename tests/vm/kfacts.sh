@@ -17,8 +17,8 @@ kf_proc() {
 }
 
 # ---- two instances at once: filters of one never hide or double the other's ----
-if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$kdir/kfacts-two-guest.sh" \
-	-- -j all.json -j one.json -o pids.txt) >"$LOGDIR/vm-kfacts-two.log" 2>&1; then
+if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
+	--exec "$kdir/kfacts-two-guest.sh" -- "$GUEST_LIB" -j all.json -j one.json -o pids.txt) >"$LOGDIR/vm-kfacts-two.log" 2>&1; then
 	read -r kA kB <"$kout/pids.txt"
 	expect_eq "vm two traces: both at the function level" \
 		"$(jq -r .targets.shmem.attach.mechanism "$kout/all.json" "$kout/one.json" 2>&1 | tr '\n' ' ')" \

@@ -15,25 +15,10 @@ sout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmshinflight.XXXXXX")
 # The helper sits at the same absolute path in the guest (--with), here
 # under $TMPDIR (check.sh's is in /tmp), where the guest mounts a tmpfs
 # of its own: so this also checks that --with files under /tmp survive it.
-shblock=$sout/shblock
-if ! gcc -O2 -Wall -static -pthread tests/vm/shblock.c -o "$shblock" 2>"$LOGDIR/shblock-build.log"; then
-	skip "vm shmem in-flight" "cannot build tests/vm/shblock.c statically: $(head -1 "$LOGDIR/shblock-build.log")"
-else
-	snames=(blk-fentry blk-kprobe blk-kprobe-hash blk-syscall)
-	sargs=()
-	for n in "${snames[@]}"; do sargs+=(-j "$n.json"); done
-	sscript=$PWD/tests/vm/shinflight-guest.sh
-	if (cd "$sout" && "$FS" vm "${vmargs[@]}" --timeout 900 --with "$shblock" \
-		--exec "$sscript" -- "$shblock" "${sargs[@]}") \
-		>"$LOGDIR/vm-shinflight.log" 2>&1; then
-		ok "vm shmem in-flight: guest runs"
-	else
-		bad "vm shmem in-flight: guest runs" "see $LOGDIR/vm-shinflight.log: $(tail -3 "$LOGDIR/vm-shinflight.log")"
-	fi
-	for n in "${snames[@]}"; do
-		expect_eq "vm shmem in-flight $n: exit" \
-			"$(sed -n "s/^== $n exit //p" "$LOGDIR/vm-shinflight.log")" 0
-	done
+if vm_helper tests/vm/shblock.c "$sout/shblock" "vm shmem in-flight"; then
+	vm_helper_boot "vm shmem in-flight" "$LOGDIR/vm-shinflight.log" "$sout" \
+		"$PWD/tests/vm/shinflight-guest.sh" "$sout/shblock" \
+		blk-fentry blk-kprobe blk-kprobe-hash blk-syscall
 	# calls dropped missed bytes req_bytes folio lookups (count) copy
 	# chunks (count), and where it attached
 	scounts() {

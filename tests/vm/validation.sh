@@ -6,13 +6,6 @@
 # failure with its layout. All runs share one boot when `folioscope vm`
 # has --exec; otherwise each gets its own.
 # shellcheck shell=bash
-valvm=()
-if [ -n "${FS_VM_KERNEL:-}" ]; then
-	valvm+=(--kernel "$FS_VM_KERNEL")
-elif [ -n "${FS_VM_DEBIAN:-}" ]; then
-	valvm+=(--debian "$FS_VM_DEBIAN")
-fi
-[ -n "${FS_VM_MODULES:-}" ] && valvm+=(--modules "$FS_VM_MODULES")
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
 vallog=$LOGDIR/vm-validation.log
 
@@ -54,7 +47,7 @@ if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
 		# shellcheck disable=SC2206
 		valargs+=($args -j "$valout/$name.json" :::)
 	done
-	(cd "$valout" && "$FS" vm "${valvm[@]}" --exec "$valout/guest.sh" -- "${valargs[@]}") >"$vallog" 2>&1
+	(cd "$valout" && "$FS" vm "${vmargs[@]}" --exec "$valout/guest.sh" -- "${valargs[@]}") >"$vallog" 2>&1
 	i=0
 	for job in "${valjobs[@]}"; do
 		read -r name _ <<<"$job"
@@ -66,7 +59,7 @@ else
 	for job in "${valjobs[@]}"; do
 		read -r name _ args <<<"$job"
 		# shellcheck disable=SC2086
-		(cd "$valout" && "$FS" vm "${valvm[@]}" -- $args -j "$valout/$name.json") >>"$vallog" 2>&1
+		(cd "$valout" && "$FS" vm "${vmargs[@]}" -- $args -j "$valout/$name.json") >>"$vallog" 2>&1
 		valrc[$name]=$?
 	done
 fi

@@ -118,8 +118,7 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 	}
 	if (b && !strcmp(b, "short") && count > 1)
 		count /= 2;
-	ret = pos ? real_read(fd, tmp, count)
-		  : real_pread(fd, tmp, count, off);
+	ret = pos ? real_read(fd, tmp, count) : real_pread(fd, tmp, count, off);
 	if (b)
 		apply(b, fd, buf, tmp, count, ret, pos);
 	if (tmp != buf)

@@ -4,7 +4,7 @@
 # leaves out histograms, says so in every report, and still counts calls
 # and bytes exactly.
 # shellcheck shell=bash
-pf=$(mktemp -d /dev/shm/fs-perf.XXXXXX)
+pf=$(mktemp -d /dev/shm/fs-store-lean.XXXXXX)
 
 # doctor names the store of the step it would use.
 for store in default hash test-refuse; do
@@ -31,8 +31,8 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 	for store in task hash test-refuse; do
 		# shellcheck disable=SC2086
 		if ! FOLIOSCOPE_INFLIGHT=$store "$FS" run $wl -j "$pf/$name.$store.json" \
-			>"$LOGDIR/perf-$name.$store.log" 2>&1; then
-			bad "run $wl (in-flight $store)" "exit $?; see $LOGDIR/perf-$name.$store.log"
+			>"$LOGDIR/store-lean-$name.$store.log" 2>&1; then
+			bad "run $wl (in-flight $store)" "exit $?; see $LOGDIR/store-lean-$name.$store.log"
 			continue
 		fi
 		j=$pf/$name.$store.json
@@ -55,24 +55,20 @@ done
 # full, one of 16960, one at EOF (17 calls). The left-out histograms are
 # not measured, with the reason, in the text, JSON and OpenMetrics.
 head -c 1000000 /dev/urandom >"$pf/a"
-mkfifo "$pf/go"
-# trace_dd STDOUT ARGS...: trace -t shmem ARGS on a dd of that file that
-# waits at $pf/go until the trace is in; returns trace's exit status.
+# trace_dd ARGS...: trace -t shmem ARGS (its text report in $pf/out) on a
+# dd of that file that waits until the trace is in; returns trace's exit
+# status.
 trace_dd() {
-	local out=$1 R T
-	shift
-	sh -c 'read -r _ <"$0"; exec dd if="$1" of=/dev/null bs=64k status=none' "$pf/go" "$pf/a" &
-	R=$!
-	rm -f "$pf/err"
-	"$FS" trace -t shmem -p "$R" "$@" >"$out" 2>"$pf/err" &
-	T=$!
-	for _ in $(seq 300); do grep -q tracing "$pf/err" 2>/dev/null && break; sleep 0.1; done
-	echo go >"$pf/go"
+	local R
+	gated_reader "$pf" dd dd if="$pf/a" of=/dev/null bs=64k status=none
+	R=$RPID
+	trace_bg "$pf" -t shmem -p "$R" "$@"
+	release "$pf" dd
 	wait "$R"
-	kill -INT "$T"
-	wait "$T"
+	trace_stop
+	return "$TRC"
 }
-trace_dd "$pf/lean.txt" --lean -j "$pf/lean.json" -o "$pf/lean.om"
+trace_dd --lean -j "$pf/lean.json" -o "$pf/lean.om"
 expect_eq "trace --lean: exit 0" "$?" 0
 j=$pf/lean.json
 expect_eq "trace --lean: calls exact" "$(jq -r .targets.shmem.calls "$j")" 17
@@ -81,12 +77,12 @@ expect_eq "trace --lean: request sizes kept" "$(jq -r .targets.shmem.histograms.
 expect_eq "trace --lean: buf_align not measured, left out by --lean" \
 	"$(jq -r '.targets.shmem.histograms.buf_align | "\(.measured) \(.why // .reason // "")"' "$j")" \
 	"false left out by --lean"
-expect_match "trace --lean: text report says so" "$(cat "$pf/lean.txt")" \
+expect_match "trace --lean: text report says so" "$(cat "$pf/out")" \
 	'buf_align: not measured \(left out by --lean\)'
 expect_match "trace --lean: OpenMetrics says so" "$(cat "$pf/lean.om")" \
 	'^folioscope_measured\{target="shmem",histogram="buf_align",[^}]*reason="left out by --lean"\} 0$'
 # The same reader without --lean measures buf_align.
-trace_dd /dev/null -j "$pf/full.json"
+trace_dd -j "$pf/full.json"
 expect_eq "trace without --lean: buf_align measured, 17 values" \
 	"$(jq -r '.targets.shmem.histograms.buf_align | "\(.measured) \(.count)"' "$pf/full.json")" "true 17"
 rm -rf "$pf"

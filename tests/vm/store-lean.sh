@@ -5,8 +5,8 @@
 # (their sub-probes read the in-flight call too). --lean leaves out the
 # sub-probes and buf_align, says so, and still counts every byte.
 # shellcheck shell=bash
-pout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmperf.XXXXXX")
-pscript=$PWD/tests/vm/perf-guest.sh
+pout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmstore-lean.XXXXXX")
+pscript=$PWD/tests/vm/store-lean-guest.sh
 pargs=()
 for store in task hash test-refuse; do
 	pargs+=(-j "doctor-$store.json")
@@ -16,10 +16,10 @@ for store in task hash test-refuse; do
 done
 pargs+=(-j lean.json -j full.json)
 if (cd "$pout" && "$FS" vm "${vmargs[@]}" --timeout 900 --exec "$pscript" \
-	-- "${pargs[@]}") >"$LOGDIR/vm-perf.log" 2>&1; then
-	ok "vm perf: guest runs"
+	-- "${pargs[@]}") >"$LOGDIR/vm-store-lean.log" 2>&1; then
+	ok "vm store-lean: guest runs"
 else
-	bad "vm perf: guest runs" "see $LOGDIR/vm-perf.log: $(tail -3 "$LOGDIR/vm-perf.log")"
+	bad "vm store-lean: guest runs" "see $LOGDIR/vm-store-lean.log: $(tail -3 "$LOGDIR/vm-store-lean.log")"
 fi
 for store in task hash test-refuse; do
 	want="task storage"

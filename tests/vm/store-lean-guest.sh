@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest side of tests/vm/perf.sh (run by `folioscope vm --exec`): the
+# Guest side of tests/vm/store-lean.sh (run by `folioscope vm --exec`): the
 # in-flight stores and --lean at the function level. Arguments: -j FILE
 # pairs, one per output in this order (the VM renames the files, so the
 # order says what each is), STORE being task, hash and test-refuse:
@@ -17,7 +17,7 @@ for store in task hash test-refuse; do
 done
 names="$names lean full"
 for n in $names; do
-	[ $# -ge 2 ] || { echo "perf-guest: no output for $n" >&2; exit 1; }
+	[ $# -ge 2 ] || { echo "store-lean-guest: no output for $n" >&2; exit 1; }
 	f=$2
 	shift 2
 	case $n in
