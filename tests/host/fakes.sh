@@ -126,13 +126,25 @@ else
 			"reread=dst 1 bytes replaced in [2048, 2048]; at 2048: want 0x13, got 0xec"
 		expect_match "dedupe fake clone: the text says data changed" \
 			"$(cat "$sf/dd-clone.txt")" '^  FAIL \(data changed\) fs=xfs bs=1024 .* reread=dst$'
-		sf_dd dd-hang hang "${dd[@]}" --deadline-base 2
+		# The watchdog ends the run while a call is stuck, so the run's
+		# temp dir stays (a stuck call may hold its mount); it lands in
+		# a TMPDIR of its own, and the next run there removes it.
+		mkdir "$sf/hang-tmp"
+		TMPDIR=$sf/hang-tmp sf_dd dd-hang hang "${dd[@]}" --deadline-base 2
 		expect_eq "dedupe fake hang: exit 1" "$sf_rc" 1
 		expect_match "dedupe fake hang: the watchdog names layout and stack" \
 			"$(cat "$sf/dd-hang.err")" \
 			"^folioscope: run dedupe: timeout: a call of layout 'fs=xfs bs=1024 case=custom src_off=1024 .*' has not returned after [0-9]+ s \(deadline 2 s\); kernel stack of thread [0-9]+: .*pipe_read"
 		expect_match "dedupe fake hang: the verdict" \
 			"$(cat "$sf/dd-hang.txt")" '^  FAIL \(timeout\) fs=xfs bs=1024'
+		expect_eq "dedupe fake hang: its temp dir is left" \
+			"$(find "$sf/hang-tmp" -mindepth 1 -maxdepth 1 -name 'folioscope-dedupe-*' | wc -l)" 1
+		TMPDIR=$sf/hang-tmp sf_dd dd-after "" "${dd[@]}"
+		expect_match "dedupe fake hang: the next run removes the temp dir left" \
+			"$sf_rc $(cat "$sf/dd-after.err")" \
+			"^0 folioscope: run: removed '$sf/hang-tmp/folioscope-dedupe-[^']*' \\(0 mounts\\), left behind by a run that was killed"
+		expect_eq "dedupe fake hang: nothing left after the next run" \
+			"$(find "$sf/hang-tmp" -mindepth 1 | wc -l)" 0
 	fi
 fi
 rm -rf "$sf"

@@ -136,12 +136,12 @@ fi
 # A heatmap of known phases: 4 KiB reads, then (once their interval has
 # closed) 64 KiB reads. Each interval's busiest bytes bucket, read back
 # from the page Chromium rendered, switches where the text reports do.
-reader a dd if="$lt/a" of=/dev/null bs=4k status=none; A=$RPID
-reader b dd if="$lt/a" of=/dev/null bs=64k status=none; B=$RPID
-if start_trace -i 0.2 -p "$A" -p "$B" -j "$lt/h.json" -o "$lt/h.html"; then
-	go a; wait "$A"; ia=$(lt_closed)
-	go b; wait "$B"; lt_closed >/dev/null
-	stop_trace
+gated_reader "$lt" a dd if="$lt/a" of=/dev/null bs=4k status=none; A=$RPID
+gated_reader "$lt" b dd if="$lt/a" of=/dev/null bs=64k status=none; B=$RPID
+if trace_bg "$lt" -i 0.2 -p "$A" -p "$B" -j "$lt/h.json" -o "$lt/h.html"; then
+	release "$lt" a; wait "$A"; ia=$(lt_closed)
+	release "$lt" b; wait "$B"; lt_closed >/dev/null
+	trace_stop
 	# "N 4096" or "N 65536" per interval with reads, from the text.
 	want=$(interval_rows "$lt/out" | awk -v ia="$ia" '$2 > 0 { print $1, ($1 <= ia ? 4096 : 65536) }')
 	expect_eq "heatmap run: reads in both phases" "$(cut -d' ' -f2 <<<"$want" | sort -un | tr '\n' ' ')" "4096 65536 "
@@ -206,14 +206,14 @@ fi
 # --serve with -i: a live page and JSON of the intervals closed so far,
 # which add up (report reads the JSON back) and hold the reader's bytes.
 if command -v curl >/dev/null; then
-	reader a cat "$lt/a"; A=$RPID
-	if start_trace -i 0.2 -p "$A" --serve 127.0.0.1:0; then
+	gated_reader "$lt" a cat "$lt/a"; A=$RPID
+	if trace_bg "$lt" -i 0.2 -p "$A" --serve 127.0.0.1:0; then
 		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
 		url=${url%/metrics}
-		go a; wait "$A"; n=$(lt_closed)
+		release "$lt" a; wait "$A"; n=$(lt_closed)
 		curl -sf "$url/report.json" >"$lt/live.json"
 		curl -sf "$url/report.html" >"$lt/live.html"
-		stop_trace
+		trace_stop
 		expect_eq "trace -i --serve: /report.json reads back, with the bytes read" \
 			"$("$FS" report "$lt/live.json" --format json | cmp - "$lt/live.json" 2>&1 && echo same) $(jbytes "$lt/live.json")" \
 			"same 1000000"
@@ -225,11 +225,11 @@ if command -v curl >/dev/null; then
 		bad "trace -i --serve" "did not attach: $(cat "$lt/err")"; kill "$A"
 	fi
 	# Without a file to fill, the live page keeps the last 600.
-	if start_trace -i 0.01 -p $$ --serve 127.0.0.1:0; then
+	if trace_bg "$lt" -i 0.01 -p $$ --serve 127.0.0.1:0; then
 		url=$(grep -o 'http://[^ ]*/metrics' "$lt/err")
-		wait_until 120 eval '[ "$(lt_intervals)" -ge 620 ]'
+		wait_until 120 lt_has_intervals 620
 		curl -sf "${url%/metrics}/report.json" >"$lt/live600.json"
-		stop_trace
+		trace_stop
 		expect_eq "trace -i --serve: the live page keeps the last 600 intervals" \
 			"$(jq '[(.intervals | length), (.intervals[0].start_ms > 0)]' -c "$lt/live600.json")" "[600,true]"
 	else
