@@ -162,7 +162,7 @@ if trace_bg "$lt" -i 0.2 -p "$A" -p "$B" -j "$lt/h.json" -o "$lt/h.html"; then
 		expect_eq "heatmap: the switch from 4 KiB to 64 KiB reads at interval $ia" \
 			"$(python3 tests/host/picdom.py heatmap "$lt/h.dom" shmem bytes | grep -v ' -$')" "$want"
 		expect_eq "heatmap: one per measured histogram, a column per interval" \
-			"$(grep -o '<svg class="heatmap"[^>]*data-intervals="[0-9]*"' "$lt/h.dom" | grep -o '[0-9]*"$' | sort -u | tr -d '"') $(grep -c '<figure class="heatmap"' "$lt/h.dom")" \
+			"$(grep -o '<svg class="heatmap"[^>]*data-intervals="[0-9]*"' "$lt/h.dom" | grep -o '[0-9]*"$' | sort -u | tr -d '"') $(grep -c '<figure class="heatmap" data-target="shmem"' "$lt/h.dom")" \
 			"$(jq '.intervals | length' "$lt/h.json") $(jq '[.targets.shmem.histograms[] | select(.measured)] | length' "$lt/h.json")"
 		if [ -s "$LOGDIR/heatmap.png" ]; then
 			ok "heatmap: screenshot in $LOGDIR/heatmap.png"
