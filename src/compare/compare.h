@@ -95,6 +95,15 @@ void cmp__pool(struct cmp_side *side);
 int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 		  char *why, size_t n);
 
+/*
+ * Run-to-run noise of histogram hi of target t: Cramér's V of the
+ * G-test among each side's runs, into vb and vn. False when a side has
+ * one run (or more than CMP_NOISE_MAX_RUNS): no noise to measure.
+ */
+#define CMP_NOISE_MAX_RUNS 64
+bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
+		    int t, int hi, double *vb, double *vn);
+
 /* ---- rules (rule.c) ---- */
 
 enum cmp_qkind {

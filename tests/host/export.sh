@@ -119,7 +119,8 @@ ex_chromium() {
 ex_rules=(-e 'validation.failures==0' -e 'shmem.copy_bytes.p50>=1M')
 "$FS" compare "$ex_base" "$ex_new" --force "${ex_rules[@]}" -o "$ex_dir/cmp.html" >"$ex_dir/cmp.out" 2>&1
 ex_cmp_rc=$?
-"$FS" compare "$ex_base" "$ex_base" --vs "$ex_new" "$ex_new" --force -o "$ex_dir/cmp2.html" >/dev/null 2>&1
+# Base's two runs differ, new's do not: run-to-run noise on base only.
+"$FS" compare "$ex_base" "$ex_new" --vs "$ex_new" "$ex_new" --force -o "$ex_dir/cmp2.html" >"$ex_dir/cmp2.out" 2>&1
 if command -v chromium >/dev/null; then
 	"$FS" report "$ex_base" "$ex_new" -o "$ex_dir/ab.html"
 	rm -f "$LOGDIR/report.png" "$LOGDIR/compare.png" "$LOGDIR/chromium.log"
@@ -279,6 +280,18 @@ rule fail FAIL shmem.copy_bytes.p50>=1M: new 65536 >= 1048576"
 	expect_eq "compare page, two runs a side: a min..max whisker per bar" \
 		"$(grep -o '<path class="spread"' "$ex_dir/dom-cmp2.html" | wc -l)" \
 		"$(grep -o '<rect class="bar"' "$ex_dir/dom-cmp2.html" | wc -l)"
+	# Beside each chart the run-to-run Cramér's V; where the text has
+	# it (the sides are not identical), the same values.
+	ex_noise=$(grep -o 'class="noise"[^>]*>[^<]*' "$ex_dir/dom-cmp2.html" | sed "s/.*>//; s/&#39;/'/g")
+	expect_eq "compare page: a run-to-run noise line per chart" \
+		"$(grep -c '^run to run: Cramér' <<<"$ex_noise")" \
+		"$(grep -o '<figure class="ab-chart"' "$ex_dir/dom-cmp2.html" | wc -l)"
+	expect_eq "compare page: the run-to-run noise is the text's" \
+		"$(grep -v ' 0\.000 among base runs, 0\.000 among' <<<"$ex_noise" | sort)" \
+		"$(grep -o 'run to run: .*' "$ex_dir/cmp2.out" | sort)"
+	expect_eq "compare page, one run a side: the noise says it is not measured" \
+		"$(grep -o 'run to run: [^<]*' "$ex_dir/dom-cmp.html" | sort -u)" \
+		"run to run: not measured (1 base run, 1 new run; it takes 2 or more per side)"
 	if [ -s "$LOGDIR/compare.png" ]; then
 		ok "chromium: compare screenshot in $LOGDIR/compare.png"
 	else
