@@ -45,7 +45,7 @@ static const struct argp_option options[] = {
 	  "(repeatable)",
 	  0 },
 	{ "force", OPT_FORCE, NULL, 0,
-	  "compare even if attach plans or workloads differ", 0 },
+	  "compare even if attach plans, workloads or filters differ", 0 },
 	{ "vs", OPT_VS, NULL, 0,
 	  "files before are base runs, files after are new runs", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the rule verdicts", 0 },
@@ -140,8 +140,9 @@ static const struct argp compare_argp = {
 	"(K/M/G/T suffixes) or base[.STAT][*FACTOR], the same quantity on the "
 	"base side. Counts are per run. Exit status: 0 all rules hold, 1 a "
 	"rule failed or had no value, 2 usage error, bad rule, unreadable "
-	"report, or runs whose attach plans or workloads differ (unless "
-	"--force).",
+	"report, or runs whose attach plans, workloads or filters differ "
+	"(unless --force; of the filters, which ones were used and their "
+	"values, except pids and devices, which differ between boots).",
 	NULL,
 	NULL,
 	NULL,

@@ -89,8 +89,10 @@ void cmp__pool(struct cmp_side *side);
 
 /*
  * Why the two sides may not be compared, in one line: targets traced,
- * attach mechanism/symbol per target, workload name and parameters, across
- * every run of both sides. Returns 0 if they agree, else 1 with why set.
+ * attach mechanism/symbol per target, workload name and parameters, and
+ * trace's filters (which were used; the values of all but pids and
+ * devices, which differ between boots), across every run of both sides. Returns
+ * 0 if they agree, else 1 with why set.
  */
 int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 		  char *why, size_t n);

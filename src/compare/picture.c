@@ -136,6 +136,28 @@ static int rules(struct pic *p, const struct cmp_rule *rule, int nrules)
 
 /* ---- the sides' facts ---- */
 
+/* Each run's filters when they differ among a side's runs, else one. */
+static void filters_line(struct pic *p, const struct cmp_side *sd)
+{
+	char text[1200], filt[900];
+	bool same = true;
+
+	for (int i = 1; i < sd->nruns; i++) {
+		char a[900];
+
+		model__filters_text(&sd->runs[0].filters, filt, sizeof(filt));
+		model__filters_text(&sd->runs[i].filters, a, sizeof(a));
+		same &= !strcmp(a, filt);
+	}
+	for (int i = 0; i < (same ? 1 : sd->nruns); i++) {
+		model__filters_text(&sd->runs[i].filters, filt, sizeof(filt));
+		snprintf(text, sizeof(text), "%s filters%s%s%s: %s", sd->label,
+			 same ? "" : " (", same ? "" : sd->paths[i],
+			 same ? "" : ")", filt);
+		line(p, "filters", COLOR_TEXT, 12, text);
+	}
+}
+
 static void facts(struct pic *p, const char *warning)
 {
 	char text[2048];
@@ -163,6 +185,7 @@ static void facts(struct pic *p, const char *warning)
 				 r->machine[0] ? r->machine : "-",
 				 (unsigned long long)r->page_size);
 		line(p, "side", COLOR_TEXT, 12, text);
+		filters_line(p, sd);
 		for (int t = 0; t < FS_TGT_NR; t++) {
 			const struct fs_target_report *tr = &r->target[t];
 			const struct fs_attach_info *a = &tr->attach;

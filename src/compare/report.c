@@ -405,6 +405,13 @@ int cmp__report(FILE *f, const struct cmp_side *base,
 	fprintf(f, "new:  kernel %s, %d run%s (%s%s)\n", n->kernel, new->nruns,
 		new->nruns > 1 ? "s" : "", new->paths[0],
 		new->nruns > 1 ? ", ..." : "");
+	if (model__filtered(&b->filters) || model__filtered(&n->filters)) {
+		char fb[900], fn[900];
+
+		model__filters_text(&b->filters, fb, sizeof(fb));
+		model__filters_text(&n->filters, fn, sizeof(fn));
+		fprintf(f, "base filters: %s\nnew filters:  %s\n", fb, fn);
+	}
 	if (b->workload_name[0]) {
 		fprintf(f, "workload: %s", b->workload_name);
 		for (int k = 0; k < b->nkv; k++)

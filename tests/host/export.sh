@@ -312,6 +312,51 @@ for fmt in openmetrics csv; do
 	fi
 done
 
+# ---- trace's filters: in the JSON, on every page, in compare ----
+ex_f=$ex_dir/filtered.json
+"$FS" trace -q --comm cat --fs tmpfs -p $$ -j "$ex_f" -- cat /dev/null >/dev/null 2>"$ex_dir/trace-f.err"
+expect_eq "trace -j: the filters given, in the JSON" "$(jq -c .filters "$ex_f" 2>&1)" \
+	"{\"pids\":[$$],\"comm\":\"cat\",\"fs\":\"tmpfs\",\"command\":\"cat /dev/null\"}"
+ex_ftext="pid $$; comm cat; fs tmpfs; command cat /dev/null"
+expect_eq "report: the filters read back into the JSON" \
+	"$("$FS" report "$ex_f" --format json | jq -c .filters)" "$(jq -c .filters "$ex_f")"
+expect_eq "report text: a filters line" "$("$FS" report "$ex_f" | grep '^filters:')" "filters: $ex_ftext"
+expect_eq "report text: no filters line for an unfiltered run" "$("$FS" report "$ex_base" | grep -c '^filters:')" 0
+expect_eq "report html: a filters row in the facts" \
+	"$("$FS" report "$ex_f" --format html | grep -o '<tr><th>filters</th><td>[^<]*</td>')" \
+	"<tr><th>filters</th><td>$ex_ftext</td>"
+expect_eq "report html: filters none when unfiltered" \
+	"$("$FS" report "$ex_base" --format html | grep -o '<tr><th>filters</th><td>[^<]*</td>')" \
+	"<tr><th>filters</th><td>none</td>"
+expect_eq "report svg: a filters line" \
+	"$("$FS" report "$ex_f" --format svg | grep -o '>filters: [^<]*')" ">filters: $ex_ftext"
+# Another boot's pid is the same filter; another task name is not.
+jq '.filters.pids = [4242]' "$ex_f" >"$ex_dir/f-pid.json"
+jq '.filters.comm = "dd"' "$ex_f" >"$ex_dir/f-comm.json"
+"$FS" compare "$ex_f" --vs "$ex_dir/f-pid.json" -o "$ex_dir/f-cmp.svg" >"$ex_dir/f-cmp.out" 2>&1
+expect_eq "compare: runs that differ only in pids compare" "$?" 0
+expect_eq "compare svg: each side's filters" \
+	"$(grep -o '>[a-z]* filters: [^<]*' "$ex_dir/f-cmp.svg")" \
+	">base filters: $ex_ftext
+>new filters: pid 4242; comm cat; fs tmpfs; command cat /dev/null"
+expect_eq "compare text: each side's filters" "$(grep 'filters:' "$ex_dir/f-cmp.out")" \
+	"base filters: $ex_ftext
+new filters:  pid 4242; comm cat; fs tmpfs; command cat /dev/null"
+expect_error "compare: a filtered run against an unfiltered one" 2 \
+	"runs differ: filters \\($ex_ftext\\) in $ex_f but \\(none\\) in $ex_base" \
+	"$FS" compare "$ex_f" "$ex_base"
+expect_error "compare: runs of another task name" 2 \
+	"runs differ: filters \\($ex_ftext\\) in $ex_f but \\(pid $$; comm dd; " \
+	"$FS" compare "$ex_f" "$ex_dir/f-comm.json"
+jq '.filters.pids = ["x"]' "$ex_f" >"$ex_dir/f-bad.json"
+expect_error "report: a filter of the wrong type" 1 \
+	"invalid report '$ex_dir/f-bad.json': filters\\.pids\\[0\\]: expected a non-negative integer" \
+	"$FS" report "$ex_dir/f-bad.json" --format html
+jq '.filters.user = "root"' "$ex_f" >"$ex_dir/f-unknown.json"
+expect_error "report: an unknown filter" 1 \
+	"invalid report '$ex_dir/f-unknown.json': filters\\.user: unknown filter" \
+	"$FS" report "$ex_dir/f-unknown.json"
+
 # ---- compare's picture from bad input: a line, or an honest empty chart ----
 jq 'del(.targets.dedupe)' "$ex_new" >"$ex_dir/shmem-only.json"
 jq '.targets.shmem.histograms.latency_ns |= (.count = 0 | .sum = 0 | .buckets = [])' \
