@@ -370,6 +370,46 @@ expect_eq "compare svg: well-formed XML" \
 "$FS" compare "$ex_dir/no-latency.json" "$ex_dir/no-latency.json" --format html >"$ex_dir/empty.html"
 expect_eq "compare html: an empty histogram is an empty chart that says so" \
 	"$(grep -c '<figure class="ab-chart" data-target="shmem" data-histogram="latency_ns"' "$ex_dir/empty.html") $(grep -c 'no events on either side' "$ex_dir/empty.html")" "1 1"
+# Events on one side only: the chart draws that side, the test says why
+# it has nothing to test; not measured on one side: one line, the reason.
+jq '.targets.shmem.histograms.latency_ns |= (.count = 0 | .sum = 0 | .buckets = [])' \
+	"$ex_new" >"$ex_dir/new-no-latency.json"
+"$FS" compare "$ex_base" "$ex_dir/new-no-latency.json" --force -o "$ex_dir/half.html" >/dev/null 2>&1
+ex_half=$(tr -d '\n' <"$ex_dir/half.html" | grep -o '<figure class="ab-chart" data-target="shmem" data-histogram="latency_ns">.*' | sed 's|</figure>.*||')
+expect_eq "compare html: events on one side only: its bars, nothing to test" \
+	"$(grep -o 'data-side="base"[^>]*data-count="[1-9]' <<<"$ex_half" | wc -l | tr -d ' ') $(grep -o 'data-side="new"[^>]*data-count="[1-9]' <<<"$ex_half" | wc -l | tr -d ' ') $(grep -c 'G-test: nothing to test (a side has no events)' <<<"$ex_half")" \
+	"$(jq '[.targets.shmem.histograms.latency_ns.buckets[] | select(.count > 0)] | length' "$ex_base") 0 1"
+jq '.targets.shmem.histograms.bytes |= {unit, kind, measured: false, why: "a reason of the test"}' \
+	"$ex_new" >"$ex_dir/new-nm.json"
+"$FS" compare "$ex_base" "$ex_dir/new-nm.json" --force -o "$ex_dir/nm.svg" >/dev/null 2>&1
+expect_eq "compare svg: not measured on one side is one line with the reason" \
+	"$(grep -o '>shmem bytes: not measured[^<]*' "$ex_dir/nm.svg") $(grep -c 'data-target="shmem" data-histogram="bytes"' "$ex_dir/nm.svg")" \
+	">shmem bytes: not measured on new: a reason of the test 0"
+expect_error "compare: one run and no other" 2 "compare: want BASE.json NEW.json" \
+	"$FS" compare "$ex_base" -o "$ex_dir/alone.html"
+expect_eq "compare: one run and no other: no page" "$(find "$ex_dir" -name 'alone.html*' | wc -l)" 0
+# Heatmaps from bad input: intervals that do not add up, or that miss a
+# target, are one line and no page; intervals with no events are empty
+# heatmaps that say so.
+ex_iv=tests/fuzz/corpus/json/intervals.json
+jq '.intervals[0].targets.dedupe.counters.calls += 1' "$ex_iv" >"$ex_dir/iv-sum.json"
+for fmt in html svg; do
+	expect_error "report $fmt: intervals that do not add up" 1 \
+		"invalid report '$ex_dir/iv-sum.json': intervals: do not add up to the totals: dedupe\\.calls: intervals [0-9]+, totals [0-9]+" \
+		"$FS" report "$ex_dir/iv-sum.json" -o "$ex_dir/iv-sum.$fmt"
+done
+jq 'del(.intervals[1].targets.shmem)' "$ex_iv" >"$ex_dir/iv-miss.json"
+expect_error "report: an interval without a traced target" 1 \
+	"invalid report '$ex_dir/iv-miss.json': intervals\\[1\\]\\.targets\\.shmem: missing" \
+	"$FS" report "$ex_dir/iv-miss.json" -o "$ex_dir/iv-miss.html"
+expect_eq "heatmaps from bad input: no page written" "$(find "$ex_dir" -name 'iv-*.html*' -o -name 'iv-*.svg*' | wc -l)" 0
+jq 'walk(if type == "object" and has("buckets") then (.buckets = [] | .count = 0 | .sum = 0) else . end)
+	| walk(if type == "object" and has("counters") then (.counters |= map_values(0)) else . end)
+	| .targets |= map_values(.calls = 0 | .errors = 0)' "$ex_iv" >"$ex_dir/iv-none.json"
+"$FS" report "$ex_dir/iv-none.json" -o "$ex_dir/none.svg"
+expect_eq "heatmap svg: intervals with no events, an empty heatmap per histogram that says so" \
+	"$(grep -c '<svg class="heatmap"' "$ex_dir/none.svg") $(awk '/<svg class="heatmap"/ { h = 1 } h && /class="empty"[^>]*>no events</ { n++; h = 0 } END { print n + 0 }' "$ex_dir/none.svg") $("$ex_py" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1]); print("xml-ok")' "$ex_dir/none.svg" 2>&1)" \
+	"$(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_iv") $(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_iv") xml-ok"
 expect_error "compare: a picture is html or svg" 2 "a comparison draws as html or svg, not csv" \
 	"$FS" compare "$ex_base" "$ex_new" --force -o "$ex_dir/c.csv"
 
