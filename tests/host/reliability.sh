@@ -733,6 +733,41 @@ else
 		--force -e 'shmem.calls==base' -o "$rel/vg.svg"
 	vg report-heatmap report --format html tests/fuzz/corpus/json/intervals.json
 	vg trace-intervals trace -m syscall -t shmem -i 0.3 -d 1 -q -j "$rel/vg-i.json" --serve 127.0.0.1:0
+	# report --serve re-reading its file as it is replaced, broken and
+	# rewritten, then stopped by Ctrl-C: the reports it let go are freed.
+	if command -v curl >/dev/null; then
+		log=$LOGDIR/valgrind-report-serve.log
+		cp "$rel_good" "$rel/follow.json"
+		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+			--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
+			--suppressions=tests/host/valgrind.supp --log-file="$log" \
+			"$rel_dyn" report "$rel/follow.json" --serve 127.0.0.1:0 >/dev/null 2>"$rel/follow.err" &
+		pid=$!
+		if wait_until 120 grep -q 'serving http' "$rel/follow.err"; then
+			url=$(grep -o 'http://[^ ]*/metrics' "$rel/follow.err")
+			url=${url%/metrics}
+			curl -sf "$url/report.json" >/dev/null
+			cp tests/fixtures/export-new.json "$rel/follow.tmp" && mv "$rel/follow.tmp" "$rel/follow.json"
+			rel_k1=$(curl -sf "$url/report.json" | jq -r .host.kernel)
+			curl -sf "$url/report.html" >/dev/null
+			curl -sf "$url/metrics" >/dev/null
+			printf '{' >"$rel/follow.json"
+			curl -sf "$url/report.json" >/dev/null
+			cat "$rel_good" >"$rel/follow.json"
+			rel_k2=$(curl -sf "$url/report.json" | jq -r .host.kernel)
+		fi
+		kill -INT "$pid"
+		wait "$pid"
+		rc=$?
+		if [ $rc -eq 0 ] && ! [ -s "$log" ] &&
+			[ "$rel_k1 $rel_k2" = "$(jq -r .host.kernel tests/fixtures/export-new.json) $(jq -r .host.kernel "$rel_good")" ]; then
+			ok "valgrind: report-serve re-reading its file"
+		else
+			bad "valgrind: report-serve re-reading its file" "exit $rc, served '${rel_k1:-} ${rel_k2:-}': $(head -n 5 "$log") $(head -n 3 "$rel/follow.err")"
+		fi
+	else
+		skip "valgrind: report-serve re-reading its file" "curl not installed"
+	fi
 fi
 
 trap - INT TERM
