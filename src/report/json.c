@@ -261,8 +261,6 @@ struct json_object *report__to_json(const struct fs_report *r)
 	jsonb__put(&b, o, "kernel", JSONB_STR(r->kernel));
 	jsonb__put(&b, o, "machine", JSONB_STR(r->machine));
 	jsonb__put(&b, o, "page_size", json_object_new_uint64(r->page_size));
-	if (model__filtered(&r->filters))
-		filters_to_json(&b, root, &r->filters);
 	o = jsonb__put(&b, root, "targets", json_object_new_object());
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
@@ -290,6 +288,9 @@ struct json_object *report__to_json(const struct fs_report *r)
 						       false);
 		}
 	}
+	/* Only from a trace given filters. */
+	if (model__filtered(&r->filters))
+		filters_to_json(&b, root, &r->filters);
 	/* No workload object at all when none ran. */
 	if (r->workload_name[0] || r->nkv)
 		workload_to_json(&b, root, r);
