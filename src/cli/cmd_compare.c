@@ -213,6 +213,15 @@ static int side__load(struct cmp_side *s, const char *label, const char **paths,
 	return 0;
 }
 
+/* The runs and what they hold (a -P table, trace -i's intervals); the
+ * pooled report shares the first run's and is not freed apart. */
+static void side__free(struct cmp_side *s)
+{
+	for (int i = 0; s->runs && i < s->nruns; i++)
+		model__free(&s->runs[i]);
+	free(s->runs);
+}
+
 static int rules__check(const struct compare_args *a,
 			const struct cmp_side *base, const struct cmp_side *new)
 {
@@ -310,8 +319,8 @@ int cmd_compare(int argc, char **argv)
 	if (fflush(stdout))
 		rc = 2;
 cleanup:
-	free(base.runs);
-	free(new.runs);
+	side__free(&base);
+	side__free(&new);
 	free(a);
 	return rc;
 }

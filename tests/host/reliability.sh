@@ -732,6 +732,8 @@ else
 	vg compare-picture compare "$rel_good" "$rel_good" --vs tests/fixtures/export-new.json \
 		--force -e 'shmem.calls==base' -o "$rel/vg.svg"
 	vg report-heatmap report --format html tests/fuzz/corpus/json/intervals.json
+	vg compare-intervals compare tests/fuzz/corpus/json/intervals.json tests/fuzz/corpus/json/intervals.json \
+		--vs tests/fuzz/corpus/json/intervals.json tests/fuzz/corpus/json/intervals.json -o "$rel/vg-iv.svg"
 	vg trace-intervals trace -m syscall -t shmem -i 0.3 -d 1 -q -j "$rel/vg-i.json" --serve 127.0.0.1:0
 	# report --serve re-reading its file as it is replaced, broken and
 	# rewritten, then stopped by Ctrl-C: the reports it let go are freed.
