@@ -45,7 +45,7 @@ static const struct argp_option options[] = {
 	  "(repeatable)",
 	  0 },
 	{ "force", OPT_FORCE, NULL, 0,
-	  "compare even if attach plans or workloads differ", 0 },
+	  "compare even if attach plans, workloads or filters differ", 0 },
 	{ "vs", OPT_VS, NULL, 0,
 	  "files before are base runs, files after are new runs", 0 },
 	{ "quiet", 'q', NULL, 0, "print only the rule verdicts", 0 },
@@ -140,8 +140,9 @@ static const struct argp compare_argp = {
 	"(K/M/G/T suffixes) or base[.STAT][*FACTOR], the same quantity on the "
 	"base side. Counts are per run. Exit status: 0 all rules hold, 1 a "
 	"rule failed or had no value, 2 usage error, bad rule, unreadable "
-	"report, or runs whose attach plans or workloads differ (unless "
-	"--force).",
+	"report, or runs whose attach plans, workloads or filters differ "
+	"(unless --force; of the filters, which ones were used and their "
+	"values, except pids and devices, which differ between boots).",
 	NULL,
 	NULL,
 	NULL,
@@ -210,6 +211,15 @@ static int side__load(struct cmp_side *s, const char *label, const char **paths,
 			return -1;
 	cmp__pool(s);
 	return 0;
+}
+
+/* The runs and what they hold (a -P table, trace -i's intervals); the
+ * pooled report shares the first run's and is not freed apart. */
+static void side__free(struct cmp_side *s)
+{
+	for (int i = 0; s->runs && i < s->nruns; i++)
+		model__free(&s->runs[i]);
+	free(s->runs);
 }
 
 static int rules__check(const struct compare_args *a,
@@ -309,8 +319,8 @@ int cmd_compare(int argc, char **argv)
 	if (fflush(stdout))
 		rc = 2;
 cleanup:
-	free(base.runs);
-	free(new.runs);
+	side__free(&base);
+	side__free(&new);
 	free(a);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include "commands.h"
 #include "common.h"
 #include "report/report.h"
@@ -19,6 +20,9 @@
 #include "util/err.h"
 
 enum { OPT_FORMAT = 0x100, OPT_USER };
+
+/* Seconds between reloads of report --serve's page. */
+#define SAVED_REFRESH 2
 
 struct report_args {
 	const char *in[2];
@@ -105,7 +109,8 @@ static const struct argp report_argp = {
 	parse,
 	"FILE.json [NEW.json]",
 	"Write a saved JSON report (from -j or -o) as text, JSON, CSV, "
-	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics. "
+	"OpenMetrics, Prometheus text, SVG or HTML, or serve it at /metrics "
+	"(re-read whenever the file changes). "
 	"With two reports (svg, html): an A/B view, FILE.json as the base."
 	"\vFILE.json may be - for stdin.",
 	children,
@@ -113,11 +118,61 @@ static const struct argp report_argp = {
 	NULL,
 };
 
-/* The saved run, the same at every scrape; r gets its own process table. */
+/*
+ * The saved run behind --serve, re-read when its file changes (a trace
+ * elsewhere replaces -j FILE when it ends; a new run replaces it again),
+ * so the page and /metrics follow the file. A file that cannot be read
+ * keeps the last good report on the page; its one error line is printed
+ * once per change of the file. Fills run on the server's thread, one
+ * at a time, so nothing here is shared with another thread.
+ */
+struct saved {
+	const char *path; /* NULL: stdin, read once */
+	struct stat st;	  /* of the file as last read */
+	struct fs_report *r;
+	bool owned; /* r was read here, not by the caller */
+};
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static void saved__refresh(struct saved *sv)
+{
+	struct fs_report *r;
+	struct stat st;
+
+	if (!sv->path || stat(sv->path, &st) || same_file(&st, &sv->st))
+		return;
+	sv->st = st;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	/* Prints its own one-line error. */
+	if (report__json_read(sv->path, r)) {
+		free(r);
+		return;
+	}
+	if (sv->owned) {
+		model__free(sv->r);
+		free(sv->r);
+	}
+	sv->r = r;
+	sv->owned = true;
+}
+
+/* The saved run as of now; r gets its own process table. */
 static int fill_saved(void *ctx, struct fs_report *r)
 {
-	const struct fs_report *saved = ctx;
+	struct saved *sv = ctx;
+	const struct fs_report *saved;
 
+	saved__refresh(sv);
+	saved = sv->r;
 	memcpy(r, saved, sizeof(*r));
 	r->procs = NULL;
 	r->nprocs = 0;
@@ -137,9 +192,11 @@ static int fill_saved(void *ctx, struct fs_report *r)
 /* The page of the saved run: with its intervals, if it has them. */
 static int fill_page(void *ctx, struct fs_report *r)
 {
-	const struct fs_report *saved = ctx;
+	struct saved *sv = ctx;
+	const struct fs_report *saved;
 	int err = fill_saved(ctx, r);
 
+	saved = sv->r;
 	if (err || !saved->nintervals)
 		return err;
 	r->intervals = malloc(saved->nintervals * sizeof(*r->intervals));
@@ -151,14 +208,21 @@ static int fill_page(void *ctx, struct fs_report *r)
 	return 0;
 }
 
-static int report__serve(const struct report_args *a, const struct fs_report *r)
+static int report__serve(const struct report_args *a, struct fs_report *r)
 {
+	struct saved sv = { .r = r };
+	/* The file may change under the page: it reloads itself. */
 	struct serve_opts o = { .allow_remote = a->serve.any,
-				.page_fill = fill_page };
+				.page_fill = fill_page,
+				.refresh = SAVED_REFRESH };
 	struct serve *s = NULL;
 	sigset_t set;
 	int sig, err;
 
+	if (strcmp(a->in[0], "-") && !stat(a->in[0], &sv.st))
+		sv.path = a->in[0];
+	else
+		o.refresh = 0;
 	/*
 	 * Block the stop signals before MHD's thread exists, so it inherits
 	 * the mask and sigwait() here is the one place they arrive.
@@ -167,22 +231,27 @@ static int report__serve(const struct report_args *a, const struct fs_report *r)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	err = serve__start(&s, a->serve.addr, &o, fill_saved, (void *)r);
+	err = serve__start(&s, a->serve.addr, &o, fill_saved, &sv);
 	if (err)
-		return err;
-	/* Bound, and the report is in memory: root is no longer needed. */
+		goto cleanup;
+	/* Bound: root is no longer needed (USER re-reads the file). */
 	if (a->drop) {
 		err = user__become("report", &a->user);
 		if (err) {
 			serve__stop(s);
-			return err;
+			goto cleanup;
 		}
 	}
 	err__print(NULL, 0, "serving %s; Ctrl-C to stop", serve__url(s));
 	while (sigwait(&set, &sig))
 		;
 	serve__stop(s);
-	return 0;
+cleanup:
+	if (sv.owned) {
+		model__free(sv.r);
+		free(sv.r);
+	}
+	return err;
 }
 
 int cmd_report(int argc, char **argv)

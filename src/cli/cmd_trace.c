@@ -48,6 +48,8 @@ struct trace_args {
 	bool drop;		/* --user given */
 	struct user_ids user;
 	char **cmd; /* after "--" */
+	/* -c, --dev and --fs as given, for the report's filters */
+	struct fs_filters f;
 };
 
 enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_USER, OPT_LEAN };
@@ -203,12 +205,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		snprintf(a->p.comm, sizeof(a->p.comm), "%s", arg);
 		break;
 	case 'c':
+		snprintf(a->f.cgroup, sizeof(a->f.cgroup), "%s", arg);
 		err = parse_cgroup(arg, &a->p.cgroup);
 		if (err)
 			cli__usage_error(st, "cgroup '%s': %s", arg,
 					 strerror(-err));
 		break;
 	case OPT_DEV:
+		snprintf(a->f.dev, sizeof(a->f.dev), "%s", arg);
 		err = parse_dev(arg, &a->p.dev);
 		if (err)
 			cli__usage_error(st, "--dev '%s': %s", arg,
@@ -216,8 +220,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_FS:
 		for (size_t i = 0; i < ARRAY_SIZE(fs_magics); i++)
-			if (!strcmp(arg, fs_magics[i].name))
+			if (!strcmp(arg, fs_magics[i].name)) {
 				a->p.magic = fs_magics[i].magic;
+				snprintf(a->f.fs, sizeof(a->f.fs), "%s",
+					 fs_magics[i].name);
+			}
 		if (!a->p.magic)
 			cli__usage_error(st,
 					 "unknown --fs '%s' (tmpfs, btrfs, "
@@ -517,6 +524,23 @@ cleanup:
 	return err;
 }
 
+/* What the report says the trace looked at: the options as given. */
+static void trace__filters(const struct trace_args *a, struct fs_filters *f)
+{
+	size_t len = 0;
+
+	*f = a->f;
+	f->npids = (int)a->p.npids;
+	memcpy(f->pids, a->p.pids, sizeof(f->pids));
+	snprintf(f->comm, sizeof(f->comm), "%s", a->p.comm);
+	for (char **w = a->cmd; w && *w && len + 1 < sizeof(f->command); w++) {
+		int r = snprintf(f->command + len, sizeof(f->command) - len,
+				 "%s%s", len ? " " : "", *w);
+
+		len += r > 0 ? (size_t)r : 0;
+	}
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_args a = { .c = { .mode = PLAN_AUTO } };
@@ -539,6 +563,7 @@ int cmd_trace(int argc, char **argv)
 		}
 		a.p.filter_tree = (__u32)child;
 	}
+	trace__filters(&a, &s.filters);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	a.p.btf_path = a.c.btf;

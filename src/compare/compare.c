@@ -131,10 +131,36 @@ static void kv_str(const struct fs_kv *kv, char *buf, size_t n)
 		snprintf(buf, n, "%s", kv->s);
 }
 
+/*
+ * The part of a run's filters that says what was measured: which
+ * filters were used, and the values that mean the same on every boot
+ * (task name, cgroup directory, file system type, command). A pid or a
+ * device number names one process or disk of one boot: two runs on two
+ * kernels cannot share them, so only their presence counts.
+ */
+static void filter_setting(const struct fs_filters *f, char *buf, size_t n)
+{
+	struct fs_filters s = *f;
+
+	memset(s.pids, 0, sizeof(s.pids));
+	s.npids = s.npids ? 1 : 0;
+	if (s.dev[0])
+		snprintf(s.dev, sizeof(s.dev), "(a device)");
+	model__filters_text(&s, buf, n);
+}
+
 static void diff_runs(struct why *w, const struct fs_report *a, const char *an,
 		      const struct fs_report *b, const char *bn)
 {
-	char sa[160], sb[160];
+	char sa[900], sb[900];
+
+	filter_setting(&a->filters, sa, sizeof(sa));
+	filter_setting(&b->filters, sb, sizeof(sb));
+	if (strcmp(sa, sb)) {
+		model__filters_text(&a->filters, sa, sizeof(sa));
+		model__filters_text(&b->filters, sb, sizeof(sb));
+		add(w, "filters (%s) in %s but (%s) in %s", sa, an, sb, bn);
+	}
 
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct fs_attach_info *x = &a->target[t].attach;

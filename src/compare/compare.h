@@ -89,11 +89,22 @@ void cmp__pool(struct cmp_side *side);
 
 /*
  * Why the two sides may not be compared, in one line: targets traced,
- * attach mechanism/symbol per target, workload name and parameters, across
- * every run of both sides. Returns 0 if they agree, else 1 with why set.
+ * attach mechanism/symbol per target, workload name and parameters, and
+ * trace's filters (which were used; the values of all but pids and
+ * devices, which differ between boots), across every run of both sides. Returns
+ * 0 if they agree, else 1 with why set.
  */
 int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 		  char *why, size_t n);
+
+/*
+ * Run-to-run noise of histogram hi of target t: Cramér's V of the
+ * G-test among each side's runs, into vb and vn. False when a side has
+ * one run (or more than CMP_NOISE_MAX_RUNS): no noise to measure.
+ */
+#define CMP_NOISE_MAX_RUNS 64
+bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
+		    int t, int hi, double *vb, double *vn);
 
 /* ---- rules (rule.c) ---- */
 

@@ -17,10 +17,10 @@
 #include "report/report.h"
 
 #define CW 760 /* chart width, height */
-#define CH 360
+#define CH 374
 #define ML 74
 #define MR 20
-#define MT 124 /* title, statistics, percentile labels */
+#define MT 138 /* title, statistics, noise, percentile labels */
 #define MB 74
 #define PW (CW - ML - MR)
 #define PH (CH - MT - MB)
@@ -136,6 +136,28 @@ static int rules(struct pic *p, const struct cmp_rule *rule, int nrules)
 
 /* ---- the sides' facts ---- */
 
+/* Each run's filters when they differ among a side's runs, else one. */
+static void filters_line(struct pic *p, const struct cmp_side *sd)
+{
+	char text[1200], filt[900];
+	bool same = true;
+
+	for (int i = 1; i < sd->nruns; i++) {
+		char a[900];
+
+		model__filters_text(&sd->runs[0].filters, filt, sizeof(filt));
+		model__filters_text(&sd->runs[i].filters, a, sizeof(a));
+		same &= !strcmp(a, filt);
+	}
+	for (int i = 0; i < (same ? 1 : sd->nruns); i++) {
+		model__filters_text(&sd->runs[i].filters, filt, sizeof(filt));
+		snprintf(text, sizeof(text), "%s filters%s%s%s: %s", sd->label,
+			 same ? "" : " (", same ? "" : sd->paths[i],
+			 same ? "" : ")", filt);
+		line(p, "filters", COLOR_TEXT, 12, text);
+	}
+}
+
 static void facts(struct pic *p, const char *warning)
 {
 	char text[2048];
@@ -163,6 +185,7 @@ static void facts(struct pic *p, const char *warning)
 				 r->machine[0] ? r->machine : "-",
 				 (unsigned long long)r->page_size);
 		line(p, "side", COLOR_TEXT, 12, text);
+		filters_line(p, sd);
 		for (int t = 0; t < FS_TGT_NR; t++) {
 			const struct fs_target_report *tr = &r->target[t];
 			const struct fs_attach_info *a = &tr->attach;
@@ -320,8 +343,31 @@ static double nice_top(double max)
 	return 1;
 }
 
+/*
+ * The run-to-run Cramér's V of each side, the noise floor to read the
+ * G-test's V against: a difference between the sides no larger than
+ * the differences among one side's runs is not the kernel's.
+ */
+static void noise_text(char *buf, size_t n, const struct pic *p, int t, int hi)
+{
+	double vb, vn;
+
+	if (cmp__run_noise(p->side[0], p->side[1], t, hi, &vb, &vn))
+		snprintf(buf, n,
+			 "run to run: Cramér's V = %.3f among base runs, "
+			 "%.3f among new runs",
+			 vb, vn);
+	else
+		snprintf(buf, n,
+			 "run to run: not measured (%d base run%s, %d new "
+			 "run%s; it takes 2 or more per side)",
+			 p->side[0]->nruns, p->side[0]->nruns == 1 ? "" : "s",
+			 p->side[1]->nruns, p->side[1]->nruns == 1 ? "" : "s");
+}
+
 static void chart_head(struct pic *p, const struct fs_hist_spec *sp,
-		       const char *target, const char *stats, int x, int y)
+		       const char *target, const char *stats, const char *noise,
+		       int x, int y)
 {
 	FILE *f = p->f;
 
@@ -349,6 +395,12 @@ static void chart_head(struct pic *p, const struct fs_hist_spec *sp,
 		COLOR_TEXT);
 	esc(f, stats);
 	fputs("</text>\n", f);
+	fprintf(f,
+		"<text class=\"noise\" x=\"12\" y=\"70\" font-size=\"11\" "
+		"fill=\"%s\">",
+		COLOR_TEXT);
+	esc(f, noise);
+	fputs("</text>\n", f);
 }
 
 static void chart_pattern(FILE *f, const char *id)
@@ -372,7 +424,7 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 	const struct fs_hist_spec *sp = h[0]->spec;
 	const char *target = sd[0]->pooled.target[t].name;
 	int first = FS_SLOTS, last = -1, f0, l0, nb, top_slot;
-	char stats[640], test[320], id[64], fill[80], lbl[32];
+	char stats[640], test[320], noise[160], id[64], fill[80], lbl[32];
 	double max = 0, top, slot_w, lo, hi_v;
 	FILE *f = p->f;
 	struct fs_bucket b;
@@ -381,7 +433,8 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 	snprintf(stats, sizeof(stats), "base %llu events, new %llu events; %s",
 		 (unsigned long long)h[0]->count,
 		 (unsigned long long)h[1]->count, test);
-	chart_head(p, sp, target, stats, x, y);
+	noise_text(noise, sizeof(noise), p, t, hi);
+	chart_head(p, sp, target, stats, noise, x, y);
 	snprintf(id, sizeof(id), "hatch-%s-%s", target, sp->name);
 	chart_pattern(f, id);
 	snprintf(fill, sizeof(fill), "url(#%s)", id);
@@ -522,7 +575,7 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 				"%s</text><title>%s p%g = %s</title></g>\n",
 				sd[i]->label, pcts[q], v, px, MT, px, MT + PH,
 				i ? COLOR_NEW : COLOR_BASE, i ? "2 2" : "6 3",
-				px, 72 + (i * 3 + (int)q) * 9,
+				px, 86 + (i * 3 + (int)q) * 9,
 				i ? COLOR_NEW : COLOR_BASE, pcts[q],
 				i ? "n" : "b", val, sd[i]->label, pcts[q], val);
 		}

@@ -195,13 +195,34 @@ static void rows_of(const struct cmp_side *s, int t, int hi, __u64 *rows)
 		       sizeof(__u64) * FS_SLOTS);
 }
 
+bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
+		    int t, int hi, double *vb, double *vn)
+{
+	__u64 runs[CMP_NOISE_MAX_RUNS * FS_SLOTS];
+	struct cmp_test tb, tn;
+
+	if (base->nruns < 2 || new->nruns < 2 ||
+	    base->nruns > CMP_NOISE_MAX_RUNS || new->nruns > CMP_NOISE_MAX_RUNS)
+		return false;
+	rows_of(base, t, hi, runs);
+	if (cmp__homogeneity(runs, base->nruns, FS_SLOTS, &tb))
+		return false;
+	rows_of(new, t, hi, runs);
+	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
+		return false;
+	*vb = tb.cramers_v;
+	*vn = tn.cramers_v;
+	return true;
+}
+
 static void test_line(FILE *f, const struct cmp_side *base,
 		      const struct cmp_side *new, int t, int hi)
 {
 	const struct fs_histogram *hb = &base->pooled.target[t].hist[hi];
 	const struct fs_histogram *hn = &new->pooled.target[t].hist[hi];
-	__u64 two[2 * FS_SLOTS], runs[64 * FS_SLOTS];
-	struct cmp_test tt, tb, tn;
+	__u64 two[2 * FS_SLOTS];
+	struct cmp_test tt;
+	double vb, vn;
 	char p[32];
 	int k;
 
@@ -225,19 +246,11 @@ static void test_line(FILE *f, const struct cmp_side *base,
 		tt.sparse ? "; some expected counts < 5, p is rough" : "");
 	/* Run-to-run heterogeneity within each side: the noise floor the
 	 * effect size above should be read against. */
-	if (base->nruns < 2 || new->nruns < 2 || base->nruns > 64 ||
-	    new->nruns > 64)
-		return;
-	rows_of(base, t, hi, runs);
-	if (cmp__homogeneity(runs, base->nruns, FS_SLOTS, &tb))
-		return;
-	rows_of(new, t, hi, runs);
-	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
-		return;
-	fprintf(f,
-		"    run to run: Cramér's V = %.3f among base runs, %.3f among "
-		"new runs\n",
-		tb.cramers_v, tn.cramers_v);
+	if (cmp__run_noise(base, new, t, hi, &vb, &vn))
+		fprintf(f,
+			"    run to run: Cramér's V = %.3f among base runs, "
+			"%.3f among new runs\n",
+			vb, vn);
 }
 
 static int nonempty(const struct fs_histogram *h)
@@ -393,6 +406,13 @@ int cmp__report(FILE *f, const struct cmp_side *base,
 	fprintf(f, "new:  kernel %s, %d run%s (%s%s)\n", n->kernel, new->nruns,
 		new->nruns > 1 ? "s" : "", new->paths[0],
 		new->nruns > 1 ? ", ..." : "");
+	if (model__filtered(&b->filters) || model__filtered(&n->filters)) {
+		char fb[900], fn[900];
+
+		model__filters_text(&b->filters, fb, sizeof(fb));
+		model__filters_text(&n->filters, fn, sizeof(fn));
+		fprintf(f, "base filters: %s\nnew filters:  %s\n", fb, fn);
+	}
 	if (b->workload_name[0]) {
 		fprintf(f, "workload: %s", b->workload_name);
 		for (int k = 0; k < b->nkv; k++)

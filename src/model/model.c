@@ -479,3 +479,52 @@ void model__stats_sub(struct fs_stats *a, const struct fs_stats *b)
 	for (int c = 0; c < FS_MAX_COUNTERS; c++)
 		a->counter[c] -= b->counter[c];
 }
+
+bool model__filtered(const struct fs_filters *f)
+{
+	return f->npids || f->comm[0] || f->cgroup[0] || f->dev[0] ||
+	       f->fs[0] || f->command[0];
+}
+
+__attribute__((format(printf, 4, 5))) static void
+filters__add(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*len >= n)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *len, n - *len, fmt, ap);
+	va_end(ap);
+	*len += r > 0 ? (size_t)r : 0;
+}
+
+void model__filters_text(const struct fs_filters *f, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	if (!model__filtered(f)) {
+		snprintf(buf, n, "none");
+		return;
+	}
+	for (int i = 0; i < f->npids; i++)
+		filters__add(buf, n, &len, "%s%u", i ? ", " : "pid ",
+			     f->pids[i]);
+	if (f->comm[0])
+		filters__add(buf, n, &len, "%scomm %s", len ? "; " : "",
+			     f->comm);
+	if (f->cgroup[0])
+		filters__add(buf, n, &len, "%scgroup %s", len ? "; " : "",
+			     f->cgroup);
+	if (f->dev[0])
+		filters__add(buf, n, &len, "%sdev %s", len ? "; " : "", f->dev);
+	if (f->fs[0])
+		filters__add(buf, n, &len, "%sfs %s", len ? "; " : "", f->fs);
+	if (f->command[0])
+		filters__add(buf, n, &len, "%scommand %s", len ? "; " : "",
+			     f->command);
+}

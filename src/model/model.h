@@ -8,6 +8,7 @@
 #define FS_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "shared.h"
 
@@ -137,6 +138,21 @@ struct fs_interval {
 	struct fs_interval_target target[FS_TGT_NR];
 };
 
+/*
+ * What trace was told to look at: events outside these were never
+ * counted, so a report without them would read as the whole machine.
+ * Empty strings and npids 0 mean the filter was not used.
+ */
+struct fs_filters {
+	int npids;
+	__u32 pids[FS_MAX_PIDS]; /* -p */
+	char comm[16];		 /* --comm */
+	char cgroup[256];	 /* -c, the directory as given */
+	char dev[128];		 /* --dev, as given: a path or MAJ:MIN */
+	char fs[16];		 /* --fs */
+	char command[256];	 /* trace -- CMD: the command line */
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
@@ -148,6 +164,7 @@ struct fs_report {
 	int nkv;
 	struct fs_kv kv[FS_MAX_KV];
 	struct fs_validation validation;
+	struct fs_filters filters;
 	/* Per-process breakdown, heap-allocated; model__free releases it. */
 	int nprocs;
 	struct fs_proc *procs;
@@ -207,6 +224,11 @@ int model__counter_index(const struct fs_report *r, enum fs_target t,
 void model__bucket(const struct fs_histogram *h, int slot, struct fs_bucket *b);
 /* First and last non-empty slot; returns false if the histogram is empty. */
 bool model__range(const struct fs_histogram *h, int *first, int *last);
+
+/* Whether any filter is set. */
+bool model__filtered(const struct fs_filters *f);
+/* The filters in one line ("pid 12, 13; comm dd; ..."), "none" if unset. */
+void model__filters_text(const struct fs_filters *f, char *buf, size_t n);
 
 /* Workload key/values. */
 void model__kv_u64(struct fs_report *r, const char *key, __u64 v);

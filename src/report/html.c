@@ -59,7 +59,7 @@ static void row(struct page *p, const char *name,
 				   size_t n),
 		bool verdict)
 {
-	char buf[512];
+	char buf[1024];
 
 	fputs("<tr><th>", p->f);
 	esc(p->f, name);
@@ -85,6 +85,12 @@ static const char *get_machine(const struct fs_report *r, char *b, size_t n)
 {
 	snprintf(b, n, "%s, page size %llu", r->machine[0] ? r->machine : "-",
 		 (unsigned long long)r->page_size);
+	return b;
+}
+
+static const char *get_filters(const struct fs_report *r, char *b, size_t n)
+{
+	model__filters_text(&r->filters, b, n);
 	return b;
 }
 
@@ -129,6 +135,7 @@ static void facts(struct page *p)
 	row(p, "kernel", get_kernel, false);
 	row(p, "machine", get_machine, false);
 	row(p, "folioscope", get_version, false);
+	row(p, "filters", get_filters, false);
 	row(p, "workload", get_workload, false);
 	row(p, "validation", get_verdict, true);
 	row(p, "intervals", get_intervals, false);

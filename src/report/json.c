@@ -119,6 +119,30 @@ static void target_to_json(struct jsonb *b, struct json_object *targets,
 		hist_to_json(b, o, &tr->hist[i]);
 }
 
+/* "filters": only the filters given; absent when none was. */
+static void filters_to_json(struct jsonb *b, struct json_object *root,
+			    const struct fs_filters *f)
+{
+	struct json_object *o, *arr;
+
+	o = jsonb__put(b, root, "filters", json_object_new_object());
+	if (f->npids) {
+		arr = jsonb__put(b, o, "pids", json_object_new_array());
+		for (int i = 0; i < f->npids; i++)
+			jsonb__push(b, arr, json_object_new_uint64(f->pids[i]));
+	}
+	if (f->comm[0])
+		jsonb__put(b, o, "comm", JSONB_STR(f->comm));
+	if (f->cgroup[0])
+		jsonb__put(b, o, "cgroup", JSONB_STR(f->cgroup));
+	if (f->dev[0])
+		jsonb__put(b, o, "dev", JSONB_STR(f->dev));
+	if (f->fs[0])
+		jsonb__put(b, o, "fs", JSONB_STR(f->fs));
+	if (f->command[0])
+		jsonb__put(b, o, "command", JSONB_STR(f->command));
+}
+
 static void workload_to_json(struct jsonb *b, struct json_object *root,
 			     const struct fs_report *r)
 {
@@ -265,6 +289,9 @@ struct json_object *report__to_json(const struct fs_report *r)
 						       false);
 		}
 	}
+	/* Only from a trace given filters. */
+	if (model__filtered(&r->filters))
+		filters_to_json(&b, root, &r->filters);
 	/* No workload object at all when none ran. */
 	if (r->workload_name[0] || r->nkv)
 		workload_to_json(&b, root, r);
@@ -604,6 +631,60 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	return parse_hists(rd, tr, v, w);
 }
 
+static int parse_filters(struct reader *rd, struct fs_report *r,
+			 struct json_object *o)
+{
+	static const char where[] = "filters";
+	struct fs_filters *f = &r->filters;
+	const struct {
+		const char *key;
+		char *buf;
+		size_t cap;
+	} strs[] = {
+		{ "comm", f->comm, sizeof(f->comm) },
+		{ "cgroup", f->cgroup, sizeof(f->cgroup) },
+		{ "dev", f->dev, sizeof(f->dev) },
+		{ "fs", f->fs, sizeof(f->fs) },
+		{ "command", f->command, sizeof(f->command) },
+	};
+	struct json_object *v;
+	char w[32];
+	__u64 pid;
+	int err = 0;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (strcmp(key, "pids") && strcmp(key, "comm") &&
+		    strcmp(key, "cgroup") && strcmp(key, "dev") &&
+		    strcmp(key, "fs") && strcmp(key, "command"))
+			return bad(rd, "%s.%s: unknown filter", where, key);
+	}
+	if (json_object_object_get_ex(o, "pids", &v)) {
+		err = get(rd, o, where, "pids", json_type_array, &v);
+		if (!err && json_object_array_length(v) > FS_MAX_PIDS)
+			err = bad(rd, "%s.pids: more than %d", where,
+				  FS_MAX_PIDS);
+		for (size_t i = 0; !err && i < json_object_array_length(v);
+		     i++) {
+			snprintf(w, sizeof(w), "pids[%zu]", i);
+			err = as_u64(rd, json_object_array_get_idx(v, i), where,
+				     w, &pid);
+			if (!err && (!pid || pid > 0x3fffffff))
+				err = bad(rd, "%s.%s: not a pid", where, w);
+			if (!err)
+				f->pids[f->npids++] = (__u32)pid;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(strs) && !err; i++)
+		if (json_object_object_get_ex(o, strs[i].key, &v))
+			err = get_str(rd, o, where, strs[i].key, strs[i].buf,
+				      strs[i].cap);
+	return err;
+}
+
 static int parse_workload(struct reader *rd, struct fs_report *r,
 			  struct json_object *o)
 {
@@ -845,6 +926,12 @@ static int parse_report(struct reader *rd, struct json_object *root,
 			return err;
 	}
 
+	/* Absent when trace was given no filter. */
+	if (json_object_object_get_ex(root, "filters", &v)) {
+		err = parse_filters(rd, r, v);
+		if (err)
+			return err;
+	}
 	/* Absent when no workload ran. */
 	if (json_object_object_get_ex(root, "workload", &v)) {
 		err = parse_workload(rd, r, v);

@@ -422,7 +422,7 @@ static void doc_text(struct doc *d, const char *text, int size,
 static void doc_host(struct doc *d, const struct fs_report *r,
 		     const char *label)
 {
-	char line[512];
+	char line[1024], filt[900];
 
 	snprintf(line, sizeof(line),
 		 "%s%skernel %s · %s · page size %llu · folioscope %s",
@@ -431,6 +431,10 @@ static void doc_host(struct doc *d, const struct fs_report *r,
 		 r->machine[0] ? r->machine : "-",
 		 (unsigned long long)r->page_size, r->tool_version);
 	doc_text(d, line, 13, COLOR_TEXT, false);
+	model__filters_text(&r->filters, filt, sizeof(filt));
+	snprintf(line, sizeof(line), "%s%sfilters: %s", label ? label : "",
+		 label ? ": " : "", filt);
+	doc_text(d, line, 12, COLOR_TEXT, false);
 }
 
 static void doc_target(struct doc *d, const struct fs_target_report *tr,

@@ -287,6 +287,13 @@ int report__text(FILE *f, const struct fs_report *r)
 	fprintf(f, "folioscope %s, kernel %s, %s, page size %llu\n",
 		r->tool_version, or_dash(r->kernel), or_dash(r->machine),
 		(unsigned long long)r->page_size);
+	/* Only a filtered trace says so: the rest saw the whole machine. */
+	if (model__filtered(&r->filters)) {
+		char filt[900];
+
+		model__filters_text(&r->filters, filt, sizeof(filt));
+		fprintf(f, "filters: %s\n", filt);
+	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!r->target[t].enabled)
 			continue;

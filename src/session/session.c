@@ -137,6 +137,7 @@ int session__collect_both(struct session *s, struct fs_report *delta,
 		if (err)
 			break;
 		if (total) {
+			total->filters = s->filters;
 			probe__describe(s->probe[t], &s->plan[t], total);
 			model__add_stats(total, t, &now);
 			if (s->per_proc)
@@ -147,6 +148,7 @@ int session__collect_both(struct session *s, struct fs_report *delta,
 			d = now;
 			model__stats_sub(&d, &s->last[t]);
 			s->last[t] = now;
+			delta->filters = s->filters;
 			probe__describe(s->probe[t], &s->plan[t], delta);
 			model__add_stats(delta, t, &d);
 			if (s->per_proc)

@@ -20,6 +20,8 @@ struct session {
 	bool per_proc;
 	/* -P: each process entry at the previous delta collect (heap) */
 	struct fs_stats *last_slots[FS_TGT_NR];
+	/* The filters as the user gave them, copied into every report. */
+	struct fs_filters filters;
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */

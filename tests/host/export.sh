@@ -119,7 +119,8 @@ ex_chromium() {
 ex_rules=(-e 'validation.failures==0' -e 'shmem.copy_bytes.p50>=1M')
 "$FS" compare "$ex_base" "$ex_new" --force "${ex_rules[@]}" -o "$ex_dir/cmp.html" >"$ex_dir/cmp.out" 2>&1
 ex_cmp_rc=$?
-"$FS" compare "$ex_base" "$ex_base" --vs "$ex_new" "$ex_new" --force -o "$ex_dir/cmp2.html" >/dev/null 2>&1
+# Base's two runs differ, new's do not: run-to-run noise on base only.
+"$FS" compare "$ex_base" "$ex_new" --vs "$ex_new" "$ex_new" --force -o "$ex_dir/cmp2.html" >"$ex_dir/cmp2.out" 2>&1
 if command -v chromium >/dev/null; then
 	"$FS" report "$ex_base" "$ex_new" -o "$ex_dir/ab.html"
 	rm -f "$LOGDIR/report.png" "$LOGDIR/compare.png" "$LOGDIR/chromium.log"
@@ -279,6 +280,18 @@ rule fail FAIL shmem.copy_bytes.p50>=1M: new 65536 >= 1048576"
 	expect_eq "compare page, two runs a side: a min..max whisker per bar" \
 		"$(grep -o '<path class="spread"' "$ex_dir/dom-cmp2.html" | wc -l)" \
 		"$(grep -o '<rect class="bar"' "$ex_dir/dom-cmp2.html" | wc -l)"
+	# Beside each chart the run-to-run Cramér's V; where the text has
+	# it (the sides are not identical), the same values.
+	ex_noise=$(grep -o 'class="noise"[^>]*>[^<]*' "$ex_dir/dom-cmp2.html" | sed "s/.*>//; s/&#39;/'/g")
+	expect_eq "compare page: a run-to-run noise line per chart" \
+		"$(grep -c '^run to run: Cramér' <<<"$ex_noise")" \
+		"$(grep -o '<figure class="ab-chart"' "$ex_dir/dom-cmp2.html" | wc -l)"
+	expect_eq "compare page: the run-to-run noise is the text's" \
+		"$(grep -v ' 0\.000 among base runs, 0\.000 among' <<<"$ex_noise" | sort)" \
+		"$(grep -o 'run to run: .*' "$ex_dir/cmp2.out" | sort)"
+	expect_eq "compare page, one run a side: the noise says it is not measured" \
+		"$(grep -o 'run to run: [^<]*' "$ex_dir/dom-cmp.html" | sort -u)" \
+		"run to run: not measured (1 base run, 1 new run; it takes 2 or more per side)"
 	if [ -s "$LOGDIR/compare.png" ]; then
 		ok "chromium: compare screenshot in $LOGDIR/compare.png"
 	else
@@ -299,6 +312,51 @@ for fmt in openmetrics csv; do
 	fi
 done
 
+# ---- trace's filters: in the JSON, on every page, in compare ----
+ex_f=$ex_dir/filtered.json
+"$FS" trace -q --comm cat --fs tmpfs -p $$ -j "$ex_f" -- cat /dev/null >/dev/null 2>"$ex_dir/trace-f.err"
+expect_eq "trace -j: the filters given, in the JSON" "$(jq -c .filters "$ex_f" 2>&1)" \
+	"{\"pids\":[$$],\"comm\":\"cat\",\"fs\":\"tmpfs\",\"command\":\"cat /dev/null\"}"
+ex_ftext="pid $$; comm cat; fs tmpfs; command cat /dev/null"
+expect_eq "report: the filters read back into the JSON" \
+	"$("$FS" report "$ex_f" --format json | jq -c .filters)" "$(jq -c .filters "$ex_f")"
+expect_eq "report text: a filters line" "$("$FS" report "$ex_f" | grep '^filters:')" "filters: $ex_ftext"
+expect_eq "report text: no filters line for an unfiltered run" "$("$FS" report "$ex_base" | grep -c '^filters:')" 0
+expect_eq "report html: a filters row in the facts" \
+	"$("$FS" report "$ex_f" --format html | grep -o '<tr><th>filters</th><td>[^<]*</td>')" \
+	"<tr><th>filters</th><td>$ex_ftext</td>"
+expect_eq "report html: filters none when unfiltered" \
+	"$("$FS" report "$ex_base" --format html | grep -o '<tr><th>filters</th><td>[^<]*</td>')" \
+	"<tr><th>filters</th><td>none</td>"
+expect_eq "report svg: a filters line" \
+	"$("$FS" report "$ex_f" --format svg | grep -o '>filters: [^<]*')" ">filters: $ex_ftext"
+# Another boot's pid is the same filter; another task name is not.
+jq '.filters.pids = [4242]' "$ex_f" >"$ex_dir/f-pid.json"
+jq '.filters.comm = "dd"' "$ex_f" >"$ex_dir/f-comm.json"
+"$FS" compare "$ex_f" --vs "$ex_dir/f-pid.json" -o "$ex_dir/f-cmp.svg" >"$ex_dir/f-cmp.out" 2>&1
+expect_eq "compare: runs that differ only in pids compare" "$?" 0
+expect_eq "compare svg: each side's filters" \
+	"$(grep -o '>[a-z]* filters: [^<]*' "$ex_dir/f-cmp.svg")" \
+	">base filters: $ex_ftext
+>new filters: pid 4242; comm cat; fs tmpfs; command cat /dev/null"
+expect_eq "compare text: each side's filters" "$(grep 'filters:' "$ex_dir/f-cmp.out")" \
+	"base filters: $ex_ftext
+new filters:  pid 4242; comm cat; fs tmpfs; command cat /dev/null"
+expect_error "compare: a filtered run against an unfiltered one" 2 \
+	"runs differ: filters \\($ex_ftext\\) in $ex_f but \\(none\\) in $ex_base" \
+	"$FS" compare "$ex_f" "$ex_base"
+expect_error "compare: runs of another task name" 2 \
+	"runs differ: filters \\($ex_ftext\\) in $ex_f but \\(pid $$; comm dd; " \
+	"$FS" compare "$ex_f" "$ex_dir/f-comm.json"
+jq '.filters.pids = ["x"]' "$ex_f" >"$ex_dir/f-bad.json"
+expect_error "report: a filter of the wrong type" 1 \
+	"invalid report '$ex_dir/f-bad.json': filters\\.pids\\[0\\]: expected a non-negative integer" \
+	"$FS" report "$ex_dir/f-bad.json" --format html
+jq '.filters.user = "root"' "$ex_f" >"$ex_dir/f-unknown.json"
+expect_error "report: an unknown filter" 1 \
+	"invalid report '$ex_dir/f-unknown.json': filters\\.user: unknown filter" \
+	"$FS" report "$ex_dir/f-unknown.json"
+
 # ---- compare's picture from bad input: a line, or an honest empty chart ----
 jq 'del(.targets.dedupe)' "$ex_new" >"$ex_dir/shmem-only.json"
 jq '.targets.shmem.histograms.latency_ns |= (.count = 0 | .sum = 0 | .buckets = [])' \
@@ -312,6 +370,46 @@ expect_eq "compare svg: well-formed XML" \
 "$FS" compare "$ex_dir/no-latency.json" "$ex_dir/no-latency.json" --format html >"$ex_dir/empty.html"
 expect_eq "compare html: an empty histogram is an empty chart that says so" \
 	"$(grep -c '<figure class="ab-chart" data-target="shmem" data-histogram="latency_ns"' "$ex_dir/empty.html") $(grep -c 'no events on either side' "$ex_dir/empty.html")" "1 1"
+# Events on one side only: the chart draws that side, the test says why
+# it has nothing to test; not measured on one side: one line, the reason.
+jq '.targets.shmem.histograms.latency_ns |= (.count = 0 | .sum = 0 | .buckets = [])' \
+	"$ex_new" >"$ex_dir/new-no-latency.json"
+"$FS" compare "$ex_base" "$ex_dir/new-no-latency.json" --force -o "$ex_dir/half.html" >/dev/null 2>&1
+ex_half=$(tr -d '\n' <"$ex_dir/half.html" | grep -o '<figure class="ab-chart" data-target="shmem" data-histogram="latency_ns">.*' | sed 's|</figure>.*||')
+expect_eq "compare html: events on one side only: its bars, nothing to test" \
+	"$(grep -o 'data-side="base"[^>]*data-count="[1-9]' <<<"$ex_half" | wc -l | tr -d ' ') $(grep -o 'data-side="new"[^>]*data-count="[1-9]' <<<"$ex_half" | wc -l | tr -d ' ') $(grep -c 'G-test: nothing to test (a side has no events)' <<<"$ex_half")" \
+	"$(jq '[.targets.shmem.histograms.latency_ns.buckets[] | select(.count > 0)] | length' "$ex_base") 0 1"
+jq '.targets.shmem.histograms.bytes |= {unit, kind, measured: false, why: "a reason of the test"}' \
+	"$ex_new" >"$ex_dir/new-nm.json"
+"$FS" compare "$ex_base" "$ex_dir/new-nm.json" --force -o "$ex_dir/nm.svg" >/dev/null 2>&1
+expect_eq "compare svg: not measured on one side is one line with the reason" \
+	"$(grep -o '>shmem bytes: not measured[^<]*' "$ex_dir/nm.svg") $(grep -c 'data-target="shmem" data-histogram="bytes"' "$ex_dir/nm.svg")" \
+	">shmem bytes: not measured on new: a reason of the test 0"
+expect_error "compare: one run and no other" 2 "compare: want BASE.json NEW.json" \
+	"$FS" compare "$ex_base" -o "$ex_dir/alone.html"
+expect_eq "compare: one run and no other: no page" "$(find "$ex_dir" -name 'alone.html*' | wc -l)" 0
+# Heatmaps from bad input: intervals that do not add up, or that miss a
+# target, are one line and no page; intervals with no events are empty
+# heatmaps that say so.
+ex_iv=tests/fuzz/corpus/json/intervals.json
+jq '.intervals[0].targets.dedupe.counters.calls += 1' "$ex_iv" >"$ex_dir/iv-sum.json"
+for fmt in html svg; do
+	expect_error "report $fmt: intervals that do not add up" 1 \
+		"invalid report '$ex_dir/iv-sum.json': intervals: do not add up to the totals: dedupe\\.calls: intervals [0-9]+, totals [0-9]+" \
+		"$FS" report "$ex_dir/iv-sum.json" -o "$ex_dir/iv-sum.$fmt"
+done
+jq 'del(.intervals[1].targets.shmem)' "$ex_iv" >"$ex_dir/iv-miss.json"
+expect_error "report: an interval without a traced target" 1 \
+	"invalid report '$ex_dir/iv-miss.json': intervals\\[1\\]\\.targets\\.shmem: missing" \
+	"$FS" report "$ex_dir/iv-miss.json" -o "$ex_dir/iv-miss.html"
+expect_eq "heatmaps from bad input: no page written" "$(find "$ex_dir" -name 'iv-*.html*' -o -name 'iv-*.svg*' | wc -l)" 0
+jq 'walk(if type == "object" and has("buckets") then (.buckets = [] | .count = 0 | .sum = 0) else . end)
+	| walk(if type == "object" and has("counters") then (.counters |= map_values(0)) else . end)
+	| .targets |= map_values(.calls = 0 | .errors = 0)' "$ex_iv" >"$ex_dir/iv-none.json"
+"$FS" report "$ex_dir/iv-none.json" -o "$ex_dir/none.svg"
+expect_eq "heatmap svg: intervals with no events, an empty heatmap per histogram that says so" \
+	"$(grep -c '<svg class="heatmap"' "$ex_dir/none.svg") $(awk '/<svg class="heatmap"/ { h = 1 } h && /class="empty"[^>]*>no events</ { n++; h = 0 } END { print n + 0 }' "$ex_dir/none.svg") $("$ex_py" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1]); print("xml-ok")' "$ex_dir/none.svg" 2>&1)" \
+	"$(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_iv") $(jq '[.targets[].histograms[] | select(.measured)] | length' "$ex_iv") xml-ok"
 expect_error "compare: a picture is html or svg" 2 "a comparison draws as html or svg, not csv" \
 	"$FS" compare "$ex_base" "$ex_new" --force -o "$ex_dir/c.csv"
 

@@ -236,6 +236,44 @@ if command -v curl >/dev/null; then
 		bad "trace -i --serve, 600 intervals" "did not attach: $(cat "$lt/err")"
 	fi
 fi
+# report --serve follows its file: a trace writing the same -j FILE
+# elsewhere shows up at the next fetch; a file that cannot be read keeps
+# the last good report served, with one error line per change.
+if command -v curl >/dev/null; then
+	"$FS" trace -t shmem -q -j "$lt/follow.json" -- cat "$lt/a" >/dev/null 2>&1
+	"$FS" report "$lt/follow.json" --serve 127.0.0.1:0 2>"$lt/follow.err" &
+	RS=$!
+	if wait_until 10 grep -q 'serving http' "$lt/follow.err"; then
+		furl=$(grep -o 'http://[^ ]*/metrics' "$lt/follow.err")
+		furl=${furl%/metrics}
+		served() { curl -sf "$furl/report.json" | jq -r "$1"; }
+		expect_eq "report --serve: the file's run" "$(served .targets.shmem.histograms.bytes.sum)" 1000000
+		"$FS" trace -t shmem -q -j "$lt/follow.json" -- cat "$lt/b" >/dev/null 2>&1
+		expect_eq "report --serve: a trace replaced the file, its run served" \
+			"$(served .targets.shmem.histograms.bytes.sum) $(served .filters.command)" "300000 cat $lt/b"
+		expect_eq "report --serve: the page is the new run's and reloads itself" \
+			"$(curl -sf "$furl/report.html" | grep -c -e '<meta http-equiv="refresh" content="2">' -e "<td>command cat $lt/b</td>")" 2
+		expect_eq "report --serve: /metrics follows the file" \
+			"$(curl -sf "$furl/metrics" | awk '/^folioscope_shmem_bytes_sum/ { print $2 }')" 300000
+		printf '{"schema": ' >"$lt/follow.json"
+		expect_eq "report --serve: an unreadable file leaves the last good run served" \
+			"$(served .targets.shmem.histograms.bytes.sum) $(served .targets.shmem.histograms.bytes.sum)" "300000 300000"
+		expect_eq "report --serve: one error line for the unreadable file" \
+			"$(grep -c "invalid report '$lt/follow.json': malformed JSON" "$lt/follow.err") $(grep -vc 'serving http' "$lt/follow.err")" "1 1"
+		# Rewritten in place (same inode): read again too.
+		cat tests/fixtures/export-base.json >"$lt/follow.json"
+		expect_eq "report --serve: a file rewritten in place is read again" \
+			"$(served .host.kernel) $(served .targets.shmem.histograms.bytes.sum)" \
+			"$(jq -r .host.kernel tests/fixtures/export-base.json) $(jbytes tests/fixtures/export-base.json)"
+	else
+		bad "report --serve of a trace's file" "did not start: $(cat "$lt/follow.err")"
+	fi
+	kill "$RS" 2>/dev/null
+	wait "$RS" 2>/dev/null
+else
+	skip "report --serve follows its file" "curl not installed"
+fi
+
 # -P: one entry per process; past 64 processes, the "other" bucket.
 gated_reader "$lt" a cat "$lt/a"; A=$RPID
 gated_reader "$lt" b cat "$lt/b"; B=$RPID

@@ -40,5 +40,42 @@ else
 	vg compare-picture compare "$vg_good" "$vg_good" --vs tests/fixtures/export-new.json \
 		--force -e 'shmem.calls==base' -o "$SCRATCH/vg.svg"
 	vg report-heatmap report --format html tests/fuzz/corpus/json/intervals.json
+	vg compare-intervals compare tests/fuzz/corpus/json/intervals.json tests/fuzz/corpus/json/intervals.json \
+		--vs tests/fuzz/corpus/json/intervals.json tests/fuzz/corpus/json/intervals.json -o "$SCRATCH/vg-iv.svg"
 	vg trace-intervals trace -m syscall -t shmem -i 0.3 -d 1 -q -j "$SCRATCH/vg-i.json" --serve 127.0.0.1:0
+	# report --serve re-reading its file as it is replaced, broken and
+	# rewritten, then stopped by Ctrl-C: the reports it let go are freed.
+	if command -v curl >/dev/null; then
+		log=$LOGDIR/valgrind-report-serve.log
+		cp "$vg_good" "$SCRATCH/follow.json"
+		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+			--errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
+			--suppressions=tests/host/valgrind.supp --log-file="$log" \
+			"$vg_dyn" report "$SCRATCH/follow.json" --serve 127.0.0.1:0 >/dev/null 2>"$SCRATCH/follow.err" &
+		pid=$!
+		if wait_until 120 grep -q 'serving http' "$SCRATCH/follow.err"; then
+			url=$(grep -o 'http://[^ ]*/metrics' "$SCRATCH/follow.err")
+			url=${url%/metrics}
+			curl -sf "$url/report.json" >/dev/null
+			cp tests/fixtures/export-new.json "$SCRATCH/follow.tmp" && mv "$SCRATCH/follow.tmp" "$SCRATCH/follow.json"
+			vg_k1=$(curl -sf "$url/report.json" | jq -r .host.kernel)
+			curl -sf "$url/report.html" >/dev/null
+			curl -sf "$url/metrics" >/dev/null
+			printf '{' >"$SCRATCH/follow.json"
+			curl -sf "$url/report.json" >/dev/null
+			cat "$vg_good" >"$SCRATCH/follow.json"
+			vg_k2=$(curl -sf "$url/report.json" | jq -r .host.kernel)
+		fi
+		kill -INT "$pid"
+		wait "$pid"
+		rc=$?
+		if [ $rc -eq 0 ] && ! [ -s "$log" ] &&
+			[ "$vg_k1 $vg_k2" = "$(jq -r .host.kernel tests/fixtures/export-new.json) $(jq -r .host.kernel "$vg_good")" ]; then
+			ok "valgrind: report-serve re-reading its file"
+		else
+			bad "valgrind: report-serve re-reading its file" "exit $rc, served '${vg_k1:-} ${vg_k2:-}': $(head -n 5 "$log") $(head -n 3 "$SCRATCH/follow.err")"
+		fi
+	else
+		skip "valgrind: report-serve re-reading its file" "curl not installed"
+	fi
 fi

@@ -278,6 +278,14 @@ static void assert_same_report(const struct fs_report *a,
 	assert_string_equal(a->kernel, b->kernel);
 	assert_string_equal(a->machine, b->machine);
 	assert_int_equal(a->page_size, b->page_size);
+	assert_int_equal(a->filters.npids, b->filters.npids);
+	for (int i = 0; i < a->filters.npids; i++)
+		assert_int_equal(a->filters.pids[i], b->filters.pids[i]);
+	assert_string_equal(a->filters.comm, b->filters.comm);
+	assert_string_equal(a->filters.cgroup, b->filters.cgroup);
+	assert_string_equal(a->filters.dev, b->filters.dev);
+	assert_string_equal(a->filters.fs, b->filters.fs);
+	assert_string_equal(a->filters.command, b->filters.command);
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct fs_target_report *x = &a->target[t];
 		const struct fs_target_report *y = &b->target[t];
@@ -1091,6 +1099,52 @@ static void test_json_intervals(void **state)
 	remove_dir(dir);
 }
 
+/* trace's filters: only those given, in the JSON and read back. */
+static void test_json_filters(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), *path = path_in(dir, "f.json");
+	struct json_object *root, *f;
+	char text[512];
+
+	make_report(&r);
+	root = report__to_json(&r);
+	assert_false(json_object_object_get_ex(root, "filters", &f));
+	json_object_put(root);
+	model__filters_text(&r.filters, text, sizeof(text));
+	assert_string_equal(text, "none");
+
+	r.filters.npids = 2;
+	r.filters.pids[0] = 12;
+	r.filters.pids[1] = 4000000;
+	snprintf(r.filters.comm, sizeof(r.filters.comm), "dd");
+	snprintf(r.filters.dev, sizeof(r.filters.dev), "8:1");
+	snprintf(r.filters.command, sizeof(r.filters.command),
+		 "sh -c \"cat /dev/shm/x\"");
+	model__filters_text(&r.filters, text, sizeof(text));
+	assert_string_equal(text, "pid 12, 4000000; comm dd; dev 8:1; "
+				  "command sh -c \"cat /dev/shm/x\"");
+	root = report__to_json(&r);
+	f = child(root, "filters");
+	assert_int_equal(json_object_object_length(f), 4);
+	assert_int_equal(json_object_array_length(child(f, "pids")), 2);
+	assert_string_equal(json_object_get_string(child(f, "comm")), "dd");
+	assert_false(json_object_object_get_ex(f, "cgroup", NULL));
+	json_object_put(root);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_same_report(&r, &back);
+	model__free(&back);
+
+	/* A pid of 0 is no process. */
+	r.filters.pids[1] = 0;
+	assert_int_equal(report__json_write(&r, path), 0);
+	expect_read_error(path, -EINVAL, "filters.pids[1]: not a pid");
+	model__free(&r);
+	free(path);
+	remove_dir(dir);
+}
+
 /*
  * A report of a version that did not count the syscall level's skips
  * reads back with them as 0; a counter every version had is still
@@ -1193,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_json_read_older_counters),
 		cmocka_unit_test(test_json_intervals),
+		cmocka_unit_test(test_json_filters),
 		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_json_round_trip_minimal),
 		cmocka_unit_test(test_json_stdout),
