@@ -450,6 +450,7 @@ int cmd_run(int argc, char **argv)
 	/* Only this process runs the workload: keep its events only. */
 	po.filter_tgid = (__u32)getpid();
 	po.btf_path = a.c.btf;
+	po.debuginfo = a.c.debuginfo;
 	progress__step("run", "attaching");
 	err = session__start(&s, a.c.mode, &po);
 	if (err)
