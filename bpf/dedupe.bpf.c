@@ -463,6 +463,9 @@ int BPF_KPROBE(kprobe_clone)
 const volatile struct fs_fetch inline_fetch[FS_INLINE_MAX_SITES]
 					   [FS_INLINE_NARGS] = {};
 
+_Static_assert((FS_INLINE_MAX_SITES & (FS_INLINE_MAX_SITES - 1)) == 0,
+	       "FS_INLINE_MAX_SITES bounds an index by masking");
+
 /* A general-purpose register by DWARF number, 0 for another. */
 static __always_inline __u64 regs__get(struct pt_regs *r, __u32 reg)
 {
@@ -517,6 +520,11 @@ static __always_inline bool inline__arg(struct pt_regs *r, __u32 site, int a,
 	*v = 0;
 	if (site >= FS_INLINE_MAX_SITES || a < 0 || a >= FS_INLINE_NARGS)
 		return false;
+	/* The compiler may test a copy of site and index with the other:
+	 * the mask, which it cannot drop past the opaque barrier, bounds the
+	 * index itself (FS_INLINE_MAX_SITES is a power of two). */
+	fs_opaque(site);
+	site &= FS_INLINE_MAX_SITES - 1;
 	f = &inline_fetch[site][a];
 	switch (f->kind) {
 	case FS_FETCH_REG:
