@@ -465,14 +465,16 @@ int cmd_run(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	progress__done();
-	/* What the plan's level sees: the syscall level and
-	 * vfs_dedupe_file_range_one count dedupe destinations and bytes
-	 * differently from the remap prep. */
+	/* What the plan's level sees: the syscall level,
+	 * vfs_dedupe_file_range_one and the compare's inline sites count
+	 * dedupe destinations and bytes differently from the remap prep. */
 	step = &s.plan[t].step[s.plan[t].chosen];
 	if (step->mech == MECH_SYSCALL)
 		level = WL_LEVEL_SYSCALL;
 	else if (step->handler == PLAN_H_DD_ONE)
 		level = WL_LEVEL_DEDUPE_ONE;
+	else if (step->handler == PLAN_H_DD_INLINE)
+		level = WL_LEVEL_DEDUPE_CMP;
 	workload__totals(w, level, &calls, &bytes);
 	model__kv_u64(&r, "calls", calls);
 	model__kv_u64(&r, "bytes", bytes);

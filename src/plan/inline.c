@@ -131,7 +131,7 @@ static bool site__build(const struct dwarf_site *d, struct plan_inline_site *s,
 }
 
 void plan__inline_build(const struct dwarf_site *sites, int n,
-			const int arg_size[FS_INLINE_NARGS],
+			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out)
 {
 	char why[300];
@@ -164,9 +164,19 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 			if (a >= d->nparams) {
 				snprintf(why, sizeof(why), "no parameter %d",
 					 a + 1);
-			} else if (loc__fetch(&d->params[a].loc, arg_size[a],
-					      &out->fetch[i][a], why,
-					      sizeof(why))) {
+			} else if (!loc__fetch(&d->params[a].loc, arg_size[a],
+					       &out->fetch[i][a], why,
+					       sizeof(why))) {
+				/* why says why */
+			} else if (a == out_arg && !d->params[a].store) {
+				snprintf(why, sizeof(why),
+					 "the address %s%+lld, where the "
+					 "inlined code never stores (the "
+					 "result stays in registers)",
+					 dwarf__reg_name(
+						 (int)out->fetch[i][a].reg),
+					 (long long)out->fetch[i][a].off);
+			} else {
 				continue;
 			}
 			/* The first site's reason stands for all. */

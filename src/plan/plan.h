@@ -154,13 +154,15 @@ int plan__lookup_arg(const struct fn_proto *p);
  * The probes' view of a function's inline sites (dwarf/dwarf.h's, given
  * as sites, n): entry and exit-target offsets in the symbol holding each
  * site, and each argument's fetch at the entry. arg_size[i] is argument
- * i's size in bytes. A site that cannot be probed (an exit with no target
- * in its symbol, more exits or sites than the probes take) makes out->why
- * say so and out->nsites 0.
+ * i's size in bytes. out_arg (-1: none) is an argument the function
+ * writes its result through, read at the exit: it is fetched only where
+ * the site's code stores there. A site that cannot be probed (an exit with no
+ * target in its symbol, more exits or sites than the probes take) makes
+ * out->why say so and out->nsites 0.
  */
 struct dwarf_site;
 void plan__inline_build(const struct dwarf_site *sites, int n,
-			const int arg_size[FS_INLINE_NARGS],
+			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);

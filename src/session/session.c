@@ -62,7 +62,8 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 		snprintf(out->why, sizeof(out->why), "%s: %s", out->source,
 			 why);
 	else
-		plan__inline_build(sites.site, n, tg->inline_arg_size, out);
+		plan__inline_build(sites.site, n, tg->inline_arg_size,
+				   tg->inline_verdict_arg, out);
 	if (n >= 0)
 		dwarf_sites__free(&sites);
 	dwarf_kernel__close(&k);

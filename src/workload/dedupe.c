@@ -803,6 +803,13 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	if (!g->ioctl_err && (g->status == FILE_DEDUPE_RANGE_SAME ||
 			      g->status == FILE_DEDUPE_RANGE_DIFFERS))
 		d->tot.bytes += e->cmp_len;
+	/* The compare itself runs when the prep's checks pass and leave
+	 * something to compare: every SAME or DIFFERS answer with a
+	 * compared length. */
+	if (!g->ioctl_err && e->reaches_prep && e->cmp_len &&
+	    (g->status == FILE_DEDUPE_RANGE_SAME ||
+	     g->status == FILE_DEDUPE_RANGE_DIFFERS))
+		d->tot.cmp_calls++;
 	/* vfs_dedupe_file_range_one runs for every destination of an
 	 * ioctl that did not fail as a whole; it returns the compared
 	 * length when SAME and only -EBADE when DIFFERS, where the

@@ -89,6 +89,8 @@ void workload__totals(const struct workload *w, enum wl_level level,
 	if (level == WL_LEVEL_SYSCALL) {
 		*calls = t->sys_calls;
 		*bytes = t->sys_bytes;
+	} else if (level == WL_LEVEL_DEDUPE_CMP && w->dd) {
+		*calls = t->cmp_calls;
 	} else if (level == WL_LEVEL_DEDUPE_ONE && w->dd) {
 		*calls = t->one_calls;
 		*bytes = t->one_bytes;

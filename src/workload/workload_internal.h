@@ -19,6 +19,7 @@ struct wl_totals {
 	__u64 calls, bytes;
 	__u64 one_calls, one_bytes;
 	__u64 sys_calls, sys_bytes;
+	__u64 cmp_calls; /* compares run (their bytes are calls') */
 };
 
 /* ---- the workloads (dedupe.c, shmem.c), dispatched to by workload.c ---- */

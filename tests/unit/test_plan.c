@@ -557,7 +557,7 @@ static void test_inline_build_61(void **state)
 	struct plan_inline in;
 
 	site61(&s, pa, ex);
-	plan__inline_build(&s, 1, sizes8, &in);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
 	assert_string_equal(in.why, "");
 	assert_int_equal(in.nsites, 1);
 	assert_string_equal(in.site[0].symbol,
@@ -606,7 +606,19 @@ static void test_inline_build_frame(void **state)
 	pa[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_FBREG,
 					.reg = -1,
 					.offset = -8 };
-	plan__inline_build(&s, 1, sizes8, &in);
+	/* 6.12's inlined code keeps the verdict in registers: no store to
+	 * rsp+80 in the site, so the exit has nothing to read. */
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 1);
+	assert_int_equal(in.fetch[0][5].kind, FS_FETCH_NONE);
+	assert_string_equal(
+		in.arg_why[5],
+		"'is_same' at the inline entry: the address rsp+80, "
+		"where the inlined code never stores (the result "
+		"stays in registers)");
+	/* A site that stores there: read at the exit. */
+	pa[5].store = SYM + 0x500;
+	plan__inline_build(&s, 1, sizes8, 5, &in);
 	assert_int_equal(in.nsites, 1);
 	assert_int_equal(in.fetch[0][5].kind, FS_FETCH_VALUE);
 	assert_int_equal(in.fetch[0][5].reg, 7);
@@ -620,7 +632,7 @@ static void test_inline_build_frame(void **state)
 	assert_non_null(strstr(in.arg_why[2], "frame base -8"));
 	/* A register that is no general-purpose one (xmm0 is 17). */
 	pa[4].loc = reg_loc(17);
-	plan__inline_build(&s, 1, sizes8, &in);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
 	assert_int_equal(in.fetch[0][4].kind, FS_FETCH_NONE);
 	assert_non_null(strstr(in.arg_why[4], "DWARF register 17"));
 }
@@ -633,19 +645,19 @@ static void test_inline_build_refused(void **state)
 	struct dwarf_site s[FS_INLINE_MAX_SITES + 1] = { 0 };
 	struct plan_inline in;
 
-	plan__inline_build(s, 0, sizes8, &in);
+	plan__inline_build(s, 0, sizes8, 5, &in);
 	assert_int_equal(in.nsites, 0);
 	assert_string_equal(in.why, "no inline site in the DWARF");
 	for (int i = 0; i <= FS_INLINE_MAX_SITES; i++)
 		site61(&s[i], pa, ex);
-	plan__inline_build(s, FS_INLINE_MAX_SITES + 1, sizes8, &in);
+	plan__inline_build(s, FS_INLINE_MAX_SITES + 1, sizes8, 5, &in);
 	assert_int_equal(in.nsites, 0);
 	assert_non_null(strstr(in.why, "at most 4"));
-	plan__inline_build(s, 2, sizes8, &in);
+	plan__inline_build(s, 2, sizes8, 5, &in);
 	assert_int_equal(in.nsites, 2);
 	ex[1].kind = DWARF_EXIT_RETURN;
 	strcpy(ex[1].mnemonic, "ret");
-	plan__inline_build(s, 1, sizes8, &in);
+	plan__inline_build(s, 1, sizes8, 5, &in);
 	assert_int_equal(in.nsites, 0);
 	assert_string_equal(
 		in.why,
@@ -668,7 +680,7 @@ static void test_inline_step(void **state)
 	char why[1024];
 
 	site61(&s, pa, ex);
-	plan__inline_build(&s, 1, sizes8, &in);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
 	strcpy(in.source, "/v (--debuginfo)");
 	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
 	/* Nobody looked for DWARF: no inline step. */
