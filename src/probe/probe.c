@@ -398,6 +398,18 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
 	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl : NULL;
+	/* File filters at an inline site need the file, which may have no
+	 * location there: then the step would count nothing. */
+	if (pr->cfg.inl && (o->dev || o->magic) &&
+	    pr->tg->inline_file_arg >= 0 &&
+	    pr->cfg.inl->arg_why[pr->tg->inline_file_arg][0]) {
+		s->tried = true;
+		s->err = -EINVAL;
+		snprintf(s->err_msg, sizeof(s->err_msg),
+			 "--dev/--fs need the file: %s",
+			 pr->cfg.inl->arg_why[pr->tg->inline_file_arg]);
+		return s->err;
+	}
 	if (ps && ps->src_may_be_inode) {
 		struct fn_proto proto;
 

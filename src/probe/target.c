@@ -161,6 +161,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.inline_arg_hist = { -1, FS_DD_SRC_ALIGN, -1, FS_DD_DST_ALIGN,
 				     FS_DD_BYTES, -1 },
 		.inline_verdict_arg = 5,
+		.inline_file_arg = 0,
 	},
 	[FS_TGT_SHMEM] = {
 		.object = "shmem",
@@ -210,6 +211,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.missed_counter = FS_SH_MISSED,
 		.inline_arg_hist = { -1, -1, -1, -1, -1, -1 },
 		.inline_verdict_arg = -1,
+		.inline_file_arg = -1,
 	},
 };
 

@@ -85,6 +85,7 @@ struct probe_target {
 	int inline_arg_size[FS_INLINE_NARGS];
 	int inline_arg_hist[FS_INLINE_NARGS];
 	int inline_verdict_arg;
+	int inline_file_arg; /* the file the file filters look at, or -1 */
 };
 
 /* The table of target t. */
