@@ -683,8 +683,12 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 		 plan__mech_name(s->mech));
 	ai->inlined = p->inlined;
 	plan__reason(p, ai->reason, sizeof(ai->reason));
-	if (s->role == ROLE_INLINE)
+	if (s->role == ROLE_INLINE) {
 		inline__describe(pr, ai->reason, sizeof(ai->reason));
+		ai->inline_sites = pr->cfg.inl->nsites;
+		snprintf(ai->dwarf, sizeof(ai->dwarf), "%s",
+			 pr->cfg.inl->source);
+	}
 	if (pr->sub_note[0])
 		snprintf(ai->reason + strlen(ai->reason),
 			 sizeof(ai->reason) - strlen(ai->reason), "%s",
