@@ -68,6 +68,9 @@ if [ -z "${FS_VM_KERNEL:-}" ] && [ -n "$vd_rel" ]; then
 	expect_eq "vm dwarf inline: the report names the site count and the DWARF" \
 		"$(jq -r "$dd.attach.reason | split(\": kprobes at\")[0]" "$j" 2>&1)" \
 		"kprobe-inline on vfs_dedupe_file_range_compare's inline sites: 1 inline site from DWARF (/usr/lib/debug/boot/vmlinux-$vd_rel (distribution path))"
+	expect_eq "vm dwarf inline: attach names the site count and the DWARF" \
+		"$(jq -r "$dd.attach | \"\(.inline_sites) \(.dwarf)\"" "$j" 2>&1)" \
+		"1 /usr/lib/debug/boot/vmlinux-$vd_rel (distribution path)"
 	expect_match "vm dwarf inline: the verdict's source" "$(jq -r "$dd.attach.reason" "$j" 2>&1)" \
 		"SAME/DIFFERS and errors from the caller's return \\('is_same' at the inline entry: "
 	expect_eq "vm dwarf inline: calls, bytes reconcile, no validation failure" \
