@@ -655,8 +655,11 @@ static void inline__describe(const struct probe *pr, char *out, size_t n)
 
 	if (len >= n)
 		return;
+	/* libbpf's kprobes at symbol+offset are perf kprobes, which have
+	 * no tracefs profile to read their misses from. */
 	len += snprintf(out + len, n - len,
-			"; latency: the inlined code itself, entry to exit");
+			"; latency: the inlined code itself, entry to exit; "
+			"missed runs of the site's kprobes are not counted");
 	if (len >= n || v < 0)
 		return;
 	if (!in->arg_why[v][0])
