@@ -21,7 +21,16 @@ enum dd_kind {
 	DD_KIND_ONE,	 /* vfs_dedupe_file_range_one: bytes or -errno */
 	DD_KIND_CLONE,	 /* renamed clone: arguments unknown, timing only */
 	DD_KIND_SYSCALL, /* FIDEDUPERANGE ioctl: per-destination results */
+	/* An inline site: timed from its entry to an exit, the verdict
+	 * from is_same read at the exit when DWARF locates it, the errors
+	 * (and otherwise the verdict) from the caller's return. */
+	DD_KIND_INLINE,
 };
+
+/* dd_call.flags of an inline site's call. */
+#define DD_F_EXITED 1	  /* left the site: timed, waits for the caller */
+#define DD_F_SAME_KNOWN 2 /* is_same was read at the exit */
+#define DD_F_SAME 4	  /* and it said same */
 
 #define FIDEDUPERANGE 0xC0189436
 #define FILE_DEDUPE_RANGE_SAME 0
@@ -55,7 +64,7 @@ struct dd_call {
 	 * of these two. */
 	__u64 folio[2];
 	__u32 kind;
-	__u32 pad;
+	__u32 flags; /* DD_F_* */
 };
 
 /* An entry of the attached function, as its SEC() wrapper read it. */
@@ -155,6 +164,7 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 	c->at_exit = e->at_exit;
 	c->folio[0] = 0;
 	c->folio[1] = 0;
+	c->flags = 0;
 	c->h.call_depth = c->h.depth;
 	c->h.ts = bpf_ktime_get_ns();
 	return 0;
@@ -215,7 +225,14 @@ static __always_inline int dd__exit(long ret)
 	st = stats__get();
 	if (!st)
 		goto out;
-	hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
+	/* An inline site's call was timed at its exit; without one it was
+	 * not measured. */
+	if (c->kind == DD_KIND_INLINE && !(c->flags & DD_F_EXITED)) {
+		counter__inc(st, FS_DD_DROPPED);
+		goto out;
+	}
+	if (c->kind != DD_KIND_INLINE)
+		hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
 		goto out;
@@ -224,7 +241,8 @@ static __always_inline int dd__exit(long ret)
 
 	/* The compare and the prep return int: the register's upper half
 	 * is not part of the value. */
-	if (c->kind == DD_KIND_CMP || c->kind == DD_KIND_PREP)
+	if (c->kind == DD_KIND_CMP || c->kind == DD_KIND_PREP ||
+	    c->kind == DD_KIND_INLINE)
 		ret = (int)ret;
 	switch (c->kind) {
 	case DD_KIND_CMP:
@@ -265,6 +283,19 @@ static __always_inline int dd__exit(long ret)
 		else if (ret < 0)
 			counter__inc(st, FS_DD_ERRORS);
 		break;
+	case DD_KIND_INLINE:
+		/* The caller returns the compare's error, -EBADE when it
+		 * differs, 0 when it is the same. */
+		if (ret && ret != -EBADE) {
+			counter__inc(st, FS_DD_ERRORS);
+			break;
+		}
+		if (c->flags & DD_F_SAME_KNOWN)
+			same = c->flags & DD_F_SAME;
+		else
+			same = ret == 0;
+		dd__record(st, c, c->len, same);
+		break;
 	default:
 		/* Clone: the return value's meaning is unknown. */
 		break;
@@ -285,7 +316,8 @@ static __always_inline int dd__folio(const void *folio)
 	__u64 f = (__u64)folio, prev;
 
 	c = dd__slot(false);
-	if (!c || !c->h.ts || c->kind == DD_KIND_CLONE)
+	if (!c || !c->h.ts || c->kind == DD_KIND_CLONE ||
+	    (c->flags & DD_F_EXITED))
 		return 0;
 	/* ERR_PTR values sit in the last page of the address space. */
 	if (!folio || f >= (__u64)-4095)
@@ -418,6 +450,172 @@ SEC("kprobe")
 int BPF_KPROBE(kprobe_clone)
 {
 	return dd__enter(&(struct dd_entry){ .kind = DD_KIND_CLONE });
+}
+
+/*
+ * ---- the compare's inline sites: one entry program at each site's entry
+ * (the attach cookie is the site's index), one at every exit target, and
+ * the caller's return.
+ */
+
+/* Each site's arguments at its entry, by position (user space, from
+ * DWARF). */
+const volatile struct fs_fetch inline_fetch[FS_INLINE_MAX_SITES]
+					   [FS_INLINE_NARGS] = {};
+
+_Static_assert((FS_INLINE_MAX_SITES & (FS_INLINE_MAX_SITES - 1)) == 0,
+	       "FS_INLINE_MAX_SITES bounds an index by masking");
+
+/* A general-purpose register by DWARF number, 0 for another. */
+static __always_inline __u64 regs__get(struct pt_regs *r, __u32 reg)
+{
+	switch (reg) {
+	case 0:
+		return BPF_CORE_READ(r, ax);
+	case 1:
+		return BPF_CORE_READ(r, dx);
+	case 2:
+		return BPF_CORE_READ(r, cx);
+	case 3:
+		return BPF_CORE_READ(r, bx);
+	case 4:
+		return BPF_CORE_READ(r, si);
+	case 5:
+		return BPF_CORE_READ(r, di);
+	case 6:
+		return BPF_CORE_READ(r, bp);
+	case 7:
+		return BPF_CORE_READ(r, sp);
+	case 8:
+		return BPF_CORE_READ(r, r8);
+	case 9:
+		return BPF_CORE_READ(r, r9);
+	case 10:
+		return BPF_CORE_READ(r, r10);
+	case 11:
+		return BPF_CORE_READ(r, r11);
+	case 12:
+		return BPF_CORE_READ(r, r12);
+	case 13:
+		return BPF_CORE_READ(r, r13);
+	case 14:
+		return BPF_CORE_READ(r, r14);
+	case 15:
+		return BPF_CORE_READ(r, r15);
+	}
+	return 0;
+}
+
+/* Argument a at site's entry into *v; false when it has no location or
+ * its memory cannot be read. */
+static __always_inline bool inline__arg(struct pt_regs *r, __u32 site, int a,
+					__u64 *v)
+{
+	const volatile struct fs_fetch *f;
+	__u64 addr;
+	__u32 v32 = 0;
+	__u16 v16 = 0;
+	__u8 v8 = 0;
+
+	*v = 0;
+	if (site >= FS_INLINE_MAX_SITES || a < 0 || a >= FS_INLINE_NARGS)
+		return false;
+	/* The compiler may test a copy of site and index with the other:
+	 * the mask, which it cannot drop past the opaque barrier, bounds the
+	 * index itself (FS_INLINE_MAX_SITES is a power of two). */
+	fs_opaque(site);
+	site &= FS_INLINE_MAX_SITES - 1;
+	f = &inline_fetch[site][a];
+	switch (f->kind) {
+	case FS_FETCH_REG:
+		*v = regs__get(r, f->reg);
+		return true;
+	case FS_FETCH_VALUE:
+		*v = regs__get(r, f->reg) + f->off;
+		return true;
+	case FS_FETCH_CONST:
+		*v = f->off;
+		return true;
+	case FS_FETCH_MEM:
+		addr = regs__get(r, f->reg) + f->off;
+		if (f->size == 8)
+			return !bpf_probe_read_kernel(v, 8, (void *)addr);
+		if (f->size == 4) {
+			if (bpf_probe_read_kernel(&v32, 4, (void *)addr))
+				return false;
+			*v = v32;
+			return true;
+		}
+		if (f->size == 2) {
+			if (bpf_probe_read_kernel(&v16, 2, (void *)addr))
+				return false;
+			*v = v16;
+			return true;
+		}
+		if (f->size == 1) {
+			if (bpf_probe_read_kernel(&v8, 1, (void *)addr))
+				return false;
+			*v = v8;
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+SEC("kprobe")
+int kprobe_inline_entry(struct pt_regs *ctx)
+{
+	__u32 site = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 src, srcoff, dstoff, len, same;
+
+	inline__arg(ctx, site, 0, &src);
+	inline__arg(ctx, site, 1, &srcoff);
+	inline__arg(ctx, site, 3, &dstoff);
+	inline__arg(ctx, site, 4, &len);
+	inline__arg(ctx, site, 5, &same);
+	return dd__enter(&(struct dd_entry){
+		.kind = DD_KIND_INLINE,
+		.obj = (const void *)src,
+		.is_inode = cmp_src_is_inode,
+		.srcoff = srcoff,
+		.dstoff = dstoff,
+		.len = len,
+		.at_exit.fn.same_ptr = same,
+	});
+}
+
+/*
+ * An exit target. Other paths of the caller run through it too: only a
+ * call of this thread that entered the site and has not left it yet is
+ * timed here.
+ */
+SEC("kprobe")
+int kprobe_inline_exit(struct pt_regs *ctx)
+{
+	struct fs_stats *st;
+	struct dd_call *c;
+	bool same = false;
+
+	c = dd__slot(false);
+	if (!c || !c->h.ts || c->kind != DD_KIND_INLINE ||
+	    (c->flags & DD_F_EXITED))
+		return 0;
+	st = stats__get();
+	if (st)
+		hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
+	c->flags |= DD_F_EXITED;
+	if (c->at_exit.fn.same_ptr &&
+	    !bpf_probe_read_kernel(&same, sizeof(same),
+				   (void *)c->at_exit.fn.same_ptr))
+		c->flags |= DD_F_SAME_KNOWN | (same ? DD_F_SAME : 0);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_inline_caller, long ret)
+{
+	return dd__exit(ret);
 }
 
 /* ---- folios read by the compare */

@@ -112,6 +112,32 @@ enum fs_shmem_counter {
 #define FS_SYSRAW_DD_EXIT 3
 #define FS_SYSRAW_SLOTS 4
 
+/*
+ * Inline sites: where each argument of an inlined function is at a site's
+ * entry, as user space found it in the DWARF and the entry probe fetches
+ * it. Registers are DWARF's x86-64 numbers (0 rax, 1 rdx, 2 rcx, 3 rbx,
+ * 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15).
+ */
+#define FS_INLINE_MAX_SITES 4
+#define FS_INLINE_NARGS 6 /* arguments fetched, by position */
+#define FS_INLINE_NREGS 16
+
+enum fs_fetch_kind {
+	FS_FETCH_NONE,	/* no location at the entry: not measured */
+	FS_FETCH_REG,	/* the register's value */
+	FS_FETCH_MEM,	/* size bytes of memory at register + off */
+	FS_FETCH_VALUE, /* register + off (an address in the frame) */
+	FS_FETCH_CONST, /* off itself */
+};
+
+struct fs_fetch {
+	__u32 kind; /* enum fs_fetch_kind */
+	__u32 reg;  /* < FS_INLINE_NREGS */
+	__s64 off;
+	__u32 size; /* FS_FETCH_MEM: 1, 2, 4 or 8 */
+	__u32 pad;
+};
+
 /* Filters: at most this many -p PIDs. */
 #define FS_MAX_PIDS 8
 

@@ -16,6 +16,7 @@
 #include "doctor_inline.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
+#include "session/session.h"
 #include "util/err.h"
 #include "util/jsonb.h"
 
@@ -253,6 +254,7 @@ int cmd_doctor(int argc, char **argv)
 	struct plan plans[FS_TGT_NR];
 	struct doctor_inline di[FS_TGT_NR];
 	struct dwarf_kernel k;
+	struct plan_inline inl;
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 	int err = 0;
@@ -261,6 +263,13 @@ int cmd_doctor(int argc, char **argv)
 	o.btf_path = a.btf;
 	if (kfacts__load(&f, a.btf))
 		return 1;
+	if (session__inline("doctor", a.debuginfo, f.release,
+			    "vfs_dedupe_file_range_compare", &inl)) {
+		kfacts__free(&f);
+		return 1;
+	}
+	f.inl = &inl;
+	o.debuginfo = a.debuginfo;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		plan__build(&f, t, a.mode, &plans[t]);
 		if (tried)

@@ -461,6 +461,7 @@ int cmd_run(int argc, char **argv)
 	/* Only this process runs the workload: keep its events only. */
 	po.filter_tgid = (__u32)getpid();
 	po.btf_path = a.c.btf;
+	po.debuginfo = a.c.debuginfo;
 	progress__step("run", "attaching");
 	err = session__start(&s, a.c.mode, &po);
 	if (err)
@@ -475,14 +476,16 @@ int cmd_run(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	progress__done();
-	/* What the plan's level sees: the syscall level and
-	 * vfs_dedupe_file_range_one count dedupe destinations and bytes
-	 * differently from the remap prep. */
+	/* What the plan's level sees: the syscall level,
+	 * vfs_dedupe_file_range_one and the compare's inline sites count
+	 * dedupe destinations and bytes differently from the remap prep. */
 	step = &s.plan[t].step[s.plan[t].chosen];
 	if (step->mech == MECH_SYSCALL)
 		level = WL_LEVEL_SYSCALL;
 	else if (step->handler == PLAN_H_DD_ONE)
 		level = WL_LEVEL_DEDUPE_ONE;
+	else if (step->handler == PLAN_H_DD_INLINE)
+		level = WL_LEVEL_DEDUPE_CMP;
 	workload__totals(w, level, &want);
 	model__kv_u64(&r, "calls", want.calls);
 	model__kv_u64(&r, "bytes", want.bytes);

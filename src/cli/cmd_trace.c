@@ -567,6 +567,7 @@ int cmd_trace(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	a.p.btf_path = a.c.btf;
+	a.p.debuginfo = a.c.debuginfo;
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;

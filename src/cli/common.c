@@ -14,7 +14,7 @@
 
 struct common_opts *common_opts_target;
 
-enum { OPT_FORMAT = 0x100, OPT_BTF };
+enum { OPT_FORMAT = 0x100, OPT_BTF, OPT_DEBUGINFO };
 
 static const struct argp_option options[] = {
 	{ "target", 't', "TARGET", 0, "dedupe, shmem or all", 0 },
@@ -32,6 +32,10 @@ static const struct argp_option options[] = {
 	{ "btf", OPT_BTF, "FILE", 0,
 	  "this kernel's BTF (raw, or an ELF with .BTF) for planning and "
 	  "CO-RE, when /sys/kernel/btf/vmlinux is missing",
+	  0 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "this kernel's vmlinux with DWARF, for probes at the inline sites "
+	  "of an inlined target (default: the distribution paths)",
 	  0 },
 	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
 	{},
@@ -136,6 +140,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_BTF:
 		cli__check_btf(st, arg);
 		c->btf = arg;
+		break;
+	case OPT_DEBUGINFO:
+		c->debuginfo = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

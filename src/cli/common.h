@@ -20,6 +20,7 @@ struct common_opts {
 	enum report_format format; /* for -o, or stdout instead of text */
 	double duration;	   /* -d SECONDS, 0 = none */
 	const char *btf;	   /* --btf FILE, NULL = the kernel's */
+	const char *debuginfo;	   /* --debuginfo FILE, NULL = looked for */
 };
 
 extern const struct argp common_argp;

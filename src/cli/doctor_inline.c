@@ -31,6 +31,14 @@ static const char *source_name(const struct dwarf_kernel *k)
 	return k->given ? "--debuginfo" : "distribution path";
 }
 
+/* A value that is an address in the frame, which the site may store
+ * through (dwarf_param.store). */
+static bool frame_pointer(const struct dwarf_loc *l)
+{
+	return l->kind == DWARF_LOC_VALUE ||
+	       (l->kind == DWARF_LOC_FBVALUE && l->cfa_known);
+}
+
 void doctor_inline__text(struct dwarf_kernel *k, const struct doctor_inline *di)
 {
 	char a[192], b[192], loc[512];
@@ -74,9 +82,17 @@ void doctor_inline__text(struct dwarf_kernel *k, const struct doctor_inline *di)
 		if (s->exits_why[0])
 			printf("    exits:  unknown (%s)\n", s->exits_why);
 		for (int p = 0; p < s->nparams; p++) {
-			dwarf_loc__describe(&s->params[p].loc, loc,
-					    sizeof(loc));
-			printf("    arg %-8s %s\n", s->params[p].name, loc);
+			const struct dwarf_param *pa = &s->params[p];
+
+			dwarf_loc__describe(&pa->loc, loc, sizeof(loc));
+			printf("    arg %-8s %s", pa->name, loc);
+			if (frame_pointer(&pa->loc) && pa->store) {
+				dwarf__addr_name(k->d, pa->store, a, sizeof(a));
+				printf(", stored through at %s", a);
+			} else if (frame_pointer(&pa->loc)) {
+				printf(", never stored through by the site");
+			}
+			printf("\n");
 		}
 	}
 }
@@ -155,6 +171,9 @@ static void params_json(struct jsonb *b, struct json_object *arr,
 		dwarf_loc__describe(l, loc, sizeof(loc));
 		jsonb__put_str_or_null(b, jp, "location", avail ? loc : NULL);
 		jsonb__put_str_or_null(b, jp, "reason", avail ? NULL : l->why);
+		if (frame_pointer(l))
+			jsonb__put(b, jp, "stored_through",
+				   json_object_new_boolean(s->params[p].store));
 	}
 }
 

@@ -47,6 +47,11 @@ struct dwarf_loc {
 struct dwarf_param {
 	char name[64];
 	struct dwarf_loc loc;
+	/* For a value that is an address in the frame (DWARF_LOC_VALUE,
+	 * DWARF_LOC_FBVALUE with the CFA known): the first instruction of
+	 * the site that stores there, 0 when none does (the compiler kept
+	 * what the function writes through it in registers). */
+	uint64_t store;
 };
 
 struct dwarf_range {

@@ -66,11 +66,66 @@ static int add_exit(struct dwarf_site *s, enum dwarf_exit_kind kind,
 	return 0;
 }
 
+/* The capstone register of a DWARF x86-64 register number. */
+static x86_reg cs_reg(int reg)
+{
+	static const x86_reg regs[] = {
+		X86_REG_RAX, X86_REG_RDX, X86_REG_RCX, X86_REG_RBX,
+		X86_REG_RSI, X86_REG_RDI, X86_REG_RBP, X86_REG_RSP,
+		X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+		X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
+
+	return reg >= 0 && reg < 16 ? regs[reg] : X86_REG_INVALID;
+}
+
+/* Where a parameter whose value is an address in the frame points, as
+ * register + offset at the entry; false for another parameter. */
+static bool frame_addr(const struct dwarf_loc *l, x86_reg *reg, int64_t *off)
+{
+	if (l->kind == DWARF_LOC_VALUE) {
+		*reg = cs_reg(l->reg);
+		*off = l->offset;
+	} else if (l->kind == DWARF_LOC_FBVALUE && l->cfa_known) {
+		*reg = cs_reg(l->cfa_reg);
+		*off = l->cfa_offset + l->offset;
+	} else {
+		return false;
+	}
+	return *reg != X86_REG_INVALID;
+}
+
+/* Notes in each such parameter the first instruction storing where it
+ * points (same base register and displacement, no index). */
+static void note_stores(struct dwarf_site *s, const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	for (int i = 0; i < s->nparams; i++) {
+		struct dwarf_param *p = &s->params[i];
+		x86_reg reg;
+		int64_t off;
+
+		if (p->store || !frame_addr(&p->loc, &reg, &off))
+			continue;
+		for (int o = 0; o < x->op_count; o++) {
+			const cs_x86_op *op = &x->operands[o];
+
+			if (op->type == X86_OP_MEM &&
+			    (op->access & CS_AC_WRITE) && op->mem.base == reg &&
+			    op->mem.index == X86_REG_INVALID &&
+			    op->mem.disp == off)
+				p->store = insn->address;
+		}
+	}
+}
+
 /* One instruction: an exit or not. */
 static int classify(csh cs, struct dwarf_site *s, const cs_insn *insn)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
+	note_stores(s, insn);
 	if (cs_insn_group(cs, insn, CS_GRP_RET) ||
 	    cs_insn_group(cs, insn, CS_GRP_IRET))
 		return add_exit(s, DWARF_EXIT_RETURN, insn, 0);

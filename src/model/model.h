@@ -57,6 +57,10 @@ struct fs_attach_info {
 	char mechanism[16]; /* "fentry", "kprobe", "none" */
 	bool inlined;	    /* function has no symbol of its own */
 	char reason[1024];  /* why this step was chosen */
+	/* kprobe-inline: the sites probed and the DWARF they came from
+	 * (0 and "" for other mechanisms). */
+	int inline_sites;
+	char dwarf[400];
 };
 
 struct fs_target_report {

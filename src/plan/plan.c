@@ -33,7 +33,8 @@ static const struct caller dedupe_callers[] = {
 	  "itself" },
 };
 
-static const char *const mech_names[] = { "fentry", "kprobe", "syscall" };
+static const char *const mech_names[] = { "fentry", "kprobe", "syscall",
+					  "kprobe-inline" };
 static const char *const mode_names[] = { "auto", "fentry", "kprobe",
 					  "syscall" };
 
@@ -96,6 +97,7 @@ static const struct expect expects[] = {
 	[PLAN_H_SH_SYSCALL] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_DD_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_SH_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	[PLAN_H_DD_INLINE] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 };
 
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n)
@@ -166,6 +168,45 @@ static bool excluded(const struct kfacts *f, const char *name)
 	return false;
 }
 
+/*
+ * The inline step: DWARF sites to probe, kprobes, and callers kprobes may
+ * stop in. Its symbol names the first site's entry.
+ */
+static void inline__check(const struct kfacts *f, struct plan_step *s)
+{
+	const struct plan_inline *in = f->inl;
+
+	if (in && in->nsites)
+		snprintf(s->symbol, sizeof(s->symbol), "%s+0x%llx",
+			 in->site[0].symbol, in->site[0].entry_off);
+	if (excluded(f, "kprobe-inline")) {
+		snprintf(s->why, sizeof(s->why),
+			 "'kprobe-inline' excluded by FOLIOSCOPE_EXCLUDE");
+		return;
+	}
+	if (!in->nsites) {
+		snprintf(s->why, sizeof(s->why), "%s", in->why);
+		return;
+	}
+	if (f->kprobes == 0) {
+		snprintf(s->why, sizeof(s->why), "%s", f->kprobes_why);
+		return;
+	}
+	for (int i = 0; i < in->nsites; i++) {
+		if (f->kprobe_blacklisted(f, in->site[i].symbol)) {
+			snprintf(s->why, sizeof(s->why),
+				 "'%s' is in the kprobe blacklist",
+				 in->site[i].symbol);
+			return;
+		}
+	}
+	snprintf(s->why, sizeof(s->why),
+		 "%d inline site%s from DWARF (%s): kprobes at the entry and "
+		 "the exits",
+		 in->nsites, in->nsites == 1 ? "" : "s", in->source);
+	s->available = true;
+}
+
 /* Static checks of one step; fills available/why. */
 static void step__check(const struct kfacts *f, struct plan_step *s)
 {
@@ -173,6 +214,10 @@ static void step__check(const struct kfacts *f, struct plan_step *s)
 	int err;
 
 	s->available = false;
+	if (s->role == ROLE_INLINE) {
+		inline__check(f, s);
+		return;
+	}
 	if (s->role == ROLE_SYSCALL) {
 		/* Raw tracepoints need neither symbols nor kprobes, but the
 		 * programs' CO-RE reads need some BTF of this kernel; whether
@@ -275,7 +320,7 @@ static void plan__add(const struct kfacts *f, struct plan *p, enum plan_mode m,
 	if (p->nsteps >= PLAN_MAX_STEPS)
 		return;
 	if ((m == PLAN_FENTRY && mech != MECH_FENTRY) ||
-	    (m == PLAN_KPROBE && mech != MECH_KPROBE) ||
+	    (m == PLAN_KPROBE && mech != MECH_KPROBE && mech != MECH_INLINE) ||
 	    (m == PLAN_SYSCALL && mech != MECH_SYSCALL))
 		return;
 	s = &p->step[p->nsteps++];
@@ -285,7 +330,7 @@ static void plan__add(const struct kfacts *f, struct plan *p, enum plan_mode m,
 	s->handler = handler;
 	snprintf(s->symbol, sizeof(s->symbol), "%s", sym);
 	step__check(f, s);
-	if (s->available && note)
+	if (s->available && note && role != ROLE_INLINE)
 		snprintf(s->why, sizeof(s->why), "%s", note);
 }
 
@@ -328,6 +373,11 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 	p->inlined = !f->has_symbol(f, p->function);
 	f->find_clone(f, p->function, p->clone, sizeof(p->clone));
 	plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_DD_CMP, NULL);
+	/* Only where someone looked for DWARF (f->inl): its sites measure the
+	 * compare itself, so they come before its callers. */
+	if (f->inl)
+		plan__add(f, p, m, MECH_INLINE, ROLE_INLINE, p->function,
+			  PLAN_H_DD_INLINE, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(dedupe_callers); i++)
 		plan__both(f, p, m, ROLE_CALLER, dedupe_callers[i].name,
 			   dedupe_callers[i].handler, dedupe_callers[i].note);
@@ -375,6 +425,9 @@ void plan__reason(const struct plan *p, char *out, size_t n)
 	else if (s->role == ROLE_FUNC)
 		len = snprintf(out, n, "%s on %s itself",
 			       plan__mech_name(s->mech), s->symbol);
+	else if (s->role == ROLE_INLINE)
+		len = snprintf(out, n, "%s on %s's inline sites: %s",
+			       plan__mech_name(s->mech), p->function, s->why);
 	else
 		len = snprintf(out, n, "%s%s; %s on %s: %s", p->function,
 			       p->inlined ? " is inlined (no symbol)"

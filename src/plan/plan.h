@@ -12,6 +12,31 @@
 
 #define FN_MAX_ARGS 12
 
+#define PLAN_INLINE_EXITS 16
+
+/* One inline site as the probes need it: offsets inside symbol. */
+struct plan_inline_site {
+	char symbol[128]; /* the ELF symbol (caller) holding the site */
+	unsigned long long entry_off;
+	int nexits; /* distinct exit targets */
+	unsigned long long exit_off[PLAN_INLINE_EXITS];
+};
+
+/*
+ * The inline sites of a function from the kernel's DWARF, with the
+ * per-site fetch plan of its arguments (plan__inline_build).
+ */
+struct plan_inline {
+	char source[400]; /* "PATH (--debuginfo)", "" without DWARF */
+	char why[400];	  /* why there are no usable sites, or "" */
+	int nsites;
+	struct plan_inline_site site[FS_INLINE_MAX_SITES];
+	struct fs_fetch fetch[FS_INLINE_MAX_SITES][FS_INLINE_NARGS];
+	/* Why argument i has no location at some site ("" = it has one at
+	 * every site). */
+	char arg_why[FS_INLINE_NARGS][200];
+};
+
 /* A BTF prototype reduced to what the handlers depend on. */
 struct fn_proto {
 	int nargs;
@@ -48,6 +73,8 @@ struct kfacts {
 			 struct fn_proto *p);
 	/* Listed in the kprobe blacklist. */
 	bool (*kprobe_blacklisted)(const struct kfacts *f, const char *name);
+	/* Inline sites of the dedupe compare; NULL when nobody looked. */
+	const struct plan_inline *inl;
 	void *priv;
 };
 
@@ -55,8 +82,10 @@ enum plan_mode { PLAN_AUTO, PLAN_FENTRY, PLAN_KPROBE, PLAN_SYSCALL };
 /* MECH_SYSCALL: the syscall level, the fallback when neither fentry nor
  * kprobes attach (e.g. a locked-down kernel): the per-syscall tracepoints
  * of the traced syscalls where the kernel has them, else the raw
- * tracepoints at every syscall's entry and exit. */
-enum plan_mech { MECH_FENTRY, MECH_KPROBE, MECH_SYSCALL };
+ * tracepoints at every syscall's entry and exit. MECH_INLINE
+ * ("kprobe-inline"): kprobes at the inline sites' entries and exits,
+ * found in the kernel's DWARF. */
+enum plan_mech { MECH_FENTRY, MECH_KPROBE, MECH_SYSCALL, MECH_INLINE };
 
 /* Which BPF handler flavour a step uses. */
 enum plan_role {
@@ -64,6 +93,7 @@ enum plan_role {
 	ROLE_CALLER,  /* a caller carrying the same arguments */
 	ROLE_CLONE,   /* renamed clone: timing only */
 	ROLE_SYSCALL, /* syscall level: what the syscall boundary shows */
+	ROLE_INLINE,  /* the inlined function's sites in its callers */
 };
 
 struct plan_step {
@@ -94,6 +124,7 @@ enum {
 	PLAN_H_DD_FOLIO,   /* sub-probe: folios read by the compare */
 	PLAN_H_DD_SYSTP,   /* FIDEDUPERANGE ioctls, per-syscall tracepoints */
 	PLAN_H_SH_SYSTP,   /* tmpfs reads, per-syscall tracepoints */
+	PLAN_H_DD_INLINE,  /* the compare's inline sites */
 };
 
 /* The step symbol of the per-syscall tracepoints (their tracefs group):
@@ -130,6 +161,20 @@ bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n);
 /* Index of the folio/page out-pointer of a shmem lookup function (2 or
  * 3), or -1. */
 int plan__lookup_arg(const struct fn_proto *p);
+/*
+ * The probes' view of a function's inline sites (dwarf/dwarf.h's, given
+ * as sites, n): entry and exit-target offsets in the symbol holding each
+ * site, and each argument's fetch at the entry. arg_size[i] is argument
+ * i's size in bytes. out_arg (-1: none) is an argument the function
+ * writes its result through, read at the exit: it is fetched only where
+ * the site's code stores there. A site that cannot be probed (an exit with no
+ * target in its symbol, more exits or sites than the probes take) makes
+ * out->why say so and out->nsites 0.
+ */
+struct dwarf_site;
+void plan__inline_build(const struct dwarf_site *sites, int n,
+			const int arg_size[FS_INLINE_NARGS], int out_arg,
+			struct plan_inline *out);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);
 

@@ -13,8 +13,10 @@
 #include "target.h"
 #include "util/err.h"
 
-/* A step's programs plus its sub-probe's. */
-#define PROBE_MAX_LINKS (2 * PROBE_SET_MAX)
+/* A step's programs plus its sub-probe's; an inline step has one entry,
+ * its exit targets and the caller's return per site. */
+#define PROBE_MAX_LINKS                                                        \
+	(2 * PROBE_SET_MAX + FS_INLINE_MAX_SITES * (PLAN_INLINE_EXITS + 2))
 
 struct probe {
 	const struct probe_target *tg;
@@ -38,6 +40,7 @@ struct probe {
 	char kev_why[200];
 	int raw_slot; /* slots filled in the shared raw pair, if raw_added */
 	bool raw_added;
+	char inline_why[256]; /* the inline probe the kernel refused */
 };
 
 enum probe_inflight probe__inflight_mode(void)
@@ -202,11 +205,67 @@ static int prog__attach(struct probe *pr, const struct probe_prog *pp,
 	return 0;
 }
 
+/* A kprobe at sym+off whose program reads cookie with
+ * bpf_get_attach_cookie. */
+static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
+			   unsigned long long off, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .offset = off, .bpf_cookie = cookie);
+	struct bpf_program *prog =
+		bpf_object__find_program_by_name(pr->obj, name);
+	struct bpf_link *l;
+
+	if (pr->nlinks >= PROBE_MAX_LINKS)
+		return -E2BIG;
+	l = bpf_program__attach_kprobe_opts(prog, sym, &ko);
+	if (!l) {
+		int err = -errno;
+
+		snprintf(pr->inline_why, sizeof(pr->inline_why),
+			 "the kernel refused a kprobe at %s+0x%llx: %s", sym,
+			 off, strerror(-err));
+		return err;
+	}
+	pr->link[pr->nlinks++] = l;
+	return 0;
+}
+
+/*
+ * An inline step: its entry program at every site's entry (the cookie is
+ * the site's index into the fetch plan), its exit program at every exit
+ * target, its return program on each caller once.
+ */
+static int inline__attach(struct probe *pr, const struct probe_set *ps)
+{
+	const struct plan_inline *in = pr->cfg.inl;
+	int err = 0;
+
+	for (int i = 0; i < in->nsites && !err; i++) {
+		const struct plan_inline_site *st = &in->site[i];
+		bool seen = false;
+
+		err = prog__attach_at(pr, ps->prog[0].name, st->symbol,
+				      st->entry_off, i);
+		for (int e = 0; e < st->nexits && !err; e++)
+			err = prog__attach_at(pr, ps->prog[1].name, st->symbol,
+					      st->exit_off[e], 0);
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(in->site[j].symbol, st->symbol);
+		if (!err && !seen)
+			err = prog__attach(pr, &ps->prog[2], MECH_KPROBE,
+					   st->symbol);
+	}
+	return err;
+}
+
 /* Attach the programs of set ps (NULL: none) to sym. */
 static int set__attach(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
 {
 	int err = 0;
+
+	if (ps && ps->mech == MECH_INLINE)
+		return inline__attach(pr, ps);
 
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
 	     i++)
@@ -302,8 +361,11 @@ fail:
 				   "function (more than 6 arguments on this "
 				   "kernel?)"
 				 : "");
+	else if (pr->inline_why[0] && !strcmp(what, "attach"))
+		snprintf(msg, n, "%s failed: %s", what, pr->inline_why);
 	else
 		snprintf(msg, n, "%s failed: %s", what, strerror(-err));
+	pr->inline_why[0] = '\0';
 	*stage = what;
 	probe__close(pr);
 	return err;
@@ -356,9 +418,10 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 {
 	const struct probe_set *ps =
 		probe_target__set(pr->tg, s->handler, s->mech);
-	enum plan_mech order[2] = { s->mech, s->mech == MECH_FENTRY
-						     ? MECH_KPROBE
-						     : MECH_FENTRY };
+	/* An inline step's sub-probe is a kprobe first, like its own. */
+	enum plan_mech first = s->mech == MECH_INLINE ? MECH_KPROBE : s->mech;
+	enum plan_mech order[2] = { first, first == MECH_FENTRY ? MECH_KPROBE
+								: MECH_FENTRY };
 	char subwhy[256] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
@@ -366,6 +429,19 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
+	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl : NULL;
+	/* File filters at an inline site need the file, which may have no
+	 * location there: then the step would count nothing. */
+	if (pr->cfg.inl && (o->dev || o->magic) &&
+	    pr->tg->inline_file_arg >= 0 &&
+	    pr->cfg.inl->arg_why[pr->tg->inline_file_arg][0]) {
+		s->tried = true;
+		s->err = -EINVAL;
+		snprintf(s->err_msg, sizeof(s->err_msg),
+			 "--dev/--fs need the file: %s",
+			 pr->cfg.inl->arg_why[pr->tg->inline_file_arg]);
+		return s->err;
+	}
 	if (ps && ps->src_may_be_inode) {
 		struct fn_proto proto;
 
@@ -472,6 +548,14 @@ static void probe__mark_unmeasured(const struct probe *pr,
 		for (int i = 0; i < tg->nsub_hists; i++)
 			model__not_measured(r, t, tg->sub_hist[i], why);
 		return;
+	}
+	if (s->role == ROLE_INLINE) {
+		for (int a = 0; a < FS_INLINE_NARGS; a++)
+			if (tg->inline_arg_hist[a] >= 0 &&
+			    pr->cfg.inl->arg_why[a][0])
+				model__not_measured(r, t,
+						    tg->inline_arg_hist[a],
+						    pr->cfg.inl->arg_why[a]);
 	}
 	if (s->role == ROLE_CLONE) {
 		snprintf(why, sizeof(why),
@@ -594,6 +678,33 @@ cleanup:
 	return err;
 }
 
+/* What an inline step measures and where the verdict comes from. */
+static void inline__describe(const struct probe *pr, char *out, size_t n)
+{
+	const struct plan_inline *in = pr->cfg.inl;
+	int v = pr->tg->inline_verdict_arg;
+	size_t len = strlen(out);
+
+	if (len >= n)
+		return;
+	/* libbpf's kprobes at symbol+offset are perf kprobes, which have
+	 * no tracefs profile to read their misses from. */
+	len += snprintf(out + len, n - len,
+			"; latency: the inlined code itself, entry to exit; "
+			"missed runs of the site's kprobes are not counted");
+	if (len >= n || v < 0)
+		return;
+	if (!in->arg_why[v][0])
+		snprintf(out + len, n - len,
+			 "; SAME/DIFFERS read at the exit, errors from the "
+			 "caller's return");
+	else
+		snprintf(out + len, n - len,
+			 "; SAME/DIFFERS and errors from the caller's return "
+			 "(%s)",
+			 in->arg_why[v]);
+}
+
 void probe__describe(const struct probe *pr, const struct plan *p,
 		     struct fs_report *r)
 {
@@ -607,6 +718,12 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 		 plan__mech_name(s->mech));
 	ai->inlined = p->inlined;
 	plan__reason(p, ai->reason, sizeof(ai->reason));
+	if (s->role == ROLE_INLINE) {
+		inline__describe(pr, ai->reason, sizeof(ai->reason));
+		ai->inline_sites = pr->cfg.inl->nsites;
+		snprintf(ai->dwarf, sizeof(ai->dwarf), "%s",
+			 pr->cfg.inl->source);
+	}
 	if (pr->sub_note[0])
 		snprintf(ai->reason + strlen(ai->reason),
 			 sizeof(ai->reason) - strlen(ai->reason), "%s",

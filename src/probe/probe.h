@@ -28,6 +28,8 @@ struct probe_opts {
 	bool load_only; /* load through the verifier, attach nothing */
 	const char
 		*btf_path; /* --btf: CO-RE against this BTF, NULL = kernel's */
+	/* --debuginfo: the kernel's DWARF, NULL = distribution paths */
+	const char *debuginfo;
 };
 
 /*

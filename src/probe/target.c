@@ -40,6 +40,9 @@ static void dd__configure(void *skel, const struct probe_opts *o,
 
 	rodata__set(s->rodata, o, c);
 	s->rodata->cmp_src_is_inode = c->cmp_src_is_inode;
+	if (c->inl)
+		memcpy((void *)s->rodata->inline_fetch, c->inl->fetch,
+		       sizeof(s->rodata->inline_fetch));
 }
 
 static int dd__load(void *skel)
@@ -135,6 +138,11 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			{ PLAN_H_DD_SYSCALL, MECH_SYSCALL, false, false,
 			  PAIR("sys_enter_dd", "sys_exit_dd"),
 			  .raw_shared = true, .raw_slot = FS_SYSRAW_DD_ENTER },
+			/* Entries, exit targets, the caller's return. */
+			{ PLAN_H_DD_INLINE, MECH_INLINE, true, false,
+			  { { "kprobe_inline_entry", false },
+			    { "kprobe_inline_exit", false },
+			    { "kretprobe_inline_caller", true } } },
 		},
 		.sub = {
 			[MECH_FENTRY] = { PLAN_H_DD_FOLIO, MECH_FENTRY, false,
@@ -152,6 +160,12 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.lean_hist = { FS_DD_FOLIO_SIZE },
 		.latency_hist = FS_DD_LATENCY,
 		.missed_counter = FS_DD_MISSED,
+		/* (src, srcoff, dest, dstoff, len, is_same) */
+		.inline_arg_size = { 8, 8, 8, 8, 8, 8 },
+		.inline_arg_hist = { -1, FS_DD_SRC_ALIGN, -1, FS_DD_DST_ALIGN,
+				     FS_DD_BYTES, -1 },
+		.inline_verdict_arg = 5,
+		.inline_file_arg = 0,
 	},
 	[FS_TGT_SHMEM] = {
 		.object = "shmem",
@@ -215,6 +229,9 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			       FS_SH_COPY_BYTES },
 		.latency_hist = FS_SH_LATENCY,
 		.missed_counter = FS_SH_MISSED,
+		.inline_arg_hist = { -1, -1, -1, -1, -1, -1 },
+		.inline_verdict_arg = -1,
+		.inline_file_arg = -1,
 	},
 };
 

@@ -48,6 +48,7 @@ struct probe_load_cfg {
 	bool inflight_hash;    /* in-flight calls in the hash map */
 	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
 	int sub_arg; /* shmem lookup: index of the folio out-pointer */
+	const struct plan_inline *inl; /* inline step: sites and fetches */
 };
 
 #define PROBE_TARGET_SETS 10
@@ -83,6 +84,15 @@ struct probe_target {
 	/* The one histogram a renamed clone (timing only) measures. */
 	int latency_hist;
 	int missed_counter; /* filled from the kernel's counts of misses */
+	/*
+	 * Inline step: each argument's size (for a fetch from memory), the
+	 * histogram that needs it (-1: none), and the argument whose value
+	 * at the exit is the verdict (-1: none).
+	 */
+	int inline_arg_size[FS_INLINE_NARGS];
+	int inline_arg_hist[FS_INLINE_NARGS];
+	int inline_verdict_arg;
+	int inline_file_arg; /* the file the file filters look at, or -1 */
 };
 
 /* The table of target t. */

@@ -102,6 +102,11 @@ static void target_to_json(struct jsonb *b, struct json_object *targets,
 		jsonb__put(b, o, "inlined",
 			   json_object_new_boolean(a->inlined));
 		jsonb__put(b, o, "reason", JSONB_STR(a->reason));
+		if (a->inline_sites) {
+			jsonb__put(b, o, "inline_sites",
+				   json_object_new_int(a->inline_sites));
+			jsonb__put(b, o, "dwarf", JSONB_STR(a->dwarf));
+		}
 	}
 	/* calls/errors also at the top for quick jq queries. */
 	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
@@ -598,6 +603,18 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	err = err ?: GET_STR(rd, v, w, "mechanism", a->mechanism);
 	err = err ?: get_bool(rd, v, w, "inlined", &a->inlined);
 	err = err ?: GET_STR(rd, v, w, "reason", a->reason);
+	/* Only a kprobe-inline attach has its sites and DWARF. */
+	a->inline_sites = 0;
+	a->dwarf[0] = '\0';
+	if (!err && json_object_object_get_ex(v, "inline_sites", NULL)) {
+		u = 0;
+		err = get_u64(rd, v, w, "inline_sites", &u);
+		if (!err && u > FS_INLINE_MAX_SITES)
+			err = bad(rd, "%s.inline_sites: more than %d", w,
+				  FS_INLINE_MAX_SITES);
+		a->inline_sites = (int)u;
+		err = err ?: GET_STR(rd, v, w, "dwarf", a->dwarf);
+	}
 	if (err)
 		return err;
 

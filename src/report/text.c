@@ -232,6 +232,9 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 		fprintf(f, "  symbol:    %s\n", or_dash(a->symbol));
 		fprintf(f, "  mechanism: %s\n", or_dash(a->mechanism));
 		fprintf(f, "  inlined:   %s\n", a->inlined ? "yes" : "no");
+		if (a->inline_sites)
+			fprintf(f, "  inline sites: %d, DWARF: %s\n",
+				a->inline_sites, a->dwarf);
 		fprintf(f, "  reason:    %s\n", or_dash(a->reason));
 	}
 	fprintf(f, "  counters: ");

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "session/session.h"
+#include "dwarf/dwarf.h"
+#include "probe/target.h"
 #include "util/err.h"
 
 int session__parse_targets(const char *s, bool want[FS_TGT_NR])
@@ -32,6 +34,40 @@ int session__check_root(const char *cmd)
 		cmd, 0,
 		"must run as root (loads BPF programs and mounts filesystems)");
 	return -EPERM;
+}
+
+int session__inline(const char *cmd, const char *debuginfo, const char *release,
+		    const char *function, struct plan_inline *out)
+{
+	const struct probe_target *tg = probe_target__get(FS_TGT_DEDUPE);
+	struct dwarf_sites sites = { 0 };
+	struct dwarf_kernel k;
+	char why[DWARF_WHY_MAX];
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	dwarf_kernel__open(&k, debuginfo, release);
+	if (!k.d) {
+		if (debuginfo) {
+			err__print(cmd, 0, "--debuginfo: %s", k.why);
+			return -ENOENT;
+		}
+		snprintf(out->why, sizeof(out->why), "%s", k.why);
+		return 0;
+	}
+	snprintf(out->source, sizeof(out->source), "%s (%s)", dwarf__path(k.d),
+		 debuginfo ? "--debuginfo" : "distribution path");
+	n = dwarf__find_inline(k.d, function, &sites, why, sizeof(why));
+	if (n < 0)
+		snprintf(out->why, sizeof(out->why), "%s: %s", out->source,
+			 why);
+	else
+		plan__inline_build(sites.site, n, tg->inline_arg_size,
+				   tg->inline_verdict_arg, out);
+	if (n >= 0)
+		dwarf_sites__free(&sites);
+	dwarf_kernel__close(&k);
+	return 0;
 }
 
 /* Every step of a failed plan, on one line. */
@@ -72,6 +108,13 @@ int session__start(struct session *s, enum plan_mode m,
 		return -ENOENT;
 	}
 	s->per_proc = o->per_proc;
+	if (s->want[FS_TGT_DEDUPE] && m != PLAN_FENTRY && m != PLAN_SYSCALL) {
+		err = session__inline(NULL, o->debuginfo, s->facts.release,
+				      "vfs_dedupe_file_range_compare", &s->inl);
+		if (err)
+			return err;
+		s->facts.inl = &s->inl;
+	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])
 			continue;

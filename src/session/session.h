@@ -22,6 +22,7 @@ struct session {
 	struct fs_stats *last_slots[FS_TGT_NR];
 	/* The filters as the user gave them, copied into every report. */
 	struct fs_filters filters;
+	struct plan_inline inl; /* the dedupe compare's inline sites */
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */
@@ -43,6 +44,14 @@ int session__collect(struct session *s, struct fs_report *r, bool delta);
 int session__collect_both(struct session *s, struct fs_report *delta,
 			  struct fs_report *total);
 void session__stop(struct session *s);
+/*
+ * The inline sites of function in the running kernel's DWARF (release):
+ * from debuginfo (--debuginfo FILE) or, when NULL, the distribution
+ * paths. Without DWARF, out->why says why. -ENOENT with one error line
+ * (cmd's) when debuginfo was given and cannot be used.
+ */
+int session__inline(const char *cmd, const char *debuginfo, const char *release,
+		    const char *function, struct plan_inline *out);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);
 

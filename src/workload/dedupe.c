@@ -815,7 +815,7 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	 * with the byte count the ioctl reports (the request's length for
 	 * DIFFERS). */
 	struct wl_count *sys = &d->tot.sys, *func = &d->tot.func,
-			*one = &d->tot.one;
+			*one = &d->tot.one, *cmp = &d->tot.cmp;
 	bool same = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME;
 	bool differs = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS;
 
@@ -844,6 +844,16 @@ static void count(struct dedupe *d, const struct dd_case *c,
 	}
 	if (same || differs)
 		func->bytes += e->cmp_len;
+	/* The compare itself runs when the prep's checks pass and leave
+	 * something to compare: every SAME or DIFFERS answer with a
+	 * compared length. */
+	if (!g->ioctl_err && e->reaches_prep && e->cmp_len &&
+	    (same || differs)) {
+		cmp->calls++;
+		cmp->bytes += e->cmp_len;
+		cmp->same += same;
+		cmp->differs += differs;
+	}
 	/* vfs_dedupe_file_range_one runs for every destination of an
 	 * ioctl that did not fail as a whole; it returns the compared
 	 * length when SAME (0, counted as neither, when it compared

@@ -91,6 +91,8 @@ void workload__totals(const struct workload *w, enum wl_level level,
 	*out = t->func;
 	if (level == WL_LEVEL_SYSCALL)
 		*out = t->sys;
+	else if (level == WL_LEVEL_DEDUPE_CMP && w->dd)
+		*out = t->cmp;
 	else if (level == WL_LEVEL_DEDUPE_ONE && w->dd)
 		*out = t->one;
 }

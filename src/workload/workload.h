@@ -97,7 +97,14 @@ int workload__run(struct workload *w, struct fs_report *r);
  * syscall boundary sees every destination with the length the ioctl
  * reports (the request's for DIFFERS).
  */
-enum wl_level { WL_LEVEL_FUNC, WL_LEVEL_DEDUPE_ONE, WL_LEVEL_SYSCALL };
+/* WL_LEVEL_DEDUPE_CMP: the compare itself, which only requests that pass
+ * the prep's range checks with something to compare reach. */
+enum wl_level {
+	WL_LEVEL_FUNC,
+	WL_LEVEL_DEDUPE_ONE,
+	WL_LEVEL_SYSCALL,
+	WL_LEVEL_DEDUPE_CMP,
+};
 
 /*
  * What the traced phase caused as a probe at one level counts it: calls,

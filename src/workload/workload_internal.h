@@ -16,7 +16,9 @@ struct shmem;
 
 /* The counts at each level (see workload__totals). */
 struct wl_totals {
-	struct wl_count func, one, sys;
+	/* cmp: the compares that ran (the prep's checks passed and left a
+	 * length to compare): SAME or DIFFERS, never an error. */
+	struct wl_count func, one, sys, cmp;
 };
 
 /* ---- the workloads (dedupe.c, shmem.c), dispatched to by workload.c ---- */

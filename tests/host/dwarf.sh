@@ -23,6 +23,11 @@ expect_error "dwarf: --debuginfo of a non-ELF file" 1 "not an ELF file" \
 	"$FS" doctor --debuginfo "$dw/garbage"
 expect_error "dwarf: --debuginfo of a stripped ELF file" 1 "no DWARF" \
 	"$FS" doctor --debuginfo /bin/true
+# trace and run refuse a --debuginfo they cannot use before tracing.
+expect_error "dwarf: trace --debuginfo of a missing file" 1 "^folioscope: --debuginfo: .*none: No such file" \
+	"$FS" trace -t dedupe -d 1 --debuginfo "$dw/none"
+expect_error "dwarf: run --debuginfo of a stripped ELF file" 1 "^folioscope: --debuginfo: /bin/true: no DWARF" \
+	"$FS" run dedupe --count 1 --debuginfo /bin/true
 
 # Without --debuginfo: where it looked, in one line per inlined target.
 "$FS" doctor >"$dw/plain" 2>&1

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Inline sites (src/dwarf/): tests/fixtures/dwarf/inline.c is built with
- * gcc -O2 -g at test time (spill.c with -O0 for an argument in the frame), and
+ * gcc -O2 -g at test time (spill.c with -O0 for an argument in the frame,
+ * result.c with -O2 for a result stored through a frame address), and
  * every site, range, parameter location and exit src/dwarf/ finds is checked
  * against what binutils' readelf and objdump (and llvm-dwarfdump for range
  * lists) say about the same file.
@@ -23,7 +24,7 @@
 #define FS_SRCDIR "."
 #endif
 
-static char dir[256], lib[300], spill[300];
+static char dir[256], lib[300], spill[300], result[300];
 
 /* ---- readelf --debug-dump=info,loc,Ranges ---- */
 #define MAX_DIES 512
@@ -241,6 +242,13 @@ static int setup(void **state)
 		 "gcc -O0 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
 		 "spill.c",
 		 spill, FS_SRCDIR);
+	if (system(cmd))
+		return -1;
+	snprintf(result, sizeof(result), "%s/libresult.so", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -O2 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
+		 "result.c",
+		 result, FS_SRCDIR);
 	if (system(cmd))
 		return -1;
 	return 0;
@@ -614,6 +622,48 @@ static void test_frame_base(void **state)
 	dwarf__close(d);
 }
 
+/*
+ * An argument whose value is an address in the frame (put's out, the
+ * address of caller_d's r): the site's store through it is found, at an
+ * instruction objdump shows writing that frame slot; an argument in a
+ * register has none.
+ */
+static void test_store_through(void **state)
+{
+	struct dwarf_sites sites;
+	const struct dwarf_site *s;
+	const struct dwarf_param *out;
+	struct dwarf *d;
+	char why[512], line[512], at[32], want[64];
+	bool seen = false;
+	FILE *f;
+
+	assert_int_equal(dwarf__open(result, &d, why, sizeof(why)), 0);
+	assert_int_equal(dwarf__find_inline(d, "put", &sites, why, sizeof(why)),
+			 1);
+	s = &sites.site[0];
+	assert_string_equal(s->caller, "caller_d");
+	assert_int_equal(s->nparams, 2);
+	out = &s->params[1];
+	assert_string_equal(out->name, "out");
+	assert_int_equal(out->loc.kind, DWARF_LOC_FBVALUE);
+	assert_true(out->loc.cfa_known);
+	assert_true(in_ranges(s, out->store));
+	assert_int_equal(s->params[0].store, 0);
+	snprintf(at, sizeof(at), "%" PRIx64 ":", out->store);
+	snprintf(want, sizeof(want), ",0x%" PRIx64 "(%%%s)",
+		 out->loc.cfa_offset + out->loc.offset,
+		 dwarf__reg_name(out->loc.cfa_reg));
+	f = run("objdump -d --no-show-raw-insn %s", result);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line + strspn(line, " "), at, strlen(at)))
+			seen = strstr(line, "mov") && strstr(line, want);
+	assert_int_equal(pclose(f), 0);
+	assert_true(seen);
+	dwarf_sites__free(&sites);
+	dwarf__close(d);
+}
+
 static void test_bad_input(void **state)
 {
 	char why[512], path[300];
@@ -649,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_frame_base),
 		cmocka_unit_test(test_build_id),
+		cmocka_unit_test(test_store_through),
 		cmocka_unit_test(test_bad_input),
 	};
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include "dwarf/dwarf.h"
 #include "plan/plan.h"
 #include "util/util.h"
 
@@ -599,6 +600,246 @@ static void test_parse_mode(void **state)
 	assert_int_equal(plan__parse_mode("uprobe", &m), -EINVAL);
 }
 
+/* ---- inline sites: fake DWARF sites into the probes' plan */
+
+static const int sizes8[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
+
+#define SYM 0xffffffff81398580ULL
+
+static struct dwarf_loc reg_loc(int reg)
+{
+	return (struct dwarf_loc){ .kind = DWARF_LOC_REG, .reg = reg };
+}
+
+static struct dwarf_loc gone(void)
+{
+	struct dwarf_loc l = { .kind = DWARF_LOC_UNAVAILABLE, .reg = -1 };
+
+	strcpy(l.why, "optimised out (no location)");
+	return l;
+}
+
+/* Debian 6.1's site as its DWARF has it: src, dest, is_same optimised
+ * out, branch exits landing on four distinct targets. */
+static void site61(struct dwarf_site *s, struct dwarf_param *pa,
+		   struct dwarf_exit *ex)
+{
+	static const char *const names[] = { "src",    "srcoff", "dest",
+					     "dstoff", "len",	 "is_same" };
+	static const unsigned tgt[] = { 0x2f0, 0x607, 0x2a0, 0x2a0, 0x2af };
+
+	memset(s, 0, sizeof(*s));
+	strcpy(s->caller, "__generic_remap_file_range_prep");
+	strcpy(s->symbol, "__generic_remap_file_range_prep");
+	s->symbol_addr = SYM;
+	s->entry_pc = SYM + 0x3f3;
+	for (int i = 0; i < 6; i++)
+		strcpy(pa[i].name, names[i]);
+	pa[0].loc = gone();
+	pa[1].loc = reg_loc(3);
+	pa[2].loc = gone();
+	pa[3].loc = reg_loc(6);
+	pa[4].loc = reg_loc(8);
+	pa[5].loc = gone();
+	s->params = pa;
+	s->nparams = 6;
+	for (int i = 0; i < 5; i++) {
+		ex[i] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+					     .insn = SYM + 0x325 + i,
+					     .target = SYM + tgt[i] };
+		strcpy(ex[i].mnemonic, "jmp");
+	}
+	s->exits = ex;
+	s->nexits = 5;
+}
+
+static void test_inline_build_61(void **state)
+{
+	struct dwarf_param pa[6];
+	struct dwarf_exit ex[5];
+	struct dwarf_site s;
+	struct plan_inline in;
+
+	site61(&s, pa, ex);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	assert_string_equal(in.why, "");
+	assert_int_equal(in.nsites, 1);
+	assert_string_equal(in.site[0].symbol,
+			    "__generic_remap_file_range_prep");
+	assert_int_equal(in.site[0].entry_off, 0x3f3);
+	/* Exits are probed where they land, each target once. */
+	assert_int_equal(in.site[0].nexits, 4);
+	assert_int_equal(in.site[0].exit_off[0], 0x2f0);
+	assert_int_equal(in.site[0].exit_off[1], 0x607);
+	assert_int_equal(in.site[0].exit_off[2], 0x2a0);
+	assert_int_equal(in.site[0].exit_off[3], 0x2af);
+	assert_int_equal(in.fetch[0][1].kind, FS_FETCH_REG);
+	assert_int_equal(in.fetch[0][1].reg, 3);
+	assert_int_equal(in.fetch[0][3].reg, 6);
+	assert_int_equal(in.fetch[0][4].kind, FS_FETCH_REG);
+	assert_int_equal(in.fetch[0][4].reg, 8);
+	assert_int_equal(in.fetch[0][5].kind, FS_FETCH_NONE);
+	assert_string_equal(in.arg_why[1], "");
+	assert_string_equal(in.arg_why[4], "");
+	assert_string_equal(in.arg_why[5],
+			    "'is_same' at the inline entry: optimised out (no "
+			    "location)");
+	assert_non_null(strstr(in.arg_why[0], "'src'"));
+}
+
+/* 6.12's is_same: the value frame base-72, the frame base the CFA at
+ * rsp+152: the address rsp+80. A memory argument in the frame, and one
+ * whose frame base the CFI does not give. */
+static void test_inline_build_frame(void **state)
+{
+	struct dwarf_param pa[6];
+	struct dwarf_exit ex[5];
+	struct dwarf_site s;
+	struct plan_inline in;
+
+	site61(&s, pa, ex);
+	pa[5].loc = (struct dwarf_loc){ .kind = DWARF_LOC_FBVALUE,
+					.reg = -1,
+					.offset = -72,
+					.cfa_known = true,
+					.cfa_reg = 7,
+					.cfa_offset = 152 };
+	pa[0].loc = (struct dwarf_loc){ .kind = DWARF_LOC_MEM,
+					.reg = 6,
+					.offset = 16 };
+	pa[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_FBREG,
+					.reg = -1,
+					.offset = -8 };
+	/* 6.12's inlined code keeps the verdict in registers: no store to
+	 * rsp+80 in the site, so the exit has nothing to read. */
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 1);
+	assert_int_equal(in.fetch[0][5].kind, FS_FETCH_NONE);
+	assert_string_equal(
+		in.arg_why[5],
+		"'is_same' at the inline entry: the address rsp+80, "
+		"where the inlined code never stores (the result "
+		"stays in registers)");
+	/* A site that stores there: read at the exit. */
+	pa[5].store = SYM + 0x500;
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 1);
+	assert_int_equal(in.fetch[0][5].kind, FS_FETCH_VALUE);
+	assert_int_equal(in.fetch[0][5].reg, 7);
+	assert_int_equal(in.fetch[0][5].off, 80);
+	assert_string_equal(in.arg_why[5], "");
+	assert_int_equal(in.fetch[0][0].kind, FS_FETCH_MEM);
+	assert_int_equal(in.fetch[0][0].reg, 6);
+	assert_int_equal(in.fetch[0][0].off, 16);
+	assert_int_equal(in.fetch[0][0].size, 8);
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_NONE);
+	assert_non_null(strstr(in.arg_why[2], "frame base -8"));
+	/* A register that is no general-purpose one (xmm0 is 17). */
+	pa[4].loc = reg_loc(17);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	assert_int_equal(in.fetch[0][4].kind, FS_FETCH_NONE);
+	assert_non_null(strstr(in.arg_why[4], "DWARF register 17"));
+}
+
+/* Sites the probes cannot take: no site, too many, a return exit. */
+static void test_inline_build_refused(void **state)
+{
+	struct dwarf_param pa[6];
+	struct dwarf_exit ex[5];
+	struct dwarf_site s[FS_INLINE_MAX_SITES + 1] = { 0 };
+	struct plan_inline in;
+
+	plan__inline_build(s, 0, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 0);
+	assert_string_equal(in.why, "no inline site in the DWARF");
+	for (int i = 0; i <= FS_INLINE_MAX_SITES; i++)
+		site61(&s[i], pa, ex);
+	plan__inline_build(s, FS_INLINE_MAX_SITES + 1, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 0);
+	assert_non_null(strstr(in.why, "at most 4"));
+	plan__inline_build(s, 2, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 2);
+	ex[1].kind = DWARF_EXIT_RETURN;
+	strcpy(ex[1].mnemonic, "ret");
+	plan__inline_build(s, 1, sizes8, 5, &in);
+	assert_int_equal(in.nsites, 0);
+	assert_string_equal(
+		in.why,
+		"site in __generic_remap_file_range_prep: exit at "
+		"__generic_remap_file_range_prep+0x326 (ret) has no target in "
+		"__generic_remap_file_range_prep to probe");
+}
+
+/* The inline step comes after the compare's own steps and before its
+ * callers; without DWARF it stays in the plan with the reason. */
+static void test_inline_step(void **state)
+{
+	struct dwarf_param pa[6];
+	struct dwarf_exit ex[5];
+	struct dwarf_site s;
+	struct plan_inline in;
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+	char why[1024];
+
+	site61(&s, pa, ex);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	strcpy(in.source, "/v (--debuginfo)");
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
+	/* Nobody looked for DWARF: no inline step. */
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(p.nsteps, 10);
+	f.inl = &in;
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(p.nsteps, 11);
+	assert_int_equal(p.step[2].mech, MECH_INLINE);
+	assert_int_equal(p.step[2].role, ROLE_INLINE);
+	assert_string_equal(plan__mech_name(MECH_INLINE), "kprobe-inline");
+	assert_string_equal(p.step[2].symbol,
+			    "__generic_remap_file_range_prep+0x3f3");
+	assert_int_equal(plan__next(&p, 0), 2);
+	assert_string_equal(p.step[2].why,
+			    "1 inline site from DWARF (/v (--debuginfo)): "
+			    "kprobes at the entry and the exits");
+	assert_string_equal(p.step[3].symbol,
+			    "__generic_remap_file_range_prep");
+	p.chosen = 2;
+	plan__reason(&p, why, sizeof(why));
+	assert_non_null(strstr(why, "kprobe-inline on "
+				    "vfs_dedupe_file_range_compare's inline "
+				    "sites: 1 inline site"));
+	/* -m kprobe keeps it, -m fentry and syscall leave it out. */
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_KPROBE, &p);
+	assert_int_equal(p.step[1].mech, MECH_INLINE);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_FENTRY, &p);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_not_equal(p.step[i].mech, MECH_INLINE);
+	/* No kprobes, a blacklisted caller, no DWARF: refused, saying why. */
+	f.kprobes = 0;
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_false(p.step[2].available);
+	assert_string_equal(p.step[2].why,
+			    "CONFIG_KPROBES is not set in this kernel");
+	f.kprobes = 1;
+	fk.blacklisted = "__generic_remap_file_range_prep";
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_false(p.step[2].available);
+	assert_non_null(strstr(p.step[2].why, "kprobe blacklist"));
+	fk.blacklisted = NULL;
+	memset(&in, 0, sizeof(in));
+	strcpy(in.why, "no DWARF for 6.1.0-57-cloud-amd64: looked at ...");
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_false(p.step[2].available);
+	assert_string_equal(p.step[2].symbol, "vfs_dedupe_file_range_compare");
+	assert_string_equal(p.step[2].why, in.why);
+	assert_int_equal(plan__next(&p, 0), 3);
+	/* The shmem target has no inline step. */
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_not_equal(p.step[i].mech, MECH_INLINE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +858,10 @@ int main(void)
 		cmocka_unit_test(test_syscall_tracepoints_first),
 		cmocka_unit_test(test_syscall_raw_fallback),
 		cmocka_unit_test(test_parse_mode),
+		cmocka_unit_test(test_inline_build_61),
+		cmocka_unit_test(test_inline_build_frame),
+		cmocka_unit_test(test_inline_build_refused),
+		cmocka_unit_test(test_inline_step),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

@@ -85,6 +85,11 @@ static void make_full_report(struct fs_report *r)
 	struct fs_target_report *sh = &r->target[FS_TGT_SHMEM];
 
 	make_report(r);
+	SET(r->target[FS_TGT_DEDUPE].attach.mechanism, "kprobe-inline");
+	r->target[FS_TGT_DEDUPE].attach.inline_sites = 1;
+	SET(r->target[FS_TGT_DEDUPE].attach.dwarf,
+	    "/usr/lib/debug/boot/vmlinux-6.1.0-57-cloud-amd64 (distribution "
+	    "path)");
 	model__enable(r, FS_TGT_SHMEM, true);
 	SET(sh->attach.function, "shmem_file_read_iter");
 	SET(sh->attach.symbol, "filemap_read");
@@ -299,6 +304,9 @@ static void assert_same_report(const struct fs_report *a,
 		assert_string_equal(x->attach.mechanism, y->attach.mechanism);
 		assert_int_equal(x->attach.inlined, y->attach.inlined);
 		assert_string_equal(x->attach.reason, y->attach.reason);
+		assert_int_equal(x->attach.inline_sites,
+				 y->attach.inline_sites);
+		assert_string_equal(x->attach.dwarf, y->attach.dwarf);
 		assert_int_equal(x->ncounters, y->ncounters);
 		assert_ptr_equal(x->counter_spec, y->counter_spec);
 		for (int c = 0; c < x->ncounters; c++)

@@ -1,7 +1,8 @@
 # Inline sites in the guest (sourced by tests/check.sh): vm --debuginfo
 # puts the Debian kernel's -dbg vmlinux at the guest's distribution path,
 # and doctor there finds it, matches its build ID with the running
-# kernel's and lists the compare's inline site. The first run fetches the
+# kernel's and lists the compare's inline site; run dedupe --matrix then
+# measures the compare at that site. The first run fetches the
 # -dbg package of the kernel the suites boot into the cache (~300 MB,
 # once; a few seconds from Debian's mirror here, then about a minute to
 # unpack), as the kernel itself is fetched; later runs reuse it. Which
@@ -45,5 +46,42 @@ elif "$FS" vm "${vmargs[@]}" --debuginfo --timeout 900 -- doctor -J \
 		"src srcoff dest dstoff len is_same"
 else
 	bad "vm dwarf: doctor with vm --debuginfo" "see $LOGDIR/vm-dwarf.log: $(tail -3 "$LOGDIR/vm-dwarf.log")"
+fi
+
+# The validation matrix measured at the compare's inline site: kprobes at
+# its entry and exit targets, arguments fetched where the DWARF puts them.
+# The compare runs only for requests that pass the caller's range checks
+# with something to compare, so its calls are the workload's SAME and
+# DIFFERS answers, its errors none, and every call is timed.
+if [ -z "${FS_VM_KERNEL:-}" ] && [ -n "$vd_rel" ]; then
+	if (cd "$vd" && "$FS" vm "${vmargs[@]}" --debuginfo --timeout 900 -- \
+		run dedupe --matrix -j inline.json) >"$LOGDIR/vm-dwarf-inline.log" 2>&1; then
+		ok "vm dwarf: run dedupe --matrix at the inline site"
+	else
+		bad "vm dwarf: run dedupe --matrix at the inline site" "see $LOGDIR/vm-dwarf-inline.log: $(tail -3 "$LOGDIR/vm-dwarf-inline.log")"
+	fi
+	j=$vd/inline.json
+	dd='.targets.dedupe'
+	expect_eq "vm dwarf inline: mechanism and the site's entry" \
+		"$(jq -r "$dd.attach | \"\(.mechanism) \(.symbol)\"" "$j" 2>&1)" \
+		"kprobe-inline $(jq -r '.targets.dedupe.inline.sites[0].entry' "$vd/d.json" 2>&1)"
+	expect_eq "vm dwarf inline: the report names the site count and the DWARF" \
+		"$(jq -r "$dd.attach.reason | split(\": kprobes at\")[0]" "$j" 2>&1)" \
+		"kprobe-inline on vfs_dedupe_file_range_compare's inline sites: 1 inline site from DWARF (/usr/lib/debug/boot/vmlinux-$vd_rel (distribution path))"
+	expect_eq "vm dwarf inline: attach names the site count and the DWARF" \
+		"$(jq -r "$dd.attach | \"\(.inline_sites) \(.dwarf)\"" "$j" 2>&1)" \
+		"1 /usr/lib/debug/boot/vmlinux-$vd_rel (distribution path)"
+	expect_match "vm dwarf inline: the verdict's source" "$(jq -r "$dd.attach.reason" "$j" 2>&1)" \
+		"SAME/DIFFERS and errors from the caller's return \\('is_same' at the inline entry: "
+	expect_eq "vm dwarf inline: calls, bytes reconcile, no validation failure" \
+		"$(jq -r '.workload | "\(.reconcile) \(.validation_failures)"' "$j" 2>&1)" "ok 0"
+	expect_eq "vm dwarf inline: calls = the workload's SAME + DIFFERS answers" \
+		"$(jq -r "$dd.counters | \"\(.calls) \(.same) \(.differs) \(.errors) \(.dropped)\"" "$j" 2>&1)" \
+		"$(jq -r '.workload | "\(.same + .differs) \(.same) \(.differs) 0 0"' "$j" 2>&1)"
+	expect_eq "vm dwarf inline: bytes = the workload's compared bytes" \
+		"$(jq -r "$dd.histograms.bytes.sum" "$j" 2>&1)" "$(jq -r .workload.bytes "$j" 2>&1)"
+	expect_eq "vm dwarf inline: every call timed, all histograms measured" \
+		"$(jq -r "[($dd.histograms.latency_ns.count == $dd.counters.calls), ([$dd.histograms[] | select(.measured == false)] | length)] | map(tostring) | join(\" \")" "$j" 2>&1)" \
+		"true 0"
 fi
 rm -rf "$vd"
