@@ -10,6 +10,18 @@
 #include "plan/plan.h"
 #include "probe/probe.h"
 
+struct fs_event;
+struct ring_buffer;
+/* One event of target t, its probe attached with mechanism mech; seen:
+ * the FS_EVF_* parts that level can see. */
+typedef void (*session_event_fn)(void *ctx, enum fs_target t, const char *mech,
+				 __u32 seen, const struct fs_event *e);
+
+struct session_evsrc {
+	struct session *s;
+	enum fs_target t;
+};
+
 struct session {
 	struct kfacts facts;
 	bool facts_loaded;
@@ -20,6 +32,11 @@ struct session {
 	bool per_proc;
 	/* -P: each process entry at the previous delta collect (heap) */
 	struct fs_stats *last_slots[FS_TGT_NR];
+	/* Events: every probe's ring buffer, and where they go. */
+	struct ring_buffer *rb;
+	struct session_evsrc evsrc[FS_TGT_NR];
+	session_event_fn ev_fn;
+	void *ev_ctx;
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */
@@ -40,6 +57,15 @@ int session__collect(struct session *s, struct fs_report *r, bool delta);
  */
 int session__collect_both(struct session *s, struct fs_report *delta,
 			  struct fs_report *total);
+/* Events of every live probe to fn from now on (the probes were started
+ * with events on). 0 or -errno. */
+int session__events_start(struct session *s, session_event_fn fn, void *ctx);
+/*
+ * Hand the waiting events to the callback, waiting up to ms for the first
+ * (0: only what is there; without events just sleep ms). Returns the
+ * number handed, or -errno.
+ */
+int session__events_poll(struct session *s, int ms);
 void session__stop(struct session *s);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);
