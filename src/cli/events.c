@@ -272,8 +272,8 @@ static void ev__line(struct evout *o, enum fs_target t, const char *mech,
 	minmax(chk, sizeof(chk), f & FS_EVF_CHUNK, e->chunk_min, e->chunk_max,
 	       e->chunk_n);
 	if (f & FS_EVF_FILE)
-		snprintf(file, sizeof(file), "%u:%u:%" PRIu64, e->dev >> 20,
-			 e->dev & 0xfffff, (uint64_t)e->ino);
+		snprintf(file, sizeof(file), "dev=%u:%u,ino=%" PRIu64,
+			 e->dev >> 20, e->dev & 0xfffff, (uint64_t)e->ino);
 	else
 		snprintf(file, sizeof(file), "-");
 	fprintf(o->out,
