@@ -31,6 +31,7 @@ struct probe {
 	__u32 nentries;		/* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 	bool lean;		/* --lean */
 	bool syscall;		/* the step attached is the syscall level */
+	bool events;		/* per-call events selected */
 	char inflight_why[224]; /* why the hash */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
@@ -122,6 +123,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		bpf_program__set_autoload(prog, false);
 	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
+	pr->events = probe_events__on(&o->ev);
 	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash)
 		      ?: events__prepare(pr->obj, &o->ev);
 	if (err)
@@ -589,6 +591,7 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 	struct fs_attach_info *ai = &r->target[pr->target].attach;
 
 	model__enable(r, pr->target, true);
+	r->target[pr->target].events = pr->events;
 	snprintf(ai->function, sizeof(ai->function), "%s", p->function);
 	snprintf(ai->symbol, sizeof(ai->symbol), "%s", s->symbol);
 	snprintf(ai->mechanism, sizeof(ai->mechanism), "%s",

@@ -85,8 +85,10 @@ else
 		expect_eq "events all: JSON summary line" \
 			"$(jq -c 'select(.type == "summary")' "$ev/all.jsonl")" \
 			'{"type":"summary","target":"shmem","events":7,"events_lost":0}'
-		expect_match "events all: text report says events lost" \
+		expect_match "events all: the events' last line says events lost" \
 			"$(cat "$ev/all.out")" '^shmem: events 7, events lost 0$'
+		expect_match "events all: the text report says events lost" \
+			"$(cat "$ev/all.out")" '^  events 7, events lost 0$'
 	else
 		bad "events all" "trace failed: $(cat "$ev/all.err")"
 	fi
