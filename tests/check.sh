@@ -30,7 +30,7 @@ want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
 host_suites=(checks export live syscalls events docs peers reliability killns faults kfacts perf bench install dwarf)
-vm_suites=(checks accel validation killns compare peers filters kfacts perf buftmpfs inflight shinflight dwarf)
+vm_suites=(checks accel validation killns compare peers filters events kfacts perf buftmpfs inflight shinflight dwarf)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}
