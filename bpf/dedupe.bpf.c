@@ -175,6 +175,11 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 		c->folio_min = 0;
 		c->folio_max = 0;
 		c->folio_n = 0;
+		/* The prep takes the length by pointer: the asked length
+		 * is what it points at now (at exit, the compared one). */
+		if (e->kind == DD_KIND_PREP)
+			bpf_probe_read_kernel(&c->len, sizeof(c->len),
+					      (void *)e->at_exit.fn.len_ptr);
 	}
 	c->h.call_depth = c->h.depth;
 	c->h.ts = bpf_ktime_get_ns();

@@ -2,7 +2,7 @@
 # Guest side of tests/vm/events.sh (run by `folioscope vm --exec`).
 # Arguments: -j FILE pairs, one per case of $names below. Each case's
 # events (JSON Lines) go to stdout as "EV NAME {...}" lines.
-names="all-fentry all-kprobe slow-fentry slow-kprobe"
+names="all-fentry all-kprobe slow-fentry slow-kprobe dd-fentry dd-kprobe"
 d=/mnt/ev
 mkdir -p $d && mount -t tmpfs -o size=32m,huge=never ev $d || {
 	echo "events-guest: no tmpfs at $d" >&2
@@ -30,9 +30,18 @@ for name in $names; do
 	*) sel="--slower-than 1048576ns" w=$slow ;;
 	esac
 	rm -f /tmp/ev.jsonl
-	# shellcheck disable=SC2086 # $sel is options
-	folioscope trace -q -t shmem --dev $d -m $m -j "$f" $sel \
-		--events-json /tmp/ev.jsonl -- sh -c "$w" >/tmp/ev.out 2>&1
+	case $name in
+	dd-*)
+		# 4 FIDEDUPERANGEs of 64 KiB ranges on btrfs.
+		folioscope run dedupe --fs btrfs --count 4 --range 64K -m $m \
+			-j "$f" --events all --events-json /tmp/ev.jsonl \
+			>/tmp/ev.out 2>&1 ;;
+	*)
+		# shellcheck disable=SC2086 # $sel is options
+		folioscope trace -q -t shmem --dev $d -m $m -j "$f" $sel \
+			--events-json /tmp/ev.jsonl -- sh -c "$w" \
+			>/tmp/ev.out 2>&1 ;;
+	esac
 	echo "== $name exit $?"
 	sed "s/^/EV $name /" /tmp/ev.jsonl
 	sed "s/^/OUT $name /" /tmp/ev.out

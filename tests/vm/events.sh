@@ -6,7 +6,7 @@
 # as the latency histogram counts at or above T, each at or above it.
 # shellcheck shell=bash
 vout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmevents.XXXXXX")
-vnames=(all-fentry all-kprobe slow-fentry slow-kprobe)
+vnames=(all-fentry all-kprobe slow-fentry slow-kprobe dd-fentry dd-kprobe)
 vargs=()
 for n in "${vnames[@]}"; do vargs+=(-j "$n.json"); done
 vlog=$LOGDIR/vm-events.log
@@ -40,6 +40,15 @@ for m in fentry kprobe; do
 		"$(vev "slow-$m" | wc -l)" "$want"
 	expect_eq "vm events --slower-than -m $m: every event at or above the bound" \
 		"$(vev "slow-$m" | jq -r --argjson t "$t" 'select(.latency_ns < $t) | .latency_ns')" ""
+	# run dedupe --count 4 --range 64K: ranges at 0, 64K, 128K, 192K of
+	# the source, each against the same offset of a second file.
+	expect_eq "vm events dedupe -m $m: run exits 0" "$(sed -n "s/^== dd-$m exit //p" "$vlog" | tr -d '\r')" 0
+	expect_eq "vm events dedupe -m $m: one SAME event per compare, offsets and length as issued" \
+		"$(vev "dd-$m" | jq -r '"\(.offset) \(.dst_offset) \(.req_bytes) \(.result)"')" \
+		"$(for i in 0 1 2 3; do echo "$((i * 65536)) $((i * 65536)) 65536 SAME"; done)"
+	expect_eq "vm events dedupe -m $m: events = calls, folios seen" \
+		"$(jq -r '[.targets.dedupe.calls, .targets.dedupe.counters.events] | @tsv' "$vout/dd-$m.json" 2>&1) $(vev "dd-$m" | jq -r '.folios.count > 0' | sort -u)" \
+		"4	4 true"
 	echo "  (slow-$m: $want of $(jq -r .targets.shmem.calls "$vout/slow-$m.json" 2>&1) calls at or above ${t}ns)"
 done
 rm -rf "$vout"
