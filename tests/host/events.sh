@@ -16,6 +16,7 @@ fi
 # The workload: CMD lines on stdin, one call each, run in one process.
 #   pread OFF LEN | wronly (a read of an O_WRONLY fd: EBADF)
 #   efault LEN (a read into an unmapped buffer: EFAULT) | loop N LEN
+#   sleep S (the workload spans several -i intervals)
 # It prints "OFF LEN RET" per call issued (RET -errno on failure).
 cat >"$ev/wl.py" <<'PY'
 import ctypes, errno, os, sys
@@ -36,6 +37,8 @@ for line in sys.stdin:
         call(wfd, 0, int(w[1]), big)
     elif w[0] == "efault":
         call(fd, 0, int(w[1]), ctypes.c_void_p(8))
+    elif w[0] == "sleep":
+        import time; time.sleep(float(w[1]))
     elif w[0] == "loop":
         for _ in range(int(w[1])):
             call(fd, 0, int(w[2]), big)
@@ -153,6 +156,18 @@ else
 		expect_match "events flood: losses in the report" "$(cat "$ev/flood.out")" "^shmem: events $seen, events lost $lost\$"
 	else
 		bad "events flood" "trace failed: $(cat "$ev/flood.err")"
+	fi
+
+	# ---- -i: each interval counts the events of its own calls ----
+	{ echo "loop 50 1"; echo "sleep 0.5"; echo "loop 50 1"; } >"$ev/iv.in"
+	if ev_trace iv "$ev/iv.in" --events all -i 0.2 -q; then
+		expect_eq "events -i: per interval, events = calls; summed, all 100" \
+			"$(jq -r '[.intervals[].targets.shmem.counters | select(.events != .calls)] | length' "$ev/iv.json") $(jq -r '[.intervals[].targets.shmem.counters.events] | add' "$ev/iv.json")" \
+			"0 100"
+		expect_match "events -i: every interval's text report and the totals have their events line" \
+			"$(awk '/^== interval/ { n++ } /^  events [0-9]+, events lost 0$/ { e++ } END { print (e == n + 1 && n > 1) ? "yes" : "no " n " " e }' "$ev/iv.out")" '^yes$'
+	else
+		bad "events -i" "trace failed: $(cat "$ev/iv.err")"
 	fi
 
 	# ---- --sample N: one in N ----
