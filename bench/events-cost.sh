@@ -39,7 +39,6 @@ trace_loop() {
 	wait "$tp"
 }
 run_loop >/dev/null
-declare -A sum
 printf '%-5s %9s %9s %9s %9s %8s %8s\n' round untraced base new new-sel new/base sel/base
 for r in $(seq "$rounds"); do
 	u0=$(run_loop)

@@ -128,7 +128,7 @@ else
 	# T is a bucket boundary (2^k ns): every bucket is wholly above or
 	# below it. 4 KiB and 3 MiB reads mixed.
 	t=65536
-	for i in $(seq 40); do echo "pread 0 4096"; echo "pread 4096 3145728"; done >"$ev/slow.in"
+	for _ in $(seq 40); do echo "pread 0 4096"; echo "pread 4096 3145728"; done >"$ev/slow.in"
 	if ev_trace slow "$ev/slow.in" --slower-than "${t}ns" --events-json "$ev/slow.jsonl"; then
 		want=$(jq -r --argjson t "$t" '[.targets.shmem.histograms.latency_ns.buckets[] | select(.lo >= $t) | .count] | add // 0' "$ev/slow.json")
 		expect_eq "events --slower-than ${t}ns: as many events as latency_ns counts at or above it" \

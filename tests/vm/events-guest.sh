@@ -4,10 +4,10 @@
 # events (JSON Lines) go to stdout as "EV NAME {...}" lines.
 names="all-fentry all-kprobe slow-fentry slow-kprobe dd-fentry dd-kprobe"
 d=/mnt/ev
-mkdir -p $d && mount -t tmpfs -o size=32m,huge=never ev $d || {
+if ! mkdir -p $d || ! mount -t tmpfs -o size=32m,huge=never ev $d; then
 	echo "events-guest: no tmpfs at $d" >&2
 	exit 1
-}
+fi
 head -c 8388608 /dev/urandom >$d/f || exit 1
 # All: 4 KiB reads at 8 offsets, then 2 of 1 MiB from 3 MiB on.
 all="dd if=$d/f of=/dev/null bs=4096 skip=3 count=8;
