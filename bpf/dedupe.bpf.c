@@ -187,11 +187,12 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 }
 
 /*
- * The call (for the syscall level: its current destination) as an event,
- * if selected. ret: the compared length, or -errno.
+ * The call (for the syscall level: its current destination) as an event.
+ * ret: the compared length, or -errno.
  */
-static __always_inline void
-dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
+static __always_inline void dd__event_send(struct fs_stats *st,
+					   const struct dd_call *c, long ret,
+					   __u32 result)
 {
 	struct fs_event e = {
 		.lat_ns = c->lat,
@@ -208,9 +209,6 @@ dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
 	};
 	const void *src = (const void *)c->src;
 
-	if (!event__selected(c->lat,
-			     result == FS_EV_ERROR || result == FS_EV_DIFFERS))
-		return;
 	if (c->kind != DD_KIND_CLONE && !c->dst_unknown)
 		e.flags |= FS_EVF_DST;
 	if (c->kind != DD_KIND_CLONE)
@@ -225,6 +223,20 @@ dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
 					 : BPF_CORE_READ((struct file *)src,
 							 f_inode));
 	event__emit(st, &e, FS_DD_EVENTS, FS_DD_EV_LOST);
+}
+
+/*
+ * The event of the call, if selected. The selection comes first: with no
+ * events its branch is dead and the verifier drops it before any of the
+ * event's stack is written, so the syscall level's loop over the
+ * destinations explores as few states as without events.
+ */
+static __always_inline void
+dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
+{
+	if (event__selected(c->lat,
+			    result == FS_EV_ERROR || result == FS_EV_DIFFERS))
+		dd__event_send(st, c, ret, result);
 }
 
 /* A call that failed with ret (-errno). */
@@ -263,16 +275,18 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 		if (i >= n)
 			break;
 		counter__inc(st, FS_DD_CALLS);
-		c->dst_unknown = bpf_probe_read_user(&info, sizeof(info),
-						     &infos[i]) != 0;
-		if (c->dst_unknown) {
+		if (ret < 0 ||
+		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
+			/* The destination's offset is not read. */
+			if (ev_on)
+				c->dst_unknown = 1;
 			dd__fail(st, c, ret < 0 ? ret : -EFAULT);
 			continue;
 		}
+		if (ev_on)
+			c->dst_unknown = 0;
 		c->dstoff = info.dest_offset;
-		if (ret < 0)
-			dd__fail(st, c, ret);
-		else if (info.status == FILE_DEDUPE_RANGE_SAME)
+		if (info.status == FILE_DEDUPE_RANGE_SAME)
 			dd__record(st, c, info.bytes_deduped, true);
 		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
 			dd__record(st, c, c->len, false);
