@@ -185,6 +185,23 @@ else
 	fi
 fi
 
+# ---- dedupe at the syscall level: one event per destination ----
+# run dedupe: 3 FIDEDUPERANGEs of 64 KiB ranges, 2 destinations each,
+# one byte differing in the middle of each destination range.
+if "$FS" run dedupe --fs btrfs --count 3 --dests 2 --range 64K --differ middle \
+	--errors --events-json "$ev/dd.jsonl" -j "$ev/dd.json" >"$ev/dd.out" 2>&1; then
+	expect_eq "events dedupe --errors: one DIFFERS event per destination, offsets and length as issued" \
+		"$(jq -r 'select(.type == "event") | "\(.offset) \(.dst_offset) \(.req_bytes) \(.result) \(.mechanism)"' "$ev/dd.jsonl")" \
+		"$(for i in 0 0 1 1 2 2; do echo "$((i * 65536)) $((i * 65536)) 65536 DIFFERS syscall"; done)"
+	expect_eq "events dedupe: calls, differs, events" \
+		"$(jq -r '[.targets.dedupe.calls, .targets.dedupe.counters.differs, .targets.dedupe.counters.events] | @tsv' "$ev/dd.json")" \
+		"6	6	6"
+elif grep -qiE 'mkfs|loop|btrfs' "$ev/dd.out"; then
+	skip "events dedupe" "run dedupe --fs btrfs cannot run here: $(head -c 300 "$ev/dd.out")"
+else
+	bad "events dedupe" "run failed: $(head -c 600 "$ev/dd.out")"
+fi
+
 # ---- bad values: one line, exit 2 ----
 expect_error "events: --slower-than -1" 2 'invalid --slower-than' "$FS" trace --slower-than -1 -d 1
 expect_error "events: --slower-than 1parsec" 2 'invalid --slower-than' "$FS" trace --slower-than 1parsec -d 1
