@@ -96,6 +96,34 @@ else
 		bad "events all" "trace failed: $(cat "$ev/all.err")"
 	fi
 
+	# ---- --events-json into a FIFO: lines as they come ----
+	mkfifo "$ev/fifo"
+	cat "$ev/fifo" >"$ev/stream.jsonl" &
+	cpid=$!
+	if ev_trace fifo "$ev/all.in" --events all --events-json "$ev/fifo" -q; then
+		wait "$cpid"
+		expect_eq "events --events-json FIFO: the same events, streamed" \
+			"$(ev_events "$ev/stream.jsonl")" "$(cat "$ev/fifo.calls")"
+		expect_eq "events --events-json FIFO: no temp file beside it" \
+			"$(find "$ev" -maxdepth 1 -name '.fifo.folioscope-*' | wc -l)" 0
+	else
+		kill "$cpid" 2>/dev/null
+		bad "events --events-json FIFO" "trace failed: $(cat "$ev/fifo.err")"
+	fi
+
+	# ---- run: events of the workload's own reads ----
+	if "$FS" run shmem-read --size 64K --bs 16K --offset 4096 --events all \
+		--events-json "$ev/run.jsonl" -j "$ev/run.json" >"$ev/run.out" 2>&1; then
+		expect_eq "events run shmem-read: one event per read the workload made" \
+			"$(jq -r 'select(.type == "event") | "\(.offset) \(.req_bytes)"' "$ev/run.jsonl" | head -4 | paste -sd,)" \
+			"4096 16384,20480 16384,36864 16384,53248 16384"
+		expect_eq "events run shmem-read: events = calls = the workload's calls" \
+			"$(jq -s 'map(select(.type == "event")) | length' "$ev/run.jsonl") $(jq -r '[.targets.shmem.calls, .targets.shmem.counters.events, .workload.calls] | @tsv' "$ev/run.json" 2>&1)" \
+			"$(jq -r .targets.shmem.calls "$ev/run.json") $(jq -r '[.targets.shmem.calls, .targets.shmem.calls, .targets.shmem.calls] | @tsv' "$ev/run.json")"
+	else
+		bad "events run shmem-read" "run failed: $(head -c 600 "$ev/run.out")"
+	fi
+
 	# ---- -q: no header ----
 	if ev_trace quiet "$ev/all.in" --events all -q; then
 		expect_eq "events -q: no header, the same 7 lines" \
