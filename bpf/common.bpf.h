@@ -315,6 +315,94 @@ static __always_inline void counter__inc(struct fs_stats *st, int c)
 	__sync_fetch_and_add(&st->counter[c], 1);
 }
 
+/*
+ * Per-call events, selected before load (trace --events all, --errors,
+ * --slower-than, --sample). With ev_on 0 the verifier drops every event
+ * branch as dead code, so a run without events pays nothing for them.
+ * --sample alone keeps one call in ev_sample; with a selection it keeps
+ * one selected call in ev_sample (counted per CPU).
+ */
+const volatile __u32 ev_on = 0;
+const volatile __u32 ev_all = 0;
+const volatile __u32 ev_errors = 0; /* failed, DIFFERS, short reads */
+const volatile __u64 ev_slower_ns = 0;
+const volatile __u32 ev_sample = 0;
+
+/* Sized by user space (a power of two, at least a page). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FS_EV_RING_MIN);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ev_nth SEC(".maps");
+
+/* Is a call that took lat ns, failed or not, to become an event? */
+static __always_inline bool event__selected(__u64 lat, bool failed)
+{
+	__u32 zero = 0;
+	__u64 *n;
+
+	if (!ev_on)
+		return false;
+	if ((ev_all || ev_errors || ev_slower_ns) && !ev_all &&
+	    !(ev_errors && failed) && !(ev_slower_ns && lat >= ev_slower_ns))
+		return false;
+	if (ev_sample <= 1)
+		return true;
+	n = bpf_map_lookup_elem(&ev_nth, &zero);
+	if (!n)
+		return false;
+	return (*n)++ % ev_sample == 0;
+}
+
+/*
+ * The one way out for an event: e has the call's own parts, this adds
+ * who and where, then the ring buffer takes it or the loss is counted
+ * (in st's counter lost; taken ones in taken), never dropped unseen.
+ */
+static __always_inline void event__emit(struct fs_stats *st, struct fs_event *e,
+					int taken, int lost)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	e->pid = id >> 32;
+	e->tid = (__u32)id;
+	e->cpu = bpf_get_smp_processor_id();
+	e->ts_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+		counter__inc(st, lost);
+	else
+		counter__inc(st, taken);
+}
+
+/* Device and inode number of an inode, for an event. */
+static __always_inline void event__inode(struct fs_event *e,
+					 const struct inode *ino)
+{
+	if (!ino)
+		return;
+	e->ino = BPF_CORE_READ(ino, i_ino);
+	e->dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	e->flags |= FS_EVF_FILE;
+}
+
+/* One more folio or chunk of size v met by the call: min, max, count. */
+static __always_inline void event__minmax(__u64 *min, __u64 *max, __u32 *n,
+					  __u64 v)
+{
+	if (!*n || v < *min)
+		*min = v;
+	if (v > *max)
+		*max = v;
+	(*n)++;
+}
+
 /* Older layouts of struct folio / struct page, matched by CO-RE. */
 struct folio___v61 {
 	unsigned char _folio_order;

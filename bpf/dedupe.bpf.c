@@ -11,6 +11,7 @@
 #include <bpf/bpf_core_read.h>
 #include "common.bpf.h"
 
+#define EFAULT 14
 #define EBADE 52
 #define REMAP_FILE_DEDUP 1
 
@@ -65,6 +66,17 @@ struct dd_call {
 	__u64 folio[2];
 	__u32 kind;
 	__u32 flags; /* DD_F_* */
+	/* For events only: the source (a struct file *, or an inode if
+	 * src_is_inode; 0 unknown), its fd (syscall level, has_fd), the
+	 * folios met, and the call's latency once it ended. */
+	__u32 src_is_inode;
+	__u64 src;
+	__u64 folio_min, folio_max;
+	__u32 folio_n;
+	__s32 fd;
+	__u32 has_fd;
+	__u32 dst_unknown; /* syscall level: the destination was unreadable */
+	__u64 lat;
 };
 
 /* An entry of the attached function, as its SEC() wrapper read it. */
@@ -73,6 +85,7 @@ struct dd_entry {
 	bool skip;	 /* the wrapper already knows it is not counted */
 	bool is_inode;	 /* obj is a struct inode *, not a struct file * */
 	const void *obj; /* the source, for the file filters; NULL: unknown */
+	int fd;		 /* its fd (syscall level only) */
 	__u64 srcoff;
 	__u64 dstoff;
 	__u64 len;
@@ -165,14 +178,90 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 	c->folio[0] = 0;
 	c->folio[1] = 0;
 	c->flags = 0;
+	if (ev_on) {
+		c->src = (__u64)e->obj;
+		c->src_is_inode = e->is_inode;
+		c->fd = e->fd;
+		c->has_fd = e->kind == DD_KIND_SYSCALL;
+		c->folio_min = 0;
+		c->folio_max = 0;
+		c->folio_n = 0;
+		/* The prep takes the length by pointer: the asked length
+		 * is what it points at now (at exit, the compared one). */
+		if (e->kind == DD_KIND_PREP)
+			bpf_probe_read_kernel(&c->len, sizeof(c->len),
+					      (void *)e->at_exit.fn.len_ptr);
+	}
 	c->h.call_depth = c->h.depth;
 	c->h.ts = bpf_ktime_get_ns();
 	return 0;
 }
 
+/*
+ * The call (for the syscall level: its current destination) as an event.
+ * ret: the compared length, or -errno.
+ */
+static __always_inline void dd__event_send(struct fs_stats *st,
+					   const struct dd_call *c, long ret,
+					   __u32 result)
+{
+	struct fs_event e = {
+		.lat_ns = c->lat,
+		.off = c->srcoff,
+		.off2 = c->dstoff,
+		.req = c->len,
+		.ret = ret,
+		.folio_min = c->folio_min,
+		.folio_max = c->folio_max,
+		.folio_n = c->folio_n,
+		.target = 0,
+		.result = result,
+		.fd = c->fd,
+	};
+	const void *src = (const void *)c->src;
+
+	if (c->kind != DD_KIND_CLONE && !c->dst_unknown)
+		e.flags |= FS_EVF_DST;
+	if (c->kind != DD_KIND_CLONE)
+		e.flags |= FS_EVF_LEN;
+	if (c->kind != DD_KIND_CLONE && c->kind != DD_KIND_SYSCALL)
+		e.flags |= FS_EVF_FOLIO;
+	if (c->has_fd)
+		e.flags |= FS_EVF_FD;
+	if (src)
+		event__inode(&e, c->src_is_inode
+					 ? (const struct inode *)src
+					 : BPF_CORE_READ((struct file *)src,
+							 f_inode));
+	event__emit(st, &e, FS_DD_EVENTS, FS_DD_EV_LOST);
+}
+
+/*
+ * The event of the call, if selected. The selection comes first: with no
+ * events its branch is dead and the verifier drops it before any of the
+ * event's stack is written, so the syscall level's loop over the
+ * destinations explores as few states as without events.
+ */
+static __always_inline void
+dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
+{
+	if (event__selected(c->lat,
+			    result == FS_EV_ERROR || result == FS_EV_DIFFERS))
+		dd__event_send(st, c, ret, result);
+}
+
+/* A call that failed with ret (-errno). */
+static __always_inline void dd__fail(struct fs_stats *st, struct dd_call *c,
+				     long ret)
+{
+	counter__inc(st, FS_DD_ERRORS);
+	dd__event(st, c, ret, FS_EV_ERROR);
+}
+
 static __always_inline void dd__record(struct fs_stats *st, struct dd_call *c,
 				       __u64 len, bool same)
 {
+	dd__event(st, c, len, same ? FS_EV_SAME : FS_EV_DIFFERS);
 	counter__inc(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
 	hist__add(st, FS_DD_BYTES, len);
 	hist__add_align(st, FS_DD_SRC_ALIGN, c->srcoff);
@@ -199,16 +288,21 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 		counter__inc(st, FS_DD_CALLS);
 		if (ret < 0 ||
 		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
-			counter__inc(st, FS_DD_ERRORS);
+			/* The destination's offset is not read. */
+			if (ev_on)
+				c->dst_unknown = 1;
+			dd__fail(st, c, ret < 0 ? ret : -EFAULT);
 			continue;
 		}
+		if (ev_on)
+			c->dst_unknown = 0;
 		c->dstoff = info.dest_offset;
 		if (info.status == FILE_DEDUPE_RANGE_SAME)
 			dd__record(st, c, info.bytes_deduped, true);
 		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
 			dd__record(st, c, c->len, false);
 		else
-			counter__inc(st, FS_DD_ERRORS);
+			dd__fail(st, c, info.status);
 	}
 }
 
@@ -231,8 +325,10 @@ static __always_inline int dd__exit(long ret)
 		counter__inc(st, FS_DD_DROPPED);
 		goto out;
 	}
-	if (c->kind != DD_KIND_INLINE)
-		hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
+	if (c->kind != DD_KIND_INLINE) {
+		c->lat = bpf_ktime_get_ns() - c->h.ts;
+		hist__add(st, FS_DD_LATENCY, c->lat);
+	}
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
 		goto out;
@@ -247,7 +343,7 @@ static __always_inline int dd__exit(long ret)
 	switch (c->kind) {
 	case DD_KIND_CMP:
 		if (ret) {
-			counter__inc(st, FS_DD_ERRORS);
+			dd__fail(st, c, ret);
 			break;
 		}
 		bpf_probe_read_kernel(&same, sizeof(same),
@@ -263,8 +359,10 @@ static __always_inline int dd__exit(long ret)
 		else if (ret == -EBADE)
 			dd__record(st, c, len, false);
 		else if (ret)
-			counter__inc(st, FS_DD_ERRORS);
-		/* ret 0 with len 0: nothing compared. */
+			dd__fail(st, c, ret);
+		else
+			/* ret 0 with len 0: nothing compared. */
+			dd__event(st, c, 0, FS_EV_SAME);
 		break;
 	case DD_KIND_ONE:
 		/*
@@ -281,13 +379,15 @@ static __always_inline int dd__exit(long ret)
 		else if (ret == -EBADE)
 			dd__record(st, c, c->len, false);
 		else if (ret < 0)
-			counter__inc(st, FS_DD_ERRORS);
+			dd__fail(st, c, ret);
+		else
+			dd__event(st, c, 0, FS_EV_SAME);
 		break;
 	case DD_KIND_INLINE:
 		/* The caller returns the compare's error, -EBADE when it
 		 * differs, 0 when it is the same. */
 		if (ret && ret != -EBADE) {
-			counter__inc(st, FS_DD_ERRORS);
+			dd__fail(st, c, ret);
 			break;
 		}
 		if (c->flags & DD_F_SAME_KNOWN)
@@ -298,6 +398,7 @@ static __always_inline int dd__exit(long ret)
 		break;
 	default:
 		/* Clone: the return value's meaning is unknown. */
+		dd__event(st, c, ret, FS_EV_TIMED);
 		break;
 	}
 out:
@@ -330,8 +431,14 @@ static __always_inline int dd__folio(const void *folio)
 	if (f == prev)
 		return 0;
 	st = stats__get();
-	if (st)
-		hist__add(st, FS_DD_FOLIO_SIZE, folio__bytes(folio));
+	if (st) {
+		__u64 size = folio__bytes(folio);
+
+		hist__add(st, FS_DD_FOLIO_SIZE, size);
+		if (ev_on)
+			event__minmax(&c->folio_min, &c->folio_max, &c->folio_n,
+				      size);
+	}
 	return 0;
 }
 
@@ -601,9 +708,10 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	if (!c || !c->h.ts || c->kind != DD_KIND_INLINE ||
 	    (c->flags & DD_F_EXITED))
 		return 0;
+	c->lat = bpf_ktime_get_ns() - c->h.ts;
 	st = stats__get();
 	if (st)
-		hist__add(st, FS_DD_LATENCY, bpf_ktime_get_ns() - c->h.ts);
+		hist__add(st, FS_DD_LATENCY, c->lat);
 	c->flags |= DD_F_EXITED;
 	if (c->at_exit.fn.same_ptr &&
 	    !bpf_probe_read_kernel(&same, sizeof(same),
@@ -664,7 +772,9 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 	return dd__enter(&(struct dd_entry){
 		.kind = DD_KIND_SYSCALL,
 		.skip = unread,
-		.obj = filter_dev || filter_magic ? fd__file(a.di) : NULL,
+		.obj = filter_dev || filter_magic || ev_on ? fd__file(a.di)
+							   : NULL,
+		.fd = (int)a.di,
 		.srcoff = hdr.src_offset,
 		.len = hdr.src_length,
 		.at_exit.sys.req = a.dx,

@@ -14,7 +14,7 @@
  */
 #define FS_SLOTS 64
 #define FS_MAX_HISTS 8
-#define FS_MAX_COUNTERS 8
+#define FS_MAX_COUNTERS 16
 /*
  * Alignment cap: 2 MiB; larger alignments count as 2 MiB. Offset 0 has no
  * largest power of two dividing it: it is recorded as 0, in slot 0, which
@@ -48,6 +48,8 @@ enum fs_dedupe_counter {
 	FS_DD_MISSED,
 	/* Syscall level: ioctls of 32-bit (compat) tasks, not decoded. */
 	FS_DD_COMPAT,
+	FS_DD_EVENTS,  /* events the ring buffer took */
+	FS_DD_EV_LOST, /* selected events it had no room for */
 	FS_DD_NCOUNTERS,
 };
 
@@ -74,6 +76,8 @@ enum fs_shmem_counter {
 	/* Syscall level: read-family syscalls of 32-bit (compat) tasks,
 	 * not decoded (their numbers and registers differ). */
 	FS_SH_COMPAT,
+	FS_SH_EVENTS,  /* events the ring buffer took */
+	FS_SH_EV_LOST, /* selected events it had no room for */
 	FS_SH_NCOUNTERS,
 };
 
@@ -209,5 +213,53 @@ static inline __u64 fs_alignment(__u64 v)
 		return 1ULL << FS_ALIGN_CAP_SHIFT;
 	return a;
 }
+
+/*
+ * Per-call events: one record per selected call through the ring buffer
+ * "events". Which parts the attach level saw is in flags: a part whose
+ * bit is clear was not seen, it is not a zero.
+ */
+#define FS_EVF_FILE (1U << 0)  /* dev and ino */
+#define FS_EVF_BUF (1U << 1)   /* buf: the user buffer's address */
+#define FS_EVF_FOLIO (1U << 2) /* folio_min/max/n */
+#define FS_EVF_CHUNK (1U << 3) /* chunk_min/max/n */
+#define FS_EVF_DST (1U << 4)   /* off2: the destination offset (dedupe) */
+#define FS_EVF_FD (1U << 5)    /* fd: the call's descriptor (syscall level) */
+#define FS_EVF_LEN (1U << 6)   /* ret: the length returned */
+
+enum fs_ev_result {
+	FS_EV_OK,      /* a read that returned ret bytes */
+	FS_EV_SAME,    /* a compare that found the ranges equal */
+	FS_EV_DIFFERS, /* a compare that found them different */
+	FS_EV_ERROR,   /* ret is -errno */
+	FS_EV_TIMED,   /* timing only: the result is not known */
+};
+
+/* Ring buffer size when not asked otherwise, and its bounds. */
+#define FS_EV_RING_DEFAULT (256U << 10)
+#define FS_EV_RING_MIN 4096U
+#define FS_EV_RING_MAX (1U << 30)
+
+struct fs_event {
+	__u64 ts_ns;  /* bpf_ktime_get_ns() at the call's end (monotonic) */
+	__u64 lat_ns; /* entry to exit */
+	__u64 ino;
+	__u64 off;  /* file position (dedupe: source offset) */
+	__u64 off2; /* dedupe: destination offset */
+	__u64 req;  /* length asked */
+	__s64 ret;  /* length returned, or -errno */
+	__u64 buf;
+	__u64 folio_min, folio_max;
+	__u64 chunk_min, chunk_max;
+	__u32 folio_n, chunk_n;
+	__u32 pid, tid;
+	__u32 dev; /* kernel dev_t (12-bit major, 20-bit minor) */
+	__u32 cpu;
+	__u32 target; /* enum fs_target of user space: 0 dedupe, 1 shmem */
+	__u32 result; /* enum fs_ev_result */
+	__u32 flags;  /* FS_EVF_* */
+	__s32 fd;
+	char comm[16];
+};
 
 #endif /* FOLIOSCOPE_SHARED_H */

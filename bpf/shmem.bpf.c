@@ -32,6 +32,12 @@ struct sh_call {
 	__u64 inode;	  /* struct inode * of the file being read */
 	__u32 has_buf;
 	__u32 has_prev;
+	/* For events only: what the read met, and its fd (syscall level). */
+	__u64 folio_min, folio_max;
+	__u64 chunk_min, chunk_max;
+	__u32 folio_n, chunk_n;
+	__s32 fd;
+	__u32 has_fd;
 };
 
 /* Index of the folio (or page) out-pointer of the lookup function. */
@@ -189,8 +195,12 @@ static __always_inline __u64 sh__count(const struct sh_call *c)
 static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 				      __u64 count)
 {
-	if (c->has_prev && c->last_count > count)
+	if (c->has_prev && c->last_count > count) {
 		hist__add(st, FS_SH_COPY_BYTES, c->last_count - count);
+		if (ev_on)
+			event__minmax(&c->chunk_min, &c->chunk_max, &c->chunk_n,
+				      c->last_count - count);
+	}
 	c->last_count = count;
 }
 
@@ -232,16 +242,58 @@ static __always_inline int sh__lookup_exit(int ret)
 		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)c->foliop);
 	c->foliop = 0;
 	if (folio && folio != c->last_folio) {
+		__u64 size = folio__bytes((void *)folio);
+
 		c->last_folio = folio;
-		hist__add(st, FS_SH_FOLIO_SIZE, folio__bytes((void *)folio));
+		hist__add(st, FS_SH_FOLIO_SIZE, size);
+		if (ev_on)
+			event__minmax(&c->folio_min, &c->folio_max, &c->folio_n,
+				      size);
 	}
 	return 0;
+}
+
+/*
+ * The read as an event. Folios and copy chunks are seen only at function
+ * level (c->to set) and not with --lean; user space also clears them when
+ * the sub-probe is not attached.
+ */
+static __always_inline void
+sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
+{
+	struct fs_event e = {
+		.lat_ns = lat,
+		.off = c->pos,
+		.req = c->req,
+		.ret = ret,
+		.buf = c->buf,
+		.folio_min = c->folio_min,
+		.folio_max = c->folio_max,
+		.folio_n = c->folio_n,
+		.chunk_min = c->chunk_min,
+		.chunk_max = c->chunk_max,
+		.chunk_n = c->chunk_n,
+		.target = 1,
+		.result = ret < 0 ? FS_EV_ERROR : FS_EV_OK,
+		.fd = c->fd,
+		.flags = FS_EVF_LEN,
+	};
+
+	if (c->has_buf)
+		e.flags |= FS_EVF_BUF;
+	if (c->has_fd)
+		e.flags |= FS_EVF_FD;
+	if (c->to && !lean)
+		e.flags |= FS_EVF_FOLIO | FS_EVF_CHUNK;
+	event__inode(&e, (const struct inode *)c->inode);
+	event__emit(st, &e, FS_SH_EVENTS, FS_SH_EV_LOST);
 }
 
 static __always_inline int sh__exit(long ret)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
+	__u64 lat;
 
 	c = sh__slot(false);
 	if (!c || !inflight__close(&c->h, &inflight))
@@ -250,7 +302,8 @@ static __always_inline int sh__exit(long ret)
 	if (!st)
 		goto out;
 	counter__inc(st, FS_SH_CALLS);
-	hist__add(st, FS_SH_LATENCY, bpf_ktime_get_ns() - c->h.ts);
+	lat = bpf_ktime_get_ns() - c->h.ts;
+	hist__add(st, FS_SH_LATENCY, lat);
 	hist__add(st, FS_SH_REQ_BYTES, c->req);
 	hist__add_align(st, FS_SH_POS_ALIGN, c->pos);
 	if (c->has_buf)
@@ -261,6 +314,9 @@ static __always_inline int sh__exit(long ret)
 		hist__add(st, FS_SH_BYTES, ret);
 	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
+	/* A short read is one that returned less than it asked for. */
+	if (event__selected(lat, ret < 0 || (__u64)ret < c->req))
+		sh__event(st, c, ret, lat);
 out:
 	inflight__done(&c->h, &inflight);
 	return 0;
@@ -365,6 +421,11 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		c.pos = a->r10;
 	else
 		c.pos = BPF_CORE_READ(f, f_pos);
+	if (ev_on) {
+		c.inode = (__u64)BPF_CORE_READ(f, f_inode);
+		c.fd = a->di;
+		c.has_fd = 1;
+	}
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
 		c.buf = a->si;
 		c.req = a->dx;

@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
 #include "common.h"
+#include "events.h"
 #include "util/parse.h"
 #include "progress.h"
 #include "runguard.h"
@@ -30,6 +32,7 @@ enum opt_class {
 
 struct run_args {
 	struct common_opts c;
+	struct events_cli ev;
 	const char *workload;
 	struct wl_opts w;
 	bool kmsg_user;
@@ -194,6 +197,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
+		st->child_inputs[1] = &a->ev; /* children[1] */
 		break;
 	case OPT_MATRIX:
 		w->matrix = true;
@@ -371,6 +375,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 
 static const struct argp_child children[] = {
 	{ &common_argp, 0, "Tracing and output:", 0 },
+	{ &events_cli_argp, 0, NULL, 0 },
 	{},
 };
 
@@ -385,6 +390,22 @@ static const struct argp run_argp = {
 	NULL,
 	NULL,
 };
+
+/* The workload runs on the main thread: events are read beside it. */
+struct run_events {
+	struct session *s;
+	pthread_t thread;
+	volatile int stop;
+};
+
+static void *run__events_thread(void *arg)
+{
+	struct run_events *re = arg;
+
+	while (!re->stop)
+		session__events_poll(re->s, 50);
+	return NULL;
+}
 
 static __u64 kv_u64(const struct fs_report *r, const char *key)
 {
@@ -423,6 +444,9 @@ int cmd_run(int argc, char **argv)
 	struct workload *w = NULL;
 	struct session s = {};
 	struct probe_opts po = {};
+	struct run_events re = {};
+	struct evout *ev = NULL;
+	bool ev_thread = false;
 	struct fs_report r;
 	const struct plan_step *step;
 	enum fs_target t;
@@ -462,15 +486,36 @@ int cmd_run(int argc, char **argv)
 	po.filter_tgid = (__u32)getpid();
 	po.btf_path = a.c.btf;
 	po.debuginfo = a.c.debuginfo;
+	po.ev = a.ev.sel;
 	progress__step("run", "attaching");
 	err = session__start(&s, a.c.mode, &po);
 	if (err)
 		goto cleanup;
+	if (probe_events__on(&po.ev)) {
+		progress__done();
+		err = evout__open(&ev, &a.ev, &s, stdout, false);
+		re.s = &s;
+		if (!err)
+			err = -pthread_create(&re.thread, NULL,
+					      run__events_thread, &re);
+		if (err)
+			goto cleanup;
+		ev_thread = true;
+	}
 	progress__step("run", "running %s and checking its answers",
 		       a.workload);
 	err = workload__run(w, &r);
 	if (err)
 		goto cleanup;
+	if (ev_thread) {
+		re.stop = 1;
+		pthread_join(re.thread, NULL);
+		ev_thread = false;
+		err = evout__close(ev, &s);
+		ev = NULL;
+		if (err)
+			goto cleanup;
+	}
 	progress__step("run", "collecting");
 	err = session__collect(&s, &r, false);
 	if (err)
@@ -510,6 +555,11 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 cleanup:
 	progress__done();
+	if (ev_thread) {
+		re.stop = 1;
+		pthread_join(re.thread, NULL);
+	}
+	evout__close(ev, &s);
 	session__stop(&s);
 	workload__destroy(w);
 	wl_kmsg__close(kmsg);

@@ -23,6 +23,7 @@
 #include "session/session.h"
 #include "serve/serve.h"
 #include "serveopt.h"
+#include "events.h"
 #include "user.h"
 #include "util/util.h"
 #include "util/err.h"
@@ -45,6 +46,7 @@ struct trace_args {
 	bool timestamps;
 	bool quiet;
 	struct serve_cli serve; /* --serve, --serve-any */
+	struct events_cli ev;	/* --events, --errors, --slower-than... */
 	bool drop;		/* --user given */
 	struct user_ids user;
 	char **cmd; /* after "--" */
@@ -153,6 +155,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_INIT:
 		common_opts_target = &a->c;
 		st->child_inputs[1] = &a->serve; /* children[1] */
+		st->child_inputs[2] = &a->ev;	 /* children[2] */
 		break;
 	case 'i':
 		a->interval = parse_seconds(st, arg);
@@ -248,6 +251,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 static const struct argp_child children[] = {
 	{ &common_argp, 0, NULL, 0 },
 	{ &serve_cli_argp, 0, NULL, 0 },
+	{ &events_cli_argp, 0, NULL, 0 },
 	{},
 };
 
@@ -547,6 +551,7 @@ int cmd_trace(int argc, char **argv)
 	struct session s = {};
 	struct serve *srv = NULL;
 	struct trace_keep keep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct evout *ev = NULL;
 	struct timespec t0, tick;
 	pid_t child = 0;
 	int go = -1, err, status = 0, n = 0;
@@ -568,9 +573,15 @@ int cmd_trace(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	a.p.btf_path = a.c.btf;
 	a.p.debuginfo = a.c.debuginfo;
+	a.p.ev = a.ev.sel;
 	err = session__start(&s, a.c.mode, &a.p);
 	if (err)
 		goto cleanup;
+	if (probe_events__on(&a.p.ev)) {
+		err = evout__open(&ev, &a.ev, &s, stdout, a.quiet);
+		if (err)
+			goto cleanup;
+	}
 	keep.s = &s;
 	/* Only a file or the live page can hold the intervals; stdout gets
 	 * each as it ends. */
@@ -633,8 +644,14 @@ int cmd_trace(int argc, char **argv)
 			err = trace__report(&s, &a, &keep, !a.cumulative, label,
 					    false);
 		}
-		usleep(20000);
+		/* Events as they come, or a plain wait without them. */
+		if (session__events_poll(&s, 20) == -EINTR)
+			continue;
 	}
+	if (err)
+		goto cleanup;
+	err = evout__close(ev, &s);
+	ev = NULL;
 	if (err)
 		goto cleanup;
 	/* With -i: the last partial interval, then the run's totals. */
@@ -646,6 +663,7 @@ int cmd_trace(int argc, char **argv)
 cleanup:
 	/* The server's page reads keep: stop it first. */
 	serve__stop(srv);
+	evout__close(ev, &s);
 	trace__free_report(keep.keep);
 	if (go >= 0)
 		close(go); /* child sees EOF and exits without running */

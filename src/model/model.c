@@ -31,6 +31,8 @@ static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {
 	[FS_DD_DROPPED] = { "dropped" },
 	[FS_DD_MISSED] = { "missed" },
 	[FS_DD_COMPAT] = { "compat_skipped", true },
+	[FS_DD_EVENTS] = { "events", true },
+	[FS_DD_EV_LOST] = { "events_lost", true },
 };
 
 static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
@@ -58,6 +60,8 @@ static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_MISSED] = { "missed" },
 	[FS_SH_IOV_BEYOND] = { "iov_beyond", true },
 	[FS_SH_COMPAT] = { "compat_skipped", true },
+	[FS_SH_EVENTS] = { "events", true },
+	[FS_SH_EV_LOST] = { "events_lost", true },
 };
 
 static const char *const target_names[FS_TGT_NR] = {

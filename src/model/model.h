@@ -65,6 +65,9 @@ struct fs_attach_info {
 
 struct fs_target_report {
 	bool enabled;
+	/* Per-call events were selected: reports show their counts even
+	 * when zero. */
+	bool events;
 	const char *name; /* "dedupe" or "shmem" */
 	struct fs_attach_info attach;
 	int nhists;

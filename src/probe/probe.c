@@ -33,6 +33,8 @@ struct probe {
 	struct probe_load_cfg cfg; /* compiled into the programs */
 	__u32 nentries;		/* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 	bool lean;		/* --lean */
+	bool syscall;		/* the step attached is the syscall level */
+	bool events;		/* per-call events selected */
 	char inflight_why[224]; /* why the hash */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
@@ -83,6 +85,23 @@ static int inflight__prepare(struct bpf_object *obj, bool hash)
 }
 
 /*
+ * The events ring: its asked size with events on, else the smallest the
+ * kernel takes (a page), which no program writes to.
+ */
+static int events__prepare(struct bpf_object *obj, const struct probe_events *e)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "events");
+	long page = sysconf(_SC_PAGESIZE);
+	__u32 size = e->ring_bytes ? e->ring_bytes : FS_EV_RING_DEFAULT;
+
+	if (!m)
+		return -ENOENT;
+	if (!probe_events__on(e) || size < (__u32)page)
+		size = (__u32)page;
+	return bpf_map__set_max_entries(m, size);
+}
+
+/*
  * Open the target's skeleton with every program off and filters set.
  * Every program the table names must be in the object: a table out of
  * step with the BPF code fails here, whatever step is tried.
@@ -110,7 +129,9 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 		bpf_program__set_autoload(prog, false);
 	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
-	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash);
+	pr->events = probe_events__on(&o->ev);
+	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash)
+		      ?: events__prepare(pr->obj, &o->ev);
 	if (err)
 		return err;
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);
@@ -483,6 +504,7 @@ done:
 	s->err = err;
 	s->inflight[0] = '\0';
 	if (!err) {
+		pr->syscall = s->mech == MECH_SYSCALL;
 		snprintf(s->err_msg, sizeof(s->err_msg), "attached");
 		probe__inflight_desc(pr, s->inflight, sizeof(s->inflight));
 	}
@@ -712,6 +734,7 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 	struct fs_attach_info *ai = &r->target[pr->target].attach;
 
 	model__enable(r, pr->target, true);
+	r->target[pr->target].events = pr->events;
 	snprintf(ai->function, sizeof(ai->function), "%s", p->function);
 	snprintf(ai->symbol, sizeof(ai->symbol), "%s", s->symbol);
 	snprintf(ai->mechanism, sizeof(ai->mechanism), "%s",
@@ -737,6 +760,29 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 			 pr->kev_why);
 	probe__mark_unmeasured(pr, s, r);
 	probe__mark_lean(pr, r);
+}
+
+int probe__events_add(struct probe *pr, struct ring_buffer **rb,
+		      int (*fn)(void *ctx, void *data, size_t size), void *ctx)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(pr->obj, "events");
+
+	if (!m)
+		return -ENOENT;
+	if (*rb)
+		return ring_buffer__add(*rb, bpf_map__fd(m), fn, ctx);
+	*rb = ring_buffer__new(bpf_map__fd(m), fn, ctx, NULL);
+	return *rb ? 0 : -errno;
+}
+
+__u32 probe__events_seen(const struct probe *pr)
+{
+	__u32 all = FS_EVF_FILE | FS_EVF_BUF | FS_EVF_FOLIO | FS_EVF_CHUNK |
+		    FS_EVF_DST | FS_EVF_FD | FS_EVF_LEN;
+
+	if (pr->sub_missing || pr->lean || pr->syscall)
+		all &= ~(FS_EVF_FOLIO | FS_EVF_CHUNK);
+	return all;
 }
 
 void probe__destroy(struct probe *pr)

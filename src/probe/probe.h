@@ -13,6 +13,24 @@
 
 struct probe;
 
+/*
+ * Per-call events: which calls become one (any of all, errors, slower
+ * than slower_ns; sample N keeps one in N of them, or of all calls when
+ * alone) and the ring buffer's size. Nothing set: no events at all.
+ */
+struct probe_events {
+	bool all;
+	bool errors; /* failed, DIFFERS, short reads */
+	__u64 slower_ns;
+	__u32 sample;	  /* 0: every selected call */
+	__u32 ring_bytes; /* a power of two; 0: FS_EV_RING_DEFAULT */
+};
+
+static inline bool probe_events__on(const struct probe_events *e)
+{
+	return e->all || e->errors || e->slower_ns || e->sample;
+}
+
 /* Filters, compiled into the BPF programs before load (0 = none). */
 struct probe_opts {
 	__u32 filter_tgid;	 /* exactly this process */
@@ -26,6 +44,7 @@ struct probe_opts {
 	bool per_proc;	/* -P: one stats entry per process */
 	bool lean;	/* --lean: leave out the costliest optional hists */
 	bool load_only; /* load through the verifier, attach nothing */
+	struct probe_events ev;
 	const char
 		*btf_path; /* --btf: CO-RE against this BTF, NULL = kernel's */
 	/* --debuginfo: the kernel's DWARF, NULL = distribution paths */
@@ -69,6 +88,17 @@ enum probe_inflight probe__inflight_mode(void);
 /* Attach info and "not measured" marks of the live probe into r. */
 void probe__describe(const struct probe *pr, const struct plan *p,
 		     struct fs_report *r);
+/*
+ * Events: add the probe's ring buffer to *rb (made if NULL), fn called
+ * with ctx for each event. 0 or -errno.
+ */
+struct ring_buffer;
+int probe__events_add(struct probe *pr, struct ring_buffer **rb,
+		      int (*fn)(void *ctx, void *data, size_t size), void *ctx);
+/* The FS_EVF_* parts the live probe's events can carry: the folio and
+ * copy parts only with the sub-probe attached. */
+__u32 probe__events_seen(const struct probe *pr);
+
 /* Detach and free; safe on NULL. */
 void probe__destroy(struct probe *pr);
 

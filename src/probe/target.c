@@ -26,6 +26,11 @@
 		(rd)->per_proc = (o)->per_proc;                                \
 		(rd)->lean = (o)->lean;                                        \
 		(rd)->inflight_hash = (c)->inflight_hash;                      \
+		(rd)->ev_on = probe_events__on(&(o)->ev);                      \
+		(rd)->ev_all = (o)->ev.all;                                    \
+		(rd)->ev_errors = (o)->ev.errors;                              \
+		(rd)->ev_slower_ns = (o)->ev.slower_ns;                        \
+		(rd)->ev_sample = (o)->ev.sample;                              \
 	} while (0)
 
 static void *dd__open(const struct bpf_object_open_opts *oo)

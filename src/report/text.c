@@ -197,6 +197,28 @@ static const char *or_dash(const char *s)
 	return s[0] ? s : "-";
 }
 
+/* The per-call event counters, which have a line of their own. */
+static bool is_event_counter(const char *name)
+{
+	return !strcmp(name, "events") || !strcmp(name, "events_lost");
+}
+
+/* "events N, events lost N": whenever events were selected, and
+ * whenever either is not zero. */
+static void print_events(FILE *f, const struct fs_target_report *tr)
+{
+	unsigned long long n[2] = { 0, 0 };
+
+	for (int c = 0; c < tr->ncounters; c++) {
+		if (!strcmp(tr->counter_spec[c].name, "events"))
+			n[0] = tr->counter[c];
+		else if (!strcmp(tr->counter_spec[c].name, "events_lost"))
+			n[1] = tr->counter[c];
+	}
+	if (tr->events || n[0] || n[1])
+		fprintf(f, "  events %llu, events lost %llu\n", n[0], n[1]);
+}
+
 /* What the syscall level left out, when it left anything out. */
 static void print_skips(FILE *f, const struct fs_target_report *tr)
 {
@@ -239,9 +261,12 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 	}
 	fprintf(f, "  counters: ");
 	for (int c = 0; c < tr->ncounters; c++)
-		fprintf(f, "%s %s %llu", c ? "," : "", tr->counter_spec[c].name,
-			(unsigned long long)tr->counter[c]);
+		if (!is_event_counter(tr->counter_spec[c].name))
+			fprintf(f, "%s %s %llu", c ? "," : "",
+				tr->counter_spec[c].name,
+				(unsigned long long)tr->counter[c]);
 	fputc('\n', f);
+	print_events(f, tr);
 	print_skips(f, tr);
 	for (int i = 0; i < tr->nhists; i++) {
 		fputc('\n', f);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "session/session.h"
 #include "dwarf/dwarf.h"
 #include "probe/target.h"
@@ -210,8 +211,52 @@ int session__collect(struct session *s, struct fs_report *r, bool delta)
 	return session__collect_both(s, delta ? r : NULL, delta ? NULL : r);
 }
 
+static int session__on_event(void *ctx, void *data, size_t size)
+{
+	const struct session_evsrc *src = ctx;
+	struct session *s = src->s;
+	const struct plan *p = &s->plan[src->t];
+
+	if (size < sizeof(struct fs_event))
+		return 0;
+	s->ev_fn(s->ev_ctx, src->t, plan__mech_name(p->step[p->chosen].mech),
+		 probe__events_seen(s->probe[src->t]), data);
+	return 0;
+}
+
+int session__events_start(struct session *s, session_event_fn fn, void *ctx)
+{
+	int err = 0;
+
+	s->ev_fn = fn;
+	s->ev_ctx = ctx;
+	for (int t = 0; t < FS_TGT_NR && !err; t++) {
+		if (!s->probe[t])
+			continue;
+		s->evsrc[t] = (struct session_evsrc){ .s = s, .t = t };
+		err = probe__events_add(s->probe[t], &s->rb, session__on_event,
+					&s->evsrc[t]);
+	}
+	if (err)
+		err__print(NULL, err, "cannot read the events' ring buffer");
+	return err;
+}
+
+int session__events_poll(struct session *s, int ms)
+{
+	if (!s->rb) {
+		if (ms > 0)
+			usleep(ms * 1000);
+		return 0;
+	}
+	return ms > 0 ? ring_buffer__poll(s->rb, ms)
+		      : ring_buffer__consume(s->rb);
+}
+
 void session__stop(struct session *s)
 {
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		probe__destroy(s->probe[t]);
 		s->probe[t] = NULL;

@@ -10,6 +10,18 @@
 #include "plan/plan.h"
 #include "probe/probe.h"
 
+struct fs_event;
+struct ring_buffer;
+/* One event of target t, its probe attached with mechanism mech; seen:
+ * the FS_EVF_* parts that level can see. */
+typedef void (*session_event_fn)(void *ctx, enum fs_target t, const char *mech,
+				 __u32 seen, const struct fs_event *e);
+
+struct session_evsrc {
+	struct session *s;
+	enum fs_target t;
+};
+
 struct session {
 	struct kfacts facts;
 	bool facts_loaded;
@@ -23,6 +35,11 @@ struct session {
 	/* The filters as the user gave them, copied into every report. */
 	struct fs_filters filters;
 	struct plan_inline inl; /* the dedupe compare's inline sites */
+	/* Events: every probe's ring buffer, and where they go. */
+	struct ring_buffer *rb;
+	struct session_evsrc evsrc[FS_TGT_NR];
+	session_event_fn ev_fn;
+	void *ev_ctx;
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */
@@ -43,6 +60,15 @@ int session__collect(struct session *s, struct fs_report *r, bool delta);
  */
 int session__collect_both(struct session *s, struct fs_report *delta,
 			  struct fs_report *total);
+/* Events of every live probe to fn from now on (the probes were started
+ * with events on). 0 or -errno. */
+int session__events_start(struct session *s, session_event_fn fn, void *ctx);
+/*
+ * Hand the waiting events to the callback, waiting up to ms for the first
+ * (0: only what is there; without events just sleep ms). Returns the
+ * number handed, or -errno.
+ */
+int session__events_poll(struct session *s, int ms);
 void session__stop(struct session *s);
 /*
  * The inline sites of function in the running kernel's DWARF (release):

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "util/parse.h"
+#include "util/util.h"
 
 int size__parse(const char *s, bool zero, __u64 *out)
 {
@@ -71,4 +73,36 @@ int seconds__parse(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int duration__parse(const char *s, __u64 *ns)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	const char *p = s;
+	int dots = 0;
+	char *end;
+	double v;
+
+	/* Digits and at most one '.': no sign, hex, exponent, inf or nan. */
+	for (; isdigit((unsigned char)*p) || *p == '.'; p++)
+		dots += *p == '.';
+	if (p == s || dots > 1 || (p - s == 1 && dots))
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].name))
+			continue;
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno || end != p || !isfinite(v) || !(v > 0))
+			return -EINVAL;
+		v *= units[i].ns;
+		if (v > PARSE_MAX_SECONDS * 1e9)
+			return -EINVAL;
+		*ns = v < 1 ? 1 : (__u64)(v + 0.5);
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -25,4 +25,12 @@ int size__parse(const char *s, bool zero, __u64 *out);
  */
 int seconds__parse(const char *s, double *out);
 
+/*
+ * A duration: a decimal number and a unit, ns, us, ms or s ("500us",
+ * "2ms", "1.5s"), nothing else; more than 0 and at most
+ * PARSE_MAX_SECONDS, rounded to whole nanoseconds (at least 1). Returns
+ * 0 or -EINVAL.
+ */
+int duration__parse(const char *s, __u64 *ns);
+
 #endif /* FS_UTIL_PARSE_H */

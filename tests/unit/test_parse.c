@@ -63,6 +63,31 @@ static void test_seconds(void **state)
 		assert_int_equal(seconds__parse(bad[i], &v), -EINVAL);
 }
 
+static void test_duration(void **state)
+{
+	static const struct {
+		const char *s;
+		__u64 ns;
+	} good[] = { { "500us", 500000 },    { "2ms", 2000000 },
+		     { "1.5s", 1500000000 }, { "40000000ns", 40000000 },
+		     { "0.0001ns", 1 },	     { "31536000s", 31536000000000000 },
+		     { ".5ms", 500000 } };
+	static const char *const bad[] = { "-1",	"1parsec", "0ms",
+					   "1",		"ms",	   "1e3us",
+					   "1..2s",	"1 ms",	   "1ms ",
+					   "0x10ms",	".ms",	   "",
+					   "31536001s", "infs",	   "1MS" };
+	__u64 v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		v = 0;
+		assert_int_equal(duration__parse(good[i].s, &v), 0);
+		assert_int_equal(v, good[i].ns);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(duration__parse(bad[i], &v), -EINVAL);
+}
+
 static void test_targets(void **state)
 {
 	bool want[FS_TGT_NR];
@@ -84,6 +109,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_targets),
 	};
 

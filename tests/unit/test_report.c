@@ -383,6 +383,30 @@ static void test_text_skips(void **state)
 	free(out);
 }
 
+/* The event counters: a line of their own, when events were selected or
+ * counted, never on the counters line. */
+static void test_text_events(void **state)
+{
+	static struct fs_report r;
+	char *out;
+
+	make_report(&r);
+	model__enable(&r, FS_TGT_SHMEM, true);
+	out = text_of(&r);
+	assert_lacks(out, "  events ");
+	free(out);
+	r.target[FS_TGT_DEDUPE].events = true;
+	r.target[FS_TGT_SHMEM].counter[FS_SH_EVENTS] = 7;
+	r.target[FS_TGT_SHMEM].counter[FS_SH_EV_LOST] = 3;
+	out = text_of(&r);
+	assert_contains(out, "missed 0, compat_skipped 0\n"
+			     "  events 0, events lost 0\n");
+	assert_contains(out, "compat_skipped 0\n"
+			     "  events 7, events lost 3\n");
+	assert_lacks(out, "events_lost");
+	free(out);
+}
+
 static void test_text_log2(void **state)
 {
 	static struct fs_report r;
@@ -1242,6 +1266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_target),
 		cmocka_unit_test(test_text_skips),
+		cmocka_unit_test(test_text_events),
 		cmocka_unit_test(test_text_log2),
 		cmocka_unit_test(test_text_align),
 		cmocka_unit_test(test_text_align_offset0),
