@@ -56,7 +56,7 @@ struct fs_attach_info {
 	char symbol[128];   /* the symbol we attached to */
 	char mechanism[16]; /* "fentry", "kprobe", "none" */
 	bool inlined;	    /* function has no symbol of its own */
-	char reason[1024];  /* why this step was chosen */
+	char reason[2048];  /* why this step was chosen, and what it sees */
 	/* kprobe-inline: the sites probed and the DWARF they came from
 	 * (0 and "" for other mechanisms). */
 	int inline_sites;
