@@ -114,25 +114,27 @@ else
 fi
 
 # ---- suites ----
+# Only the hanging suite needs the 1 s limit; the others end on their own,
+# and get 60 s so that a loaded machine cannot turn them into timeouts.
 st_suite good 'ok one; (ok "from a subshell"); skip three "why"; bad four "a failed check"'
-st_expect "suite that ends" "run_suite fake:good $st/good.sh 1" \
+st_expect "suite that ends" "run_suite fake:good $st/good.sh 60" \
 	"2 passed, 1 failed, 1 skipped" "FAIL    four: a failed check"
 st_suite exit3 'ok one; exit 3; ok never'
-st_expect "suite that exits 3 midway" "run_suite fake:exit3 $st/exit3.sh 1" \
+st_expect "suite that exits 3 midway" "run_suite fake:exit3 $st/exit3.sh 60" \
 	"1 passed, 1 failed, 0 skipped" "FAIL    suite fake:exit3: exit 3 before its end"
 st_suite exit0 'ok one; exit 0; ok never'
-st_expect "suite that exits 0 midway" "run_suite fake:exit0 $st/exit0.sh 1" \
+st_expect "suite that exits 0 midway" "run_suite fake:exit0 $st/exit0.sh 60" \
 	"1 passed, 1 failed, 0 skipped" "FAIL    suite fake:exit0: exit 0 before its end"
 st_suite killed 'ok one; kill -KILL $BASHPID; ok never'
-st_expect "suite that is killed" "run_suite fake:killed $st/killed.sh 1" \
+st_expect "suite that is killed" "run_suite fake:killed $st/killed.sh 60" \
 	"1 passed, 1 failed, 0 skipped" "FAIL    suite fake:killed: killed by SIGKILL"
 st_suite hang 'ok one; sleep 1000; ok never'
 st_expect "suite that hangs" "run_suite fake:hang $st/hang.sh 1" \
 	"1 passed, 1 failed, 0 skipped" "FAIL    suite fake:hang: timed out after 1s"
 # None of them stops the next.
 st_expect "suites after failing ones still run" \
-	"run_suite fake:exit3 $st/exit3.sh 1; run_suite fake:killed $st/killed.sh 1
-	 run_suite fake:hang $st/hang.sh 1; run_suite fake:good $st/good.sh 1" \
+	"run_suite fake:exit3 $st/exit3.sh 60; run_suite fake:killed $st/killed.sh 60
+	 run_suite fake:hang $st/hang.sh 1; run_suite fake:good $st/good.sh 60" \
 	"5 passed, 4 failed, 1 skipped" "FAIL    suite fake:exit3: exit 3 before its end
 FAIL    suite fake:killed: killed by SIGKILL
 FAIL    suite fake:hang: timed out after 1s
