@@ -8,7 +8,10 @@
 
 sf=$(mktemp -d "${TMPDIR:-/tmp}/fs-shfake.XXXXXX")
 sf_dyn=$(dirname "$FS")/folioscope-dyn
-if [ ! -x "$sf_dyn" ]; then
+if [ -n "${SAN:-}" ]; then
+	# ASan must be the first library loaded, before the shim.
+	skip "shmem fakes" "not with a sanitizer build (the LD_PRELOAD shim cannot come before ASan's runtime)"
+elif [ ! -x "$sf_dyn" ]; then
 	skip "shmem fakes" "no $sf_dyn (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
 elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
 	-o "$sf/fakekernel.so" -ldl 2>"$sf/cc.err"; then
