@@ -64,16 +64,8 @@ static void line(struct pic *p, const char *cls, const char *color, int size,
 	while (*text) {
 		size_t n = strlen(text), cut = n;
 
-		if (n > WRAP_CHARS) {
-			cut = WRAP_CHARS;
-			while (cut > WRAP_CHARS / 2 && text[cut] != ' ')
-				cut--;
-			if (text[cut] != ' ')
-				cut = WRAP_CHARS;
-			while (cut > 1 &&
-			       ((unsigned char)text[cut] & 0xc0) == 0x80)
-				cut--;
-		}
+		if (n > WRAP_CHARS)
+			cut = svg__wrap_cut(text, WRAP_CHARS);
 		fprintf(p->f,
 			"<text class=\"%s\" x=\"%d\" y=\"%d\" "
 			"font-size=\"%d\" fill=\"%s\">",

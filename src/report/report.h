@@ -197,4 +197,9 @@ int report__heatmap_height(const struct fs_histogram *h);
 /* "12 intervals of 1 s" or "none (...)": for the run's facts. */
 void report__intervals_fact(char *buf, size_t n, const struct fs_report *r);
 
+/* Where to break an SVG text line of more than width bytes (s holds
+ * more): the last space in its second half, else width, moved back off
+ * any UTF-8 continuation byte. SVG text does not wrap by itself. */
+size_t svg__wrap_cut(const char *s, size_t width);
+
 #endif /* FS_REPORT_H */

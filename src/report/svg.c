@@ -34,6 +34,20 @@
 #define LINE_H 18
 #define WRAP_CHARS 112
 
+size_t svg__wrap_cut(const char *s, size_t width)
+{
+	size_t cut = width;
+
+	while (cut > width / 2 && s[cut] != ' ')
+		cut--;
+	if (s[cut] != ' ')
+		cut = width;
+	/* Never inside a UTF-8 sequence. */
+	while (cut > 1 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	return cut;
+}
+
 /* Counts for tick labels: exact below 10000, else 3 digits and SI. */
 static void fmt_count(char *buf, size_t n, double v)
 {
@@ -394,17 +408,8 @@ static void doc_text(struct doc *d, const char *text, int size,
 	while (*s) {
 		size_t n = strlen(s), cut = n;
 
-		if (n > WRAP_CHARS) {
-			cut = WRAP_CHARS;
-			while (cut > WRAP_CHARS / 2 && s[cut] != ' ')
-				cut--;
-			if (s[cut] != ' ')
-				cut = WRAP_CHARS;
-			/* Never inside a UTF-8 sequence. */
-			while (cut > 1 &&
-			       ((unsigned char)s[cut] & 0xc0) == 0x80)
-				cut--;
-		}
+		if (n > WRAP_CHARS)
+			cut = svg__wrap_cut(s, WRAP_CHARS);
 		fprintf(d->f,
 			"<text x=\"%d\" y=\"%d\" font-size=\"%d\" "
 			"fill=\"%s\"%s>",
