@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "serve/serve.h"
 #include "util/err.h"
+#include "util/util.h"
 
 #define OM_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -177,44 +178,42 @@ static bool wants_openmetrics(struct MHD_Connection *conn)
 	return accept && strstr(accept, "application/openmetrics-text");
 }
 
-static enum MHD_Result metrics(struct serve *s, struct MHD_Connection *conn)
-{
-	bool om = wants_openmetrics(conn);
-	char *body = NULL, msg[160];
-	size_t len = 0;
-	FILE *f;
-	int err;
+/* What a URL shows: /metrics, /report.html and /report.json differ only in
+ * which fill they collect with, how they format and what type they send. */
+enum view { VIEW_METRICS, VIEW_HTML, VIEW_JSON };
 
-	model__init(s->r);
-	err = s->fill(s->ctx, s->r);
-	if (err) {
-		model__free(s->r);
-		snprintf(msg, sizeof(msg), "folioscope: cannot collect: %s\n",
-			 strerror(-err));
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+static const struct view_info {
+	const char *url;
+	const char *what; /* for "cannot format the ..." */
+	const char *type;
+} views[] = {
+	[VIEW_METRICS] = { "/metrics", "metrics", PROM_TYPE },
+	[VIEW_HTML] = { "/report.html", "report", "text/html; charset=utf-8" },
+	[VIEW_JSON] = { "/report.json", "report",
+			"application/json; charset=utf-8" },
+};
+
+static int format_view(FILE *f, const struct serve *s, enum view v, bool om)
+{
+	switch (v) {
+	case VIEW_METRICS:
+		return report__openmetrics(f, s->r, om);
+	case VIEW_HTML:
+		return report__html_refresh(f, s->r, s->refresh);
+	case VIEW_JSON:
+		return report__json_stream(f, s->r);
 	}
-	f = open_memstream(&body, &len);
-	if (f) {
-		err = report__openmetrics(f, s->r, om);
-		if (fclose(f))
-			err = -ENOMEM;
-	}
-	model__free(s->r);
-	if (!f)
-		return MHD_NO;
-	if (err) {
-		free(body);
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				  "folioscope: cannot format metrics\n");
-	}
-	return reply(conn, MHD_HTTP_OK, om ? OM_TYPE : PROM_TYPE, body, len);
+	return -EINVAL;
 }
 
-/* /report.html or /report.json: the page's report, rendered whole. */
-static enum MHD_Result page(struct serve *s, struct MHD_Connection *conn,
-			    bool html)
+/* Collects a fresh model and renders it whole: a scrape or a page load
+ * never sees half of one snapshot and half of the next. */
+static enum MHD_Result render(struct serve *s, struct MHD_Connection *conn,
+			      enum view v)
 {
-	serve_fill_fn fill = s->page_fill ? s->page_fill : s->fill;
+	serve_fill_fn fill =
+		v != VIEW_METRICS && s->page_fill ? s->page_fill : s->fill;
+	bool om = v == VIEW_METRICS && wants_openmetrics(conn);
 	char *body = NULL, msg[160];
 	size_t len = 0;
 	FILE *f;
@@ -230,8 +229,7 @@ static enum MHD_Result page(struct serve *s, struct MHD_Connection *conn,
 	}
 	f = open_memstream(&body, &len);
 	if (f) {
-		err = html ? report__html_refresh(f, s->r, s->refresh)
-			   : report__json_stream(f, s->r);
+		err = format_view(f, s, v, om);
 		if (fclose(f))
 			err = -ENOMEM;
 	}
@@ -240,13 +238,12 @@ static enum MHD_Result page(struct serve *s, struct MHD_Connection *conn,
 		return MHD_NO;
 	if (err) {
 		free(body);
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				  "folioscope: cannot format the report\n");
+		snprintf(msg, sizeof(msg), "folioscope: cannot format the %s\n",
+			 views[v].what);
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	return reply(conn, MHD_HTTP_OK,
-		     html ? "text/html; charset=utf-8"
-			  : "application/json; charset=utf-8",
-		     body, len);
+	return reply(conn, MHD_HTTP_OK, om ? OM_TYPE : views[v].type, body,
+		     len);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
@@ -260,12 +257,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 				  "only GET and HEAD\n");
-	if (!strcmp(url, "/metrics"))
-		return metrics(s, conn);
-	if (!strcmp(url, "/report.html"))
-		return page(s, conn, true);
-	if (!strcmp(url, "/report.json"))
-		return page(s, conn, false);
+	for (size_t v = 0; v < ARRAY_SIZE(views); v++)
+		if (!strcmp(url, views[v].url))
+			return render(s, conn, (enum view)v);
 	if (!strcmp(url, "/"))
 		return reply_text(conn, MHD_HTTP_OK,
 				  "folioscope: metrics are at /metrics, the "

@@ -255,6 +255,10 @@ if command -v curl >/dev/null; then
 			"$(curl -sf "$furl/report.html" | grep -c -e '<meta http-equiv="refresh" content="2">' -e "<td>command cat $lt/b</td>")" 2
 		expect_eq "report --serve: /metrics follows the file" \
 			"$(curl -sf "$furl/metrics" | awk '/^folioscope_shmem_bytes_sum/ { print $2 }')" 300000
+		ctype() { curl -sf -o /dev/null -w '%{content_type}' "$@"; }
+		expect_eq "report --serve: each URL's content type" \
+			"$(ctype "$furl/metrics"); $(ctype -H 'Accept: application/openmetrics-text' "$furl/metrics"); $(ctype "$furl/report.html"); $(ctype "$furl/report.json")" \
+			"text/plain; version=0.0.4; charset=utf-8; application/openmetrics-text; version=1.0.0; charset=utf-8; text/html; charset=utf-8; application/json; charset=utf-8"
 		printf '{"schema": ' >"$lt/follow.json"
 		expect_eq "report --serve: an unreadable file leaves the last good run served" \
 			"$(served .targets.shmem.histograms.bytes.sum) $(served .targets.shmem.histograms.bytes.sum)" "300000 300000"
