@@ -336,6 +336,20 @@ static void log__last_line(const char *path, char *buf, size_t n)
 	free(data);
 }
 
+/* Whether a tool's log holds NEEDLE: tells a member missing from a package
+ * from other failures of the same pipeline. */
+static bool log__contains(const char *path, const char *needle)
+{
+	char *data = NULL;
+	bool found;
+
+	if (vm_fs__read_file(path, &data, NULL))
+		return false;
+	found = strstr(data, needle) != NULL;
+	free(data);
+	return found;
+}
+
 static int tool__run_logged(char *const argv[], const char *cwd,
 			    const char *log, char *why, size_t wn)
 {
@@ -391,54 +405,104 @@ static int deb__find(const char *dir, char *deb, size_t n)
 	return err;
 }
 
+/*
+ * A download is staged in DIR/.tmp-XXXXXX (tmp__sweep removes those a dead
+ * run left) and becomes the cache tree in one rename, so a tree that exists
+ * is complete. The kernel and its -dbg package share this; only what they
+ * extract and check between fetch and commit differs.
+ */
+struct staging {
+	char tmp[PATH_MAX], log[PATH_MAX], root[PATH_MAX], deb[PATH_MAX];
+};
+
+/* Makes the staging dir and fetches PKG's .deb into it with apt-get. On
+ * error the caller still calls staging__end. */
+static int staging__fetch(struct staging *st, const char *dir, const char *pkg,
+			  char *why, size_t wn)
+{
+	char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
+	int err;
+
+	st->tmp[0] = '\0';
+	tmp__sweep(dir);
+	if (vm_fs__fmt(st->tmp, sizeof(st->tmp), "%s/.tmp-XXXXXX", dir)) {
+		st->tmp[0] = '\0';
+		vm_fs__fmt(why, wn, "cache path too long");
+		return -ENAMETOOLONG;
+	}
+	if (!mkdtemp(st->tmp)) {
+		err = -errno;
+		st->tmp[0] = '\0';
+		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s", dir,
+			   strerror(-err));
+		return err;
+	}
+	if (vm_fs__fmt(st->log, sizeof(st->log), "%s/log", st->tmp) ||
+	    vm_fs__fmt(st->root, sizeof(st->root), "%s/root", st->tmp)) {
+		vm_fs__fmt(why, wn, "cache path too long");
+		return -ENAMETOOLONG;
+	}
+	err = tool__run_logged(argv, st->tmp, st->log, why, wn);
+	if (err)
+		return err;
+	err = deb__find(st->tmp, st->deb, sizeof(st->deb));
+	if (err)
+		vm_fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
+	return err;
+}
+
+/* Stamps the extracted root with PKG and renames it to TREE. */
+static int staging__commit(struct staging *st, const char *pkg,
+			   const char *tree, char *why, size_t wn)
+{
+	char path[PATH_MAX];
+	int err;
+
+	err = vm_fs__fmt(path, sizeof(path), "%s/%s", st->root, STAMP);
+	if (!err)
+		err = vm_fs__write_file(path, pkg, strlen(pkg), 0644);
+	if (err) {
+		vm_fs__fmt(why, wn, "cannot write '%s': %s", path,
+			   strerror(-err));
+		return err;
+	}
+	if (!rename(st->root, tree))
+		return 0;
+	err = -errno;
+	/* A concurrent run may have won the race: its tree is good. */
+	if ((err == -EEXIST || err == -ENOTEMPTY) && tree__complete(tree))
+		return 0;
+	vm_fs__fmt(why, wn, "cannot rename '%s' to '%s': %s", st->root, tree,
+		   strerror(-err));
+	return err;
+}
+
+static void staging__end(struct staging *st)
+{
+	if (st->tmp[0])
+		tree__remove(st->tmp, 0);
+}
+
 static int package__download(const char *kdir, const char *pkg,
 			     const char *tree, char *why, size_t wn)
 {
 	const char *release = pkg + strlen(PKG_PREFIX);
-	char tmp[PATH_MAX], log[PATH_MAX], root[PATH_MAX], deb[PATH_MAX];
 	char depmod[PATH_MAX], path[PATH_MAX];
+	struct staging st;
 	int err;
 
-	tmp__sweep(kdir);
-	if (snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", kdir) >=
-	    (int)sizeof(tmp)) {
-		vm_fs__fmt(why, wn, "cache path too long");
-		return -ENAMETOOLONG;
-	}
-	if (!mkdtemp(tmp)) {
-		err = -errno;
-		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s",
-			   kdir, strerror(-err));
-		return err;
-	}
-	if (vm_fs__fmt(log, sizeof(log), "%s/log", tmp) ||
-	    vm_fs__fmt(root, sizeof(root), "%s/root", tmp)) {
-		err = -ENAMETOOLONG;
-		vm_fs__fmt(why, wn, "cache path too long");
-		goto cleanup;
-	}
 	err__print("vm", 0, "downloading %s (once, into %s)", pkg, kdir);
-
-	{
-		char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
-
-		err = tool__run_logged(argv, tmp, log, why, wn);
-		if (err)
-			goto cleanup;
-	}
-	err = deb__find(tmp, deb, sizeof(deb));
-	if (err) {
-		vm_fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
+	err = staging__fetch(&st, kdir, pkg, why, wn);
+	if (err)
 		goto cleanup;
-	}
 	{
-		char *argv[] = { "dpkg-deb", "-x", deb, root, NULL };
+		char *argv[] = { "dpkg-deb", "-x", st.deb, st.root, NULL };
 
-		err = tool__run_logged(argv, tmp, log, why, wn);
+		err = tool__run_logged(argv, st.tmp, st.log, why, wn);
 		if (err)
 			goto cleanup;
 	}
-	if (vm_fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", root,
+	if (vm_fs__fmt(path, sizeof(path), "%s/boot/vmlinuz-%s", st.root,
 		       release) ||
 	    !vm_fs__exists(path)) {
 		err = -ENOENT;
@@ -454,33 +518,15 @@ static int package__download(const char *kdir, const char *pkg,
 		goto cleanup;
 	}
 	{
-		char *argv[] = { depmod, "-b", root, (char *)release, NULL };
+		char *argv[] = { depmod, "-b", st.root, (char *)release, NULL };
 
-		err = tool__run_logged(argv, tmp, log, why, wn);
+		err = tool__run_logged(argv, st.tmp, st.log, why, wn);
 		if (err)
 			goto cleanup;
 	}
-	err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
-	if (!err)
-		err = vm_fs__write_file(path, pkg, strlen(pkg), 0644);
-	if (err) {
-		vm_fs__fmt(why, wn, "cannot write '%s': %s", path,
-			   strerror(-err));
-		goto cleanup;
-	}
-	if (rename(root, tree)) {
-		err = -errno;
-		/* A concurrent run may have won the race: its tree is good. */
-		if ((err == -EEXIST || err == -ENOTEMPTY) &&
-		    tree__complete(tree)) {
-			err = 0;
-		} else {
-			vm_fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
-				   root, tree, strerror(-err));
-		}
-	}
+	err = staging__commit(&st, pkg, tree, why, wn);
 cleanup:
-	tree__remove(tmp, 0);
+	staging__end(&st);
 	return err;
 }
 
@@ -566,7 +612,7 @@ static int debuginfo__extract(const char *deb, const char *root,
 	char *argv[] = { "sh",
 			 "-c",
 			 "mkdir -p \"$1\" && dpkg-deb --fsys-tarfile \"$0\" | "
-			 "tar -x -C \"$1\" \"$2\"",
+			 "LC_ALL=C tar -x -C \"$1\" \"$2\"",
 			 (char *)deb,
 			 (char *)root,
 			 member,
@@ -581,52 +627,27 @@ static int debuginfo__download(const char *ddir, const char *pkg,
 			       const char *release, const char *tree, char *why,
 			       size_t wn)
 {
-	char tmp[PATH_MAX], log[PATH_MAX], root[PATH_MAX], deb[PATH_MAX];
 	char path[PATH_MAX];
-	struct stat st;
+	struct staging st;
+	struct stat sb;
 	time_t t0 = time(NULL);
 	int err;
 
-	tmp__sweep(ddir);
-	if (vm_fs__fmt(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", ddir)) {
-		vm_fs__fmt(why, wn, "cache path too long");
-		return -ENAMETOOLONG;
-	}
-	if (!mkdtemp(tmp)) {
-		err = -errno;
-		vm_fs__fmt(why, wn, "cannot create a temp dir in '%s': %s",
-			   ddir, strerror(-err));
-		return err;
-	}
-	if (vm_fs__fmt(log, sizeof(log), "%s/log", tmp) ||
-	    vm_fs__fmt(root, sizeof(root), "%s/root", tmp)) {
-		err = -ENAMETOOLONG;
-		vm_fs__fmt(why, wn, "cache path too long");
-		goto cleanup;
-	}
 	err__print("vm", 0, "downloading %s (once, about 300 MB, into %s)", pkg,
 		   ddir);
-	{
-		char *argv[] = { "apt-get", "download", (char *)pkg, NULL };
-
-		err = tool__run_logged(argv, tmp, log, why, wn);
-		if (err)
-			goto cleanup;
-	}
-	err = deb__find(tmp, deb, sizeof(deb));
-	if (err) {
-		vm_fs__fmt(why, wn, "apt-get download %s left no .deb", pkg);
-		goto cleanup;
-	}
-	if (!stat(deb, &st))
-		err__print("vm", 0,
-			   "got %lld MB in %lld s; extracting vmlinux-%s",
-			   (long long)st.st_size >> 20,
-			   (long long)(time(NULL) - t0), release);
-	err = debuginfo__extract(deb, root, release, log, why, wn);
+	err = staging__fetch(&st, ddir, pkg, why, wn);
 	if (err)
 		goto cleanup;
-	if (vm_fs__fmt(path, sizeof(path), "%s/%s%s", root, DBG_VMLINUX,
+	if (!stat(st.deb, &sb))
+		err__print("vm", 0,
+			   "got %lld MB in %lld s; extracting vmlinux-%s",
+			   (long long)sb.st_size >> 20,
+			   (long long)(time(NULL) - t0), release);
+	err = debuginfo__extract(st.deb, st.root, release, st.log, why, wn);
+	if (err && !log__contains(st.log, "Not found in archive"))
+		goto cleanup;
+	if (err ||
+	    vm_fs__fmt(path, sizeof(path), "%s/%s%s", st.root, DBG_VMLINUX,
 		       release) ||
 	    !vm_fs__exists(path)) {
 		err = -ENOENT;
@@ -634,28 +655,12 @@ static int debuginfo__download(const char *ddir, const char *pkg,
 			   release);
 		goto cleanup;
 	}
-	err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, STAMP);
-	if (!err)
-		err = vm_fs__write_file(path, pkg, strlen(pkg), 0644);
-	if (err) {
-		vm_fs__fmt(why, wn, "cannot write '%s': %s", path,
-			   strerror(-err));
-		goto cleanup;
-	}
-	if (rename(root, tree)) {
-		err = -errno;
-		if ((err == -EEXIST || err == -ENOTEMPTY) &&
-		    tree__complete(tree))
-			err = 0;
-		else
-			vm_fs__fmt(why, wn, "cannot rename '%s' to '%s': %s",
-				   root, tree, strerror(-err));
-	}
+	err = staging__commit(&st, pkg, tree, why, wn);
 	if (!err)
 		err__print("vm", 0, "%s ready after %lld s", pkg,
 			   (long long)(time(NULL) - t0));
 cleanup:
-	tree__remove(tmp, 0);
+	staging__end(&st);
 	return err;
 }
 
