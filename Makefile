@@ -236,7 +236,7 @@ bench-tools: $(BENCH_BINS)
 
 $(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop $(BENCH_OUT)/memcpybw \
 		$(BENCH_OUT)/sysloop: \
-		$(BENCH_OUT)/%: bench/%.c
+		$(BENCH_OUT)/%: bench/%.c bench/batches.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<

@@ -9,8 +9,7 @@
  *   dedupeloop -d DIR [-r RANGE] [-n CALLS]
  *
  * Prints: calls=N bytes=N elapsed_ns=N ns_per_call=X best_ns_per_call=X
- * p10_ns_per_call=X median_ns_per_call=X (over batches of BATCH calls, as
- * in preadloop).
+ * p10_ns_per_call=X median_ns_per_call=X (batches.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,30 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/fs.h>
+#include "batches.h"
 
 #define RANGES 16
-/* Calls per timed batch: short batches, so that some fall between the
- * other load a shared machine has. */
-#define BATCH 50
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void die(const char *what)
 {
@@ -65,8 +46,8 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	size_t range = 4096, size;
 	unsigned long long calls = 2000, t0, t, i = 0;
-	double *lat, q[3] = { 0 };
-	int nlat = 0;
+	struct batches b;
+	double q[3];
 	char src[PATH_MAX], dst[PATH_MAX], *buf;
 	struct {
 		struct file_dedupe_range r;
@@ -106,14 +87,13 @@ int main(int argc, char **argv)
 	snprintf(dst, sizeof(dst), "%s/dl.dst", dir);
 	sfd = make_file(src, buf, size);
 	dfd = make_file(dst, buf, size);
-	lat = calloc(calls / BATCH + 1, sizeof(*lat));
-	if (!lat)
+	if (batches__init(&b, calls))
 		die("calloc");
-	t0 = now_ns();
+	t0 = batches__now();
 	while (i < calls) {
 		unsigned long long n = calls - i < BATCH ? calls - i : BATCH;
 
-		t = now_ns();
+		t = batches__now();
 		for (unsigned long long j = 0; j < n; j++, i++) {
 			memset(&req, 0, sizeof(req));
 			req.r.src_offset = (i % RANGES) * range;
@@ -130,24 +110,18 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		t = now_ns() - t;
-		if (n == BATCH)
-			lat[nlat++] = (double)t / n;
+		batches__add(&b, batches__now() - t, n);
 	}
-	t = now_ns() - t0;
+	t = batches__now() - t0;
 	close(sfd);
 	close(dfd);
 	unlink(src);
 	unlink(dst);
-	if (nlat) {
-		qsort(lat, nlat, sizeof(*lat), cmp_double);
-		q[0] = lat[0];
-		q[1] = lat[nlat / 10];
-		q[2] = lat[nlat / 2];
-	}
-	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f "
-	       "best_ns_per_call=%.1f p10_ns_per_call=%.1f "
-	       "median_ns_per_call=%.1f\n",
-	       calls, calls * range, t, (double)t / calls, q[0], q[1], q[2]);
+	batches__quantiles(&b, q);
+	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f ", calls,
+	       calls * range, t, (double)t / calls);
+	batches__print(stdout, q);
+	putchar('\n');
+	batches__free(&b);
 	return 0;
 }

@@ -14,14 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "batches.h"
 
 int main(int argc, char **argv)
 {
@@ -59,7 +52,7 @@ int main(int argc, char **argv)
 	memset(src, 0x5a, size);
 	memset(dst, 0, bs);
 	limit = (unsigned long long)(secs * 1e9);
-	t0 = now_ns();
+	t0 = batches__now();
 	do {
 		for (int i = 0; i < 64; i++) {
 			memcpy(dst, src + off, bs);
@@ -70,7 +63,7 @@ int main(int argc, char **argv)
 				off = 0;
 			bytes += bs;
 		}
-		t = now_ns() - t0;
+		t = batches__now() - t0;
 	} while (t < limit);
 	printf("bytes=%llu elapsed_ns=%llu bytes_per_s=%.0f\n", bytes, t,
 	       bytes * 1e9 / t);

@@ -11,26 +11,16 @@
  * best_ns_per_call=X p10_ns_per_call=X median_ns_per_call=X
  * events_per_s=X. elapsed is wall time from a common start to the last
  * finisher; ns_per_call is per process (elapsed / CALLS); the others are
- * over the first process's batches of BATCH calls: the fastest, the 10th
- * percentile and the median batch. The fastest batches are the ones least
- * disturbed by other load on a shared machine. -k keeps FILE.
+ * over the first process's batches (batches.h). -k keeps FILE.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "batches.h"
 
 static unsigned long long parse_size(const char *s)
 {
@@ -67,21 +57,10 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* Calls per timed batch: short batches, so that some fall between the
- * other load a shared machine has. */
-#define BATCH 50
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* One process's loop; returns nonzero on a short or failed read. The
- * per-call means of its batches go to lat[] (*nlat of them). */
+/* One process's loop, timed into B; returns nonzero on a short or failed
+ * read. */
 static int loop(const char *file, size_t bs, size_t size,
-		unsigned long long calls, char *buf, double *lat, int *nlat)
+		unsigned long long calls, char *buf, struct batches *b)
 {
 	unsigned long long i = 0, t;
 	off_t off = 0;
@@ -89,11 +68,10 @@ static int loop(const char *file, size_t bs, size_t size,
 
 	if (fd < 0)
 		die("open");
-	*nlat = 0;
 	while (i < calls) {
 		unsigned long long n = calls - i < BATCH ? calls - i : BATCH;
 
-		t = now_ns();
+		t = batches__now();
 		for (unsigned long long j = 0; j < n; j++) {
 			if (pread(fd, buf, bs, off) != (ssize_t)bs)
 				return 1;
@@ -101,9 +79,7 @@ static int loop(const char *file, size_t bs, size_t size,
 			if (off + bs > size)
 				off = 0;
 		}
-		t = now_ns() - t;
-		if (n == BATCH)
-			lat[(*nlat)++] = (double)t / n;
+		batches__add(b, batches__now() - t, n);
 		i += n;
 	}
 	close(fd);
@@ -115,8 +91,9 @@ int main(int argc, char **argv)
 	const char *file = NULL;
 	size_t bs = 4096, size = 1 << 20;
 	unsigned long long calls = 20000, t0, t1;
-	int procs = 1, keep = 0, c, fd, go[2], res[2], st, bad = 0, nlat = 0;
-	double best[3] = { 0 }, *lat;
+	int procs = 1, keep = 0, c, fd, go[2], res[2], st, bad = 0;
+	struct batches b;
+	double best[3] = { 0 };
 	char *buf;
 
 	while ((c = getopt(argc, argv, "f:b:s:n:P:k")) != -1) {
@@ -152,8 +129,7 @@ int main(int argc, char **argv)
 	}
 	if (posix_memalign((void **)&buf, 4096, size))
 		die("posix_memalign");
-	lat = calloc(calls / BATCH + 1, sizeof(*lat));
-	if (!lat)
+	if (batches__init(&b, calls))
 		die("calloc");
 	for (size_t i = 0; i < size; i++)
 		buf[i] = (char)(i * 2654435761u >> 24);
@@ -181,13 +157,8 @@ int main(int argc, char **argv)
 			close(res[0]);
 			if (read(go[0], &x, 1) < 0)
 				_exit(1);
-			r = loop(file, bs, size, calls, buf, lat, &nlat);
-			if (nlat) {
-				qsort(lat, nlat, sizeof(*lat), cmp_double);
-				best[0] = lat[0];
-				best[1] = lat[nlat / 10];
-				best[2] = lat[nlat / 2];
-			}
+			r = loop(file, bs, size, calls, buf, &b);
+			batches__quantiles(&b, best);
 			if (!p && write(res[1], best, sizeof(best)) < 0)
 				r = 1;
 			_exit(r);
@@ -195,11 +166,11 @@ int main(int argc, char **argv)
 	}
 	close(go[0]);
 	close(res[1]);
-	t0 = now_ns();
+	t0 = batches__now();
 	close(go[1]); /* EOF releases every child at once */
 	while (wait(&st) > 0)
 		bad |= !WIFEXITED(st) || WEXITSTATUS(st);
-	t1 = now_ns();
+	t1 = batches__now();
 	if (read(res[0], best, sizeof(best)) != sizeof(best))
 		bad = 1;
 	if (!keep)
@@ -208,11 +179,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "preadloop: a reader failed (short read?)\n");
 		return 1;
 	}
-	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f "
-	       "best_ns_per_call=%.1f p10_ns_per_call=%.1f "
-	       "median_ns_per_call=%.1f events_per_s=%.0f\n",
+	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f ",
 	       calls * procs, (unsigned long long)calls * procs * bs, t1 - t0,
-	       (double)(t1 - t0) / calls, best[0], best[1], best[2],
-	       calls * procs * 1e9 / (t1 - t0));
+	       (double)(t1 - t0) / calls);
+	batches__print(stdout, best);
+	printf(" events_per_s=%.0f\n", calls * procs * 1e9 / (t1 - t0));
 	return 0;
 }

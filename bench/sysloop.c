@@ -8,44 +8,27 @@
  *                                      (default /dev/zero: not tmpfs)
  *
  * Prints one line: calls=N best_ns_per_call=X p10_ns_per_call=X
- * median_ns_per_call=X, over batches of BATCH calls (the fastest
- * batches are the ones least disturbed by other load on a shared
- * machine).
+ * median_ns_per_call=X (batches.h).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "batches.h"
 
-#define BATCH 50
 #define BS 4096
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
 	const char *file = "/dev/zero", *what;
 	unsigned long long calls = 20000, i = 0, t;
 	static char buf[BS] __attribute__((aligned(4096)));
-	int c, fd = -1, nlat = 0, pread_mode;
-	double *lat;
+	int c, fd = -1, pread_mode;
+	struct batches b;
+	double q[3];
 
 	if (argc < 2 ||
 	    (strcmp(argv[1], "getppid") && strcmp(argv[1], "pread"))) {
@@ -80,11 +63,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	lat = calloc(calls / BATCH + 1, sizeof(*lat));
-	if (!lat)
+	if (batches__init(&b, calls))
 		return 1;
 	while (i + BATCH <= calls) {
-		t = now_ns();
+		t = batches__now();
 		for (int j = 0; j < BATCH; j++) {
 			if (!pread_mode) {
 				/* The libc wrapper may not enter the kernel. */
@@ -95,12 +77,13 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		lat[nlat++] = (double)(now_ns() - t) / BATCH;
+		batches__add(&b, batches__now() - t, BATCH);
 		i += BATCH;
 	}
-	qsort(lat, nlat, sizeof(*lat), cmp_double);
-	printf("calls=%llu best_ns_per_call=%.1f p10_ns_per_call=%.1f "
-	       "median_ns_per_call=%.1f\n",
-	       i, lat[0], lat[nlat / 10], lat[nlat / 2]);
+	batches__quantiles(&b, q);
+	printf("calls=%llu ", i);
+	batches__print(stdout, q);
+	putchar('\n');
+	batches__free(&b);
 	return 0;
 }
