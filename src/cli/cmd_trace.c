@@ -27,6 +27,7 @@
 #include "user.h"
 #include "util/util.h"
 #include "util/err.h"
+#include "util/fs.h"
 
 static volatile sig_atomic_t exiting;
 
@@ -104,16 +105,18 @@ static __u32 kdev(unsigned int maj, unsigned int min)
 static int parse_dev(const char *s, __u32 *out)
 {
 	unsigned int maj, min;
-	struct stat st;
 	char extra;
+	dev_t dev;
+	int err;
 
 	if (sscanf(s, "%u:%u%c", &maj, &min, &extra) == 2) {
 		*out = kdev(maj, min);
 		return 0;
 	}
-	if (stat(s, &st))
-		return -errno;
-	*out = kdev(major(st.st_dev), minor(st.st_dev));
+	err = path__sb_dev(s, &dev);
+	if (err)
+		return err;
+	*out = kdev(major(dev), minor(dev));
 	return 0;
 }
 

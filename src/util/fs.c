@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "util/fs.h"
 
 int fd__write_all(int fd, const void *buf, size_t len)
@@ -130,4 +131,36 @@ bool owner__alive(long pid)
 		return true;
 	comm[n] = '\0';
 	return !strcmp(comm, "folioscope\n");
+}
+
+int path__sb_dev(const char *path, dev_t *dev)
+{
+	unsigned int maj, min;
+	struct statx stx;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_BASIC_STATS | STATX_MNT_ID, &stx))
+		return -errno;
+	*dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 0;
+	/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ...": proc(5). */
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long id;
+
+		if (sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) == 3 &&
+		    id == stx.stx_mnt_id) {
+			*dev = makedev(maj, min);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	/* No such line (the mount went away in between): st_dev stays. */
+	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Write all len bytes, retrying short writes and EINTR; 0 or -errno. */
 int fd__write_all(int fd, const void *buf, size_t len);
@@ -44,5 +45,14 @@ long tmpname__owner(const char *name, const char *prefix);
  * it owns is left alone.
  */
 bool owner__alive(long pid);
+
+/*
+ * The device number of the superblock PATH is on: what the kernel keeps in
+ * inode->i_sb->s_dev and the probes compare. stat's st_dev is not it on
+ * btrfs (a subvolume's own anonymous device), so this takes the mount's
+ * major:minor from /proc/self/mountinfo, the mount found by statx's mount
+ * id; where statx has no mount id, st_dev.
+ */
+int path__sb_dev(const char *path, dev_t *dev);
 
 #endif /* FS_UTIL_FS_H */

@@ -250,6 +250,20 @@ static void test_tree_one_fs(void **state)
 	assert_int_equal(lstat(root, &st), -1);
 }
 
+/* Off btrfs the superblock's device is stat's; a missing path is an error
+ * (tests/host/peers.sh checks btrfs, where the two differ). */
+static void test_sb_dev(void **state)
+{
+	struct stat st;
+	dev_t dev = 0;
+
+	(void)state;
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(path__sb_dev(tmp, &dev), 0);
+	assert_int_equal(dev, st.st_dev);
+	assert_int_equal(path__sb_dev("/nonexistent/x", &dev), -ENOENT);
+}
+
 static void test_write_all(void **state)
 {
 	static char buf[1 << 20], back[1 << 20];
@@ -349,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_tree_remove),
 		cmocka_unit_test(test_tree_one_fs),
+		cmocka_unit_test(test_sb_dev),
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_jsonb),
 		cmocka_unit_test(test_err_print),
