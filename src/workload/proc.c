@@ -26,7 +26,10 @@ static const struct exe_search wl_search = {
 int wl__exec(const char *wl, char *const argv[])
 {
 	const char *object = argv[0];
-	struct proc_io io = { .in_fd = -1, .search = &wl_search };
+	struct proc_io io = { .in_fd = -1,
+			      .search = &wl_search,
+			      /* A killed run leaves no mkfs behind. */
+			      .pdeathsig = true };
 	int pfd[2] = { -1, -1 }, null_fd = -1;
 	int status, err, i;
 	char msg[256];

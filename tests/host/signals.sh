@@ -64,6 +64,31 @@ sig_run dedupe INT setup "${sg_dd[@]}"
 sig_run dedupe TERM traced "${sg_dd[@]}"
 sig_run dedupe KILL setup "${sg_dd[@]}"
 
+# SIGKILL while run waits for mkfs: the tool dies with it, nothing is
+# left running. The mkfs.xfs found first in PATH says its pid, then
+# blocks on a fifo no one opens for writing.
+mkdir -p "$SCRATCH/bin"
+mkfifo "$SCRATCH/never"
+printf '#!/bin/sh\necho $$ >"%s"\nexec cat "%s"\n' "$SCRATCH/mkfs.pid" "$SCRATCH/never" >"$SCRATCH/bin/mkfs.xfs"
+chmod +x "$SCRATCH/bin/mkfs.xfs"
+before=$(leak_state)
+PATH=$SCRATCH/bin:$PATH "$FS" run dedupe --fs xfs --count 1 >/dev/null 2>&1 &
+sg_run=$!
+if wait_until 30 test -s "$SCRATCH/mkfs.pid"; then
+	sg_mkfs=$(cat "$SCRATCH/mkfs.pid")
+	kill -KILL "$sg_run"
+	{ wait "$sg_run"; } 2>/dev/null
+	wait_until 10 sh -c "! kill -0 $sg_mkfs 2>/dev/null"
+	expect_eq "signals: run dedupe: SIGKILL during mkfs: mkfs dies with it" \
+		"$(kill -0 "$sg_mkfs" 2>/dev/null && echo alive || echo gone)" gone
+	kill -KILL "$sg_mkfs" 2>/dev/null
+	"$FS" run shmem-read --size 1M >/dev/null 2>&1
+	expect_eq "signals: run dedupe: SIGKILL during mkfs: nothing left after the next run" "$(leak_state)" "$before"
+else
+	bad "signals: run dedupe: SIGKILL during mkfs" "the fake mkfs.xfs never ran"
+	kill -KILL "$sg_run" 2>/dev/null
+fi
+
 # A second SIGINT ends a run at once (runguard.c). strace holds the
 # run's mount (setup) and umount (clean-up) a few seconds each: the first
 # SIGINT is sent while it is held at the mount, with its handler in, so
