@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <zlib.h>
@@ -17,6 +16,7 @@
 #include "plan.h"
 #include "util/util.h"
 #include "util/err.h"
+#include "util/fs.h"
 
 struct kfacts_priv {
 	char **syms; /* sorted text symbol names */
@@ -211,42 +211,48 @@ static char *blacklist_read(FILE *fp, int *count)
 /*
  * The kprobe blacklist, from $FOLIOSCOPE_KPROBE_BLACKLIST (a file in the
  * same format, for tests), else debugfs: where it is not mounted, a
- * private mount just to read it. Unreadable: assumed empty, and the
- * kernel refuses a listed function when the kprobe is attached.
+ * mount attached nowhere just to read it (nothing to unmount if we are
+ * killed). Unreadable: assumed empty, and the kernel refuses a
+ * listed function when the kprobe is attached.
  */
 static void blacklist_load(struct kfacts *f, struct kfacts_priv *p)
 {
 	static const char deflt[] = "/sys/kernel/debug/kprobes/blacklist";
-	char dir[] = "/tmp/folioscope-dbgfs-XXXXXX", path[64];
 	const char *env = getenv("FOLIOSCOPE_KPROBE_BLACKLIST");
 	const char *src = env && *env ? env : deflt;
-	bool made = false, mounted = false;
+	bool privately = false;
+	char *data = NULL;
+	size_t len = 0;
 	FILE *fp;
 
 	fp = fopen(src, "re");
 	if (!fp && src == deflt) {
-		made = mkdtemp(dir) != NULL;
-		mounted = made &&
-			  !mount("debugfs", dir, "debugfs", MS_RDONLY, NULL);
-		snprintf(path, sizeof(path), "%s/kprobes/blacklist", dir);
-		fp = mounted ? fopen(path, "re") : NULL;
+		int mfd = fs__mount_detached("debugfs", true);
+
+		if (mfd >= 0 &&
+		    !file__read_at(mfd, "kprobes/blacklist", &data)) {
+			privately = true;
+			len = strlen(data);
+			/* An empty list: nothing to read. */
+			fp = len ? fmemopen(data, len, "r") : NULL;
+		}
+		if (mfd >= 0)
+			close(mfd);
 	}
 	if (fp) {
 		p->blacklist = blacklist_read(fp, &f->blacklist_len);
 		fclose(fp);
+	}
+	if (fp || privately)
 		snprintf(f->blacklist_src, sizeof(f->blacklist_src), "%s%s",
 			 src,
-			 mounted ? " (debugfs mounted privately to read "
-				   "it)"
-				 : "");
-	} else {
+			 privately ? " (debugfs mounted privately to read "
+				     "it)"
+				   : "");
+	else
 		snprintf(f->blacklist_src, sizeof(f->blacklist_src),
 			 "%s unreadable: assumed empty", src);
-	}
-	if (mounted)
-		umount2(dir, MNT_DETACH);
-	if (made)
-		rmdir(dir);
+	free(data);
 }
 
 /* CONFIG_KPROBES from /proc/config.gz or /boot/config-*, else the PMU. */
@@ -283,9 +289,20 @@ static void kprobes_config(struct kfacts *f)
 			 "/sys/bus/event_source/devices");
 }
 
+/* "none [integrity] confidentiality": the bracketed one is active. */
+static int parse_lockdown(const char *text, char *out, size_t n)
+{
+	const char *l = strchr(text, '['), *r = l ? strchr(l, ']') : NULL;
+
+	if (!l || !r || memchr(text, '\n', l - text))
+		return -EINVAL;
+	snprintf(out, n, "%.*s", (int)(r - l - 1), l + 1);
+	return 0;
+}
+
 static int read_lockdown_file(const char *path, char *out, size_t n)
 {
-	char buf[128], *l, *r;
+	char buf[128];
 	FILE *fp = fopen(path, "re");
 
 	if (!fp)
@@ -295,35 +312,34 @@ static int read_lockdown_file(const char *path, char *out, size_t n)
 		return -EIO;
 	}
 	fclose(fp);
-	/* "none [integrity] confidentiality": the bracketed one is active. */
-	l = strchr(buf, '[');
-	r = l ? strchr(l, ']') : NULL;
-	if (!l || !r)
-		return -EINVAL;
-	*r = '\0';
-	snprintf(out, n, "%s", l + 1);
-	return 0;
+	return parse_lockdown(buf, out, n);
 }
 
-/* securityfs may not be mounted; mount it privately just to read. */
+/* securityfs may not be mounted: then a mount of it attached nowhere,
+ * just to read the file. */
 static void lockdown_load(struct kfacts *f)
 {
-	char dir[] = "/tmp/folioscope-secfs-XXXXXX", path[64];
+	static const char path[] = "/sys/kernel/security/lockdown";
+	char *data = NULL;
+	int mfd, err;
 
 	snprintf(f->lockdown, sizeof(f->lockdown), "?");
-	if (!read_lockdown_file("/sys/kernel/security/lockdown", f->lockdown,
-				sizeof(f->lockdown)))
+	if (!read_lockdown_file(path, f->lockdown, sizeof(f->lockdown)))
 		return;
-	if (!mkdtemp(dir))
+	mfd = fs__mount_detached("securityfs", true);
+	if (mfd < 0)
+		return; /* no securityfs at all: no lockdown LSM to ask */
+	err = file__read_at(mfd, "lockdown", &data);
+	close(mfd);
+	if (err) {
+		snprintf(f->lockdown, sizeof(f->lockdown),
+			 "none (no lockdown LSM)");
 		return;
-	if (!mount("securityfs", dir, "securityfs", MS_RDONLY, NULL)) {
-		snprintf(path, sizeof(path), "%s/lockdown", dir);
-		if (read_lockdown_file(path, f->lockdown, sizeof(f->lockdown)))
-			snprintf(f->lockdown, sizeof(f->lockdown),
-				 "none (no lockdown LSM)");
-		umount2(dir, MNT_DETACH);
 	}
-	rmdir(dir);
+	if (parse_lockdown(data, f->lockdown, sizeof(f->lockdown)))
+		snprintf(f->lockdown, sizeof(f->lockdown),
+			 "none (no lockdown LSM)");
+	free(data);
 }
 
 int kfacts__check_btf(const char *path, char *why, size_t n)

@@ -20,24 +20,25 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "kevent.h"
 #include "util/util.h"
 #include "util/err.h"
+#include "util/fs.h"
 
 #define KEV_GROUP "folioscope_"
 
 /* The tracefs mount to use now: a mounted one where file has mode, else
- * a private one. */
+ * one attached nowhere (nothing to unmount if we are killed). */
 static int tracefs__find(struct kevents *k, char *dir, size_t n,
 			 const char *file, int mode)
 {
 	static const char *const where[] = { "/sys/kernel/tracing",
 					     "/sys/kernel/debug/tracing" };
 	char path[PATH_MAX];
+	int err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(where); i++) {
 		snprintf(path, sizeof(path), "%s/%s", where[i], file);
@@ -46,30 +47,25 @@ static int tracefs__find(struct kevents *k, char *dir, size_t n,
 			return 0;
 		}
 	}
-	snprintf(k->tmpdir, sizeof(k->tmpdir), "/tmp/folioscope-trfs-XXXXXX");
-	if (!mkdtemp(k->tmpdir)) {
-		k->tmpdir[0] = '\0';
-		return -errno;
+	if (!k->detached) {
+		err = fs__mount_detached("tracefs", false);
+		if (err < 0)
+			return err;
+		k->detached = true;
+		k->detached_fd = err;
 	}
-	if (mount("tracefs", k->tmpdir, "tracefs", 0, NULL)) {
-		int err = -errno;
-
-		rmdir(k->tmpdir);
-		k->tmpdir[0] = '\0';
-		return err;
-	}
-	snprintf(dir, n, "%s", k->tmpdir);
+	snprintf(dir, n, "/proc/self/fd/%d", k->detached_fd);
 	return 0;
 }
 
-/* Undo a private tracefs mount; the open files keep it alive. */
+/* Let a detached tracefs mount go; the files opened through it keep it
+ * alive as long as they need it. */
 static void tracefs__release(struct kevents *k)
 {
-	if (!k->tmpdir[0])
+	if (!k->detached)
 		return;
-	umount2(k->tmpdir, MNT_DETACH);
-	rmdir(k->tmpdir);
-	k->tmpdir[0] = '\0';
+	close(k->detached_fd);
+	k->detached = false;
 }
 
 /* Remove the events of folioscope runs whose process is gone. */

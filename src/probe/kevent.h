@@ -17,14 +17,15 @@ struct kevents {
 	int events_fd;	    /* kprobe_events, to add and remove events */
 	int profile_fd;	    /* kprobe_profile, for the missed counts */
 	char dir[PATH_MAX]; /* tracefs, while setting up */
-	char tmpdir[64];    /* a private tracefs mount, or "" */
+	bool detached;	    /* detached_fd is a tracefs mount of our own */
+	int detached_fd;
 	int seq;
 	int nevents;
 	char name[KEV_MAX][160]; /* "GROUP/EVENT" */
 	char event[KEV_MAX][64]; /* "EVENT", as kprobe_profile names it */
 };
 
-/* Find (or mount privately) tracefs and open its kprobe files. */
+/* Find (or mount, attached nowhere) tracefs and open its kprobe files. */
 int kevents__open(struct kevents *k);
 /* A kprobe or kretprobe event on sym with prog on it; NULL + errno. */
 struct bpf_link *kevents__attach(struct kevents *k,

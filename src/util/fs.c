@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "util/fs.h"
@@ -162,5 +163,66 @@ int path__sb_dev(const char *path, dev_t *dev)
 	free(line);
 	fclose(f);
 	/* No such line (the mount went away in between): st_dev stays. */
+	return 0;
+}
+
+int fs__mount_detached(const char *fstype, bool rdonly)
+{
+	int fsfd, mfd, err;
+
+	fsfd = fsopen(fstype, FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		return -errno;
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		err = -errno;
+		close(fsfd);
+		return err;
+	}
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC,
+		      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC |
+			      (rdonly ? MOUNT_ATTR_RDONLY : 0));
+	err = mfd < 0 ? -errno : mfd;
+	close(fsfd);
+	return err;
+}
+
+int file__read_at(int dirfd, const char *file, char **data)
+{
+	size_t used = 0, cap = 0;
+	char *buf = NULL, *nb;
+	int fd, err = 0;
+	ssize_t n;
+
+	*data = NULL;
+	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (cap - used < 4097) {
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n < 0)
+				err = -errno;
+			break;
+		}
+		used += n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[used] = '\0';
+	*data = buf;
 	return 0;
 }

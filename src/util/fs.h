@@ -55,4 +55,17 @@ bool owner__alive(long pid);
  */
 int path__sb_dev(const char *path, dev_t *dev);
 
+/*
+ * A new mount of a pseudo filesystem (tracefs, debugfs, securityfs) that
+ * is attached nowhere: the returned fd is its root, for openat() or as
+ * /proc/self/fd/N in a path. No directory, no namespace sees it, and it
+ * goes when the fd and the files opened through it are closed, whatever
+ * kills us. The fd or -errno.
+ */
+int fs__mount_detached(const char *fstype, bool rdonly);
+
+/* Reads FILE (relative) under DIRFD into *data, NUL terminated, free()d
+ * by the caller; 0 or -errno. */
+int file__read_at(int dirfd, const char *file, char **data);
+
 #endif /* FS_UTIL_FS_H */

@@ -251,4 +251,19 @@ else
 	skip "doctor: missing compare" "vfs_dedupe_file_range_compare is a symbol on this kernel"
 fi
 
+# The pseudo filesystems doctor and trace read when they are not mounted
+# (securityfs, debugfs, tracefs) are mounted attached nowhere (fsmount),
+# so a SIGKILL at any point cannot leave a mount behind: no mount(2) at
+# all, in any process folioscope starts.
+if command -v strace >/dev/null; then
+	for cmd in "doctor" "trace -t all -d 0.2"; do
+		# shellcheck disable=SC2086 # $cmd is the subcommand and its options
+		env "$NOLSAN" strace -f -qq -e trace=mount -o "$kf/mounts.txt" "$FS" $cmd >/dev/null 2>&1
+		expect_eq "$cmd: mounts nothing in any namespace (attached-nowhere mounts only)" \
+			"$(grep -c 'mount(' "$kf/mounts.txt")" 0
+	done
+else
+	skip "doctor/trace mount nothing" "strace not installed"
+fi
+
 kf_cleanup
