@@ -114,24 +114,44 @@ long tmpname__owner(const char *name, const char *prefix)
 	return pid;
 }
 
-bool owner__alive(long pid)
+/* PID's comm without the newline; -ENOENT when the process is gone. */
+static int comm__read(long pid, char *comm, size_t n)
 {
-	char path[64], comm[32];
-	ssize_t n;
+	char path[64];
+	ssize_t len;
 	int fd;
 
-	if (pid == (long)getpid())
-		return true;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno != ENOENT; /* cannot tell: leave it */
-	n = read(fd, comm, sizeof(comm) - 1);
+		return -errno;
+	len = read(fd, comm, n - 1);
 	close(fd);
-	if (n < 0)
+	if (len < 0)
+		return -EIO;
+	comm[len] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return 0;
+}
+
+bool owner__alive(long pid)
+{
+	char comm[32], own[32];
+
+	if (pid == (long)getpid())
 		return true;
-	comm[n] = '\0';
-	return !strcmp(comm, "folioscope\n");
+	switch (comm__read(pid, comm, sizeof(comm))) {
+	case 0:
+		break;
+	case -ENOENT:
+		return false;
+	default:
+		return true; /* cannot tell: leave it */
+	}
+	/* The installed name, or ours: folioscope-dyn (the valgrind build)
+	 * and a renamed copy keep each other's dirs too. */
+	return !strcmp(comm, "folioscope") ||
+	       (!comm__read(getpid(), own, sizeof(own)) && !strcmp(comm, own));
 }
 
 int path__sb_dev(const char *path, dev_t *dev)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -105,6 +106,36 @@ static void test_owner(void **state)
 				 cases[i].pid);
 }
 
+/* owner__alive on a live child named NAME ("" keeps ours). */
+static bool owner_probe(const char *name)
+{
+	int go[2], ready[2], st;
+	bool alive;
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		if (*name)
+			prctl(PR_SET_NAME, name);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	alive = owner__alive(child);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+	return alive;
+}
+
 static void test_owner_alive(void **state)
 {
 	pid_t child;
@@ -118,6 +149,11 @@ static void test_owner_alive(void **state)
 	assert_int_equal(waitpid(child, &st, 0), child);
 	/* Reaped: its /proc entry is gone. */
 	assert_false(owner__alive(child));
+	/* Alive with our name (test_util here, folioscope-dyn in use)... */
+	assert_true(owner_probe(""));
+	/* ...or the installed name; another program's is not ours. */
+	assert_true(owner_probe("folioscope"));
+	assert_false(owner_probe("cat"));
 }
 
 static void test_exe_find(void **state)
