@@ -499,10 +499,13 @@ int cmd_run(int argc, char **argv)
 	workload__defaults(&a.w);
 	cli__argp_parse(&run_argp, argc, argv, 0, NULL, &a);
 	/* A fresh seed, printed with the layouts, so the run can be
-	 * repeated. */
-	if (a.w.random && !a.seed_set &&
-	    getrandom(&a.w.seed, sizeof(a.w.seed), 0) != sizeof(a.w.seed))
-		a.w.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 32);
+	 * repeated; 32 bits, short to type and exact in any JSON reader. */
+	if (a.w.random && !a.seed_set) {
+		if (getrandom(&a.w.seed, sizeof(a.w.seed), 0) !=
+		    sizeof(a.w.seed))
+			a.w.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 16);
+		a.w.seed &= 0xffffffffULL;
+	}
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;

@@ -34,8 +34,10 @@
 /* Calls one reader may make for a drawn layout: keeps a layout (and each
  * trial of its shrinking) to well under a second. */
 #define MAX_CALLS 1024ULL
-/* Trials to shrink one failing layout. */
+/* Trials to shrink one failing layout; fewer for dedupe, where each
+ * makes a filesystem (seconds in an emulated guest). */
 #define SHRINK_TRIALS 200
+#define SHRINK_TRIALS_DEDUPE 64
 
 static const char *const huge_modes[] = { "always", "within_size", "advise",
 					  "never" };
@@ -605,7 +607,8 @@ int wl_random__shrink(struct wl_random *rw, struct fs_report *r)
 			(unsigned long long)rw->seed,
 			l->kind[0] ? l->kind : "failure", cmd);
 		trials = wl_shrink(rw->wl, &o, rw->page, trial_fails, &t,
-				   SHRINK_TRIALS);
+				   is_dedupe(rw) ? SHRINK_TRIALS_DEDUPE
+						 : SHRINK_TRIALS);
 		wl_rand__command(rw->wl, &o, cmd, sizeof(cmd));
 		wl__err(rw->wl, 0,
 			"random layout %u shrunk in %u trials; replay: %s", i,

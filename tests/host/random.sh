@@ -42,6 +42,14 @@ expect_eq "random: the same seed draws the same layouts" \
 rn_run seed2 --random 20 --seed 2
 expect_eq "random: another seed draws other layouts" \
 	"$rn_rc $(diff <(rn_layouts seed1) <(rn_layouts seed2) | grep -c '^<')" "0 20"
+# Without --seed: a fresh seed, printed, that draws the same layouts again.
+rn_run fresh --random 3
+fresh=$(sed -nE 's/^folioscope: run shmem-read: random: seed ([0-9]+), 3 layouts$/\1/p' "$rn/fresh.err")
+expect_eq "random: without --seed, the seed drawn is printed and in the JSON" \
+	"$rn_rc $([ -n "$fresh" ] && jq -r .workload.random_seed "$rn/fresh.json")" "0 $fresh"
+rn_run fresh-again --random 3 --seed "$fresh"
+expect_eq "random: the printed seed draws the same 3 layouts" \
+	"$rn_rc $(rn_layouts fresh | wc -l) $(diff <(rn_layouts fresh) <(rn_layouts fresh-again) && echo same)" "0 3 same"
 
 # Layout 11 of seed 1, replayed: one layout, exactly the one printed.
 l11=$(rn_cmd "$(rn_layouts seed1 | grep ' random layout 11: ')")

@@ -112,6 +112,8 @@ for job in "${valjobs[@]}"; do
 		# matter if it can run them) draws the same layouts.
 		"$FS" run dedupe --random 6 --seed 7 >/dev/null 2>"$valout/host-random.err"
 		valre='^folioscope: run dedupe: random layout [0-9]+: '
+		expect_eq "vm validation $name: the host prints 6 layouts of seed 7" \
+			"$(grep -cE "$valre" "$valout/host-random.err")" 6
 		expect_eq "vm validation $name: the guest drew the host's layouts of seed 7" \
 			"$(tr -d '\r' <"$vallog" | grep -E "${valre#^}" | sed -E 's/^.*(folioscope: run dedupe: random)/\1/')" \
 			"$(grep -E "$valre" "$valout/host-random.err")"
