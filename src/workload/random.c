@@ -491,6 +491,24 @@ static void merge_keys(struct fs_report *r, int first, const __u64 *sum)
 	r->nkv = out;
 }
 
+/* The failed checks of layout i (cases from n0 on) name it: its plan
+ * or case is "random-I" instead of "custom". */
+static void name_cases(struct fs_report *r, int n0, unsigned int i)
+{
+	for (int c = n0; c < r->validation.ncases; c++) {
+		char *lay = r->validation.cases[c].layout, *at, buf[320];
+
+		at = strstr(lay, "plan=custom ");
+		if (!at)
+			at = strstr(lay, "case=custom ");
+		if (!at)
+			continue;
+		snprintf(buf, sizeof(buf), "%.*srandom-%u%s",
+			 (int)(at - lay + 5), lay, i, at + 11);
+		snprintf(lay, sizeof(r->validation.cases[c].layout), "%s", buf);
+	}
+}
+
 int wl_random__run(struct wl_random *rw, struct fs_report *r)
 {
 	__u64 failed = 0, sum[sizeof(sum_keys) / sizeof(sum_keys[0])] = { 0 };
@@ -518,6 +536,7 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 			continue;
 		l->failed = true;
 		failed++;
+		name_cases(r, n0, i);
 		if (n0 < r->validation.ncases)
 			snprintf(l->kind, sizeof(l->kind), "%s",
 				 r->validation.cases[n0].kind);

@@ -93,6 +93,8 @@ else
 	idx=$(grep -m1 ' FAILED (past ret): ' "$rn/past.err" | sed -E 's/.*random layout ([0-9]+) .*/\1/')
 	expect_eq "random past: the failed layout is the one drawn as layout $idx" \
 		"$drawn" "$(rn_cmd "$(rn_layouts past | grep " random layout $idx: ")")"
+	expect_match "random past: its failed checks name it (plan=random-$idx)" \
+		"$(jq -r '.validation.cases[0].layout' "$rn/past.json")" "^huge=[a-z_]+ file=[a-z]+ size=[0-9]+ plan=random-$idx syscall="
 	# shellcheck disable=SC2086
 	opt() { awk -v k="--$1" '{ for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) } END { print v + 0 }' <<<"$2"; }
 	expect_eq "random past: shrunk to a smaller layout (size, bs, readers, iovecs no larger, size or bs smaller)" \
