@@ -153,12 +153,18 @@ static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,
 	int nfs = 0, pick;
 	__u64 b, range, span, fit;
 
-	if (!base->fs || !strcmp(base->fs, "btrfs"))
+	/* --fs and --block-size narrow the choice. */
+	if ((!base->fs || !strcmp(base->fs, "btrfs")) &&
+	    (!base->block_size || base->block_size == page))
 		fs[nfs++] = (typeof(fs[0])){ "btrfs", 0 };
 	if (!base->fs || !strcmp(base->fs, "xfs"))
 		for (__u32 bs = 1024; bs <= 4096; bs *= 2)
-			if (bs <= page)
+			if (bs <= page &&
+			    (!base->block_size || base->block_size == bs))
 				fs[nfs++] = (typeof(fs[0])){ "xfs", bs };
+	if (!nfs) /* refused by the workload's own checks */
+		fs[nfs++] = (typeof(fs[0])){ base->fs ? base->fs : "btrfs",
+					     base->block_size };
 	pick = (int)rng__below(g, nfs);
 	o->fs = fs[pick].fs;
 	o->block_size = fs[pick].bs;

@@ -166,6 +166,22 @@ static void test_draw_coverage(void **state)
 		assert_string_equal(o.fs, "xfs");
 		assert_true(o.block_size >= 1024 && o.block_size <= PAGE);
 	}
+	/* --block-size too. */
+	base.fs = NULL;
+	base.block_size = 2048;
+	for (unsigned int i = 0; i < 50; i++) {
+		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
+		assert_string_equal(o.fs, "xfs");
+		assert_int_equal(o.block_size, 2048);
+	}
+	base.block_size = PAGE;
+	btrfs = 0;
+	for (unsigned int i = 0; i < 50; i++) {
+		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
+		btrfs += !strcmp(o.fs, "btrfs");
+		assert_true(o.block_size == 0 || o.block_size == PAGE);
+	}
+	assert_true(btrfs > 0 && btrfs < 50);
 }
 
 static void test_command(void **state)
