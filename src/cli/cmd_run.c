@@ -228,9 +228,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		w->seed = strtoull(arg, &end, 0);
 		if (errno || end == arg || *end || *arg == '-')
 			cli__usage_error(st, "invalid --seed '%s'", arg);
-	}
 		a->seed_set = true;
 		break;
+	}
 	case OPT_INJECT:
 		w->inject_wrong = true;
 		break;
