@@ -1,8 +1,9 @@
 # Random layouts (sourced by tests/check.sh): run shmem-read --random with
 # a fixed seed passes and reconciles; the same seed draws the same
 # layouts, another seed others; a printed layout's command runs that one
-# layout; and under a fake kernel bug (tests/host/progs/fakekernel.c)
-# a failing layout is shrunk, and its replay command fails the same way
+# layout; and under a fake kernel bug (tests/host/progs/fakekernel.c: a
+# read that writes past ret, a dedupe that answers a false SAME) a
+# failing layout is shrunk, and its replay command fails the same way
 # under the bug and passes without it. Run as root.
 # shellcheck shell=bash
 
@@ -95,7 +96,7 @@ else
 		"$drawn" "$(rn_cmd "$(rn_layouts past | grep " random layout $idx: ")")"
 	expect_match "random past: its failed checks name it (plan=random-$idx)" \
 		"$(jq -r '.validation.cases[0].layout' "$rn/past.json")" "^huge=[a-z_]+ file=[a-z]+ size=[0-9]+ plan=random-$idx syscall="
-	# shellcheck disable=SC2086
+	# opt NAME OPTIONS: the value of --NAME in OPTIONS (0 if absent).
 	opt() { awk -v k="--$1" '{ for (i = 1; i < NF; i++) if ($i == k) v = $(i + 1) } END { print v + 0 }' <<<"$2"; }
 	expect_eq "random past: shrunk to a smaller layout (size, bs, readers, iovecs no larger, size or bs smaller)" \
 		"$(awk -v a="$(opt size "$drawn") $(opt bs "$drawn") $(opt readers "$drawn") $(opt iovecs "$drawn")" \
@@ -113,6 +114,42 @@ else
 	expect_eq "random past: the shrunk layout passes without the bug" \
 		"$rn_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile)"' "$rn/replay-nobug.json" 2>&1)" \
 		"0 0 ok"
+
+	# dedupe: a destination at another in-page offset than its source
+	# gets the source cloned onto it first ("clone"): a false SAME.
+	if ! command -v mkfs.xfs >/dev/null; then
+		skip "random dedupe: shrinking a fake bug" "mkfs.xfs not installed (tests/deps.sh)"
+	else
+		# rn_dd NAME BUG ARGS...: run dedupe under fake BUG ("" none).
+		rn_dd() {
+			local name=$1 bug=$2
+			shift 2
+			FS_FAKE_DEDUPE=$bug LD_PRELOAD=$rn/fakekernel.so timeout 300 \
+				"$dyn" run dedupe "$@" -j "$rn/$name.json" \
+				>"$rn/$name.txt" 2>"$rn/$name.err"
+			rn_rc=$?
+		}
+		rn_dd dd-clone clone --fs xfs --random 4 --seed 7
+		expect_eq "random dedupe clone: exit 1, false SAMEs with data changed, reconciled" \
+			"$rn_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \(.workload.random_failed > 0) \(.workload.reconcile)"' "$rn/dd-clone.json" 2>&1)" \
+			"1 data changed,wrong answer true ok"
+		ddrawn=$(grep -m1 ' FAILED (wrong answer): ' "$rn/dd-clone.err" | sed -E 's/.*folioscope run dedupe //')
+		ddshrunk=$(grep -m1 ' replay: ' "$rn/dd-clone.err" | sed -E 's/.*folioscope run dedupe //')
+		expect_eq "random dedupe clone: shrunk to a shorter range, no more ranges or destinations" \
+			"$(awk -v a="$(opt range "$ddrawn") $(opt count "$ddrawn") $(opt dests "$ddrawn")" \
+				-v b="$(opt range "$ddshrunk") $(opt count "$ddshrunk") $(opt dests "$ddshrunk")" \
+				'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] > 0 && y[1] < x[1] && y[2] <= x[2] && y[3] <= x[3]) }')" 1
+		# shellcheck disable=SC2086
+		rn_dd dd-replay clone $ddshrunk
+		expect_eq "random dedupe clone: the replay command fails the same way, one layout" \
+			"$rn_rc $(jq -r '"\(.workload.mode) \(.validation.cases[0].kind) \(.workload.cases)"' "$rn/dd-replay.json" 2>&1)" \
+			"1 custom wrong answer 1"
+		# shellcheck disable=SC2086
+		rn_dd dd-nobug "" $ddshrunk
+		expect_eq "random dedupe clone: the shrunk layout passes without the bug" \
+			"$rn_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile)"' "$rn/dd-nobug.json" 2>&1)" \
+			"0 0 ok"
+	fi
 fi
 
 # Usage errors: --random draws its own layouts.
