@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include "commands.h"
 #include "common.h"
 #include "events.h"
@@ -38,6 +40,7 @@ struct run_args {
 	bool kmsg_user;
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
+	bool seed_set;
 };
 
 enum {
@@ -71,6 +74,8 @@ enum {
 	OPT_STOP_AFTER,
 	OPT_DEADLINE_BASE,
 	OPT_KMSG_USER,
+	OPT_RANDOM,
+	OPT_SEED,
 };
 
 /* --dests' help spells out the workload's destination limit. */
@@ -83,6 +88,14 @@ static const struct argp_option options[] = {
 	{ "matrix", OPT_MATRIX, NULL, 0,
 	  "run the default matrix of layouts (see docs/validation.md) instead "
 	  "of one",
+	  0 },
+	{ "random", OPT_RANDOM, "N", 0,
+	  "run N layouts drawn at random (1 .. 256) instead of one; a failing "
+	  "one is shrunk and printed as the command that replays it",
+	  0 },
+	{ "seed", OPT_SEED, "S", 0,
+	  "--random: draw the layouts from seed S (default: a fresh one, "
+	  "printed)",
 	  0 },
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
@@ -202,6 +215,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_MATRIX:
 		w->matrix = true;
 		break;
+	case OPT_RANDOM:
+		w->random = parse_count(st, "--random", arg, WL_RANDOM_MAX);
+		if (!w->random)
+			cli__usage_error(st,
+					 "--random needs at least 1 layout");
+		break;
+	case OPT_SEED: {
+		char *end;
+
+		errno = 0;
+		w->seed = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || *arg == '-')
+			cli__usage_error(st, "invalid --seed '%s'", arg);
+		a->seed_set = true;
+		break;
+	}
 	case OPT_INJECT:
 		w->inject_wrong = true;
 		break;
@@ -362,6 +391,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(
 				st, "--matrix runs its own layouts; drop %s",
 				a->first[2]);
+		if (w->random && (w->matrix || w->files || a->first[2]))
+			cli__usage_error(
+				st, "--random draws its own layouts; drop %s",
+				w->matrix  ? "--matrix"
+				: w->files ? "--files"
+					   : a->first[2]);
+		if (w->random && w->dir)
+			cli__usage_error(st, "--random makes its own loop "
+					     "images; drop --dir");
+		if (a->seed_set && !w->random)
+			cli__usage_error(st, "--seed needs --random");
 		if (w->files && a->first[3])
 			cli__usage_error(
 				st, "--files runs the seed's layout; drop %s",
@@ -458,6 +498,14 @@ int cmd_run(int argc, char **argv)
 
 	workload__defaults(&a.w);
 	cli__argp_parse(&run_argp, argc, argv, 0, NULL, &a);
+	/* A fresh seed, printed with the layouts, so the run can be
+	 * repeated; 32 bits, short to type and exact in any JSON reader. */
+	if (a.w.random && !a.seed_set) {
+		if (getrandom(&a.w.seed, sizeof(a.w.seed), 0) !=
+		    sizeof(a.w.seed))
+			a.w.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 16);
+		a.w.seed &= 0xffffffffULL;
+	}
 	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
 	if (session__check_root("run"))
 		return 1;
@@ -478,7 +526,9 @@ int cmd_run(int argc, char **argv)
 		snprintf(klog, sizeof(klog), "not read: /dev/kmsg: %s",
 			 strerror(-err));
 	progress__step("run", "preparing %s%s", a.workload,
-		       a.w.matrix ? " (matrix)" : "");
+		       a.w.matrix   ? " (matrix)"
+		       : a.w.random ? " (random)"
+				    : "");
 	err = workload__prepare(&w, a.workload, &a.w);
 	if (err)
 		goto cleanup;
@@ -538,8 +588,11 @@ int cmd_run(int argc, char **argv)
 	if (kmsg)
 		kernel_log(&r, kmsg, klog, sizeof(klog));
 	model__kv_str(&r, "kernel_log", klog);
-	if (r.validation.failures || kv_u64(&r, "validation_failures"))
+	if (r.validation.failures || kv_u64(&r, "validation_failures")) {
 		rc = 1;
+		/* After the report is collected: the trials are not in it. */
+		workload__shrink(w, &r);
+	}
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
 	 * and a run that could not judge everything has not passed. */
 	if (r.validation.disturbed[0]) {

@@ -18,6 +18,7 @@ struct workload {
 	const char *name; /* "dedupe" or "shmem-read" */
 	struct dedupe *dd;
 	struct shmem *sh;
+	struct wl_random *rnd; /* --random: layouts of their own */
 };
 
 void workload__defaults(struct wl_opts *o)
@@ -59,11 +60,12 @@ int workload__prepare(struct workload **out, const char *name,
 		wl__err(name, err, "allocate workload");
 		return err;
 	}
-	if (!strcmp(name, "dedupe")) {
-		w->name = "dedupe";
+	w->name = !strcmp(name, "dedupe") ? "dedupe" : "shmem-read";
+	if (o->random) {
+		err = wl_random__prepare(&w->rnd, w->name, o);
+	} else if (!strcmp(name, "dedupe")) {
 		err = dedupe__prepare(&w->dd, o);
 	} else {
-		w->name = "shmem-read";
 		err = shmem__prepare(&w->sh, o);
 	}
 	if (err) {
@@ -77,6 +79,8 @@ int workload__prepare(struct workload **out, const char *name,
 int workload__run(struct workload *w, struct fs_report *r)
 {
 	snprintf(r->workload_name, sizeof(r->workload_name), "%s", w->name);
+	if (w->rnd)
+		return wl_random__run(w->rnd, r);
 	if (w->dd)
 		return dedupe__run(w->dd, r);
 	return shmem__run(w->sh, r);
@@ -85,15 +89,17 @@ int workload__run(struct workload *w, struct fs_report *r)
 void workload__totals(const struct workload *w, enum wl_level level,
 		      struct wl_count *out)
 {
-	const struct wl_totals *t =
-		w->dd ? dedupe__totals(w->dd) : shmem__totals(w->sh);
+	const struct wl_totals *t = w->rnd  ? wl_random__totals(w->rnd)
+				    : w->dd ? dedupe__totals(w->dd)
+					    : shmem__totals(w->sh);
+	bool dd = !strcmp(w->name, "dedupe");
 
 	*out = t->func;
 	if (level == WL_LEVEL_SYSCALL)
 		*out = t->sys;
-	else if (level == WL_LEVEL_DEDUPE_CMP && w->dd)
+	else if (level == WL_LEVEL_DEDUPE_CMP && dd)
 		*out = t->cmp;
-	else if (level == WL_LEVEL_DEDUPE_ONE && w->dd)
+	else if (level == WL_LEVEL_DEDUPE_ONE && dd)
 		*out = t->one;
 }
 
@@ -150,10 +156,17 @@ int workload__reconcile(struct fs_report *r, enum fs_target t,
 	return msg[0] ? -EPROTO : 0;
 }
 
+void workload__shrink(struct workload *w, struct fs_report *r)
+{
+	if (w && w->rnd)
+		wl_random__shrink(w->rnd, r);
+}
+
 void workload__destroy(struct workload *w)
 {
 	if (!w)
 		return;
+	wl_random__destroy(w->rnd);
 	dedupe__destroy(w->dd);
 	shmem__destroy(w->sh);
 	free(w);

@@ -24,7 +24,10 @@
 #include "model/model.h"
 
 struct wl_opts {
-	bool matrix;	   /* the default matrix of layouts instead of one */
+	bool matrix; /* the default matrix of layouts instead of one */
+	/* --random N: N layouts drawn from seed instead of one (0: off) */
+	unsigned int random;
+	__u64 seed;
 	bool inject_wrong; /* debug: flip one expected answer */
 	/* debug: SIGSTOP the process after this many traced dedupe cases or
 	 * read calls (0 = never), so that a test can change the environment
@@ -142,6 +145,13 @@ int wl_kmsg__open(struct wl_kmsg **k, bool user);
 int wl_kmsg__scan(struct wl_kmsg *k, char *first, size_t n);
 void wl_kmsg__close(struct wl_kmsg *k);
 const char *wl_kmsg__complaint(const char *rec, bool user);
+/*
+ * --random: shrink each layout that failed to a smallest one that still
+ * fails, and print the command that replays it (one stderr line each).
+ * Runs after the traced phase's report is collected: its trial runs are
+ * not part of it. A no-op for other runs.
+ */
+void workload__shrink(struct workload *w, struct fs_report *r);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 
@@ -154,5 +164,7 @@ int sh_fill__parse(const char *name); /* --fill */
 int sh_call__parse(const char *name); /* --syscall */
 /* The most --readers a shmem-read run starts. */
 #define SH_MAX_READERS 64
+/* The most --random layouts a run draws. */
+#define WL_RANDOM_MAX 256
 
 #endif /* FS_WORKLOAD_H */

@@ -400,4 +400,47 @@ void sh__layout(const char *huge, const struct sh_file *f,
 		const struct sh_plan *pl, __u32 reader, __u64 call, __u64 pos,
 		char *buf, size_t n);
 
+/* ---- random layouts (random.c) and their shrinking (shrink.c) ---- */
+
+/*
+ * A random layout is one custom layout of the workload (the options a
+ * plain "run dedupe" or "run shmem-read" takes), so the command that
+ * replays it is those options, and it runs through the same code and
+ * checks as any layout given on the command line.
+ */
+/*
+ * Layout index of seed: fs/block size, ranges and offsets (dedupe) or
+ * huge=, fill, size, call and buffer (shmem-read), drawn from a stream of
+ * its own, so that it does not depend on the layouts before it. base
+ * gives what is not drawn (--fs, --deadline-base, --buf-tmpfs, ...).
+ */
+void wl_rand__draw(const char *wl, __u64 seed, unsigned int index, __u32 page,
+		   const struct wl_opts *base, struct wl_opts *out);
+/* "folioscope run WL --opt val ..." that runs exactly layout o. */
+void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
+		      size_t n);
+/* Does the workload accept layout o (the command line's checks)? */
+bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page);
+
+/* Does layout o still fail? (a run of it, or a test's rule) */
+typedef bool (*wl_fails_fn)(void *ctx, const struct wl_opts *o);
+/*
+ * Shrink failing layout o: try smaller variants of it one at a time
+ * (fewer readers, iovecs, destinations and ranges; halved lengths and
+ * sizes; offsets moved toward aligned; plainer modes), keep each that
+ * still fails, until none does or max_trials ran. Deterministic. Returns
+ * the number of trials.
+ */
+unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
+		       wl_fails_fn fails, void *ctx, unsigned int max_trials);
+
+/* The random workload: N layouts of a seed, each a workload of its own. */
+struct wl_random;
+int wl_random__prepare(struct wl_random **out, const char *wl,
+		       const struct wl_opts *o);
+int wl_random__run(struct wl_random *rw, struct fs_report *r);
+const struct wl_totals *wl_random__totals(const struct wl_random *rw);
+int wl_random__shrink(struct wl_random *rw, struct fs_report *r);
+void wl_random__destroy(struct wl_random *rw);
+
 #endif /* FS_WORKLOAD_INTERNAL_H */

@@ -3,7 +3,8 @@
 # with 0 failures in kprobe and fentry modes (the decoy layouts, poisoned
 # buffers and position checks included), the kernel log stays clean, the
 # probes see exactly what the workloads did, and a deliberately wrong expectation is reported as a
-# failure with its layout. All runs share one boot when `folioscope vm`
+# failure with its layout. Six random dedupe layouts of a fixed seed pass
+# too, and are the layouts the host draws from that seed. All runs share one boot when `folioscope vm`
 # has --exec; otherwise each gets its own.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
@@ -15,6 +16,7 @@ valjobs=(
 	"dedupe-fentry 0 run dedupe --matrix -m fentry"
 	"shmem-kprobe 0 run shmem-read --matrix -m kprobe"
 	"shmem-fentry 0 run shmem-read --matrix -m fentry"
+	"dedupe-random 0 run dedupe --random 6 --seed 7 -m kprobe"
 	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
 )
@@ -100,6 +102,21 @@ for job in "${valjobs[@]}"; do
 		fi
 		expect_match "vm validation $name: failed case names its layout" \
 			"$(jq -r '.validation.cases[0].layout' "$j")" "$re"
+		continue
+	fi
+	if [ "$mode" == random ]; then
+		expect_eq "vm validation $name: 6 layouts of seed 7, 0 failures of > 0 checks" \
+			"$(jq -r '"\(.workload.mode) \(.workload.random_seed) \(.workload.random_layouts) \(.workload.random_failed) \(.validation.failures) \(.validation.checks > 0)"' "$j")" \
+			"random 7 6 0 0 true"
+		# The same seed on another machine (kernel, CPU speed, no
+		# matter if it can run them) draws the same layouts.
+		"$FS" run dedupe --random 6 --seed 7 >/dev/null 2>"$valout/host-random.err"
+		valre='^folioscope: run dedupe: random layout [0-9]+: '
+		expect_eq "vm validation $name: the host prints 6 layouts of seed 7" \
+			"$(grep -cE "$valre" "$valout/host-random.err")" 6
+		expect_eq "vm validation $name: the guest drew the host's layouts of seed 7" \
+			"$(tr -d '\r' <"$vallog" | grep -E "${valre#^}" | sed -E 's/^.*(folioscope: run dedupe: random)/\1/')" \
+			"$(grep -E "$valre" "$valout/host-random.err")"
 		continue
 	fi
 	expect_eq "vm validation $name: mechanism" \

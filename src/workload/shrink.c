@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shrinking a failing layout: greedy, one smaller variant at a time.
+ * Passes over the variants in a fixed order, simplest first (fewer
+ * readers, iovecs, destinations and ranges, plainer modes), then halved
+ * lengths and sizes, then offsets moved toward aligned; each variant that
+ * still fails becomes the layout. It ends after a pass that kept none, so
+ * the result is a local minimum: no single step makes it smaller and
+ * still failing (unless max_trials ran out first). The same layout and the same
+ * answers always give the same result.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "workload/workload_internal.h"
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_layout(const struct wl_opts *a, const struct wl_opts *b)
+{
+	return str_eq(a->huge, b->huge) && str_eq(a->fill, b->fill) &&
+	       str_eq(a->syscall, b->syscall) && str_eq(a->fs, b->fs) &&
+	       str_eq(a->differ, b->differ) && a->size == b->size &&
+	       a->bs == b->bs && a->offset == b->offset &&
+	       a->length == b->length && a->buf_align == b->buf_align &&
+	       a->iovecs == b->iovecs && a->readers == b->readers &&
+	       a->block_size == b->block_size && a->range == b->range &&
+	       a->count == b->count && a->src_off == b->src_off &&
+	       a->dst_off == b->dst_off && a->dst_off_set == b->dst_off_set &&
+	       a->dests == b->dests && a->same_file == b->same_file &&
+	       a->cold == b->cold && a->file_size == b->file_size;
+}
+
+/* Offset variants toward aligned: 0, down to a block b, down to the
+ * first page (same in-page offset), half. */
+static __u64 toward_aligned(__u64 off, int how, __u64 b, __u64 page)
+{
+	switch (how) {
+	case 0:
+		return 0;
+	case 1:
+		return off / b * b;
+	case 2:
+		return off % page;
+	default:
+		return off / 2;
+	}
+}
+
+static __u64 half(__u64 v)
+{
+	return v > 1 ? v / 2 : v;
+}
+
+#define SH_STEPS 19
+/* Variant k of a shmem-read layout. */
+static void sh_step(struct wl_opts *o, int k, __u32 page)
+{
+	switch (k) {
+	case 0:
+		o->readers = 1;
+		break;
+	case 1:
+		o->readers = half(o->readers);
+		break;
+	case 2:
+		o->iovecs = 1;
+		break;
+	case 3:
+		o->iovecs = half(o->iovecs);
+		break;
+	case 4:
+		if (o->iovecs == 1)
+			o->syscall = "read";
+		break;
+	case 5:
+		o->fill = "full";
+		break;
+	case 6:
+		o->huge = "never";
+		break;
+	case 7: /* to EOF becomes half of what is left */
+		if (!o->length && o->offset < o->size)
+			o->length = half(o->size - o->offset);
+		else
+			o->length = half(o->length);
+		break;
+	case 8:
+		o->size = half(o->size);
+		break;
+	case 9: /* the EOF stays as near: the head goes */
+		if (o->offset >= o->size / 2 / page * page) {
+			__u64 cut = o->size / 2 / page * page;
+
+			o->size -= cut;
+			o->offset -= cut;
+		}
+		break;
+	case 10:
+		o->bs = half(o->bs);
+		break;
+	case 11:
+	case 12:
+	case 13:
+	case 14:
+		o->offset = toward_aligned(o->offset, k - 11, page, page);
+		break;
+	case 15:
+		o->buf_align = 0;
+		break;
+	case 16:
+		o->buf_align = half(o->buf_align);
+		break;
+	case 17: /* same in-page offset, whole pages less */
+		o->buf_align %= page;
+		break;
+	default:
+		o->bs = o->bs / page * page ?: o->bs;
+		break;
+	}
+}
+
+#define DD_STEPS 20
+/* Variant k of a dedupe layout. */
+static void dd_step(struct wl_opts *o, int k, __u32 page)
+{
+	__u64 b = o->block_size ? o->block_size : page;
+
+	switch (k) {
+	case 0:
+		o->dests = 1;
+		break;
+	case 1:
+		o->dests = o->dests > 1 ? o->dests - 1 : 1;
+		break;
+	case 2:
+		o->count = 1;
+		break;
+	case 3:
+		o->count = (__u32)half(o->count);
+		break;
+	case 4:
+		o->same_file = false;
+		break;
+	case 5:
+		o->cold = false;
+		break;
+	case 6:
+		o->file_size = 0;
+		break;
+	case 7:
+		o->differ = NULL;
+		break;
+	case 8: /* halved; whole blocks while later ranges need them */
+		o->range = half(o->range);
+		if (o->count > 1)
+			o->range = o->range / b * b;
+		break;
+	case 9:
+		if (o->range >= b)
+			o->range = o->range / b * b;
+		break;
+	case 10:
+	case 11:
+	case 12:
+	case 13:
+		o->src_off = toward_aligned(o->src_off, k - 10, b, page);
+		break;
+	case 14:
+		o->dst_off_set = false;
+		o->dst_off = 0;
+		break;
+	case 15:
+	case 16:
+	case 17:
+	case 18:
+		if (o->dst_off_set)
+			o->dst_off =
+				toward_aligned(o->dst_off, k - 15, b, page);
+		break;
+	default:
+		o->file_size = half(o->file_size);
+		break;
+	}
+}
+
+unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
+		       wl_fails_fn fails, void *ctx, unsigned int max_trials)
+{
+	bool dd = !strcmp(wl, "dedupe");
+	int steps = dd ? DD_STEPS : SH_STEPS;
+	unsigned int trials = 0;
+	bool progress = true;
+
+	/* Passes over the steps until one keeps nothing; a step that
+	 * succeeded is tried again at once (halving goes on halving). */
+	while (progress && trials < max_trials) {
+		progress = false;
+		for (int k = 0; k < steps && trials < max_trials;) {
+			struct wl_opts c = *o;
+
+			if (dd)
+				dd_step(&c, k, page);
+			else
+				sh_step(&c, k, page);
+			if (same_layout(&c, o) ||
+			    !wl_rand__valid(wl, &c, page)) {
+				k++;
+				continue;
+			}
+			trials++;
+			if (fails(ctx, &c)) {
+				*o = c;
+				progress = true;
+			} else {
+				k++;
+			}
+		}
+	}
+	return trials;
+}
