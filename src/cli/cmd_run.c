@@ -448,13 +448,13 @@ static void run__group_end(void *ctx, const char *fs, const char *name)
 }
 
 /*
- * A group that met only folios of a page where the kernel makes large
- * ones never ran the compare's folio arithmetic: say so as loudly as
- * shmem-read does for a huge= mount without 2 MiB folios.
+ * A matrix group that met only folios of a page where the kernel makes
+ * large ones never ran the compare's folio arithmetic: say so as loudly
+ * as shmem-read does for a huge= mount without 2 MiB folios.
  */
 static void coverage_warn(const struct fs_report *r, enum fs_target t)
 {
-	for (int g = 0; g < r->coverage.ngroups; g++)
+	for (int g = 0; r->coverage.warn && g < r->coverage.ngroups; g++)
 		if (model__coverage_gap(r, g, t))
 			err__print(
 				"run", 0,
@@ -542,6 +542,8 @@ int cmd_run(int argc, char **argv)
 	/* The session starts after prepare; groups end only in run. */
 	cov.s = &s;
 	cov.r = &r;
+	/* A matrix is there to cover the compare; one layout is not. */
+	r.coverage.warn = a.w.matrix;
 	cov.delta = malloc(sizeof(*cov.delta));
 	if (!cov.delta) {
 		err__print("run", -ENOMEM, "allocate the coverage report");

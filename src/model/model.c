@@ -606,3 +606,13 @@ bool model__coverage_gap(const struct fs_report *r, int g, enum fs_target t)
 			return false;
 	return true;
 }
+
+bool model__coverage_warning(const struct fs_report *r, int g)
+{
+	if (!r->coverage.warn)
+		return false;
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (model__coverage_gap(r, g, t))
+			return true;
+	return false;
+}

@@ -178,6 +178,9 @@ struct fs_cov_group {
 };
 
 struct fs_coverage {
+	/* A large-folio gap is a warning: the run was a matrix, which is
+	 * there to cover the compare (one layout of the user's is not). */
+	bool warn;
 	int ngroups;
 	struct fs_cov_group g[FS_MAX_COV];
 };
@@ -313,6 +316,8 @@ int model__coverage_sizes(const struct fs_report *r, int g, enum fs_target t,
  * was larger than a page.
  */
 bool model__coverage_gap(const struct fs_report *r, int g, enum fs_target t);
+/* Group g warns: the coverage warns on gaps and g is one for a target. */
+bool model__coverage_warning(const struct fs_report *r, int g);
 
 const char *model__target_name(enum fs_target t);
 int model__target_from_name(const char *name); /* -1 if unknown */

@@ -394,7 +394,6 @@ void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 	const struct fs_cov_group *cg = &r->coverage.g[g];
 	struct fs_cov_size sz[FS_SLOTS];
 	size_t len;
-	bool gap = false;
 
 	snprintf(buf, n, "%s:", cg->name);
 	for (int t = 0; t < FS_TGT_NR; t++) {
@@ -403,7 +402,6 @@ void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 		if (!r->target[t].enabled)
 			continue;
 		k = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
-		gap = gap || model__coverage_gap(r, g, t);
 		len = strlen(buf);
 		snprintf(buf + len, n - len, " %s", model__target_name(t));
 		if (k < 0) {
@@ -427,5 +425,7 @@ void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 	}
 	len = strlen(buf);
 	snprintf(buf + len, n - len, " large folios: %s%s", cg->large_why,
-		 gap ? " -- WARNING: only page-sized folios met" : "");
+		 model__coverage_warning(r, g)
+			 ? " -- WARNING: only page-sized folios met"
+			 : "");
 }

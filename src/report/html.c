@@ -337,10 +337,8 @@ static void coverage(struct page *p)
 			p->nruns == 2 ? (i ? " (B)" : " (A)") : "");
 		fputs("<table class=\"coverage\">\n", p->f);
 		for (int g = 0; g < r->coverage.ngroups; g++) {
-			bool gap = false;
+			bool gap = model__coverage_warning(r, g);
 
-			for (int t = 0; t < FS_TGT_NR; t++)
-				gap = gap || model__coverage_gap(r, g, t);
 			report__coverage_line(line, sizeof(line), r, g);
 			fputs("<tr>", p->f);
 			td_str(p->f, line, gap ? "fail" : NULL);

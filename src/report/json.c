@@ -202,9 +202,10 @@ static const char *const large_names[] = { "not judged", "no", "yes" };
 
 /*
  * "coverage": [{"group", "large_folios": "yes"|"no"|"not judged",
- * "large_why", "targets": {TARGET: {"measured", "folio_sizes": [{"size",
- * "count"}], "large_folio_gap"}}}]: per group of layouts, the folio sizes
- * each target met (model__coverage_sizes), smallest first.
+ * "large_why", "warn_on_gap", "targets": {TARGET: {"measured",
+ * "large_folio_gap", "folio_sizes": [{"size", "count"}]}}}]: per group of
+ * layouts, the folio sizes each target met (model__coverage_sizes),
+ * smallest first; warn_on_gap is the same in every group.
  */
 static void coverage_to_json(struct jsonb *b, struct json_object *root,
 			     const struct fs_report *r)
@@ -222,6 +223,8 @@ static void coverage_to_json(struct jsonb *b, struct json_object *root,
 		jsonb__put(b, e, "large_folios",
 			   json_object_new_string(large_names[large]));
 		jsonb__put(b, e, "large_why", JSONB_STR(cg->large_why));
+		jsonb__put(b, e, "warn_on_gap",
+			   json_object_new_boolean(r->coverage.warn));
 		jt = jsonb__put(b, e, "targets", json_object_new_object());
 		for (int k = 0; k < FS_TGT_NR; k++) {
 			int n;
@@ -923,6 +926,9 @@ static int parse_coverage(struct reader *rd, struct fs_report *r,
 		err = GET_STR(rd, e, w, "group", g->name);
 		err = err ?: GET_STR(rd, e, w, "large_folios", large);
 		err = err ?: GET_STR(rd, e, w, "large_why", g->large_why);
+		err = err
+			      ?: get_bool(rd, e, w, "warn_on_gap",
+					  &r->coverage.warn);
 		err = err ?: get(rd, e, w, "targets", json_type_object, &jt);
 		if (err)
 			return err;

@@ -689,6 +689,7 @@ static void test_roundtrip_coverage(void **state)
 	char *dir = make_dir(), path[512], *text, *html;
 
 	make_run(&r, false);
+	r.coverage.warn = true;
 	/* Group 0: 4 KiB and 2 MiB folios; group 1: only 4 KiB ones where
 	 * the kernel makes large folios. */
 	model__init(&d);
@@ -730,6 +731,20 @@ static void test_roundtrip_coverage(void **state)
 	html = render(REPORT_FMT_HTML, &back, NULL, NULL);
 	assert_contains(html, "<h2>Folio coverage</h2>");
 	assert_int_equal(count_of(html, "<td class=\"fail\">tmpfs huge="), 1);
+	free(text);
+	free(html);
+	/* Not a matrix: the gap is in the JSON, the warning nowhere. */
+	r.coverage.warn = false;
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_false(back.coverage.warn);
+	assert_true(model__coverage_gap(&back, 1, FS_TGT_SHMEM));
+	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
+	assert_contains(text, "  tmpfs huge=never: dedupe not measured; "
+			      "shmem 4 KiB x12; large folios: yes: a fact\n");
+	assert_null(strstr(text, "WARNING"));
+	html = render(REPORT_FMT_HTML, &back, NULL, NULL);
+	assert_int_equal(count_of(html, "<td class=\"fail\">tmpfs huge="), 0);
 	free(text);
 	free(html);
 	remove_dir(dir);

@@ -521,6 +521,12 @@ static void test_coverage_gap(void **state)
 	delta_with(&d, NULL, NULL, 0);
 	assert_int_equal(model__coverage_add(&r, "xfs empty", 1, "yes", &d), 0);
 	assert_true(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
+	/* A gap warns only in a coverage that warns (a matrix's). */
+	assert_false(model__coverage_warning(&r, 0));
+	r.coverage.warn = true;
+	assert_true(model__coverage_warning(&r, 0));
+	assert_false(model__coverage_warning(&r, 1));
+	assert_false(model__coverage_warning(&r, 3));
 	assert_false(model__coverage_gap(&r, 1, FS_TGT_DEDUPE));
 	assert_false(model__coverage_gap(&r, 2, FS_TGT_DEDUPE));
 	/* One 16 KiB folio is enough. */
