@@ -98,7 +98,7 @@ static const struct argp_option options[] = {
 	{ "kmsg-user", OPT_KMSG_USER, NULL, OPTION_HIDDEN,
 	  "kernel log: records of user space count too", 0 },
 	/* Debug: a matrix without its large-folio layouts, to show the
-	 * coverage warning (tests/vm/coverage.sh). */
+	 * coverage warning (tests/vm/validation.sh). */
 	{ "no-large-folio-layouts", OPT_NO_LARGE_LAYOUTS, NULL, OPTION_HIDDEN,
 	  "dedupe --matrix: leave out the large-folio layouts", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },

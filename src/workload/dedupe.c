@@ -516,6 +516,8 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 	const struct dd_file *f = &d->plan.files[i];
 	char path[PATH_MAX];
 	__u64 off, cached, pages;
+	/* Page-sized writes make no folio larger than a page. */
+	__u64 piece = f->small_writes ? d->plan.page : WL_CHUNK;
 	int fd = -1, err;
 
 	err = file_path(d, i, path, sizeof(path));
@@ -530,9 +532,6 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 		return err;
 	}
 	d->made[i] = true;
-	/* Page-sized writes make no folio larger than a page. */
-	__u64 piece = f->small_writes ? d->plan.page : WL_CHUNK;
-
 	for (off = 0; off < f->size; off += piece) {
 		size_t len = f->size - off < piece ? f->size - off : piece;
 
@@ -551,7 +550,8 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 		goto cleanup;
 	}
 	if (f->cold || f->readahead) {
-		/* Clean pages go; the compare must read them from disk. */
+		/* Clean pages go: the compare, or the reads below, must
+		 * bring them back from disk. */
 		err = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		if (err) {
 			wl__err(WL, err, "fadvise DONTNEED '%s'", path);
