@@ -76,6 +76,7 @@ enum {
 	OPT_KMSG_USER,
 	OPT_RANDOM,
 	OPT_SEED,
+	OPT_NO_LARGE_LAYOUTS,
 };
 
 /* --dests' help spells out the workload's destination limit. */
@@ -109,6 +110,10 @@ static const struct argp_option options[] = {
 	/* Debug: lets a test write the complaint (tests/host/fakes.sh). */
 	{ "kmsg-user", OPT_KMSG_USER, NULL, OPTION_HIDDEN,
 	  "kernel log: records of user space count too", 0 },
+	/* Debug: a matrix without its large-folio layouts, to show the
+	 * coverage warning (tests/vm/validation.sh). */
+	{ "no-large-folio-layouts", OPT_NO_LARGE_LAYOUTS, NULL, OPTION_HIDDEN,
+	  "dedupe --matrix: leave out the large-folio layouts", 0 },
 	{ NULL, 0, NULL, 0, "dedupe:", 1 },
 	{ "fs", OPT_FS, "btrfs|xfs", 0,
 	  "filesystem to make on a loop image (--matrix: all)", 1 },
@@ -262,6 +267,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KMSG_USER:
 		a->kmsg_user = true;
+		break;
+	case OPT_NO_LARGE_LAYOUTS:
+		w->no_large_layouts = true;
+		note(a, OC_DEDUPE, "--no-large-folio-layouts");
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -447,6 +456,56 @@ static void *run__events_thread(void *arg)
 	return NULL;
 }
 
+/* Folio coverage: the histograms' events of each group of layouts. */
+struct run_cov {
+	struct session *s;
+	struct fs_report *r;
+	struct fs_report *delta; /* heap: reports are large */
+	int err;
+};
+
+/* wl_group_fn: one group ended, take its events since the previous. */
+static void run__group_end(void *ctx, const char *fs, const char *name)
+{
+	struct run_cov *rc = ctx;
+	char why[160];
+	int large, err;
+
+	if (rc->err)
+		return;
+	model__init(rc->delta);
+	err = session__collect(rc->s, rc->delta, true);
+	large = kfacts__large_folios(&rc->s->facts, fs, why, sizeof(why));
+	if (!err)
+		err = model__coverage_add(rc->r, name, large, why, rc->delta);
+	model__free(rc->delta);
+	/* Coverage is a report on the run, not a check: it stops, and
+	 * the run goes on. */
+	if (err) {
+		rc->err = err;
+		err__print("run", err, "folio coverage of group '%s'", name);
+	}
+}
+
+/*
+ * A matrix group that met only folios of a page where the kernel makes
+ * large ones never ran the compare's folio arithmetic: say so as loudly
+ * as shmem-read does for a huge= mount without 2 MiB folios.
+ */
+static void coverage_warn(const struct fs_report *r, enum fs_target t)
+{
+	for (int g = 0; r->coverage.warn && g < r->coverage.ngroups; g++)
+		if (model__coverage_gap(r, g, t))
+			err__print(
+				"run", 0,
+				"WARNING: %s: %s met only %llu-byte folios, "
+				"but the kernel makes large ones there (%s): "
+				"this run did NOT exercise large folios",
+				r->coverage.g[g].name, model__target_name(t),
+				(unsigned long long)r->page_size,
+				r->coverage.g[g].large_why);
+}
+
 static __u64 kv_u64(const struct fs_report *r, const char *key)
 {
 	const struct fs_kv *kv = model__kv_find(r, key);
@@ -493,6 +552,7 @@ int cmd_run(int argc, char **argv)
 	enum wl_level level = WL_LEVEL_FUNC;
 	struct wl_count want;
 	struct wl_kmsg *kmsg = NULL;
+	struct run_cov cov = {};
 	char klog[160] = "";
 	int err, rc = 1;
 
@@ -529,6 +589,18 @@ int cmd_run(int argc, char **argv)
 		       a.w.matrix   ? " (matrix)"
 		       : a.w.random ? " (random)"
 				    : "");
+	/* The session starts after prepare; groups end only in run. */
+	cov.s = &s;
+	cov.r = &r;
+	/* A matrix is there to cover the compare; one layout is not. */
+	r.coverage.warn = a.w.matrix;
+	cov.delta = malloc(sizeof(*cov.delta));
+	if (!cov.delta) {
+		err__print("run", -ENOMEM, "allocate the coverage report");
+		goto cleanup;
+	}
+	a.w.group_end = run__group_end;
+	a.w.group_ctx = &cov;
 	err = workload__prepare(&w, a.workload, &a.w);
 	if (err)
 		goto cleanup;
@@ -585,6 +657,7 @@ int cmd_run(int argc, char **argv)
 	model__kv_u64(&r, "calls", want.calls);
 	model__kv_u64(&r, "bytes", want.bytes);
 	rc = workload__reconcile(&r, t, &want) ? 1 : 0;
+	coverage_warn(&r, t);
 	if (kmsg)
 		kernel_log(&r, kmsg, klog, sizeof(klog));
 	model__kv_str(&r, "kernel_log", klog);
@@ -616,5 +689,6 @@ cleanup:
 	session__stop(&s);
 	workload__destroy(w);
 	wl_kmsg__close(kmsg);
+	free(cov.delta);
 	return rc;
 }

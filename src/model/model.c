@@ -532,3 +532,87 @@ void model__filters_text(const struct fs_filters *f, char *buf, size_t n)
 		filters__add(buf, n, &len, "%scommand %s", len ? "; " : "",
 			     f->command);
 }
+
+const struct fs_histogram *model__folio_hist(const struct fs_report *r,
+					     enum fs_target t)
+{
+	const struct fs_target_report *tr;
+
+	if (t >= FS_TGT_NR)
+		return NULL;
+	tr = &r->target[t];
+	for (int h = 0; h < tr->nhists; h++)
+		if (tr->hist[h].spec &&
+		    !strcmp(tr->hist[h].spec->name, "folio_size"))
+			return &tr->hist[h];
+	return NULL;
+}
+
+int model__coverage_add(struct fs_report *r, const char *name, int large,
+			const char *why, const struct fs_report *delta)
+{
+	struct fs_cov_group *g;
+
+	if (r->coverage.ngroups >= FS_MAX_COV)
+		return -ENOSPC;
+	g = &r->coverage.g[r->coverage.ngroups++];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->large = large;
+	snprintf(g->large_why, sizeof(g->large_why), "%s", why ? why : "");
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_histogram *h = model__folio_hist(delta, t);
+
+		if (h && delta->target[t].enabled)
+			memcpy(g->slot[t], h->slot, sizeof(g->slot[t]));
+	}
+	return 0;
+}
+
+int model__coverage_sizes(const struct fs_report *r, int g, enum fs_target t,
+			  struct fs_cov_size *out, int max)
+{
+	const struct fs_histogram *h = model__folio_hist(r, t);
+	struct fs_histogram one;
+	struct fs_bucket b;
+	int n = 0;
+
+	if (g < 0 || g >= r->coverage.ngroups || !h || !h->measured ||
+	    !r->target[t].enabled)
+		return -1;
+	/* The group's slots in the target's own bucket layout. */
+	one = *h;
+	memcpy(one.slot, r->coverage.g[g].slot[t], sizeof(one.slot));
+	for (int s = 0; s < FS_SLOTS && n < max; s++) {
+		if (!one.slot[s])
+			continue;
+		model__bucket(&one, s, &b);
+		out[n].size = b.lo;
+		out[n].count = b.count;
+		n++;
+	}
+	return n;
+}
+
+bool model__coverage_gap(const struct fs_report *r, int g, enum fs_target t)
+{
+	struct fs_cov_size sz[FS_SLOTS];
+	int n = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
+
+	if (n <= 0 || r->coverage.g[g].large != 1)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (sz[i].size > r->page_size)
+			return false;
+	return true;
+}
+
+bool model__coverage_warning(const struct fs_report *r, int g)
+{
+	if (!r->coverage.warn)
+		return false;
+	for (int t = 0; t < FS_TGT_NR; t++)
+		if (model__coverage_gap(r, g, t))
+			return true;
+	return false;
+}

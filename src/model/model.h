@@ -160,6 +160,36 @@ struct fs_filters {
 	char command[256];	 /* trace -- CMD: the command line */
 };
 
+/*
+ * Folio coverage of a run: which folio sizes each target met in each group
+ * of layouts (one filesystem and block size of the dedupe workload, one
+ * huge= mount of shmem-read), from the folio_size histogram's events of
+ * that group alone. large says whether the kernel puts large folios in
+ * that group's page cache (1 yes, 0 no, -1 not judged), large_why the
+ * fact it rests on.
+ */
+#define FS_MAX_COV 8
+
+struct fs_cov_group {
+	char name[32]; /* "xfs bs=1024", "tmpfs huge=always" */
+	int large;
+	char large_why[160];
+	__u64 slot[FS_TGT_NR][FS_SLOTS]; /* folio_size, this group only */
+};
+
+struct fs_coverage {
+	/* A large-folio gap is a warning: the run was a matrix, which is
+	 * there to cover the compare (one layout of the user's is not). */
+	bool warn;
+	int ngroups;
+	struct fs_cov_group g[FS_MAX_COV];
+};
+
+/* One folio size met and how many folios of it. */
+struct fs_cov_size {
+	__u64 size, count;
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
@@ -171,6 +201,7 @@ struct fs_report {
 	int nkv;
 	struct fs_kv kv[FS_MAX_KV];
 	struct fs_validation validation;
+	struct fs_coverage coverage;
 	struct fs_filters filters;
 	/* Per-process breakdown, heap-allocated; model__free releases it. */
 	int nprocs;
@@ -260,6 +291,33 @@ void model__checks_passed(struct fs_report *r, __u64 n);
  * answers it kept from being judged. */
 void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Append coverage group name: target t's folio_size events in delta (a
+ * report of that group's events only) for every target enabled there.
+ * large and why: see struct fs_cov_group. -ENOSPC past FS_MAX_COV.
+ */
+int model__coverage_add(struct fs_report *r, const char *name, int large,
+			const char *why, const struct fs_report *delta);
+/* The folio_size histogram of target t (NULL when it has none). */
+const struct fs_histogram *model__folio_hist(const struct fs_report *r,
+					     enum fs_target t);
+/*
+ * The folio sizes target t met in group g, smallest first (at most max):
+ * returns how many, 0 when it met none, -1 when the target is off or its
+ * folio_size is not measured (the histogram's why says why). Folios are
+ * a power of two bytes, so each met size is its log2 bucket's low end.
+ */
+int model__coverage_sizes(const struct fs_report *r, int g, enum fs_target t,
+			  struct fs_cov_size *out, int max);
+/*
+ * Group g is a large-folio gap for target t: the kernel makes large
+ * folios there (large == 1), t measured folios and met some, and none
+ * was larger than a page.
+ */
+bool model__coverage_gap(const struct fs_report *r, int g, enum fs_target t);
+/* Group g warns: the coverage warns on gaps and g is one for a target. */
+bool model__coverage_warning(const struct fs_report *r, int g);
 
 const char *model__target_name(enum fs_target t);
 int model__target_from_name(const char *name); /* -1 if unknown */

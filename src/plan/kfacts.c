@@ -450,6 +450,65 @@ fail:
 	return err;
 }
 
+/* Does BTF have enumerator name in enum ename? */
+static bool btf_has_enumerator(const struct btf *btf, const char *ename,
+			       const char *name)
+{
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+int kfacts__large_folios(const struct kfacts *f, const char *fs, char *why,
+			 size_t n)
+{
+	static const char *const flags[] = { "AS_FOLIO_ORDER_MAX",
+					     "AS_LARGE_FOLIO_SUPPORT" };
+	const struct kfacts_priv *p = f ? f->priv : NULL;
+	const char *flag = NULL;
+
+	if (!strcmp(fs, "tmpfs")) {
+		snprintf(why, n, "not judged: tmpfs huge= decides");
+		return -1;
+	}
+	if (!p || !p->btf) {
+		snprintf(why, n,
+			 "not judged: no BTF to read the page cache's "
+			 "mapping flags from");
+		return -1;
+	}
+	for (size_t i = 0; !flag && i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (btf_has_enumerator(p->btf, "mapping_flags", flags[i]))
+			flag = flags[i];
+	if (!flag) {
+		snprintf(why, n,
+			 "no: enum mapping_flags has neither "
+			 "AS_LARGE_FOLIO_SUPPORT nor AS_FOLIO_ORDER_MAX");
+		return 0;
+	}
+	if (!strcmp(fs, "xfs")) {
+		snprintf(why, n,
+			 "yes: enum mapping_flags has %s, which xfs sets on "
+			 "every inode",
+			 flag);
+		return 1;
+	}
+	snprintf(why, n,
+		 "not judged: enum mapping_flags has %s, but %s asks for "
+		 "large folios only in some builds",
+		 flag, fs);
+	return -1;
+}
+
 void kfacts__free(struct kfacts *f)
 {
 	struct kfacts_priv *p = f->priv;

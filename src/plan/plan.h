@@ -188,5 +188,17 @@ int kfacts__load(struct kfacts *f, const char *btf_file);
  * failure why gets the reason; returns 0 or -errno. */
 int kfacts__check_btf(const char *path, char *why, size_t n);
 void kfacts__free(struct kfacts *f);
+/*
+ * Does the kernel put large folios in the page cache of files on fs
+ * ("xfs", "btrfs", "tmpfs")? 1 yes, 0 no, -1 not judged; why says what
+ * the answer rests on. The page cache takes them when its BTF has the
+ * mapping flag a filesystem sets to ask for them (enum mapping_flags:
+ * AS_LARGE_FOLIO_SUPPORT, or AS_FOLIO_ORDER_MAX where the flag became an
+ * order range); xfs asks on every inode it sets up wherever the page
+ * cache has that flag. btrfs asks only in some builds and tmpfs decides
+ * by its huge= mode, which the shmem workload checks itself: not judged.
+ */
+int kfacts__large_folios(const struct kfacts *f, const char *fs, char *why,
+			 size_t n);
 
 #endif /* FS_PLAN_H */

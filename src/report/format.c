@@ -387,3 +387,45 @@ bool report__align_cap(const struct fs_hist_spec *sp, int slot)
 {
 	return sp->kind == FS_KIND_ALIGN && slot == FS_ALIGN_CAP_SHIFT + 1;
 }
+
+void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
+			   int g)
+{
+	const struct fs_cov_group *cg = &r->coverage.g[g];
+	struct fs_cov_size sz[FS_SLOTS];
+	size_t len;
+
+	snprintf(buf, n, "%s:", cg->name);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		int k;
+
+		if (!r->target[t].enabled)
+			continue;
+		k = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
+		len = strlen(buf);
+		snprintf(buf + len, n - len, " %s", model__target_name(t));
+		if (k < 0) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, " not measured");
+		} else if (!k) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, " no folios");
+		}
+		for (int i = 0; i < k; i++) {
+			char h[32];
+
+			human_bytes(h, sizeof(h), sz[i].size);
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s %s x%llu",
+				 i ? "," : "", h,
+				 (unsigned long long)sz[i].count);
+		}
+		len = strlen(buf);
+		snprintf(buf + len, n - len, ";");
+	}
+	len = strlen(buf);
+	snprintf(buf + len, n - len, " large folios: %s%s", cg->large_why,
+		 model__coverage_warning(r, g)
+			 ? " -- WARNING: only page-sized folios met"
+			 : "");
+}

@@ -323,6 +323,31 @@ static void target(struct page *p, int t)
 	heatmaps(p, target_of(p->run[0], t), t);
 }
 
+/* Folio coverage per group of layouts, a large-folio gap in red. */
+static void coverage(struct page *p)
+{
+	char line[512];
+
+	for (int i = 0; i < p->nruns; i++) {
+		const struct fs_report *r = p->run[i];
+
+		if (!r->coverage.ngroups)
+			continue;
+		fprintf(p->f, "<h2>Folio coverage%s</h2>\n",
+			p->nruns == 2 ? (i ? " (B)" : " (A)") : "");
+		fputs("<table class=\"coverage\">\n", p->f);
+		for (int g = 0; g < r->coverage.ngroups; g++) {
+			bool gap = model__coverage_warning(r, g);
+
+			report__coverage_line(line, sizeof(line), r, g);
+			fputs("<tr>", p->f);
+			td_str(p->f, line, gap ? "fail" : NULL);
+			fputs("</tr>\n", p->f);
+		}
+		fputs("</table>\n", p->f);
+	}
+}
+
 static void cases(struct page *p)
 {
 	for (int i = 0; i < p->nruns; i++) {
@@ -394,6 +419,7 @@ int report__html_page(FILE *f, const struct fs_report *base,
 	workload(&p);
 	for (int t = 0; t < FS_TGT_NR; t++)
 		target(&p, t);
+	coverage(&p);
 	cases(&p);
 	fputs("</body>\n</html>\n", f);
 	fflush(f);

@@ -198,6 +198,61 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 	}
 }
 
+static const char *const large_names[] = { "not judged", "no", "yes" };
+
+/*
+ * "coverage": [{"group", "large_folios": "yes"|"no"|"not judged",
+ * "large_why", "warn_on_gap", "targets": {TARGET: {"measured",
+ * "large_folio_gap", "folio_sizes": [{"size", "count"}]}}}]: per group of
+ * layouts, the folio sizes each target met (model__coverage_sizes),
+ * smallest first; warn_on_gap is the same in every group.
+ */
+static void coverage_to_json(struct jsonb *b, struct json_object *root,
+			     const struct fs_report *r)
+{
+	struct json_object *arr, *e, *jt, *t, *sz, *one;
+	struct fs_cov_size s[FS_SLOTS];
+
+	arr = jsonb__put(b, root, "coverage", json_object_new_array());
+	for (int g = 0; g < r->coverage.ngroups; g++) {
+		const struct fs_cov_group *cg = &r->coverage.g[g];
+		int large = cg->large < 0 ? 0 : cg->large ? 2 : 1;
+
+		e = jsonb__push(b, arr, json_object_new_object());
+		jsonb__put(b, e, "group", JSONB_STR(cg->name));
+		jsonb__put(b, e, "large_folios",
+			   json_object_new_string(large_names[large]));
+		jsonb__put(b, e, "large_why", JSONB_STR(cg->large_why));
+		jsonb__put(b, e, "warn_on_gap",
+			   json_object_new_boolean(r->coverage.warn));
+		jt = jsonb__put(b, e, "targets", json_object_new_object());
+		for (int k = 0; k < FS_TGT_NR; k++) {
+			int n;
+
+			if (!r->target[k].enabled)
+				continue;
+			n = model__coverage_sizes(r, g, k, s, FS_SLOTS);
+			t = jsonb__put(b, jt, r->target[k].name,
+				       json_object_new_object());
+			jsonb__put(b, t, "measured",
+				   json_object_new_boolean(n >= 0));
+			jsonb__put(b, t, "large_folio_gap",
+				   json_object_new_boolean(
+					   model__coverage_gap(r, g, k)));
+			sz = jsonb__put(b, t, "folio_sizes",
+					json_object_new_array());
+			for (int i = 0; i < n; i++) {
+				one = jsonb__push(b, sz,
+						  json_object_new_object());
+				jsonb__put(b, one, "size",
+					   json_object_new_uint64(s[i].size));
+				jsonb__put(b, one, "count",
+					   json_object_new_uint64(s[i].count));
+			}
+		}
+	}
+}
+
 /*
  * "intervals": [{"start_ms", "end_ms", "targets": {TARGET: {"counters",
  * "histograms"}}}], the histograms shaped as in the totals (not measured
@@ -303,6 +358,9 @@ struct json_object *report__to_json(const struct fs_report *r)
 	/* Only when a validating workload ran: no checks is not "passed". */
 	if (r->validation.ran)
 		validation_to_json(&b, root, &r->validation);
+	/* Only from a run that reported its groups of layouts. */
+	if (r->coverage.ngroups)
+		coverage_to_json(&b, root, r);
 	/* Only from trace -i. */
 	if (r->nintervals)
 		intervals_to_json(&b, root, r);
@@ -808,6 +866,96 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	return err;
 }
 
+/* One target of a coverage group: the sizes back into log2 slots. */
+static int parse_cov_target(struct reader *rd, struct fs_cov_group *g, int t,
+			    struct json_object *o, const char *where)
+{
+	struct json_object *arr, *e;
+	char w[128];
+	size_t n;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	err = get(rd, o, where, "folio_sizes", json_type_array, &arr);
+	if (err)
+		return err;
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		__u64 size, count;
+
+		snprintf(w, sizeof(w), "%s.folio_sizes[%zu]", where, i);
+		e = json_object_array_get_idx(arr, i);
+		if (!json_object_is_type(e, json_type_object))
+			return bad(rd, "%s: expected object", w);
+		err = get_u64(rd, e, w, "size", &size);
+		err = err ?: get_u64(rd, e, w, "count", &count);
+		if (err)
+			return err;
+		/* Folio sizes are powers of two: a log2 slot's low end. */
+		if (!size || (size & (size - 1)))
+			return bad(rd, "%s.size: %llu is not a power of two", w,
+				   (unsigned long long)size);
+		g->slot[t][fs_log2_slot(size)] = count;
+	}
+	return 0;
+}
+
+static int parse_coverage(struct reader *rd, struct fs_report *r,
+			  struct json_object *o)
+{
+	static const char where[] = "coverage";
+	struct json_object *e, *jt;
+	char w[96], large[16];
+	size_t n;
+	int err;
+
+	if (!json_object_is_type(o, json_type_array))
+		return bad(rd, "%s: expected array", where);
+	n = json_object_array_length(o);
+	if (n > FS_MAX_COV)
+		return bad(rd, "%s: %zu groups (at most %d)", where, n,
+			   FS_MAX_COV);
+	for (size_t i = 0; i < n; i++) {
+		struct fs_cov_group *g = &r->coverage.g[i];
+
+		snprintf(w, sizeof(w), "%s[%zu]", where, i);
+		e = json_object_array_get_idx(o, i);
+		if (!json_object_is_type(e, json_type_object))
+			return bad(rd, "%s: expected object", w);
+		err = GET_STR(rd, e, w, "group", g->name);
+		err = err ?: GET_STR(rd, e, w, "large_folios", large);
+		err = err ?: GET_STR(rd, e, w, "large_why", g->large_why);
+		err = err
+			      ?: get_bool(rd, e, w, "warn_on_gap",
+					  &r->coverage.warn);
+		err = err ?: get(rd, e, w, "targets", json_type_object, &jt);
+		if (err)
+			return err;
+		g->large = -2;
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(large, large_names[k]))
+				g->large = k - 1;
+		if (g->large == -2)
+			return bad(rd, "%s.large_folios: '%s'", w, large);
+		json_object_object_foreach(jt, key, val)
+		{
+			char tw[128];
+			int t = model__target_from_name(key);
+
+			snprintf(tw, sizeof(tw), "%s.targets.%s", w, key);
+			if (t < 0 || !r->target[t].enabled)
+				return bad(rd, "%s: not a target of the run",
+					   tw);
+			err = parse_cov_target(rd, g, t, val, tw);
+			if (err)
+				return err;
+		}
+	}
+	r->coverage.ngroups = (int)n;
+	return 0;
+}
+
 /*
  * One interval's target: counters and histograms as in the totals, each
  * measured exactly where the totals are.
@@ -958,6 +1106,12 @@ static int parse_report(struct reader *rd, struct json_object *root,
 	/* Absent when nothing was checked. */
 	if (json_object_object_get_ex(root, "validation", &v)) {
 		err = parse_validation(rd, r, v);
+		if (err)
+			return err;
+	}
+	/* Absent unless a run reported its groups of layouts. */
+	if (json_object_object_get_ex(root, "coverage", &v)) {
+		err = parse_coverage(rd, r, v);
 		if (err)
 			return err;
 	}

@@ -166,6 +166,13 @@ void report__xml_escape_n(FILE *f, const char *s, size_t n);
 
 /* One-line verdict of a run's checks ("passed: 12 checks", ...). */
 void report__verdict(char *buf, size_t n, const struct fs_report *r);
+/*
+ * Coverage group g in one line: "xfs bs=1024: dedupe 4K x120, 64K x3;
+ * large folios: yes: ...", "WARNING" before a large-folio gap; a target
+ * that did not measure folio sizes says "not measured".
+ */
+void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
+			   int g);
 /* Number of measured histograms of enabled targets: the charts drawn. */
 int report__nr_charts(const struct fs_report *r);
 

@@ -349,6 +349,16 @@ int report__text(FILE *f, const struct fs_report *r)
 		fputc('\n', f);
 		print_workload(f, r);
 	}
+	if (r->coverage.ngroups) {
+		char line[512];
+
+		fprintf(f, "\ncoverage: folio sizes met, per group of "
+			   "layouts\n");
+		for (int g = 0; g < r->coverage.ngroups; g++) {
+			report__coverage_line(line, sizeof(line), r, g);
+			fprintf(f, "  %s\n", line);
+		}
+	}
 	if (r->validation.ran) {
 		fputc('\n', f);
 		print_validation(f, &r->validation);

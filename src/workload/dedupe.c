@@ -95,7 +95,10 @@ struct dedupe {
 	 * and the filesystem it hit. */
 	int env_err, env_fs;
 	__u64 cold_files, cold_cached, warm_uncached;
+	__u64 ra_files; /* read back through readahead */
 	struct wl_totals tot;
+	wl_group_fn group_end;
+	void *group_ctx;
 };
 
 static const char *fs_name(__u32 magic)
@@ -513,6 +516,8 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 	const struct dd_file *f = &d->plan.files[i];
 	char path[PATH_MAX];
 	__u64 off, cached, pages;
+	/* Page-sized writes make no folio larger than a page. */
+	__u64 piece = f->small_writes ? d->plan.page : WL_CHUNK;
 	int fd = -1, err;
 
 	err = file_path(d, i, path, sizeof(path));
@@ -527,9 +532,8 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 		return err;
 	}
 	d->made[i] = true;
-	for (off = 0; off < f->size; off += WL_CHUNK) {
-		size_t len =
-			f->size - off < WL_CHUNK ? f->size - off : WL_CHUNK;
+	for (off = 0; off < f->size; off += piece) {
+		size_t len = f->size - off < piece ? f->size - off : piece;
 
 		dd_file__fill(f, off, buf, len);
 		err = wl__pwrite_full(fd, buf, len, off);
@@ -545,14 +549,26 @@ static int make_file(struct dedupe *d, int i, unsigned char *buf)
 		file_err(d, f->fs, err, "fsync", path);
 		goto cleanup;
 	}
-	if (f->cold) {
-		/* Clean pages go; the compare must read them from disk. */
+	if (f->cold || f->readahead) {
+		/* Clean pages go: the compare, or the reads below, must
+		 * bring them back from disk. */
 		err = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		if (err) {
 			wl__err(WL, err, "fadvise DONTNEED '%s'", path);
 			goto cleanup;
 		}
 	}
+	/* Sequential reads from the start: the kernel's readahead, not the
+	 * compare's one folio at a time, brings the file back (the read
+	 * chunk is the readahead window's default). */
+	for (off = 0; f->readahead && off < f->size; off += 128 << 10) {
+		if (pread(fd, buf, 128 << 10, off) < 0) {
+			err = -errno;
+			wl__err(WL, err, "read back '%s'", path);
+			goto cleanup;
+		}
+	}
+	d->ra_files += f->readahead;
 	/* Prove the layout's cache state rather than assume it. */
 	err = wl__cached_pages(fd, f->size, &cached, &pages);
 	if (!err && !f->cold && cached < pages) {
@@ -663,10 +679,17 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 	err = check_range(d, &co);
 	if (err)
 		goto cleanup;
-	for (int i = 0; !err && i < d->plan.nfs; i++)
+	for (int i = 0; !err && i < d->plan.nfs; i++) {
 		err = o->matrix	 ? dd_plan__matrix(&d->plan, i)
 		      : o->files ? dd_plan__seed(&d->plan, i, &co)
 				 : dd_plan__custom(&d->plan, i, &co);
+		/* After the filesystem's own matrix, so cases stay grouped
+		 * per filesystem. */
+		if (!err && o->matrix && !o->no_large_layouts)
+			err = dd_plan__large_folios(&d->plan, i);
+	}
+	d->group_end = o->group_end;
+	d->group_ctx = o->group_ctx;
 	if (err) {
 		wl__err(WL, err, "build the %s layout", d->mode);
 		goto cleanup;
@@ -1000,6 +1023,20 @@ static void note_disturbed(struct dedupe *d, struct fs_report *r,
 	model__disturbed(r, unjudged, "%s during the run", why);
 }
 
+/* Case ci ran: was it its filesystem's last? Then that group ends. */
+static void group_done(const struct dedupe *d, int ci)
+{
+	const struct dd_plan *p = &d->plan;
+	int fs = p->files[p->cases[ci].src].fs;
+	char name[32];
+
+	if (!d->group_end ||
+	    (ci + 1 < p->ncases && p->files[p->cases[ci + 1].src].fs == fs))
+		return;
+	snprintf(name, sizeof(name), "%s bs=%u", p->fs[fs].fs, p->fs[fs].bs);
+	d->group_end(d->group_ctx, p->fs[fs].fs, name);
+}
+
 int dedupe__run(struct dedupe *d, struct fs_report *r)
 {
 	const struct dd_plan *p = &d->plan;
@@ -1021,6 +1058,7 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 		err = run_case(d, c);
 		if (!err)
 			d->ncases_run = c + 1;
+		group_done(d, c);
 		/* --stop-after: files closed, so a test may remount now. */
 		if (!err && d->stop_after && (__u64)c + 1 == d->stop_after)
 			raise(SIGSTOP);
@@ -1126,6 +1164,7 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	model__kv_u64(r, "cold_files", d->cold_files);
 	model__kv_u64(r, "cold_pages_cached", d->cold_cached);
 	model__kv_u64(r, "warm_pages_uncached", d->warm_uncached);
+	model__kv_u64(r, "readahead_files", d->ra_files);
 	if (d->cold_cached)
 		wl__err(WL, 0,
 			"warning: %llu pages of the cold files stayed in the "

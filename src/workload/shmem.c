@@ -105,6 +105,8 @@ struct sh_reader {
 
 struct shmem {
 	const char *mode; /* "custom" or "matrix" */
+	wl_group_fn group_end;
+	void *group_ctx;
 	int nmount;
 	struct sh_mount m[NMODES];
 	int ninst;
@@ -512,6 +514,8 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	s->inject = o->inject_wrong;
 	s->stop_after = o->stop_after;
 	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
+	s->group_end = o->group_end;
+	s->group_ctx = o->group_ctx;
 	err = check_opts(s, o);
 	if (err)
 		goto cleanup;
@@ -1084,10 +1088,21 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	}
 	/* Traced phase: the readers' open, reads and close. */
 	for (int i = 0; !err && i < s->ninst; i++) {
+		int mi = s->inst[i].mount;
+
 		for (int p = 0; !err && !s->inst[i].disturbed && p < s->nplans;
 		     p++) {
 			err = run_plan(s, &s->inst[i], &s->plans[p]);
 			s->first_run = false;
+		}
+		/* The mount's last file: its group of layouts ends. */
+		if (s->group_end &&
+		    (i + 1 == s->ninst || s->inst[i + 1].mount != mi)) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "tmpfs huge=%s",
+				 s->m[mi].huge);
+			s->group_end(s->group_ctx, "tmpfs", name);
 		}
 	}
 	wl_watch__stop(s->watch);

@@ -710,6 +710,65 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 	return err;
 }
 
+/* How a file of a large-folio layout gets into the page cache. */
+enum lf_how {
+	LF_BIG,	  /* written in WL_CHUNK writes, kept cached */
+	LF_RA,	  /* dropped, read back through readahead */
+	LF_SMALL, /* written a page at a time, kept cached */
+};
+
+static void lf_apply(struct dd_file *f, enum lf_how how)
+{
+	f->readahead = how == LF_RA;
+	f->small_writes = how == LF_SMALL;
+}
+
+/*
+ * A folio is naturally aligned, so an offset a few pages past a 64 KiB
+ * boundary starts inside a large folio's later pages wherever the page
+ * cache holds 64 KiB or larger ones there. With blocks below the page
+ * size the two sides also sit at different in-page offsets.
+ */
+int dd_plan__large_folios(struct dd_plan *p, int fs)
+{
+	const __u64 b = p->fs[fs].bs, P = p->page;
+	const struct {
+		const char *name;
+		enum lf_how src, dst;
+		__u64 src_off, dst_off, len;
+		enum dd_diff diff;
+	} t[] = {
+		{ "lf-ra", LF_RA, LF_RA, 0, 0, 512 * KiB, DD_DIFF_NONE },
+		{ "lf-ra-late", LF_RA, LF_RA, 64 * KiB + 3 * P + b,
+		  128 * KiB + 5 * P + 2 * b, 256 * KiB, DD_DIFF_LAST },
+		{ "lf-ra-vs-small", LF_RA, LF_SMALL, 32 * KiB + P + b, 2 * b,
+		  192 * KiB, DD_DIFF_NONE },
+		{ "lf-big-vs-ra", LF_BIG, LF_RA, 128 * KiB - 2 * P,
+		  64 * KiB + P + b, 256 * KiB, DD_DIFF_WORD_END },
+	};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < ARRAY_SIZE(t); i++) {
+		struct dspec d = { .off = t[i].dst_off, .diff = t[i].diff };
+		struct mcase m = { .name = t[i].name,
+				   .src_off = t[i].src_off,
+				   .len = t[i].len,
+				   .count = 1,
+				   .src_size = PADDED(t[i].src_off, t[i].len),
+				   .ndest = 1,
+				   .dests = &d };
+		const struct dd_case *c;
+
+		err = add(p, fs, &m);
+		if (err)
+			break;
+		c = &p->cases[p->ncases - 1];
+		lf_apply(&p->files[c->src], t[i].src);
+		lf_apply(&p->files[c->dest[0].file], t[i].dst);
+	}
+	return err;
+}
+
 int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o)
 {
 	__u64 span = (__u64)o->count * o->range, dst_off, size;
@@ -840,7 +899,11 @@ void dd__layout(const struct dd_plan *p, const struct dd_case *c, __u32 k,
 		 (unsigned long long)doff, (unsigned long long)(so % p->page),
 		 (unsigned long long)(doff % p->page),
 		 (unsigned long long)sf->size, (unsigned long long)df->size,
-		 diff, sf->cold ? "cold" : "warm");
+		 diff,
+		 sf->cold	    ? "cold"
+		 : sf->readahead    ? "readahead"
+		 : sf->small_writes ? "small-writes"
+				    : "warm");
 }
 
 void dd__answer(int ioctl_err, int status, __u64 bytes, char *buf, size_t n)

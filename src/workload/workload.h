@@ -23,11 +23,25 @@
 #include <linux/types.h>
 #include "model/model.h"
 
+/*
+ * The traced phase finished one group of layouts: one filesystem and
+ * block size of dedupe (fs "xfs", name "xfs bs=1024"), one mount of
+ * shmem-read (fs "tmpfs", name "tmpfs huge=always"). Called on the
+ * workload's thread with no call of the workload in flight, so a run can
+ * snapshot the histograms per group.
+ */
+typedef void (*wl_group_fn)(void *ctx, const char *fs, const char *name);
+
 struct wl_opts {
 	bool matrix; /* the default matrix of layouts instead of one */
 	/* --random N: N layouts drawn from seed instead of one (0: off) */
 	unsigned int random;
 	__u64 seed;
+	/* dedupe --matrix: leave out the layouts that put large folios in
+	 * the page cache (a debug option, to show the coverage warning) */
+	bool no_large_layouts;
+	wl_group_fn group_end; /* NULL: nobody asks */
+	void *group_ctx;
 	bool inject_wrong; /* debug: flip one expected answer */
 	/* debug: SIGSTOP the process after this many traced dedupe cases or
 	 * read calls (0 = never), so that a test can change the environment

@@ -246,6 +246,12 @@ struct dd_file {
 	__u64 size, delta;
 	int fs;	   /* index of the filesystem it lives on */
 	bool cold; /* dropped from the page cache before the dedupe */
+	/* Dropped, then read back sequentially so that readahead fills the
+	 * page cache (with large folios where the filesystem takes them). */
+	bool readahead;
+	/* Written a page at a time: a buffered write makes folios no larger
+	 * than it, so these stay small where big writes make large ones. */
+	bool small_writes;
 	int nseg;
 	struct dd_seg seg[DD_MAX_SEGS];
 };
@@ -315,6 +321,13 @@ int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold);
 int dd_plan__add_case(struct dd_plan *p, const struct dd_case *c);
 /* The default matrix for filesystem fs (see truth.c for the list). */
 int dd_plan__matrix(struct dd_plan *p, int fs);
+/*
+ * The matrix's layouts for large folios on filesystem fs: files read back
+ * through readahead, written in big or page-sized writes, ranges starting
+ * in a folio's later pages, source and destination of different folio
+ * sizes.
+ */
+int dd_plan__large_folios(struct dd_plan *p, int fs);
 /* One layout from the options (--range, --count, --dests, ...). */
 int dd_plan__custom(struct dd_plan *p, int fs, const struct wl_opts *o);
 /* The seed's workload: o->files identical files, file 0 the source. */

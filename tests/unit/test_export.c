@@ -681,6 +681,75 @@ static void test_roundtrip_disturbed(void **state)
 	remove_dir(dir);
 }
 
+/* Folio coverage survives JSON, and every format shows the gap. */
+static void test_roundtrip_coverage(void **state)
+{
+	static struct fs_report r, back, d;
+	struct fs_histogram *h;
+	char *dir = make_dir(), path[512], *text, *html;
+
+	make_run(&r, false);
+	r.coverage.warn = true;
+	/* Group 0: 4 KiB and 2 MiB folios; group 1: only 4 KiB ones where
+	 * the kernel makes large folios. */
+	model__init(&d);
+	model__enable(&d, FS_TGT_SHMEM, true);
+	h = &d.target[FS_TGT_SHMEM].hist[FS_SH_FOLIO_SIZE];
+	h->slot[fs_log2_slot(4096)] = 12;
+	h->slot[fs_log2_slot(2 << 20)] = 3;
+	assert_int_equal(model__coverage_add(&r, "tmpfs huge=always", -1,
+					     "not judged", &d),
+			 0);
+	h->slot[fs_log2_slot(2 << 20)] = 0;
+	assert_int_equal(model__coverage_add(&r, "tmpfs huge=never", 1,
+					     "yes: a fact", &d),
+			 0);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_int_equal(back.coverage.ngroups, 2);
+	assert_memory_equal(&back.coverage, &r.coverage, sizeof(r.coverage));
+	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
+		size_t la, lb;
+		char *a = render(fmt, &r, NULL, &la);
+		char *b = render(fmt, &back, NULL, &lb);
+
+		if (la != lb || memcmp(a, b, la))
+			fail_msg("%s differs after the JSON round trip",
+				 report__format_name(fmt));
+		free(a);
+		free(b);
+	}
+	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
+	assert_contains(text, "coverage: folio sizes met, per group");
+	assert_contains(text, "  tmpfs huge=always: dedupe not measured; "
+			      "shmem 4 KiB x12, 2 MiB x3; large folios: not "
+			      "judged\n");
+	assert_contains(text, "  tmpfs huge=never: dedupe not measured; "
+			      "shmem 4 KiB x12; large folios: yes: a fact -- "
+			      "WARNING: only page-sized folios met\n");
+	html = render(REPORT_FMT_HTML, &back, NULL, NULL);
+	assert_contains(html, "<h2>Folio coverage</h2>");
+	assert_int_equal(count_of(html, "<td class=\"fail\">tmpfs huge="), 1);
+	free(text);
+	free(html);
+	/* Not a matrix: the gap is in the JSON, the warning nowhere. */
+	r.coverage.warn = false;
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_false(back.coverage.warn);
+	assert_true(model__coverage_gap(&back, 1, FS_TGT_SHMEM));
+	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
+	assert_contains(text, "  tmpfs huge=never: dedupe not measured; "
+			      "shmem 4 KiB x12; large folios: yes: a fact\n");
+	assert_null(strstr(text, "WARNING"));
+	html = render(REPORT_FMT_HTML, &back, NULL, NULL);
+	assert_int_equal(count_of(html, "<td class=\"fail\">tmpfs huge="), 0);
+	free(text);
+	free(html);
+	remove_dir(dir);
+}
+
 /* The committed fixtures are this file's runs, written by the writer. */
 static void test_fixtures_current(void **state)
 {
@@ -1212,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_two_runs_need_picture),
 		cmocka_unit_test(test_roundtrip_same_bytes),
 		cmocka_unit_test(test_roundtrip_disturbed),
+		cmocka_unit_test(test_roundtrip_coverage),
 		cmocka_unit_test(test_fixtures_current),
 		cmocka_unit_test(test_json_bucket_sums),
 		cmocka_unit_test(test_openmetrics_bucket_sums),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests: slot math of bpf/shared.h and the histogram model. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -442,6 +443,120 @@ static void test_proc_add(void **state)
 	assert_int_equal(r.nprocs, 0);
 }
 
+/* A delta report (one group's events): dedupe met these folio sizes. */
+static void delta_with(struct fs_report *d, const __u64 *sizes,
+		       const __u64 *counts, int n)
+{
+	struct fs_histogram *h;
+
+	model__init(d);
+	model__enable(d, FS_TGT_DEDUPE, true);
+	h = &d->target[FS_TGT_DEDUPE].hist[FS_DD_FOLIO_SIZE];
+	for (int i = 0; i < n; i++) {
+		h->slot[fs_log2_slot(sizes[i])] += counts[i];
+		h->count += counts[i];
+		h->sum += sizes[i] * counts[i];
+	}
+}
+
+static void test_coverage_sizes(void **state)
+{
+	static struct fs_report r, d;
+	static const __u64 sz[] = { 131072, 4096, 65536 }, ct[] = { 2, 7, 3 };
+	struct fs_cov_size out[FS_SLOTS];
+
+	(void)state;
+	model__init(&r);
+	model__enable(&r, FS_TGT_DEDUPE, true);
+	delta_with(&d, sz, ct, 3);
+	assert_int_equal(model__coverage_add(&r, "xfs bs=1024", 1, "yes", &d),
+			 0);
+	assert_int_equal(r.coverage.ngroups, 1);
+	assert_string_equal(r.coverage.g[0].name, "xfs bs=1024");
+	/* Smallest first, each the exact folio size with its count. */
+	assert_int_equal(
+		model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, out, FS_SLOTS), 3);
+	assert_int_equal(out[0].size, 4096);
+	assert_int_equal(out[0].count, 7);
+	assert_int_equal(out[1].size, 65536);
+	assert_int_equal(out[1].count, 3);
+	assert_int_equal(out[2].size, 131072);
+	assert_int_equal(out[2].count, 2);
+	/* At most max. */
+	assert_int_equal(model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, out, 1),
+			 1);
+	assert_int_equal(out[0].size, 4096);
+	/* A target that is off, a group that does not exist. */
+	assert_int_equal(
+		model__coverage_sizes(&r, 0, FS_TGT_SHMEM, out, FS_SLOTS), -1);
+	assert_int_equal(
+		model__coverage_sizes(&r, 1, FS_TGT_DEDUPE, out, FS_SLOTS), -1);
+	/* Large folios met: no gap. */
+	assert_false(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
+}
+
+static void test_coverage_gap(void **state)
+{
+	static struct fs_report r, d;
+	static const __u64 small[] = { 4096 }, n[] = { 500 };
+	static const __u64 big[] = { 4096, 16384 }, nb[] = { 500, 1 };
+	struct fs_cov_size out[FS_SLOTS];
+
+	(void)state;
+	model__init(&r);
+	model__enable(&r, FS_TGT_DEDUPE, true);
+	delta_with(&d, small, n, 1);
+	/* Only page-sized folios where the kernel makes large ones: a gap;
+	 * where it does not, or is not judged, none. */
+	assert_int_equal(model__coverage_add(&r, "xfs bs=4096", 1, "yes", &d),
+			 0);
+	assert_int_equal(model__coverage_add(&r, "xfs bs=2048", 0, "no", &d),
+			 0);
+	assert_int_equal(
+		model__coverage_add(&r, "btrfs bs=4096", -1, "not judged", &d),
+		0);
+	delta_with(&d, big, nb, 2);
+	assert_int_equal(model__coverage_add(&r, "xfs bs=1024", 1, "yes", &d),
+			 0);
+	delta_with(&d, NULL, NULL, 0);
+	assert_int_equal(model__coverage_add(&r, "xfs empty", 1, "yes", &d), 0);
+	assert_true(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
+	/* A gap warns only in a coverage that warns (a matrix's). */
+	assert_false(model__coverage_warning(&r, 0));
+	r.coverage.warn = true;
+	assert_true(model__coverage_warning(&r, 0));
+	assert_false(model__coverage_warning(&r, 1));
+	assert_false(model__coverage_warning(&r, 3));
+	assert_false(model__coverage_gap(&r, 1, FS_TGT_DEDUPE));
+	assert_false(model__coverage_gap(&r, 2, FS_TGT_DEDUPE));
+	/* One 16 KiB folio is enough. */
+	assert_false(model__coverage_gap(&r, 3, FS_TGT_DEDUPE));
+	/* A group that met no folio at all did not run the compare: no
+	 * claim about its folio sizes. */
+	assert_int_equal(
+		model__coverage_sizes(&r, 4, FS_TGT_DEDUPE, out, FS_SLOTS), 0);
+	assert_false(model__coverage_gap(&r, 4, FS_TGT_DEDUPE));
+	/* Not measured (a syscall-level plan): no sizes, no gap. */
+	model__not_measured(&r, FS_TGT_DEDUPE, FS_DD_FOLIO_SIZE,
+			    "syscall-level plan");
+	assert_int_equal(model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, NULL, 0),
+			 -1);
+	assert_false(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
+}
+
+static void test_coverage_full(void **state)
+{
+	static struct fs_report r, d;
+
+	(void)state;
+	model__init(&r);
+	model__init(&d);
+	for (int i = 0; i < FS_MAX_COV; i++)
+		assert_int_equal(model__coverage_add(&r, "g", 1, "yes", &d), 0);
+	assert_int_equal(model__coverage_add(&r, "g", 1, "yes", &d), -ENOSPC);
+	assert_int_equal(r.coverage.ngroups, FS_MAX_COV);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +575,9 @@ int main(void)
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_stats_delta),
 		cmocka_unit_test(test_proc_add),
+		cmocka_unit_test(test_coverage_sizes),
+		cmocka_unit_test(test_coverage_gap),
+		cmocka_unit_test(test_coverage_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

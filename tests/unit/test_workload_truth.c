@@ -327,6 +327,93 @@ static void named(const struct dd_plan *p, const char *name, unsigned int d,
 	fail_msg("no case '%s'", name);
 }
 
+static const struct dd_case *case_named(const struct dd_plan *p,
+					const char *name)
+{
+	for (int i = 0; i < p->ncases; i++)
+		if (!strcmp(p->cases[i].name, name))
+			return &p->cases[i];
+	fail_msg("no case '%s'", name);
+	return NULL;
+}
+
+static void test_large_folio_layouts(void **state)
+{
+	static const __u32 sizes[] = { 4096, 1024, 2048 };
+	struct dd_expect e;
+	char buf[320];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		__u32 bs = sizes[i];
+		const struct dd_case *c;
+		const struct dd_file *sf, *df;
+		int before, ra = 0, small = 0, cases;
+		__u64 total = 0;
+		struct dd_plan p;
+
+		dd_plan__init(&p, 4096);
+		dd_plan__add_fs(&p, "xfs", bs);
+		assert_int_equal(dd_plan__matrix(&p, 0), 0);
+		before = p.ncases;
+		assert_int_equal(dd_plan__large_folios(&p, 0), 0);
+		cases = p.ncases - before;
+		assert_int_equal(cases, 4);
+		for (int ci = before; ci < p.ncases; ci++) {
+			c = &p.cases[ci];
+			sf = &p.files[c->src];
+			df = &p.files[c->dest[0].file];
+			/* Never cold: readahead files end up cached. */
+			assert_false(sf->cold || df->cold);
+			ra += sf->readahead + df->readahead;
+			small += sf->small_writes + df->small_writes;
+			total += sf->size + df->size;
+			/* Each range spans more than a 128 KiB folio. */
+			assert_true(c->len > 128 * KiB);
+		}
+		/* A few small layouts for a TCG guest. */
+		assert_true(total < 4 * MiB);
+		assert_int_equal(ra, 6);
+		assert_int_equal(small, 1);
+		/* Both sides read back, the whole range SAME. */
+		c = case_named(&p, "lf-ra");
+		assert_true(p.files[c->src].readahead &&
+			    p.files[c->dest[0].file].readahead);
+		dd__expect(&p, c, 0, 0, &e);
+		assert_int_equal(e.status, SAME);
+		assert_int_equal(e.cmp_len, 512 * KiB);
+		/* Starting in a 64 KiB folio's later pages on both sides,
+		 * differing in the last compared byte. */
+		c = case_named(&p, "lf-ra-late");
+		assert_true(c->src_off % (64 * KiB) >= 3 * 4096);
+		assert_true(c->dest[0].off % (64 * KiB) >= 5 * 4096);
+		dd__expect(&p, c, 0, 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		assert_int_equal(e.cmp_len, 256 * KiB);
+		/* Large folios against page-sized ones. */
+		c = case_named(&p, "lf-ra-vs-small");
+		assert_true(p.files[c->src].readahead);
+		assert_true(p.files[c->dest[0].file].small_writes);
+		dd__expect(&p, c, 0, 0, &e);
+		assert_int_equal(e.status, SAME);
+		c = case_named(&p, "lf-big-vs-ra");
+		assert_false(p.files[c->src].readahead ||
+			     p.files[c->src].small_writes);
+		assert_true(p.files[c->dest[0].file].readahead);
+		assert_true(c->src_off % (128 * KiB) > 64 * KiB);
+		dd__expect(&p, c, 0, 0, &e);
+		assert_int_equal(e.status, DIFFERS);
+		/* Sub-page blocks: the sides at different in-page offsets. */
+		if (bs < 4096)
+			assert_true(c->src_off % 4096 != c->dest[0].off % 4096);
+		/* The layout names how the source got into the cache. */
+		c = case_named(&p, "lf-ra-late");
+		dd__layout(&p, c, 0, 0, buf, sizeof(buf));
+		assert_non_null(strstr(buf, " cache=readahead"));
+		dd_plan__free(&p);
+	}
+}
+
 static void test_matrix(void **state)
 {
 	static const __u32 sizes[] = { 4096, 1024, 2048 };
@@ -861,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_repeated_ranges),
 		cmocka_unit_test(test_layout_and_answer),
 		cmocka_unit_test(test_matrix),
+		cmocka_unit_test(test_large_folio_layouts),
 		cmocka_unit_test(test_custom_and_seed),
 		cmocka_unit_test(test_sh_names),
 		cmocka_unit_test(test_sh_pieces),

@@ -19,6 +19,7 @@ valjobs=(
 	"dedupe-random 0 run dedupe --random 6 --seed 7 -m kprobe"
 	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
+	"dedupe-nolf 0 run dedupe --matrix --fs xfs --block-size 1024 --no-large-folio-layouts"
 )
 declare -A valrc=()
 
@@ -119,6 +120,35 @@ for job in "${valjobs[@]}"; do
 			"$(grep -E "$valre" "$valout/host-random.err")"
 		continue
 	fi
+	if [ "$mode" == nolf ]; then
+		# The matrix without its large-folio layouts: on Debian's 6.1
+		# nothing else puts a large folio in xfs's page cache, though
+		# its mapping flags say xfs takes them, so the run warns; a
+		# kernel whose big writes make them (6.12) meets them anyway.
+		# Either way the gap is exactly "only 4 KiB where the kernel
+		# makes large ones", and the warning says so when it is one.
+		cov='.coverage[0]'
+		expect_eq "vm validation $name: one coverage group, xfs bs=1024" \
+			"$(jq -r '[.coverage[].group] | join(",")' "$j")" "xfs bs=1024"
+		gap=$(jq -r "$cov.targets.dedupe.large_folio_gap" "$j")
+		expect_eq "vm validation $name: gap = only page-sized folios where xfs takes large ones" "$gap" \
+			"$(jq -r "[$cov.targets.dedupe.folio_sizes[].size] as \$s | (\$s | length > 0) and (\$s | all(. <= 4096)) and $cov.large_folios == \"yes\"" "$j")"
+		# This job's own lines: after the previous job's exit line
+		# (the last job; the whole log when each job had a boot).
+		i=$((${#valjobs[@]} - 1))
+		if grep -q "^== job $i exit" "$vallog"; then
+			sect=$(awk -v p="== job $((i - 1)) exit" 'index($0, p) == 1 { on = 1; next } on' "$vallog")
+		else
+			sect=$(cat "$vallog")
+		fi
+		warned=false
+		grep -q "WARNING: xfs bs=1024: dedupe met only 4096-byte folios, but the kernel makes large ones there" <<<"$sect" && warned=true
+		expect_eq "vm validation $name: warned exactly when there is a gap" "$warned" "$gap"
+		if [[ "$(jq -r .host.kernel "$j")" == 6.1.* ]]; then
+			expect_eq "vm validation $name: Debian 6.1 without the layouts: large folios NOT met, warned" "$gap $warned" "true true"
+		fi
+		continue
+	fi
 	expect_eq "vm validation $name: mechanism" \
 		"$(jq -r ".targets.$tgt.attach.mechanism" "$j")" "$mode"
 	expect_eq "vm validation $name: 0 failures of > 0 checks" \
@@ -135,12 +165,29 @@ for job in "${valjobs[@]}"; do
 		# 1 KiB and 2 KiB reach the histograms.
 		expect_eq "vm validation $name: sub-page source offsets seen" \
 			"$(jq -r '[.targets.dedupe.histograms.src_align.buckets[] | select(.count > 0) | .lo] | contains([1024, 2048])' "$j")" true
+		# Folio coverage per filesystem and block size: the
+		# large-folio layouts (readahead) put 64 KiB or 128 KiB folios
+		# on both sides of xfs's compares, on 6.1 and on 6.12.
+		expect_eq "vm validation $name: coverage groups" \
+			"$(jq -r '[.coverage[].group] | join(",")' "$j")" \
+			"btrfs bs=4096,xfs bs=4096,xfs bs=1024,xfs bs=2048"
+		expect_eq "vm validation $name: every xfs group met 64 KiB or 128 KiB folios" \
+			"$(jq -r '[.coverage[] | select(.group | startswith("xfs")) | [.targets.dedupe.folio_sizes[].size] | any(. == 65536 or . == 131072)] | all' "$j")" true
+		expect_eq "vm validation $name: no large-folio gap" \
+			"$(jq -r '[.coverage[].targets.dedupe.large_folio_gap] | any' "$j")" false
+		expect_eq "vm validation $name: files read back through readahead" \
+			"$(jq -r '.workload.readahead_files > 0' "$j")" true
 	else
 		expect_match "vm validation $name: huge folios in effect" \
 			"$(jq -r .workload.huge_folios "$j")" \
 			'always: in effect .*within_size: in effect'
 		expect_eq "vm validation $name: 2 MiB and 4 KiB folios read" \
 			"$(jq -r '[.targets.shmem.histograms.folio_size.buckets[] | select(.count > 0) | .lo] | contains([4096, 2097152])' "$j")" true
+		expect_eq "vm validation $name: coverage per huge= mount" \
+			"$(jq -r '[.coverage[].group] | join(",")' "$j")" \
+			"tmpfs huge=always,tmpfs huge=within_size,tmpfs huge=advise,tmpfs huge=never"
+		expect_eq "vm validation $name: 2 MiB folios met on huge=always, not on never" \
+			"$(jq -r '[.coverage[] | select(.group | test("always|never$")) | [.targets.shmem.folio_sizes[].size] | contains([2097152])] | map(tostring) | join(" ")' "$j")" "true false"
 	fi
 done
 rm -rf "$valout"
