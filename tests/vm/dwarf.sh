@@ -85,3 +85,64 @@ if [ -z "${FS_VM_KERNEL:-}" ] && [ -n "$vd_rel" ]; then
 		"true 0"
 fi
 rm -rf "$vd"
+
+# A make-kernel build: vm --kernel BZIMAGE --debuginfo hands in the
+# vmlinux built with it (build.sh's linux/vmlinux beside the bzImage), at
+# the same distribution path. One boot measures the matrix at the inline
+# site, then again at the caller with that vmlinux moved away
+# (tests/vm/dwarf-built-guest.sh). Both runs check against the workload's
+# ground truth; the inline one's calls are the compares, the caller's the
+# prep calls (errors included).
+vb_bz=${FS_VM_KERNEL:-}
+if [ -z "$vb_bz" ]; then
+	vb_bz=$(tests/kernels/build.sh 2>"$LOGDIR/vm-dwarf-build.log" | tail -1) || vb_bz=
+fi
+if [ -z "$vb_bz" ] || [ ! -f "$vb_bz" ]; then
+	skip "vm dwarf built" "no make kernel build: $(tail -1 "$LOGDIR/vm-dwarf-build.log" 2>/dev/null)"
+elif [ ! -f "$(dirname "$vb_bz")/linux/vmlinux" ]; then
+	skip "vm dwarf built" "$vb_bz has no linux/vmlinux beside it"
+else
+	vb=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmdwarfb.XXXXXX")
+	vb_log=$LOGDIR/vm-dwarf-built.log
+	vb_vmlinux=$(dirname "$vb_bz")/linux/vmlinux
+	vb_script=$PWD/tests/vm/dwarf-built-guest.sh
+	if (cd "$vb" && "$FS" vm --kernel "$vb_bz" --debuginfo --timeout 1200 \
+		--exec "$vb_script" -- \
+		-j doctor.json -j inline.json -j caller.json) >"$vb_log" 2>&1; then
+		ok "vm dwarf built: guest runs"
+	else
+		bad "vm dwarf built: guest runs" "see $vb_log: $(tail -3 "$vb_log")"
+	fi
+	for n in doctor inline caller; do
+		expect_eq "vm dwarf built $n: exit" "$(sed -n "s/^== $n exit //p" "$vb_log" | tr -d '\r')" 0
+	done
+	inl='.targets.dedupe.inline'
+	expect_eq "vm dwarf built: DWARF is the build's vmlinux, at the distribution path" \
+		"$(jq -r "$inl | \"\(.source) \(.build_id == .kernel_build_id) \(.build_id)\"" "$vb/doctor.json" 2>&1)" \
+		"distribution path true $(readelf -n "$vb_vmlinux" | awk '/Build ID:/ { print $3; exit }')"
+	expect_eq "vm dwarf built: the compare's one inline site" \
+		"$(jq -r "[$inl.sites[] | \"\(.caller) \(.call_file):\(.call_line)\"] | join(\",\")" "$vb/doctor.json" 2>&1)" \
+		"__generic_remap_file_range_prep fs/remap_range.c:335"
+	dd='.targets.dedupe'
+	j=$vb/inline.json
+	expect_eq "vm dwarf built inline: mechanism, site count" \
+		"$(jq -r "$dd.attach | \"\(.mechanism) \(.symbol) \(.inline_sites)\"" "$j" 2>&1)" \
+		"kprobe-inline $(jq -r "$inl.sites[0].entry" "$vb/doctor.json" 2>&1) 1"
+	expect_eq "vm dwarf built inline: calls, bytes reconcile, no validation failure" \
+		"$(jq -r '.workload | "\(.reconcile) \(.validation_failures)"' "$j" 2>&1)" "ok 0"
+	expect_eq "vm dwarf built inline: calls = the workload's SAME + DIFFERS answers" \
+		"$(jq -r "$dd.counters | \"\(.calls) \(.same) \(.differs) \(.errors) \(.dropped)\"" "$j" 2>&1)" \
+		"$(jq -r '.workload | "\(.same + .differs) \(.same) \(.differs) 0 0"' "$j" 2>&1)"
+	expect_eq "vm dwarf built inline: bytes = the workload's compared bytes" \
+		"$(jq -r "$dd.histograms.bytes.sum" "$j" 2>&1)" "$(jq -r .workload.bytes "$j" 2>&1)"
+	expect_eq "vm dwarf built inline: every call timed" \
+		"$(jq -r "$dd.histograms.latency_ns.count == $dd.counters.calls" "$j" 2>&1)" true
+	c=$vb/caller.json
+	expect_eq "vm dwarf built caller: without the vmlinux the plan is the caller's kprobe" \
+		"$(jq -r "$dd.attach | \"\(.mechanism) \(.symbol)\"" "$c" 2>&1)" \
+		"kprobe __generic_remap_file_range_prep"
+	expect_eq "vm dwarf built caller: reconciles, same SAME/DIFFERS and bytes as at the inline site" \
+		"$(jq -r "\"\(.workload.reconcile) \(.workload.validation_failures) \($dd.counters.same) \($dd.counters.differs) \($dd.histograms.bytes.sum)\"" "$c" 2>&1)" \
+		"ok 0 $(jq -r "\"\($dd.counters.same) \($dd.counters.differs) \($dd.histograms.bytes.sum)\"" "$j" 2>&1)"
+	rm -rf "$vb"
+fi
