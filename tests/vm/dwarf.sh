@@ -9,6 +9,9 @@
 # file is checked comes from the cache after the run.
 # shellcheck shell=bash
 vd=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmdwarf.XXXXXX")
+# jq: the lower bound of the bucket holding a histogram's median.
+vd_p50='def p50: .count as $n | reduce .buckets[] as $b ({c: 0, lo: null};
+	.c += $b.count | if .lo == null and .c * 2 >= $n then .lo = $b.lo else . end) | .lo;'
 vd_cache=${FOLIOSCOPE_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/folioscope}}
 vd_cache=${vd_cache:-$HOME/.cache/folioscope}
 # The compare's call line: KERNEL-NOTES.md for 6.1, readelf for 6.12.
@@ -81,8 +84,11 @@ if [ -z "${FS_VM_KERNEL:-}" ] && [ -n "$vd_rel" ]; then
 	expect_eq "vm dwarf inline: bytes = the workload's compared bytes" \
 		"$(jq -r "$dd.histograms.bytes.sum" "$j" 2>&1)" "$(jq -r .workload.bytes "$j" 2>&1)"
 	expect_eq "vm dwarf inline: every call timed, all histograms measured" \
-		"$(jq -r "[($dd.histograms.latency_ns.count == $dd.counters.calls), ([$dd.histograms[] | select(.measured == false)] | length)] | map(tostring) | join(\" \")" "$j" 2>&1)" \
-		"true 0"
+		"$(jq -r "[($dd.histograms.latency_ns.count == $dd.counters.calls), ($dd.histograms.caller_latency_ns.count == $dd.counters.calls), ([$dd.histograms[] | select(.measured == false)] | length)] | map(tostring) | join(\" \")" "$j" 2>&1)" \
+		"true true 0"
+	expect_eq "vm dwarf inline: the compare's own time is below its caller's" \
+		"$(jq -r "$vd_p50 $dd.histograms | [(.latency_ns.sum < .caller_latency_ns.sum), ((.latency_ns | p50) <= (.caller_latency_ns | p50))] | map(tostring) | join(\" \")" "$j" 2>&1)" \
+		"true true"
 fi
 rm -rf "$vd"
 
@@ -135,12 +141,23 @@ else
 		"$(jq -r '.workload | "\(.same + .differs) \(.same) \(.differs) 0 0"' "$j" 2>&1)"
 	expect_eq "vm dwarf built inline: bytes = the workload's compared bytes" \
 		"$(jq -r "$dd.histograms.bytes.sum" "$j" 2>&1)" "$(jq -r .workload.bytes "$j" 2>&1)"
-	expect_eq "vm dwarf built inline: every call timed" \
-		"$(jq -r "$dd.histograms.latency_ns.count == $dd.counters.calls" "$j" 2>&1)" true
+	expect_eq "vm dwarf built inline: every call timed, at the site and at its caller" \
+		"$(jq -r "[$dd.histograms.latency_ns.count, $dd.histograms.caller_latency_ns.count] == [$dd.counters.calls, $dd.counters.calls]" "$j" 2>&1)" true
+	# Each call's caller interval holds the site's (its entry before the
+	# site's entry, its return after the site's exit), both timed in this
+	# run: the caller's sum is larger and none of its quantiles smaller.
+	expect_eq "vm dwarf built inline: the compare's own time is below its caller's" \
+		"$(jq -r "$vd_p50 $dd.histograms | [(.latency_ns.sum < .caller_latency_ns.sum), ((.latency_ns | p50) <= (.caller_latency_ns | p50))] | map(tostring) | join(\" \")" "$j" 2>&1)" \
+		"true true"
+	echo "vm dwarf built: kernel $(jq -r .host.kernel "$j") inline plan: calls $(jq -r "$dd.counters.calls" "$j"), p50 bucket from $(jq -r "$vd_p50 $dd.histograms.latency_ns | p50" "$j") ns, total $(jq -r "$dd.histograms.latency_ns.sum" "$j") ns; its caller in the same run: p50 bucket from $(jq -r "$vd_p50 $dd.histograms.caller_latency_ns | p50" "$j") ns, total $(jq -r "$dd.histograms.caller_latency_ns.sum" "$j") ns" >>"$vb_log"
 	c=$vb/caller.json
 	expect_eq "vm dwarf built caller: without the vmlinux the plan is the caller's kprobe" \
 		"$(jq -r "$dd.attach | \"\(.mechanism) \(.symbol)\"" "$c" 2>&1)" \
 		"kprobe __generic_remap_file_range_prep"
+	expect_eq "vm dwarf built caller: its caller_latency_ns is not measured, with the reason" \
+		"$(jq -r "$dd.histograms.caller_latency_ns | \"\(.measured) \(.why)\"" "$c" 2>&1)" \
+		"false measured at inline sites only (the kprobe-inline step)"
+	echo "vm dwarf built: kernel $(jq -r .host.kernel "$c") caller plan (a second run): calls $(jq -r "$dd.counters.calls" "$c"), p50 bucket from $(jq -r "$vd_p50 $dd.histograms.latency_ns | p50" "$c") ns, total $(jq -r "$dd.histograms.latency_ns.sum" "$c") ns" >>"$vb_log"
 	expect_eq "vm dwarf built caller: reconciles, same SAME/DIFFERS and bytes as at the inline site" \
 		"$(jq -r "\"\(.workload.reconcile) \(.workload.validation_failures) \($dd.counters.same) \($dd.counters.differs) \($dd.histograms.bytes.sum)\"" "$c" 2>&1)" \
 		"ok 0 $(jq -r "\"\($dd.counters.same) \($dd.counters.differs) \($dd.histograms.bytes.sum)\"" "$j" 2>&1)"
