@@ -453,7 +453,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
-	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl : NULL;
+	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl[pr->target] : NULL;
 	/* File filters at an inline site need the file, which may have no
 	 * location there: then the step would count nothing. */
 	if (pr->cfg.inl && (o->dev || o->magic) &&
