@@ -8,7 +8,8 @@
 #   measure.sh --scope host|vm --rounds N --tools DIR --fs FOLIOSCOPE
 #              --bt DIR --mechs "fentry kprobe" [--combined] [--workloads]
 #              [--scale] [--pread-calls N] [--dedupe-calls N] [--budget S]
-#              [--deadline EPOCH] [--bystander] [--only-bystander] -o RAW|-
+#              [--deadline EPOCH] [--bystander] [--only-bystander]
+#              [--inline] [--variants "V..."] -o RAW|-
 #
 # --budget S: seconds for the overhead rounds; --deadline EPOCH: the
 # rounds must end by then (date +%s; a guest's clock is the host's). No
@@ -21,6 +22,13 @@
 # --only-bystander: those rounds and the traced tmpfs preads against
 # bpftrace's one-liner only, the quick tier (make bench PART=quick).
 #
+# --inline: the kernel's DWARF is at the distribution path (vm
+# --debuginfo), so folioscope-inline (trace -m kprobe, which probes the
+# compare's inline site first) is measured too; every other folioscope
+# run excludes that step (FOLIOSCOPE_EXCLUDE=kprobe-inline) and attaches
+# as without DWARF. --variants: only these of the overhead variants (for
+# a partial run; the aggregation takes what is there).
+#
 # --combined: one tracer start per round serves both loops (function
 # level: the dedupe probes never fire during preads, nor the reverse);
 # without it each target gets its own start, as the syscall level needs
@@ -28,6 +36,7 @@
 set -u
 SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
 SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
+INLINE=0 ONLY_VARIANTS=
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
 while [ $# -gt 0 ]; do
@@ -43,6 +52,8 @@ while [ $# -gt 0 ]; do
 	--scale) SCALE=1 ;;
 	--bystander) BYSTANDER=1 ;;
 	--only-bystander) BYSTANDER=1 ONLY_BYSTANDER=1 ;;
+	--inline) INLINE=1 ;;
+	--variants) ONLY_VARIANTS=$2; shift ;;
 	--budget) BUDGET=$2; shift ;;
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
@@ -106,9 +117,20 @@ command -v bpftrace >/dev/null && rec "env $SCOPE bpftrace $(bpftrace --version 
 
 # Attach symbol per mechanism and target: what folioscope itself picks,
 # from a 1-second trace per mechanism (slow under TCG: once).
-for m in $MECHS; do
+# With --inline the DWARF would make kprobe's plan the inline site: the
+# floors are on what folioscope attaches without it.
+NOINLINE=${FOLIOSCOPE_EXCLUDE:-}
+[ "$INLINE" = 1 ] && NOINLINE=${NOINLINE:+$NOINLINE,}kprobe-inline
+PLAN_MECHS=$MECHS
+[ "$INLINE" = 1 ] && PLAN_MECHS="$MECHS inline"
+for m in $PLAN_MECHS; do
 	[ "$m" = syscall ] && continue
-	"$FS" trace -t all -m "$m" -d 1 -j "$W/plan.$m.json" >/dev/null 2>&1
+	if [ "$m" = inline ]; then
+		"$FS" trace -t all -m kprobe -d 1 -j "$W/plan.$m.json" >/dev/null 2>&1
+	else
+		FOLIOSCOPE_EXCLUDE=$NOINLINE \
+			"$FS" trace -t all -m "$m" -d 1 -j "$W/plan.$m.json" >/dev/null 2>&1
+	fi
 	for t in dedupe shmem; do
 		rec "env $SCOPE plan_${m}_$t $(awk -v t="\"$t\":" '$1 == t { on = 1 }
 			on && /"reason"/ { sub(/^ *"reason": */, ""); print; exit }' \
@@ -148,9 +170,11 @@ all_probes() { # all_probes MECH TARGET
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0
-	local log=$W/tracer.log lean= exclude=${FOLIOSCOPE_EXCLUDE:-}
+	local log=$W/tracer.log lean= exclude=$NOINLINE
 	: >"$log"
 	case $mech in
+	# The compare's inline site: kprobe's plan with the DWARF in reach.
+	inline) exclude=${FOLIOSCOPE_EXCLUDE:-} mech=kprobe ;;
 	lean-*) lean=--lean mech=${mech#lean-} ;;
 	# The syscall level on the raw sys_enter/sys_exit tracepoints, the
 	# fallback for kernels without per-syscall ones.
@@ -350,6 +374,17 @@ for m in $MECHS; do
 	# Function level: also empty programs on every probe folioscope uses.
 	[ "$m" = syscall ] || VARIANTS="$VARIANTS floorall-$m"
 done
+# The compare's inline site against its caller's kprobe and fentry and
+# the empty pair on the caller.
+if [ "$INLINE" = 1 ]; then
+	VARIANTS="$VARIANTS folioscope-inline"
+	rec "ratio $SCOPE dedupe4k added_ns_per_call folioscope-inline floor-kprobe ratio_to_floor"
+	for m in $MECHS; do
+		[ "$m" = syscall ] ||
+			rec "ratio $SCOPE dedupe4k added_ns_per_call folioscope-inline folioscope-$m ratio_to_caller_$m"
+	done
+	rec "note $SCOPE folioscope-inline: trace -m kprobe with the kernel's DWARF: dedupe at the compare's inline site (kprobes at its entry and exit targets, the caller's entry and return), shmem as folioscope-kprobe; floor-kprobe is the empty pair on the caller."
+fi
 # bpftrace's one-liner on sys_exit_pread64: the simplest thing a user
 # would run instead (tmpfs preads only).
 case " $MECHS " in
@@ -387,6 +422,14 @@ done
 FT=$(sh "$FTRACE" declare "$SCOPE" "$MECHS")
 VARIANTS="$VARIANTS $(echo "$FT" | sed -n 's/^variant //p')"
 echo "$FT" | sed '/^variant /d; /^$/d' | while read -r l; do rec "$l"; done
+if [ -n "$ONLY_VARIANTS" ]; then
+	keep=
+	for v in $VARIANTS; do
+		case " $ONLY_VARIANTS " in *" $v "*) keep="$keep $v" ;; esac
+	done
+	VARIANTS=$keep
+	rec "note $SCOPE a partial run: only the variants$VARIANTS"
+fi
 fi
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
 rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them)."

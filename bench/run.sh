@@ -15,6 +15,11 @@
 # both. Debian's 6.1 records scope "vm", any other kernel K "vm-K".
 # --part quick: the host's bystander rounds and its traced tmpfs preads
 # against bpftrace's one-liner only, in a few minutes.
+# Each VM gets its kernel's DWARF (vm --debuginfo: the -dbg package,
+# fetched once), so the dedupe compare's inline-site kprobes are measured
+# beside the caller's fentry and kprobe (measure.sh --inline);
+# BENCH_INLINE=0 leaves them out. BENCH_VARIANTS="V...": only those
+# overhead variants in the VM (a partial run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
@@ -95,10 +100,16 @@ for ((ki = 0; ki < nk; ki++)); do
 		with+=(--with "$f")
 	done
 	with+=(--with "$PWD/bench/ftrace.sh")
-	"$B/folioscope" vm --debian "$k" --mem 3072 --timeout "$left" "${with[@]}" \
+	dbg=() inl=() only=()
+	if [ "${BENCH_INLINE:-1}" != 0 ]; then
+		dbg=(--debuginfo)
+		inl=(--inline)
+	fi
+	[ -n "${BENCH_VARIANTS:-}" ] && only=(--variants "$BENCH_VARIANTS")
+	"$B/folioscope" vm --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" --combined --scale --bystander \
+		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined --scale --bystander \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
 		-o - >"$B/$scope.raw"
 	st=$?

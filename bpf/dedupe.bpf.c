@@ -95,6 +95,19 @@ struct dd_entry {
 
 FS_INFLIGHT_MAPS(struct dd_call);
 
+/*
+ * An inline site's caller: each thread's entry time, from its entry to
+ * its return, whether or not the call reaches the site. A hash, not the
+ * in-flight slot: the slot belongs to the call at the site, which opens
+ * later. (The caller does not recurse.)
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u64);
+	__type(value, __u64);
+} caller_ts SEC(".maps");
+
 /* The compare's first argument is a struct inode * before 5.18; user
  * space sets this from the BTF prototype. */
 const volatile __u32 cmp_src_is_inode = 0;
@@ -306,7 +319,8 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 	}
 }
 
-static __always_inline int dd__exit(long ret)
+/* caller_t0: at an inline site, its caller's entry time (0: unknown). */
+static __always_inline int dd__exit(long ret, __u64 caller_t0)
 {
 	struct fs_stats *st;
 	struct dd_call *c;
@@ -328,6 +342,8 @@ static __always_inline int dd__exit(long ret)
 	if (c->kind != DD_KIND_INLINE) {
 		c->lat = bpf_ktime_get_ns() - c->h.ts;
 		hist__add(st, FS_DD_LATENCY, c->lat);
+	} else if (caller_t0) {
+		hist__add(st, FS_DD_CALLER_LAT, bpf_ktime_get_ns() - caller_t0);
 	}
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
@@ -479,7 +495,7 @@ int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_any, long ret)
 {
-	return dd__exit(ret);
+	return dd__exit(ret, 0);
 }
 
 /* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len,
@@ -506,7 +522,7 @@ int BPF_PROG(fexit_any)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	return dd__exit((long)ret);
+	return dd__exit((long)ret, 0);
 }
 
 SEC("kprobe")
@@ -720,10 +736,27 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* The caller's entry, for its latency around the site's. */
+SEC("kprobe")
+int kprobe_inline_caller_entry(struct pt_regs *ctx)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+
+	bpf_map_update_elem(&caller_ts, &tid, &now, BPF_ANY);
+	return 0;
+}
+
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_inline_caller, long ret)
 {
-	return dd__exit(ret);
+	__u64 tid = bpf_get_current_pid_tgid();
+	__u64 *t0 = bpf_map_lookup_elem(&caller_ts, &tid);
+	__u64 caller_t0 = t0 ? *t0 : 0;
+
+	if (t0)
+		bpf_map_delete_elem(&caller_ts, &tid);
+	return dd__exit(ret, caller_t0);
 }
 
 /* ---- folios read by the compare */
@@ -791,7 +824,7 @@ int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || sys__compat() ||
 	    (__u32)BPF_CORE_READ(regs, si) != FIDEDUPERANGE)
 		return 0;
-	return dd__exit(ret);
+	return dd__exit(ret, 0);
 }
 
 /*
@@ -828,7 +861,7 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 SEC("tracepoint")
 int tp_exit_dd(struct syscall_trace_exit *ctx)
 {
-	return dd__exit(ctx->ret);
+	return dd__exit(ctx->ret, 0);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

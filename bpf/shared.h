@@ -29,6 +29,9 @@ enum fs_dedupe_hist {
 	FS_DD_DST_ALIGN,
 	FS_DD_FOLIO_SIZE,
 	FS_DD_LATENCY,
+	/* At an inline site: the caller that holds it, entry to return, for
+	 * the same calls as FS_DD_LATENCY (so never less than it). */
+	FS_DD_CALLER_LAT,
 	FS_DD_NHIST,
 };
 

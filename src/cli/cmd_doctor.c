@@ -254,7 +254,7 @@ int cmd_doctor(int argc, char **argv)
 	struct plan plans[FS_TGT_NR];
 	struct doctor_inline di[FS_TGT_NR];
 	struct dwarf_kernel k;
-	struct plan_inline inl;
+	struct plan_inline inl[FS_TGT_NR];
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 	int err = 0;
@@ -263,12 +263,16 @@ int cmd_doctor(int argc, char **argv)
 	o.btf_path = a.btf;
 	if (kfacts__load(&f, a.btf))
 		return 1;
-	if (session__inline("doctor", a.debuginfo, f.release,
-			    "vfs_dedupe_file_range_compare", &inl)) {
-		kfacts__free(&f);
-		return 1;
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		if (!plan__inline_target(t)->function)
+			continue;
+		if (session__inline("doctor", a.debuginfo, f.release, t,
+				    &inl[t])) {
+			kfacts__free(&f);
+			return 1;
+		}
+		f.inl[t] = &inl[t];
 	}
-	f.inl = &inl;
 	o.debuginfo = a.debuginfo;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		plan__build(&f, t, a.mode, &plans[t]);

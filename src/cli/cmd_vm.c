@@ -39,9 +39,12 @@ static const struct argp_option options[] = {
 	  "with its modules (fetched once with apt, then cached)",
 	  0 },
 	{ "debuginfo", OPT_DEBUGINFO, NULL, 0,
-	  "fetch the Debian kernel's linux-image-RELEASE-dbg (once, about "
-	  "300 MB, cached) and put its vmlinux where the guest's doctor looks "
-	  "for DWARF; guest memory defaults to 3072 MB then",
+	  "put the kernel's vmlinux with DWARF where the guest's doctor looks "
+	  "for it: with --kernel the vmlinux built with the bzImage (beside "
+	  "it, in linux/ beside it, or the tree's top of arch/x86/boot/"
+	  "bzImage), else the Debian kernel's linux-image-RELEASE-dbg "
+	  "(fetched once, about 300 MB, cached); guest memory defaults to "
+	  "3072 MB then",
 	  0 },
 	{ "modules", OPT_MODULES, "DIR", 0,
 	  "take loop/btrfs/xfs from DIR/lib/modules/RELEASE/", 0 },
@@ -149,10 +152,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (a->o.kernel && a->o.debian)
 			cli__usage_error(st, "--kernel and --debian both name "
 					     "the kernel: give one");
-		if (a->o.kernel && a->o.debuginfo)
-			cli__usage_error(st, "--debuginfo fetches a Debian "
-					     "kernel's -dbg package: not with "
-					     "--kernel");
 		if (!a->argc && !a->o.exec)
 			cli__usage_error(st, "missing the folioscope ARGS to "
 					     "run (e.g. vm -- trace -d 5)");

@@ -21,6 +21,10 @@ static const struct fs_hist_spec dedupe_hists[FS_DD_NHIST] = {
 			       "size of each folio read by the compare, "
 			       "once per call" },
 	[FS_DD_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2, "time per call" },
+	[FS_DD_CALLER_LAT] = { "caller_latency_ns", "ns", FS_KIND_LOG2,
+			       "time per call of the caller holding the "
+			       "inlined compare, for the same calls",
+			       true },
 };
 
 static const struct fs_counter_spec dedupe_counters[FS_DD_NCOUNTERS] = {

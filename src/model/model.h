@@ -28,6 +28,9 @@ struct fs_hist_spec {
 	const char *unit; /* "bytes" or "ns" */
 	enum fs_hist_kind kind;
 	const char *help; /* one line describing what is counted */
+	/* Absent from reports of versions that did not have it: a JSON
+	 * report without it reads as not measured. */
+	bool optional;
 };
 
 struct fs_counter_spec {

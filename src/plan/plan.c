@@ -172,9 +172,10 @@ static bool excluded(const struct kfacts *f, const char *name)
  * The inline step: DWARF sites to probe, kprobes, and callers kprobes may
  * stop in. Its symbol names the first site's entry.
  */
-static void inline__check(const struct kfacts *f, struct plan_step *s)
+static void inline__check(const struct kfacts *f, enum fs_target t,
+			  struct plan_step *s)
 {
-	const struct plan_inline *in = f->inl;
+	const struct plan_inline *in = f->inl[t];
 
 	if (in && in->nsites)
 		snprintf(s->symbol, sizeof(s->symbol), "%s+0x%llx",
@@ -208,14 +209,15 @@ static void inline__check(const struct kfacts *f, struct plan_step *s)
 }
 
 /* Static checks of one step; fills available/why. */
-static void step__check(const struct kfacts *f, struct plan_step *s)
+static void step__check(const struct kfacts *f, enum fs_target t,
+			struct plan_step *s)
 {
 	struct fn_proto proto;
 	int err;
 
 	s->available = false;
 	if (s->role == ROLE_INLINE) {
-		inline__check(f, s);
+		inline__check(f, t, s);
 		return;
 	}
 	if (s->role == ROLE_SYSCALL) {
@@ -329,7 +331,7 @@ static void plan__add(const struct kfacts *f, struct plan *p, enum plan_mode m,
 	s->role = role;
 	s->handler = handler;
 	snprintf(s->symbol, sizeof(s->symbol), "%s", sym);
-	step__check(f, s);
+	step__check(f, p->target, s);
 	if (s->available && note && role != ROLE_INLINE)
 		snprintf(s->why, sizeof(s->why), "%s", note);
 }
@@ -340,6 +342,36 @@ static void plan__both(const struct kfacts *f, struct plan *p, enum plan_mode m,
 {
 	plan__add(f, p, m, MECH_FENTRY, role, sym, handler, note);
 	plan__add(f, p, m, MECH_KPROBE, role, sym, handler, note);
+}
+
+/*
+ * The functions kernels inline that the kprobe-inline step probes. The
+ * dedupe compare is inlined on most kernels. shmem's traced function is
+ * an f_op, never inlined; its folio lookups (shmem_get_folio) are on some
+ * kernels, but they are a sub-probe, which has no inline programs.
+ */
+static const struct plan_inline_target inline_targets[FS_TGT_NR] = {
+	[FS_TGT_DEDUPE] = { "vfs_dedupe_file_range_compare", PLAN_H_DD_INLINE },
+	[FS_TGT_SHMEM] = { NULL, 0 },
+};
+
+const struct plan_inline_target *plan__inline_target(enum fs_target t)
+{
+	static const struct plan_inline_target none = { NULL, 0 };
+
+	return (unsigned int)t < FS_TGT_NR ? &inline_targets[t] : &none;
+}
+
+/* The inline step of p's target, where someone looked for DWARF (f->inl):
+ * its sites measure the function itself, so it comes before callers. */
+static void plan__inline(const struct kfacts *f, struct plan *p,
+			 enum plan_mode m)
+{
+	const struct plan_inline_target *it = plan__inline_target(p->target);
+
+	if (it->function && f->inl[p->target])
+		plan__add(f, p, m, MECH_INLINE, ROLE_INLINE, it->function,
+			  it->handler, NULL);
 }
 
 void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
@@ -353,6 +385,7 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 		p->inlined = !f->has_symbol(f, p->function);
 		plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_SH_READ,
 			   NULL);
+		plan__inline(f, p, m);
 		plan__add(f, p, m, MECH_SYSCALL, ROLE_SYSCALL,
 			  PLAN_SYSTP_SYMBOL, PLAN_H_SH_SYSTP,
 			  "syscall-level on the per-syscall tracepoints "
@@ -373,11 +406,7 @@ void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,
 	p->inlined = !f->has_symbol(f, p->function);
 	f->find_clone(f, p->function, p->clone, sizeof(p->clone));
 	plan__both(f, p, m, ROLE_FUNC, p->function, PLAN_H_DD_CMP, NULL);
-	/* Only where someone looked for DWARF (f->inl): its sites measure the
-	 * compare itself, so they come before its callers. */
-	if (f->inl)
-		plan__add(f, p, m, MECH_INLINE, ROLE_INLINE, p->function,
-			  PLAN_H_DD_INLINE, NULL);
+	plan__inline(f, p, m);
 	for (size_t i = 0; i < ARRAY_SIZE(dedupe_callers); i++)
 		plan__both(f, p, m, ROLE_CALLER, dedupe_callers[i].name,
 			   dedupe_callers[i].handler, dedupe_callers[i].note);

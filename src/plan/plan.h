@@ -73,8 +73,9 @@ struct kfacts {
 			 struct fn_proto *p);
 	/* Listed in the kprobe blacklist. */
 	bool (*kprobe_blacklisted)(const struct kfacts *f, const char *name);
-	/* Inline sites of the dedupe compare; NULL when nobody looked. */
-	const struct plan_inline *inl;
+	/* Inline sites of each target's inlined function
+	 * (plan__inline_target); NULL when nobody looked. */
+	const struct plan_inline *inl[FS_TGT_NR];
 	void *priv;
 };
 
@@ -149,6 +150,17 @@ struct plan {
 int plan__parse_mode(const char *s, enum plan_mode *m);
 const char *plan__mode_name(enum plan_mode m);
 const char *plan__mech_name(enum plan_mech m);
+
+/*
+ * The function of a target whose inline sites the kprobe-inline step
+ * probes, with the handler of its programs; function NULL where the
+ * target has none.
+ */
+struct plan_inline_target {
+	const char *function;
+	int handler;
+};
+const struct plan_inline_target *plan__inline_target(enum fs_target t);
 
 /* Build the ordered candidate steps for a target under a mode. */
 void plan__build(const struct kfacts *f, enum fs_target t, enum plan_mode m,

@@ -14,9 +14,9 @@
 #include "util/err.h"
 
 /* A step's programs plus its sub-probe's; an inline step has one entry,
- * its exit targets and the caller's return per site. */
+ * its exit targets and the caller's return and entry per site. */
 #define PROBE_MAX_LINKS                                                        \
-	(2 * PROBE_SET_MAX + FS_INLINE_MAX_SITES * (PLAN_INLINE_EXITS + 2))
+	(2 * PROBE_SET_MAX + FS_INLINE_MAX_SITES * (PLAN_INLINE_EXITS + 3))
 
 struct probe {
 	const struct probe_target *tg;
@@ -254,7 +254,7 @@ static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
 /*
  * An inline step: its entry program at every site's entry (the cookie is
  * the site's index into the fetch plan), its exit program at every exit
- * target, its return program on each caller once.
+ * target, its return and entry programs on each caller once.
  */
 static int inline__attach(struct probe *pr, const struct probe_set *ps)
 {
@@ -274,6 +274,9 @@ static int inline__attach(struct probe *pr, const struct probe_set *ps)
 			seen |= !strcmp(in->site[j].symbol, st->symbol);
 		if (!err && !seen)
 			err = prog__attach(pr, &ps->prog[2], MECH_KPROBE,
+					   st->symbol);
+		if (!err && !seen)
+			err = prog__attach(pr, &ps->prog[3], MECH_KPROBE,
 					   st->symbol);
 	}
 	return err;
@@ -450,7 +453,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
-	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl : NULL;
+	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl[pr->target] : NULL;
 	/* File filters at an inline site need the file, which may have no
 	 * location there: then the step would count nothing. */
 	if (pr->cfg.inl && (o->dev || o->magic) &&
@@ -562,6 +565,10 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	struct fs_target_report *tr = &r->target[t];
 	char why[320];
 
+	if (s->role != ROLE_INLINE && tg->inline_caller_hist >= 0)
+		model__not_measured(r, t, tg->inline_caller_hist,
+				    "measured at inline sites only (the "
+				    "kprobe-inline step)");
 	if (s->role == ROLE_SYSCALL) {
 		snprintf(why, sizeof(why),
 			 "syscall-level plan: %s not visible at the syscall "
@@ -712,8 +719,10 @@ static void inline__describe(const struct probe *pr, char *out, size_t n)
 	/* libbpf's kprobes at symbol+offset are perf kprobes, which have
 	 * no tracefs profile to read their misses from. */
 	len += snprintf(out + len, n - len,
-			"; latency: the inlined code itself, entry to exit; "
-			"missed runs of the site's kprobes are not counted");
+			"; latency: the inlined code itself, entry to exit "
+			"(caller_latency_ns: its caller's, entry to return, "
+			"of the same calls); missed runs of the site's "
+			"kprobes are not counted");
 	if (len >= n || v < 0)
 		return;
 	if (!in->arg_why[v][0])

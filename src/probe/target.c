@@ -143,11 +143,13 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			{ PLAN_H_DD_SYSCALL, MECH_SYSCALL, false, false,
 			  PAIR("sys_enter_dd", "sys_exit_dd"),
 			  .raw_shared = true, .raw_slot = FS_SYSRAW_DD_ENTER },
-			/* Entries, exit targets, the caller's return. */
+			/* Entries, exit targets, the caller's return and
+			 * entry. */
 			{ PLAN_H_DD_INLINE, MECH_INLINE, true, false,
 			  { { "kprobe_inline_entry", false },
 			    { "kprobe_inline_exit", false },
-			    { "kretprobe_inline_caller", true } } },
+			    { "kretprobe_inline_caller", true },
+			    { "kprobe_inline_caller_entry", false } } },
 		},
 		.sub = {
 			[MECH_FENTRY] = { PLAN_H_DD_FOLIO, MECH_FENTRY, false,
@@ -171,6 +173,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 				     FS_DD_BYTES, -1 },
 		.inline_verdict_arg = 5,
 		.inline_file_arg = 0,
+		.inline_caller_hist = FS_DD_CALLER_LAT,
 	},
 	[FS_TGT_SHMEM] = {
 		.object = "shmem",
@@ -237,6 +240,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.inline_arg_hist = { -1, -1, -1, -1, -1, -1 },
 		.inline_verdict_arg = -1,
 		.inline_file_arg = -1,
+		.inline_caller_hist = -1,
 	},
 };
 

@@ -93,6 +93,9 @@ struct probe_target {
 	int inline_arg_hist[FS_INLINE_NARGS];
 	int inline_verdict_arg;
 	int inline_file_arg; /* the file the file filters look at, or -1 */
+	/* The caller's latency around an inline site's (-1: none): only an
+	 * inline step measures it. */
+	int inline_caller_hist;
 };
 
 /* The table of target t. */

@@ -630,11 +630,18 @@ static int parse_hists(struct reader *rd, struct fs_target_report *tr,
 			return err;
 		seen[i] = true;
 	}
-	/* A missing one would look like "no events": refuse instead. */
-	for (i = 0; i < tr->nhists; i++)
-		if (!seen[i])
+	/* A missing one would look like "no events": refuse instead,
+	 * unless reports may lack it. */
+	for (i = 0; i < tr->nhists; i++) {
+		if (seen[i])
+			continue;
+		if (!tr->hist[i].spec->optional)
 			return bad(rd, "%s.%s: missing", where,
 				   tr->hist[i].spec->name);
+		tr->hist[i].measured = false;
+		snprintf(tr->hist[i].why, sizeof(tr->hist[i].why),
+			 "not in this report");
+	}
 	return 0;
 }
 

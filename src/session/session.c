@@ -38,9 +38,10 @@ int session__check_root(const char *cmd)
 }
 
 int session__inline(const char *cmd, const char *debuginfo, const char *release,
-		    const char *function, struct plan_inline *out)
+		    enum fs_target t, struct plan_inline *out)
 {
-	const struct probe_target *tg = probe_target__get(FS_TGT_DEDUPE);
+	const struct probe_target *tg = probe_target__get(t);
+	const char *function = plan__inline_target(t)->function;
 	struct dwarf_sites sites = { 0 };
 	struct dwarf_kernel k;
 	char why[DWARF_WHY_MAX];
@@ -109,12 +110,15 @@ int session__start(struct session *s, enum plan_mode m,
 		return -ENOENT;
 	}
 	s->per_proc = o->per_proc;
-	if (s->want[FS_TGT_DEDUPE] && m != PLAN_FENTRY && m != PLAN_SYSCALL) {
-		err = session__inline(NULL, o->debuginfo, s->facts.release,
-				      "vfs_dedupe_file_range_compare", &s->inl);
+	for (int t = 0; t < FS_TGT_NR && m != PLAN_FENTRY && m != PLAN_SYSCALL;
+	     t++) {
+		if (!s->want[t] || !plan__inline_target(t)->function)
+			continue;
+		err = session__inline(NULL, o->debuginfo, s->facts.release, t,
+				      &s->inl[t]);
 		if (err)
 			return err;
-		s->facts.inl = &s->inl;
+		s->facts.inl[t] = &s->inl[t];
 	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])

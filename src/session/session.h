@@ -34,7 +34,8 @@ struct session {
 	struct fs_stats *last_slots[FS_TGT_NR];
 	/* The filters as the user gave them, copied into every report. */
 	struct fs_filters filters;
-	struct plan_inline inl; /* the dedupe compare's inline sites */
+	/* Each target's inline sites (plan__inline_target). */
+	struct plan_inline inl[FS_TGT_NR];
 	/* Events: every probe's ring buffer, and where they go. */
 	struct ring_buffer *rb;
 	struct session_evsrc evsrc[FS_TGT_NR];
@@ -71,13 +72,14 @@ int session__events_start(struct session *s, session_event_fn fn, void *ctx);
 int session__events_poll(struct session *s, int ms);
 void session__stop(struct session *s);
 /*
- * The inline sites of function in the running kernel's DWARF (release):
- * from debuginfo (--debuginfo FILE) or, when NULL, the distribution
- * paths. Without DWARF, out->why says why. -ENOENT with one error line
- * (cmd's) when debuginfo was given and cannot be used.
+ * The inline sites of target t's inlined function (plan__inline_target)
+ * in the running kernel's DWARF (release), with t's argument table: from
+ * debuginfo (--debuginfo FILE) or, when NULL, the distribution paths.
+ * Without DWARF, out->why says why. -ENOENT with one error line (cmd's)
+ * when debuginfo was given and cannot be used.
  */
 int session__inline(const char *cmd, const char *debuginfo, const char *release,
-		    const char *function, struct plan_inline *out);
+		    enum fs_target t, struct plan_inline *out);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);
 

@@ -68,7 +68,7 @@ struct vm_run {
 	char bzimage[PATH_MAX];
 	char moddir[PATH_MAX];
 	char release[256];
-	char debuginfo[PATH_MAX]; /* vm --debuginfo: the cached vmlinux */
+	char debuginfo[PATH_MAX]; /* vm --debuginfo: the vmlinux to hand in */
 	char cpio[PATH_MAX];
 	char qemu_log[PATH_MAX];
 	char qemu_bin[PATH_MAX];
@@ -994,7 +994,19 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	err = kernel__pick(r);
 	if (err)
 		goto cleanup;
-	if (o.debuginfo) {
+	if (o.debuginfo && o.kernel) {
+		err = vm__built_debuginfo(o.kernel, r->debuginfo,
+					  sizeof(r->debuginfo));
+		if (!err && !r->release[0]) {
+			err__print("vm", 0,
+				   "--debuginfo: '%s' names no kernel release, "
+				   "so the guest would not look for its DWARF",
+				   o.kernel);
+			err = -EINVAL;
+		}
+		if (err)
+			goto cleanup;
+	} else if (o.debuginfo) {
 		err = vm__debian_debuginfo(o.cache_dir, r->release,
 					   r->debuginfo, sizeof(r->debuginfo));
 		if (err)

@@ -41,9 +41,10 @@ struct vm_opts {
 	/* Host script put in the guest as /bin/vm-exec and run with ARGS
 	 * instead of folioscope (which is still in the guest); NULL = none. */
 	const char *exec;
-	/* Fetch the kernel's linux-image-RELEASE-dbg (Debian kernels only)
-	 * and put its vmlinux at /usr/lib/debug/boot/vmlinux-RELEASE in the
-	 * guest, where doctor looks for DWARF. */
+	/* Put the kernel's vmlinux with DWARF at /usr/lib/debug/boot/
+	 * vmlinux-RELEASE in the guest, where doctor looks for it: for a
+	 * Debian kernel its linux-image-RELEASE-dbg, fetched once; for
+	 * --kernel the vmlinux built with the bzImage (vm__built_debuginfo). */
 	bool debuginfo;
 };
 
@@ -91,6 +92,13 @@ int vm__default_kernel(const char *cache_dir, const char *debian, char *bzimage,
  */
 int vm__debian_debuginfo(const char *cache_dir, const char *release,
 			 char *vmlinux, size_t n);
+
+/*
+ * The vmlinux that was built with bzimage (a make kernel cache entry's
+ * linux/vmlinux, a source tree's vmlinux, or one beside it): an ELF file.
+ * Returns 0 with its path, or a negative errno after printing one line.
+ */
+int vm__built_debuginfo(const char *bzimage, char *vmlinux, size_t n);
 
 /* Whether debian names a series vm__default_kernel knows; fills names
  * with the known ones ("6.1, 6.12") for an error message. */

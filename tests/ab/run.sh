@@ -18,6 +18,10 @@
 #    folioscope has it, else the plain dedupe workload on btrfs and xfs) on
 #    the base and the dedupe-patched kernel, interleaved likewise, with
 #    each kernel's validation verdict and the compare.
+# Each guest gets the vmlinux built with its bzImage (vm --debuginfo), so
+# where a kernel inlines the compare the plan probes its inline site:
+# dedupe.latency_ns is the compare's own, and caller_latency_ns its
+# caller's in the same runs.
 #
 # Everything lands in DIR (default build/ab): JSON per run, VM logs, the
 # compare outputs and summary.txt. Exit 0 when the shmem expectations hold
@@ -69,11 +73,13 @@ k_dedupe=$(kernel ab-dedupe tests/kernels/patches/dedupe-wordwise.patch) || exit
 say "kernels: base $k_base; shmem $k_shmem; dedupe $k_dedupe ($(($(date +%s) - start)) s)"
 
 # vm KERNEL LOG ARGS...: folioscope ARGS in a guest, from $out (so -j
-# files land there). Returns folioscope's exit status.
+# files land there), with the kernel's DWARF when its build left the
+# vmlinux beside it. Returns folioscope's exit status.
 vm() {
-	local k=$1 log=$2
+	local k=$1 log=$2 dbg=()
 	shift 2
-	(cd "$out" && "$FS" vm --kernel "$k" -- "$@") >"$out/$log" 2>&1
+	[ -f "$(dirname "$k")/linux/vmlinux" ] && dbg=(--debuginfo)
+	(cd "$out" && "$FS" vm --kernel "$k" "${dbg[@]}" -- "$@") >"$out/$log" 2>&1
 }
 
 # ---- attach check: fentry and kprobe both possible on the test kernel ----
@@ -177,8 +183,13 @@ for entry in "${wl_list[@]}"; do
 	# changes the attach plan; the verdicts do not depend on it.
 	compare_pair "$tag" --force -e 'validation.failures==0' -e 'dedupe.calls==base'
 	say "$tag: compare exit $? (1 = a rule failed: see validation above)"
-	{ echo "  dedupe.latency_ns (TCG: emulated time, not the host's):"
-	  key_lines "$out/$tag-compare.txt" dedupe.latency_ns; } | tee -a "$summary"
+	for side in base new; do
+		say "$tag $side attach: $(jq -r '.targets.dedupe.attach | "\(.mechanism) \(.symbol)"' "$out/$tag-$side-1.json")"
+	done
+	{ echo "  dedupe.latency_ns (TCG: emulated time, not the host's; at an inline site the compare's own):"
+	  key_lines "$out/$tag-compare.txt" dedupe.latency_ns
+	  echo "  dedupe.caller_latency_ns (the caller around an inline site, same calls):"
+	  key_lines "$out/$tag-compare.txt" dedupe.caller_latency_ns; } | tee -a "$summary"
 	for j in "$out/$tag-base"-*.json; do
 		[ "$(verdict "$j" | cut -d' ' -f1)" = 0 ] || {
 			say "$tag: the BASE kernel failed validation"; rc=1; }

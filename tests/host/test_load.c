@@ -43,14 +43,17 @@ static void test_dedupe_loads(void **state)
 	s->rodata->filter_tgid = (__u32)getpid();
 	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
 	 * sys_enter_dd, sys_exit_dd, and at the compare's inline sites
-	 * kprobe_inline_entry/exit and kretprobe_inline_caller */
-	assert_int_equal(kprobe_only(s->obj), 11);
+	 * kprobe_inline_entry/exit, kretprobe_inline_caller and
+	 * kprobe_inline_caller_entry */
+	assert_int_equal(kprobe_only(s->obj), 12);
 	assert_int_equal(dedupe_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_prep) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_folio) >= 0);
 	assert_true(bpf_program__fd(s->progs.sys_exit_dd) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_inline_entry) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_inline_exit) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_inline_caller) >= 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_inline_caller_entry) >= 0);
 	dedupe_bpf__destroy(s);
 }
 

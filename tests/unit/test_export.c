@@ -126,6 +126,9 @@ static void make_run(struct fs_report *r, bool huge)
 	model__not_measured(r, FS_TGT_DEDUPE, FS_DD_FOLIO_SIZE,
 			    "the compare is inlined: its folio reads cannot "
 			    "be told from the caller's");
+	model__not_measured(r, FS_TGT_DEDUPE, FS_DD_CALLER_LAT,
+			    "measured at inline sites only (the "
+			    "kprobe-inline step)");
 	dd->counter[FS_DD_CALLS] = 64;
 	dd->counter[FS_DD_SAME] = huge ? 56 : 48;
 	dd->counter[FS_DD_DIFFERS] = huge ? 8 : 16;
@@ -589,6 +592,49 @@ static void test_two_runs_need_picture(void **state)
 
 /* ---- JSON is the lossless source ---- */
 
+/* Writes r with dedupe's histogram name removed from the JSON. */
+static void write_without(struct fs_report *r, const char *path,
+			  const char *name)
+{
+	struct json_object *o, *h;
+
+	assert_int_equal(report__json_write(r, path), 0);
+	o = json_object_from_file(path);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "targets", &h));
+	assert_true(json_object_object_get_ex(h, "dedupe", &h));
+	assert_true(json_object_object_get_ex(h, "histograms", &h));
+	assert_true(json_object_object_get_ex(h, name, NULL));
+	json_object_object_del(h, name);
+	assert_int_equal(json_object_to_file(path, o), 0);
+	json_object_put(o);
+}
+
+/* A report from before caller_latency_ns reads as not measuring it; a
+ * histogram every report has is still required. */
+static void test_optional_histogram(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), path[512];
+	const struct fs_histogram *h;
+
+	make_run(&r, false);
+	/* Measured in r, so that only the reader can unmark it. */
+	r.target[FS_TGT_DEDUPE].hist[FS_DD_CALLER_LAT].measured = true;
+	snprintf(path, sizeof(path), "%s/old.json", dir);
+	write_without(&r, path, "caller_latency_ns");
+	assert_int_equal(report__json_read(path, &back), 0);
+	h = &back.target[FS_TGT_DEDUPE].hist[FS_DD_CALLER_LAT];
+	assert_false(h->measured);
+	assert_string_equal(h->why, "not in this report");
+	assert_true(back.target[FS_TGT_DEDUPE].hist[FS_DD_LATENCY].measured);
+	model__free(&back);
+	write_without(&r, path, "latency_ns");
+	assert_int_not_equal(report__json_read(path, &back), 0);
+	model__free(&r);
+	remove_dir(dir);
+}
+
 static void test_roundtrip_same_bytes(void **state)
 {
 	static struct fs_report r, back, r2, back2;
@@ -792,8 +838,9 @@ static void test_fixtures_current(void **state)
  * histogram's buckets add up to its count, in JSON, OpenMetrics and CSV.
  */
 
-/* Measured histograms of make_run's report: dedupe's folio_size is not. */
-#define RUN_MEASURED (FS_DD_NHIST - 1 + FS_SH_NHIST)
+/* Measured histograms of make_run's report: dedupe's folio_size and
+ * caller_latency_ns are not. */
+#define RUN_MEASURED (FS_DD_NHIST - 2 + FS_SH_NHIST)
 
 static void test_json_bucket_sums(void **state)
 {
@@ -1280,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_svg_document),
 		cmocka_unit_test(test_two_runs_need_picture),
 		cmocka_unit_test(test_roundtrip_same_bytes),
+		cmocka_unit_test(test_optional_histogram),
 		cmocka_unit_test(test_roundtrip_disturbed),
 		cmocka_unit_test(test_roundtrip_coverage),
 		cmocka_unit_test(test_fixtures_current),

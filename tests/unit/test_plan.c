@@ -770,6 +770,102 @@ static void test_inline_build_refused(void **state)
 		"__generic_remap_file_range_prep to probe");
 }
 
+/*
+ * Inline sites per target: each target's step comes from its own entry in
+ * the table and its own DWARF sites, never another target's. shmem's
+ * traced function is never inlined: sites found for it add no step. The
+ * fetch plan follows the argument table it is given: a second function
+ * with a 4-byte argument in memory (shmem_get_folio's sgp) and an out
+ * pointer that its code never stores through.
+ */
+static void test_inline_targets(void **state)
+{
+	static const int sizes_lookup[FS_INLINE_NARGS] = { 8, 8, 8, 4, 0, 0 };
+	static const char *const names[] = { "inode", "index", "foliop",
+					     "sgp" };
+	struct dwarf_param pa[6], lp[4];
+	struct dwarf_exit ex[5], lx;
+	struct dwarf_site s, ls;
+	struct plan_inline in, lin;
+	struct fake fk = {};
+	struct kfacts f;
+	struct plan p;
+
+	assert_string_equal(plan__inline_target(FS_TGT_DEDUPE)->function,
+			    "vfs_dedupe_file_range_compare");
+	assert_int_equal(plan__inline_target(FS_TGT_DEDUPE)->handler,
+			 PLAN_H_DD_INLINE);
+	assert_null(plan__inline_target(FS_TGT_SHMEM)->function);
+	assert_null(plan__inline_target(FS_TGT_NR)->function);
+
+	/* A second function's site: shmem_get_folio inlined in
+	 * shmem_file_read_iter. */
+	memset(&ls, 0, sizeof(ls));
+	strcpy(ls.caller, "shmem_file_read_iter");
+	strcpy(ls.symbol, "shmem_file_read_iter");
+	ls.symbol_addr = SYM;
+	ls.entry_pc = SYM + 0x90;
+	for (int i = 0; i < 4; i++)
+		strcpy(lp[i].name, names[i]);
+	lp[0].loc = reg_loc(12);
+	lp[1].loc = reg_loc(3);
+	lp[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_VALUE,
+					.reg = 7,
+					.offset = 16 };
+	lp[2].store = 0;
+	lp[3].loc = (struct dwarf_loc){ .kind = DWARF_LOC_MEM,
+					.reg = 6,
+					.offset = -20 };
+	ls.params = lp;
+	ls.nparams = 4;
+	lx = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+				  .insn = SYM + 0xc0,
+				  .target = SYM + 0x140 };
+	strcpy(lx.mnemonic, "jne");
+	ls.exits = &lx;
+	ls.nexits = 1;
+	plan__inline_build(&ls, 1, sizes_lookup, 2, &lin);
+	assert_string_equal(lin.why, "");
+	assert_int_equal(lin.nsites, 1);
+	assert_string_equal(lin.site[0].symbol, "shmem_file_read_iter");
+	assert_int_equal(lin.site[0].entry_off, 0x90);
+	assert_int_equal(lin.site[0].nexits, 1);
+	assert_int_equal(lin.site[0].exit_off[0], 0x140);
+	assert_int_equal(lin.fetch[0][0].kind, FS_FETCH_REG);
+	assert_int_equal(lin.fetch[0][0].reg, 12);
+	assert_int_equal(lin.fetch[0][3].kind, FS_FETCH_MEM);
+	assert_int_equal(lin.fetch[0][3].reg, 6);
+	assert_int_equal(lin.fetch[0][3].off, -20);
+	assert_int_equal(lin.fetch[0][3].size, 4);
+	/* The out pointer is never stored through: not fetched, and why. */
+	assert_int_equal(lin.fetch[0][2].kind, FS_FETCH_NONE);
+	assert_non_null(strstr(lin.arg_why[2], "'foliop'"));
+
+	site61(&s, pa, ex);
+	plan__inline_build(&s, 1, sizes8, 5, &in);
+	strcpy(in.source, "/v (--debuginfo)");
+	strcpy(lin.source, "/v (--debuginfo)");
+	fake_init(&f, &fk, deb61, ARRAY_SIZE(deb61), 1);
+	/* Sites for shmem only: neither target gets a step. */
+	f.inl[FS_TGT_SHMEM] = &lin;
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_not_equal(p.step[i].mech, MECH_INLINE);
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_not_equal(p.step[i].mech, MECH_INLINE);
+	/* Dedupe's own: its step names its own site, not shmem's. */
+	f.inl[FS_TGT_DEDUPE] = &in;
+	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
+	assert_int_equal(p.step[2].mech, MECH_INLINE);
+	assert_string_equal(p.step[2].symbol,
+			    "__generic_remap_file_range_prep+0x3f3");
+	assert_true(p.step[2].available);
+	plan__build(&f, FS_TGT_SHMEM, PLAN_AUTO, &p);
+	for (int i = 0; i < p.nsteps; i++)
+		assert_int_not_equal(p.step[i].mech, MECH_INLINE);
+}
+
 /* The inline step comes after the compare's own steps and before its
  * callers; without DWARF it stays in the plan with the reason. */
 static void test_inline_step(void **state)
@@ -790,7 +886,7 @@ static void test_inline_step(void **state)
 	/* Nobody looked for DWARF: no inline step. */
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_int_equal(p.nsteps, 10);
-	f.inl = &in;
+	f.inl[FS_TGT_DEDUPE] = &in;
 	plan__build(&f, FS_TGT_DEDUPE, PLAN_AUTO, &p);
 	assert_int_equal(p.nsteps, 11);
 	assert_int_equal(p.step[2].mech, MECH_INLINE);
@@ -862,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_inline_build_frame),
 		cmocka_unit_test(test_inline_build_refused),
 		cmocka_unit_test(test_inline_step),
+		cmocka_unit_test(test_inline_targets),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
