@@ -855,7 +855,9 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 	return dd__enter(&(struct dd_entry){
 		.kind = DD_KIND_SYSCALL,
 		.skip = unread,
-		.obj = filter_dev || filter_magic ? fd__file(fd) : NULL,
+		.obj = filter_dev || filter_magic || ev_on ? fd__file(fd)
+							   : NULL,
+		.fd = (int)fd,
 		.srcoff = hdr.src_offset,
 		.len = hdr.src_length,
 		.at_exit.sys.req = arg,

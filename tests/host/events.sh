@@ -224,6 +224,11 @@ if "$FS" run dedupe --fs btrfs --count 3 --dests 2 --range 64K --differ middle \
 	expect_eq "events dedupe: calls, differs, events" \
 		"$(jq -r '[.targets.dedupe.calls, .targets.dedupe.counters.differs, .targets.dedupe.counters.events] | @tsv' "$ev/dd.json")" \
 		"6	6	6"
+	# Every event names the source: its file (device and inode) and the
+	# ioctl's fd, one and the same file for all six.
+	expect_eq "events dedupe: every event has the source's file and fd, one source" \
+		"$(jq -r 'select(.type == "event") | [.file.dev, .file.ino, .fd] | map(tostring) | join(" ")' "$ev/dd.jsonl" | grep -cv null | tr -d ' ') $(jq -r 'select(.type == "event") | "\(.file.dev) \(.file.ino) \(.fd)"' "$ev/dd.jsonl" | sort -u | wc -l)" \
+		"6 1"
 elif grep -qiE 'mkfs|loop|btrfs' "$ev/dd.out"; then
 	skip "events dedupe" "run dedupe --fs btrfs cannot run here: $(head -c 300 "$ev/dd.out")"
 else
