@@ -36,6 +36,7 @@ struct run_args {
 	const char *workload;
 	struct wl_opts w;
 	bool kmsg_user;
+	bool quiet; /* -q: no header lines before the events */
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
 };
@@ -80,6 +81,10 @@ _Static_assert(DD_MAX_DESTS == 16, "update --dests' help");
 _Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
 
 static const struct argp_option options[] = {
+	{ "quiet", 'q', NULL, 0,
+	  "no header lines before the events (their columns, what the attach "
+	  "level does not see)",
+	  0 },
 	{ "matrix", OPT_MATRIX, NULL, 0,
 	  "run the default matrix of layouts (see docs/validation.md) instead "
 	  "of one",
@@ -233,6 +238,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_KMSG_USER:
 		a->kmsg_user = true;
+		break;
+	case 'q':
+		a->quiet = true;
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -493,7 +501,7 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	if (probe_events__on(&po.ev)) {
 		progress__done();
-		err = evout__open(&ev, &a.ev, &s, stdout, false);
+		err = evout__open(&ev, &a.ev, &s, stdout, a.quiet);
 		re.s = &s;
 		if (!err)
 			err = -pthread_create(&re.thread, NULL,

@@ -124,6 +124,16 @@ else
 		bad "events run shmem-read" "run failed: $(head -c 600 "$ev/run.out")"
 	fi
 
+	# ---- run -q: the event lines without their header ----
+	if "$FS" run shmem-read --size 64K --bs 16K --events all -q -j "$ev/runq.json" \
+		>"$ev/runq.out" 2>"$ev/runq.err"; then
+		expect_eq "events run -q: no header, one line per call" \
+			"$(grep -c 'TIME(s)\|^#' "$ev/runq.out") $(grep -c ' shmem  syscall ' "$ev/runq.out")" \
+			"0 $(jq -r .targets.shmem.calls "$ev/runq.json")"
+	else
+		bad "events run -q" "run failed: $(head -c 600 "$ev/runq.err")"
+	fi
+
 	# ---- -q: no header ----
 	if ev_trace quiet "$ev/all.in" --events all -q; then
 		expect_eq "events -q: no header, the same 7 lines" \
