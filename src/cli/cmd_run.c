@@ -14,7 +14,8 @@
 #include <unistd.h>
 #include "commands.h"
 #include "common.h"
-#include "events.h"
+#include "evopts.h"
+#include "events/events.h"
 #include "util/parse.h"
 #include "progress.h"
 #include "runguard.h"
@@ -501,7 +502,7 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	if (probe_events__on(&po.ev)) {
 		progress__done();
-		err = evout__open(&ev, &a.ev, &s, stdout, a.quiet);
+		err = evout__open(&ev, a.ev.json, &s, stdout, a.quiet);
 		re.s = &s;
 		if (!err)
 			err = -pthread_create(&re.thread, NULL,
