@@ -169,12 +169,13 @@ static unsigned int parse_count(const struct argp_state *st, const char *name,
 				const char *arg, __u64 max)
 {
 	__u64 v = 0;
+	int err = count__parse(arg, true, max, &v);
 
-	if (size__parse(arg, false, &v))
-		cli__usage_error(st, "invalid %s '%s'", name, arg);
-	if (v > max)
+	if (err == -ERANGE)
 		cli__usage_error(st, "%s %s is too large (at most %llu)", name,
 				 arg, (unsigned long long)max);
+	if (err)
+		cli__usage_error(st, "invalid %s '%s'", name, arg);
 	return (unsigned int)v;
 }
 

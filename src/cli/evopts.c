@@ -61,8 +61,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		c->sel.all = true;
 		break;
 	case OPT_SAMPLE:
-		if (size__parse(arg, false, &v) || v > UINT32_MAX ||
-		    strpbrk(arg, "kKmMgGxX"))
+		if (count__parse(arg, false, UINT32_MAX, &v))
 			cli__usage_error(st,
 					 "invalid --sample '%s' (want a whole "
 					 "number from 1 to %u)",
