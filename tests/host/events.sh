@@ -2,8 +2,10 @@
 # tests/check.sh): one event per call with the offsets and lengths as
 # issued, --errors exactly the failing calls, --slower-than as many
 # events as the latency histogram holds at or above the bound, a tiny
-# ring's losses counted, bad values refused. Every trace runs a command
-# of its own and traces only its process tree, on a tmpfs of its own.
+# ring's losses counted, -q of trace and run without the header, dedupe
+# events with their source's file and fd, bad values refused. Every
+# trace runs a command of its own and traces only its process tree, on a
+# tmpfs of its own.
 # shellcheck shell=bash
 ev=$(mktemp -d "${TMPDIR:-/tmp}/fs-events.XXXXXX")
 mkdir "$ev/m"
