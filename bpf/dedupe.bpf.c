@@ -108,6 +108,10 @@ struct {
 	__type(value, __u64);
 } caller_ts SEC(".maps");
 
+/* A new record in the hash: from read-only data, not zeroed on the stack
+ * by every call on the task-storage path, which never uses it. */
+static const struct dd_call dd_zero;
+
 /* The compare's first argument is a struct inode * before 5.18; user
  * space sets this from the BTF prototype. */
 const volatile __u32 cmp_src_is_inode = 0;
@@ -133,9 +137,7 @@ static __always_inline const struct super_block *dd__sb_of(const void *p,
  */
 static __always_inline struct dd_call *dd__slot(bool create)
 {
-	struct dd_call zero = {};
-
-	return inflight__slot(&inflight_task, &inflight, &zero, create);
+	return inflight__slot(&inflight_task, &inflight, &dd_zero, create);
 }
 
 static __always_inline void dd__count(int counter)
@@ -263,22 +265,22 @@ dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
 		dd__event_send(st, c, ret, result);
 }
 
-/* A call that failed with ret (-errno). */
-static __always_inline void dd__fail(struct fs_stats *st, struct dd_call *c,
-				     long ret)
+/* A compare that found same or not: its event's result. */
+static __always_inline __u32 dd__record(struct fs_stats *st, struct dd_call *c,
+					__u64 len, bool same)
 {
-	counter__inc(st, FS_DD_ERRORS);
-	dd__event(st, c, ret, FS_EV_ERROR);
-}
-
-static __always_inline void dd__record(struct fs_stats *st, struct dd_call *c,
-				       __u64 len, bool same)
-{
-	dd__event(st, c, len, same ? FS_EV_SAME : FS_EV_DIFFERS);
 	counter__inc(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
 	hist__add(st, FS_DD_BYTES, len);
 	hist__add_align(st, FS_DD_SRC_ALIGN, c->srcoff);
 	hist__add_align(st, FS_DD_DST_ALIGN, c->dstoff);
+	return same ? FS_EV_SAME : FS_EV_DIFFERS;
+}
+
+/* A call that failed: its event's result (ret is the -errno). */
+static __always_inline __u32 dd__fail(struct fs_stats *st)
+{
+	counter__inc(st, FS_DD_ERRORS);
+	return FS_EV_ERROR;
 }
 
 /*
@@ -301,21 +303,51 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 		counter__inc(st, FS_DD_CALLS);
 		if (ret < 0 ||
 		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
-			/* The destination's offset is not read. */
-			if (ev_on)
-				c->dst_unknown = 1;
-			dd__fail(st, c, ret < 0 ? ret : -EFAULT);
+			dd__fail(st);
 			continue;
 		}
-		if (ev_on)
-			c->dst_unknown = 0;
 		c->dstoff = info.dest_offset;
 		if (info.status == FILE_DEDUPE_RANGE_SAME)
 			dd__record(st, c, info.bytes_deduped, true);
 		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
 			dd__record(st, c, c->len, false);
 		else
-			dd__fail(st, c, info.status);
+			dd__fail(st);
+	}
+}
+
+/*
+ * The syscall level's events: the destinations again, in a loop of
+ * their own that only a run with events loads, so the counting loop
+ * above is the same with events or without.
+ */
+static __always_inline void dd__sys_events(struct fs_stats *st,
+					   struct dd_call *c, long ret)
+{
+	struct file_dedupe_range_info info;
+	const struct file_dedupe_range_info *infos;
+	__u32 n = c->at_exit.sys.ndests;
+
+	infos = (const void *)(c->at_exit.sys.req +
+			       sizeof(struct file_dedupe_range));
+	for (__u32 i = 0; i < DD_MAX_DESTS; i++) {
+		if (i >= n)
+			break;
+		if (ret < 0 ||
+		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
+			/* The destination's offset is not read. */
+			c->dst_unknown = 1;
+			dd__event(st, c, ret < 0 ? ret : -EFAULT, FS_EV_ERROR);
+			continue;
+		}
+		c->dst_unknown = 0;
+		c->dstoff = info.dest_offset;
+		if (info.status == FILE_DEDUPE_RANGE_SAME)
+			dd__event(st, c, info.bytes_deduped, FS_EV_SAME);
+		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
+			dd__event(st, c, c->len, FS_EV_DIFFERS);
+		else
+			dd__event(st, c, info.status, FS_EV_ERROR);
 	}
 }
 
@@ -324,7 +356,9 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 {
 	struct fs_stats *st;
 	struct dd_call *c;
+	__u32 res = FS_EV_SAME;
 	__u64 len = 0;
+	long evret;
 	bool same = false;
 
 	c = dd__slot(false);
@@ -347,6 +381,8 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 	}
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
+		if (ev_on)
+			dd__sys_events(st, c, ret);
 		goto out;
 	}
 	counter__inc(st, FS_DD_CALLS);
@@ -356,67 +392,74 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 	if (c->kind == DD_KIND_CMP || c->kind == DD_KIND_PREP ||
 	    c->kind == DD_KIND_INLINE)
 		ret = (int)ret;
+	evret = ret;
+	/* The event's result and ret, from the same branches: without
+	 * events two registers, the event itself dropped with its branch. */
 	switch (c->kind) {
 	case DD_KIND_CMP:
 		if (ret) {
-			dd__fail(st, c, ret);
+			res = dd__fail(st);
 			break;
 		}
 		bpf_probe_read_kernel(&same, sizeof(same),
 				      (void *)c->at_exit.fn.same_ptr);
-		dd__record(st, c, c->len, same);
+		res = dd__record(st, c, c->len, same);
+		evret = c->len;
 		break;
 	case DD_KIND_PREP:
 		/* The prep wrote the clamped, compared length back. */
 		bpf_probe_read_kernel(&len, sizeof(len),
 				      (void *)c->at_exit.fn.len_ptr);
+		evret = len;
 		if (ret == 0 && len)
-			dd__record(st, c, len, true);
+			res = dd__record(st, c, len, true);
 		else if (ret == -EBADE)
-			dd__record(st, c, len, false);
-		else if (ret)
-			dd__fail(st, c, ret);
-		else
-			/* ret 0 with len 0: nothing compared. */
-			dd__event(st, c, 0, FS_EV_SAME);
+			res = dd__record(st, c, len, false);
+		else if (ret) {
+			res = dd__fail(st);
+			evret = ret;
+		}
+		/* ret 0 with len 0: nothing compared, an event only. */
 		break;
 	case DD_KIND_ONE:
 		/*
 		 * The filesystem's remap returns the length it deduped:
 		 * the compared length, after the prep's clamping (rounded
 		 * down to whole blocks unless the range ends at EOF of both
-		 * files). 0: nothing compared (len 0, or clamped to 0).
-		 * -EBADE: differs after some compared bytes this level
-		 * cannot see; the request's length is counted, as the
-		 * FIDEDUPERANGE level does.
+		 * files). 0: nothing compared (len 0, or clamped to 0), an
+		 * event only. -EBADE: differs after some compared bytes
+		 * this level cannot see; the request's length is counted,
+		 * as the FIDEDUPERANGE level does.
 		 */
 		if (ret > 0)
-			dd__record(st, c, ret, true);
-		else if (ret == -EBADE)
-			dd__record(st, c, c->len, false);
-		else if (ret < 0)
-			dd__fail(st, c, ret);
-		else
-			dd__event(st, c, 0, FS_EV_SAME);
+			res = dd__record(st, c, ret, true);
+		else if (ret == -EBADE) {
+			res = dd__record(st, c, c->len, false);
+			evret = c->len;
+		} else if (ret < 0)
+			res = dd__fail(st);
 		break;
 	case DD_KIND_INLINE:
 		/* The caller returns the compare's error, -EBADE when it
 		 * differs, 0 when it is the same. */
 		if (ret && ret != -EBADE) {
-			dd__fail(st, c, ret);
+			res = dd__fail(st);
 			break;
 		}
 		if (c->flags & DD_F_SAME_KNOWN)
 			same = c->flags & DD_F_SAME;
 		else
 			same = ret == 0;
-		dd__record(st, c, c->len, same);
+		res = dd__record(st, c, c->len, same);
+		evret = c->len;
 		break;
 	default:
 		/* Clone: the return value's meaning is unknown. */
-		dd__event(st, c, ret, FS_EV_TIMED);
+		res = FS_EV_TIMED;
 		break;
 	}
+	if (ev_on)
+		dd__event(st, c, evret, res);
 out:
 	inflight__done(&c->h, &inflight);
 	return 0;
@@ -845,7 +888,9 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 	return dd__enter(&(struct dd_entry){
 		.kind = DD_KIND_SYSCALL,
 		.skip = unread,
-		.obj = filter_dev || filter_magic ? fd__file(fd) : NULL,
+		.obj = filter_dev || filter_magic || ev_on ? fd__file(fd)
+							   : NULL,
+		.fd = (int)fd,
 		.srcoff = hdr.src_offset,
 		.len = hdr.src_length,
 		.at_exit.sys.req = arg,

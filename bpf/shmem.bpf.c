@@ -20,6 +20,15 @@
  * slot: the exit of a filtered read, or one whose entry opened no slot,
  * is not counted and leaves a slot whose exit was missed alone.
  */
+/* For events only: what the read met, and its fd (syscall level). */
+struct sh_ev {
+	__u64 folio_min, folio_max;
+	__u64 chunk_min, chunk_max;
+	__u32 folio_n, chunk_n;
+	__s32 fd;
+	__u32 has_fd;
+};
+
 struct sh_call {
 	struct inflight_head h; /* first: h.ts non-zero while in flight */
 	__u64 pos;
@@ -32,18 +41,19 @@ struct sh_call {
 	__u64 inode;	  /* struct inode * of the file being read */
 	__u32 has_buf;
 	__u32 has_prev;
-	/* For events only: what the read met, and its fd (syscall level). */
-	__u64 folio_min, folio_max;
-	__u64 chunk_min, chunk_max;
-	__u32 folio_n, chunk_n;
-	__s32 fd;
-	__u32 has_fd;
+	/* Last: written and copied only with events on (ev_on), so a run
+	 * without events neither zeroes nor copies it. */
+	struct sh_ev ev;
 };
 
 /* Index of the folio (or page) out-pointer of the lookup function. */
 const volatile __u32 foliop_arg = 2;
 
 FS_INFLIGHT_MAPS(struct sh_call);
+
+/* A new record in the hash: from read-only data, not zeroed on the stack
+ * by every call on the task-storage path, which never uses it. */
+static const struct sh_call sh_zero;
 
 /* iov_iter before 5.14: bit-flag "type"; before 6.4: "iov". */
 struct iov_iter___v513 {
@@ -100,9 +110,7 @@ static __always_inline void sh__count_dropped(void)
  */
 static __always_inline struct sh_call *sh__slot(bool create)
 {
-	struct sh_call zero = {};
-
-	return inflight__slot(&inflight_task, &inflight, &zero, create);
+	return inflight__slot(&inflight_task, &inflight, &sh_zero, create);
 }
 
 /*
@@ -121,18 +129,19 @@ static __always_inline void sh__skip(bool create)
 }
 
 /*
- * Keep the read n for its exit. A refused slot is counted, not hidden,
- * and so is a live read the slot held: its exit was missed (a
- * kretprobe out of instances) and it is not measured.
+ * Keep the read n for its exit, all but its event part, which the
+ * caller sets in the slot returned only when events are on. A refused
+ * slot is counted, not hidden, and so is a live read the slot held: its
+ * exit was missed (a kretprobe out of instances) and it is not measured.
  */
-static __always_inline void sh__save(struct sh_call *n)
+static __always_inline struct sh_call *sh__save(struct sh_call *n)
 {
 	struct sh_call *c = sh__slot(true);
 	__u32 depth;
 
 	if (!c) {
 		sh__count_dropped();
-		return;
+		return NULL;
 	}
 	if (c->h.ts)
 		sh__count_dropped();
@@ -143,7 +152,9 @@ static __always_inline void sh__save(struct sh_call *n)
 	 * BTF pointer at fentry), which the verifier refuses. Both sides
 	 * are 8-byte aligned structs. */
 	__builtin_memcpy(__builtin_assume_aligned(c, 8),
-			 __builtin_assume_aligned(n, 8), sizeof(*n));
+			 __builtin_assume_aligned(n, 8),
+			 offsetof(struct sh_call, ev));
+	return c;
 }
 
 /*
@@ -161,7 +172,7 @@ static __always_inline struct sh_call *sh__current(void)
 
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct sh_call c = {};
+	struct sh_call c, *s;
 
 	/* Process filters first: a read they reject leaves no trace, and
 	 * neither does its exit, which checks them again. */
@@ -171,6 +182,7 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 		sh__skip(true);
 		return 0;
 	}
+	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
 	c.pos = BPF_CORE_READ(iocb, ki_pos);
 	c.req = BPF_CORE_READ(to, count);
 	c.to = (__u64)to;
@@ -178,7 +190,9 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
 	if (!lean)
 		c.has_buf = iter__user_addr(to, &c.buf);
 	c.h.ts = bpf_ktime_get_ns();
-	sh__save(&c);
+	s = sh__save(&c);
+	if (ev_on && s)
+		s->ev = (struct sh_ev){};
 	return 0;
 }
 
@@ -198,8 +212,8 @@ static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 	if (c->has_prev && c->last_count > count) {
 		hist__add(st, FS_SH_COPY_BYTES, c->last_count - count);
 		if (ev_on)
-			event__minmax(&c->chunk_min, &c->chunk_max, &c->chunk_n,
-				      c->last_count - count);
+			event__minmax(&c->ev.chunk_min, &c->ev.chunk_max,
+				      &c->ev.chunk_n, c->last_count - count);
 	}
 	c->last_count = count;
 }
@@ -247,16 +261,18 @@ static __always_inline int sh__lookup_exit(int ret)
 		c->last_folio = folio;
 		hist__add(st, FS_SH_FOLIO_SIZE, size);
 		if (ev_on)
-			event__minmax(&c->folio_min, &c->folio_max, &c->folio_n,
-				      size);
+			event__minmax(&c->ev.folio_min, &c->ev.folio_max,
+				      &c->ev.folio_n, size);
 	}
 	return 0;
 }
 
 /*
- * The read as an event. Folios and copy chunks are seen only at function
- * level (c->to set) and not with --lean; user space also clears them when
- * the sub-probe is not attached.
+ * The read as an event, if selected; the caller tests ev_on first, so
+ * that without events nothing of this (the selection's inputs included)
+ * is computed. Folios and copy chunks are seen only at function level
+ * (c->to set) and not with --lean; user space also clears them when the
+ * sub-probe is not attached.
  */
 static __always_inline void
 sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
@@ -267,21 +283,24 @@ sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
 		.req = c->req,
 		.ret = ret,
 		.buf = c->buf,
-		.folio_min = c->folio_min,
-		.folio_max = c->folio_max,
-		.folio_n = c->folio_n,
-		.chunk_min = c->chunk_min,
-		.chunk_max = c->chunk_max,
-		.chunk_n = c->chunk_n,
+		.folio_min = c->ev.folio_min,
+		.folio_max = c->ev.folio_max,
+		.folio_n = c->ev.folio_n,
+		.chunk_min = c->ev.chunk_min,
+		.chunk_max = c->ev.chunk_max,
+		.chunk_n = c->ev.chunk_n,
 		.target = 1,
 		.result = ret < 0 ? FS_EV_ERROR : FS_EV_OK,
-		.fd = c->fd,
+		.fd = c->ev.fd,
 		.flags = FS_EVF_LEN,
 	};
 
+	/* A short read is one that returned less than it asked for. */
+	if (!event__selected(lat, ret < 0 || (__u64)ret < c->req))
+		return;
 	if (c->has_buf)
 		e.flags |= FS_EVF_BUF;
-	if (c->has_fd)
+	if (c->ev.has_fd)
 		e.flags |= FS_EVF_FD;
 	if (c->to && !lean)
 		e.flags |= FS_EVF_FOLIO | FS_EVF_CHUNK;
@@ -314,8 +333,7 @@ static __always_inline int sh__exit(long ret)
 		hist__add(st, FS_SH_BYTES, ret);
 	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
-	/* A short read is one that returned less than it asked for. */
-	if (event__selected(lat, ret < 0 || (__u64)ret < c->req))
+	if (ev_on)
 		sh__event(st, c, ret, lat);
 out:
 	inflight__done(&c->h, &inflight);
@@ -399,7 +417,7 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
 static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 {
 	struct super_block *sb;
-	struct sh_call c = {};
+	struct sh_call c, *s;
 	struct fs_stats *st;
 	struct iovec iov;
 	struct file *f;
@@ -415,17 +433,13 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		sh__skip(false);
 		return 0;
 	}
+	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
 	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
 	if (id == FS_NR_PREAD64 ||
 	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
 		c.pos = a->r10;
 	else
 		c.pos = BPF_CORE_READ(f, f_pos);
-	if (ev_on) {
-		c.inode = (__u64)BPF_CORE_READ(f, f_inode);
-		c.fd = a->di;
-		c.has_fd = 1;
-	}
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
 		c.buf = a->si;
 		c.req = a->dx;
@@ -451,7 +465,12 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		}
 	}
 	c.h.ts = bpf_ktime_get_ns();
-	sh__save(&c);
+	s = sh__save(&c);
+	/* The file for an event's path: its inode and fd. */
+	if (ev_on && s) {
+		s->inode = (__u64)BPF_CORE_READ(f, f_inode);
+		s->ev = (struct sh_ev){ .fd = a->di, .has_fd = 1 };
+	}
 	return 0;
 }
 

@@ -16,7 +16,8 @@
 #include <sys/random.h>
 #include "commands.h"
 #include "common.h"
-#include "events.h"
+#include "evopts.h"
+#include "events/events.h"
 #include "util/parse.h"
 #include "progress.h"
 #include "runguard.h"
@@ -38,6 +39,7 @@ struct run_args {
 	const char *workload;
 	struct wl_opts w;
 	bool kmsg_user;
+	bool quiet; /* -q: no header lines before the events */
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
 	bool seed_set;
@@ -86,6 +88,10 @@ _Static_assert(DD_MAX_DESTS == 16, "update --dests' help");
 _Static_assert(FS_MAX_IOVECS == 64, "update --iovecs' help and messages");
 
 static const struct argp_option options[] = {
+	{ "quiet", 'q', NULL, 0,
+	  "no header lines before the events (their columns, what the attach "
+	  "level does not see)",
+	  0 },
 	{ "matrix", OPT_MATRIX, NULL, 0,
 	  "run the default matrix of layouts (see docs/validation.md) instead "
 	  "of one",
@@ -181,12 +187,13 @@ static unsigned int parse_count(const struct argp_state *st, const char *name,
 				const char *arg, __u64 max)
 {
 	__u64 v = 0;
+	int err = count__parse(arg, true, max, &v);
 
-	if (size__parse(arg, false, &v))
-		cli__usage_error(st, "invalid %s '%s'", name, arg);
-	if (v > max)
+	if (err == -ERANGE)
 		cli__usage_error(st, "%s %s is too large (at most %llu)", name,
 				 arg, (unsigned long long)max);
+	if (err)
+		cli__usage_error(st, "invalid %s '%s'", name, arg);
 	return (unsigned int)v;
 }
 
@@ -271,6 +278,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_NO_LARGE_LAYOUTS:
 		w->no_large_layouts = true;
 		note(a, OC_DEDUPE, "--no-large-folio-layouts");
+		break;
+	case 'q':
+		a->quiet = true;
 		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
@@ -615,7 +625,7 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	if (probe_events__on(&po.ev)) {
 		progress__done();
-		err = evout__open(&ev, &a.ev, &s, stdout, false);
+		err = evout__open(&ev, a.ev.json, &s, stdout, a.quiet);
 		re.s = &s;
 		if (!err)
 			err = -pthread_create(&re.thread, NULL,

@@ -23,7 +23,8 @@
 #include "session/session.h"
 #include "serve/serve.h"
 #include "serveopt.h"
-#include "events.h"
+#include "evopts.h"
+#include "events/events.h"
 #include "user.h"
 #include "util/util.h"
 #include "util/err.h"
@@ -581,7 +582,7 @@ int cmd_trace(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	if (probe_events__on(&a.p.ev)) {
-		err = evout__open(&ev, &a.ev, &s, stdout, a.quiet);
+		err = evout__open(&ev, a.ev.json, &s, stdout, a.quiet);
 		if (err)
 			goto cleanup;
 	}

@@ -45,6 +45,30 @@ int size__parse(const char *s, bool zero, __u64 *out)
 	return 0;
 }
 
+int count__parse(const char *s, bool units, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+
+	if (units) {
+		if (size__parse(s, false, &v))
+			return -EINVAL;
+	} else {
+		if (!isdigit((unsigned char)*s) || s[strspn(s, "0123456789")])
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(s, NULL, 10);
+		/* Digits only: the one error left is a value past 2^64. */
+		if (errno)
+			return -ERANGE;
+		if (!v)
+			return -EINVAL;
+	}
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 int seconds__parse(const char *s, double *out)
 {
 	const char *p = s;

@@ -16,6 +16,14 @@
  */
 int size__parse(const char *s, bool zero, __u64 *out);
 
+/*
+ * A count: a whole number from 1 to max. With units, written as
+ * size__parse takes it (0x hex, a K, M or G suffix: --block-size 4K);
+ * without, decimal digits only (--sample 100). Returns 0, -EINVAL (not
+ * such a number, or 0) or -ERANGE (above max).
+ */
+int count__parse(const char *s, bool units, __u64 max, __u64 *out);
+
 /* The longest duration or interval a command takes: a year. */
 #define PARSE_MAX_SECONDS (86400.0 * 365)
 

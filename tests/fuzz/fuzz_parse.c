@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer target: the command line's size and seconds parsers
+ * libFuzzer target: the command line's size, count and seconds parsers
  * (src/util/parse.c), with their contracts checked: a size that parses
- * prints back (in plain bytes) to itself, seconds are finite and in range.
+ * prints back (in plain bytes) to itself, a count is from 1 to its
+ * maximum and prints back to itself without units, seconds are finite
+ * and in range.
  */
 #include <math.h>
 #include <stdint.h>
@@ -29,6 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		snprintf(back, sizeof(back), "%llu", (unsigned long long)v);
 		if (size__parse(back, true, &w) || w != v)
+			abort();
+	}
+	for (int units = 0; units < 2; units++) {
+		if (count__parse(s, units, 1000000, &v))
+			continue;
+		if (!v || v > 1000000)
+			abort();
+		snprintf(back, sizeof(back), "%llu", (unsigned long long)v);
+		if (count__parse(back, false, 1000000, &w) || w != v)
 			abort();
 	}
 	if (!seconds__parse(s, &d) &&

@@ -2,8 +2,10 @@
 # tests/check.sh): one event per call with the offsets and lengths as
 # issued, --errors exactly the failing calls, --slower-than as many
 # events as the latency histogram holds at or above the bound, a tiny
-# ring's losses counted, bad values refused. Every trace runs a command
-# of its own and traces only its process tree, on a tmpfs of its own.
+# ring's losses counted, -q of trace and run without the header, dedupe
+# events with their source's file and fd, bad values refused. Every
+# trace runs a command of its own and traces only its process tree, on a
+# tmpfs of its own.
 # shellcheck shell=bash
 ev=$(mktemp -d "${TMPDIR:-/tmp}/fs-events.XXXXXX")
 mkdir "$ev/m"
@@ -124,6 +126,16 @@ else
 		bad "events run shmem-read" "run failed: $(head -c 600 "$ev/run.out")"
 	fi
 
+	# ---- run -q: the event lines without their header ----
+	if "$FS" run shmem-read --size 64K --bs 16K --events all -q -j "$ev/runq.json" \
+		>"$ev/runq.out" 2>"$ev/runq.err"; then
+		expect_eq "events run -q: no header, one line per call" \
+			"$(grep -c 'TIME(s)\|^#' "$ev/runq.out") $(grep -c ' shmem  syscall ' "$ev/runq.out")" \
+			"0 $(jq -r .targets.shmem.calls "$ev/runq.json")"
+	else
+		bad "events run -q" "run failed: $(head -c 600 "$ev/runq.err")"
+	fi
+
 	# ---- -q: no header ----
 	if ev_trace quiet "$ev/all.in" --events all -q; then
 		expect_eq "events -q: no header, the same 7 lines" \
@@ -224,6 +236,11 @@ if "$FS" run dedupe --fs btrfs --count 3 --dests 2 --range 64K --differ middle \
 	expect_eq "events dedupe: calls, differs, events" \
 		"$(jq -r '[.targets.dedupe.calls, .targets.dedupe.counters.differs, .targets.dedupe.counters.events] | @tsv' "$ev/dd.json")" \
 		"6	6	6"
+	# Every event names the source: its file (device and inode) and the
+	# ioctl's fd, one and the same file for all six.
+	expect_eq "events dedupe: every event has the source's file and fd, one source" \
+		"$(jq -r 'select(.type == "event") | [.file.dev, .file.ino, .fd] | map(tostring) | join(" ")' "$ev/dd.jsonl" | grep -cv null | tr -d ' ') $(jq -r 'select(.type == "event") | "\(.file.dev) \(.file.ino) \(.fd)"' "$ev/dd.jsonl" | sort -u | wc -l)" \
+		"6 1"
 elif grep -qiE 'mkfs|loop|btrfs' "$ev/dd.out"; then
 	skip "events dedupe" "run dedupe --fs btrfs cannot run here: $(head -c 300 "$ev/dd.out")"
 else

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The command line's pure parsers, linked without the CLI: sizes,
- * seconds (src/util/parse.c) and the -t target list (src/session).
+ * counts, seconds (src/util/parse.c) and the -t target list (src/session).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -41,6 +41,49 @@ static void test_size(void **state)
 		__u64 v = 12345;
 
 		assert_int_equal(size__parse(cases[i].s, cases[i].zero, &v),
+				 cases[i].err);
+		assert_int_equal(v, cases[i].err ? 12345 : cases[i].v);
+	}
+}
+
+static void test_count(void **state)
+{
+	static const struct {
+		const char *s;
+		bool units;
+		__u64 max;
+		int err;
+		__u64 v;
+	} cases[] = {
+		/* With units: run's counts. */
+		{ "64", true, 1000000, 0, 64 },
+		{ "4K", true, 65536, 0, 4096 },
+		{ "0x10", true, 16, 0, 16 },
+		{ "17", true, 16, -ERANGE, 0 },
+		{ "1M", true, 65536, -ERANGE, 0 },
+		{ "0", true, 16, -EINVAL, 0 },
+		{ "1x", true, 16, -EINVAL, 0 },
+		{ "-1", true, 16, -EINVAL, 0 },
+		/* Without: decimal digits only (--sample). */
+		{ "100", false, 4294967295ULL, 0, 100 },
+		{ "010", false, 100, 0, 10 },
+		{ "4294967295", false, 4294967295ULL, 0, 4294967295ULL },
+		{ "4294967296", false, 4294967295ULL, -ERANGE, 0 },
+		{ "99999999999999999999", false, 4294967295ULL, -ERANGE, 0 },
+		{ "0", false, 100, -EINVAL, 0 },
+		{ "4K", false, 1 << 20, -EINVAL, 0 },
+		{ "0x10", false, 100, -EINVAL, 0 },
+		{ " 1", false, 100, -EINVAL, 0 },
+		{ "+1", false, 100, -EINVAL, 0 },
+		{ "1.5", false, 100, -EINVAL, 0 },
+		{ "", false, 100, -EINVAL, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		__u64 v = 12345;
+
+		assert_int_equal(count__parse(cases[i].s, cases[i].units,
+					      cases[i].max, &v),
 				 cases[i].err);
 		assert_int_equal(v, cases[i].err ? 12345 : cases[i].v);
 	}
@@ -107,9 +150,8 @@ static void test_targets(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size),
-		cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_size),	cmocka_unit_test(test_count),
+		cmocka_unit_test(test_seconds), cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_targets),
 	};
 

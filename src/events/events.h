@@ -1,35 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Per-call events of trace and run: the options that select them (an
- * argp child both commands share) and their output, a line per event in
- * the bcc *slower tools' column style plus --events-json as JSON Lines
- * (docs/events.md).
+ * Per-call events of trace and run as an output of their own: a line per
+ * event in the bcc *slower tools' column style plus --events-json as
+ * JSON Lines (docs/events.md). The options that select them are the
+ * commands' (cli/evopts.h).
  */
-#ifndef FS_CLI_EVENTS_H
-#define FS_CLI_EVENTS_H
+#ifndef FS_EVENTS_EVENTS_H
+#define FS_EVENTS_EVENTS_H
 
-#include <argp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include "probe/probe.h"
 #include "session/session.h"
-
-struct events_cli {
-	struct probe_events sel;
-	const char *json; /* --events-json FILE, NULL: none */
-};
-
-/* The child parser; its input is a struct events_cli. */
-extern const struct argp events_cli_argp;
 
 struct evout;
 
 /*
  * Start the events of the live session s: lines to out (a header first
  * unless quiet, with what each target's attach level cannot see), JSON
- * Lines to c->json. 0 or -errno (one line printed).
+ * Lines to json ("-": stdout; NULL: none). 0 or -errno (one line
+ * printed).
  */
-int evout__open(struct evout **o, const struct events_cli *c, struct session *s,
+int evout__open(struct evout **o, const char *json, struct session *s,
 		FILE *out, bool quiet);
 /* The session's event callback; ctx is the struct evout. */
 void evout__event(void *ctx, enum fs_target t, const char *mech, __u32 seen,
@@ -42,4 +34,4 @@ void evout__event(void *ctx, enum fs_target t, const char *mech, __u32 seen,
  */
 int evout__close(struct evout *o, struct session *s);
 
-#endif /* FS_CLI_EVENTS_H */
+#endif /* FS_EVENTS_EVENTS_H */
