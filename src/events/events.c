@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <json-c/json.h>
 #include "events/events.h"
+#include "util/fs.h"
 #include "report/report.h"
 #include "util/err.h"
 #include "util/jsonb.h"
@@ -46,9 +47,15 @@ static bool path__match(const char *link, dev_t dev, __u64 ino, char *out,
 			size_t n)
 {
 	struct stat st;
+	dev_t sb_dev;
 	ssize_t len;
 
-	if (stat(link, &st) || st.st_dev != dev || st.st_ino != ino)
+	if (stat(link, &st) || st.st_ino != ino)
+		return false;
+	/* The event has the superblock's device, which is not st_dev on
+	 * btrfs (a subvolume's). */
+	if (st.st_dev != dev &&
+	    (path__sb_dev(link, &sb_dev) || sb_dev != dev))
 		return false;
 	len = readlink(link, out, n - 1);
 	if (len < 0)

@@ -51,6 +51,31 @@ if command -v duperemove >/dev/null && command -v mkfs.btrfs >/dev/null; then
 			"$([ "$(stat -c '%Hd:%Ld' "$pd/m")" != "$mi" ] && echo differs)" differs
 		expect_eq "trace -- duperemove -d: something was deduped" \
 			"$([ "${want%% *}" -gt 0 ] && echo yes || echo no)" yes
+		# An event's path on btrfs: the file's superblock device is not
+		# its st_dev there. The deduper holds its files open until the
+		# event is out, so the path can be looked up.
+		cp --reflink=never "$pd/a" "$pd/m/s" && cp --reflink=never "$pd/a" "$pd/m/d"
+		mkfifo "$pd/go"
+		cat >"$pd/dd.py" <<'PY'
+import fcntl, os, struct, sys
+s = os.open(sys.argv[1], os.O_RDONLY)
+d = os.open(sys.argv[2], os.O_RDWR)
+# struct file_dedupe_range + one file_dedupe_range_info: 64 KiB at 0.
+req = bytearray(struct.pack("QQHHI", 0, 65536, 1, 0, 0) + struct.pack("qQQiI", d, 0, 0, 0, 0))
+fcntl.ioctl(s, 0xC0189436, req)
+open(sys.argv[3]).read()
+PY
+		if trace_bg "$pd" -t dedupe --events all --events-json "$pd/ev.jsonl" -- \
+			python3 "$pd/dd.py" "$pd/m/s" "$pd/m/d" "$pd/go"; then
+			wait_until 30 grep -q '"type":"event"' "$pd/ev.jsonl"
+			echo go >"$pd/go"
+			wait "$TPID"
+			expect_eq "trace --events on btrfs: the event names the source's path" \
+				"$(jq -r 'select(.type == "event") | .file.path' "$pd/ev.jsonl")" "$pd/m/s"
+		else
+			bad "trace --events on btrfs" "did not start: $(cat "$pd/err")"
+			echo go >"$pd/go" &
+		fi
 		umount "$pd/m"
 	else
 		skip "trace -- duperemove" "cannot mount a btrfs loop image here"
