@@ -54,8 +54,7 @@ static bool path__match(const char *link, dev_t dev, __u64 ino, char *out,
 		return false;
 	/* The event has the superblock's device, which is not st_dev on
 	 * btrfs (a subvolume's). */
-	if (st.st_dev != dev &&
-	    (path__sb_dev(link, &sb_dev) || sb_dev != dev))
+	if (st.st_dev != dev && (path__sb_dev(link, &sb_dev) || sb_dev != dev))
 		return false;
 	len = readlink(link, out, n - 1);
 	if (len < 0)
