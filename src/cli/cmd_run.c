@@ -419,6 +419,14 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (w->random && w->dir)
 			cli__usage_error(st, "--random makes its own loop "
 					     "images; drop --dir");
+		/* Debug options of one layout: with several, which? */
+		if (w->random && (w->inject_wrong || w->stop_after))
+			cli__usage_error(st,
+					 "--random runs several layouts; "
+					 "drop %s",
+					 w->inject_wrong
+						 ? "--inject-wrong-expectation"
+						 : "--stop-after");
 		if (a->seed_set && !w->random)
 			cli__usage_error(st, "--seed needs --random");
 		if (w->files && a->first[3])

@@ -153,7 +153,7 @@ else
 fi
 
 # Usage errors: --random draws its own layouts.
-for bad_args in "--random 2 --matrix" "--random 2 --bs 4096" "--seed 3" "--random 0" "--random 257" "--random 2 --seed x"; do
+for bad_args in "--random 2 --matrix" "--random 2 --bs 4096" "--seed 3" "--random 0" "--random 257" "--random 2 --seed x" "--random 2 --stop-after 1" "--random 2 --inject-wrong-expectation"; do
 	# shellcheck disable=SC2086
 	"$FS" run shmem-read $bad_args >"$rn/usage.out" 2>&1
 	expect_eq "random: 'run shmem-read $bad_args' is a usage error (exit 2)" "$?" 2
