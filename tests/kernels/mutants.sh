@@ -172,7 +172,11 @@ for n in "${names[@]}"; do
 		for w in "${want[@]}"; do
 			w=${w# }
 			[ "$w" != none ] || continue
-			if ! printf '%s\n' "${got[@]}" | grep -q "\(^\|, \)$w x"; then
+			seen=
+			for g in "${got[@]}"; do
+				[[ ", $g" != *", $w x"* ]] || seen=1
+			done
+			if [ -z "$seen" ]; then
 				verdict="caught, not by $w"
 				status=1
 			fi
