@@ -72,7 +72,7 @@ mu_kind() {
 for k in ${MUTANTS:-$mu_all}; do
 	patch=$(mu_patch "$k")
 	# shellcheck disable=SC2086
-	if ! bz=$(tests/kernels/build.sh -n "$k" $patch 2>"$mu/build-$k.log" | tail -1) || [ ! -f "$bz" ]; then
+	if ! bz=$(tests/kernels/build.sh -d -n "$k" $patch 2>"$mu/build-$k.log" | tail -1) || [ ! -f "$bz" ]; then
 		skip "vm mutants $k" "kernel not built: $(tail -1 "$mu/build-$k.log")"
 		continue
 	fi
