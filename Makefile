@@ -176,12 +176,21 @@ clean:
 # src/compare's statistics (log, exp, lgamma) need libm.
 LDLIBS += -lm
 
-.PHONY: kernel ab
-# make kernel [PATCHES="a.patch b.patch"] [NAME=name]: a small 6.1 test
-# kernel from Debian's linux-source-6.1, cached by source version, config
-# and patch hashes; prints the bzImage path (build/kernels/NAME/bzImage).
+.PHONY: kernel ab mutants
+# make kernel [PATCHES="a.patch b.patch"] [NAME=name] [KASAN=1]: a small 6.1
+# test kernel from Debian's linux-source-6.1, cached by source version,
+# config and patch hashes; prints the bzImage path (build/kernels/NAME/
+# bzImage). KASAN=1: with generic KASAN (tests/kernels/kasan.fragment), a
+# full build of its own the first time (25-40 min on 2 cores).
 kernel:
-	$(Q)tests/kernels/build.sh $(if $(NAME),-n $(NAME)) $(PATCHES)
+	$(Q)tests/kernels/build.sh $(if $(filter 1,$(KASAN)),-k) $(if $(NAME),-n $(NAME)) $(PATCHES)
+
+# make mutants [MUTANTS="name ..."]: the validator's mutation score
+# (tests/kernels/mutants.sh): a kernel per tests/kernels/mutants/*.patch,
+# the matrices on each and on the base and KASAN kernels, a table of what
+# caught what. Builds are cached; the first run takes about an hour.
+mutants: folioscope
+	$(Q)tests/kernels/mutants.sh -t $(MUTANTS)
 
 # make ab [RUNS=N]: base vs patched kernels, end to end (tests/ab/run.sh).
 ab: folioscope

@@ -4,14 +4,19 @@
 # Builds a small x86_64 test kernel from Debian's linux-source-6.1, optionally
 # with patches, for `folioscope vm --kernel`.
 #
-#   tests/kernels/build.sh [-n NAME] [-j JOBS] [PATCH...]
+#   tests/kernels/build.sh [-k] [-d] [-n NAME] [-j JOBS] [PATCH...]
 #
 # Config: `make tinyconfig` + tests/kernels/config.fragment + olddefconfig.
 # Everything the guest needs is built in, so no modules dir is needed.
+# -k adds tests/kernels/kasan.fragment (generic KASAN): a base of its own,
+# a full build (the whole kernel is instrumented), patched builds on top of
+# it as usual. -d drops a patched build's tree once its bzImage is out
+# (2.4 GB each; a later build of the same patches just boots the bzImage).
 #
 # Cache: $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope or ~/.cache/folioscope,
 # under kernels-built/:
-#   base-KEY/     KEY = hash(source package version, fragment, BUILD_REV)
+#   base-KEY/     KEY = hash(source package version, fragments, BUILD_REV)
+#                 (base-kasan-KEY/ with -k)
 #   patch-KEY/    KEY = hash(base KEY, each patch's content, in order)
 # each holding linux/ (the build tree), bzImage, config and build.log. A
 # patched build copies the base tree with its objects and timestamps
@@ -27,24 +32,29 @@ set -euo pipefail
 BUILD_REV=1
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-fragment=$here/config.fragment
+fragments=("$here/config.fragment")
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 jobs=$(nproc)
 name=
+kasan=
+drop=
 
 die() {
 	echo "kernel: $*" >&2
 	exit 2
 }
 
-while getopts "n:j:h" o; do
+while getopts "kdn:j:h" o; do
 	case $o in
+	k) kasan=1 ;;
+	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+[ -z "$kasan" ] || fragments+=("$here/kasan.fragment")
 patches=()
 for p in "$@"; do
 	[ -r "$p" ] || die "cannot read patch '$p'"
@@ -73,7 +83,10 @@ if [ -z "$srcver" ] || [ -n "${LINUX_SOURCE_TARBALL:-}" ]; then
 	srcver=$(sha256sum "$tarball" | cut -c1-16)
 fi
 hash16() { sha256sum | cut -c1-16; }
-base_key=$({ echo "rev $BUILD_REV src $srcver"; cat "$fragment"; } | hash16)
+base_key=$({ echo "rev $BUILD_REV src $srcver"; cat "${fragments[@]}"; } | hash16)
+if [ -n "$kasan" ]; then
+	base_key=kasan-$base_key
+fi
 base=$built/base-$base_key
 
 # Runs make in a tree, output to the build log; on failure shows its tail.
@@ -86,7 +99,7 @@ kmake() {
 	fi
 }
 
-# Every line of the fragment must hold in the final .config.
+# Every line of the fragments must hold in the final .config.
 config_check() {
 	local cfg=$1 missing=() line opt
 	while read -r line; do
@@ -97,7 +110,7 @@ config_check() {
 			opt=${opt%% *}
 			grep -q "^$opt=" "$cfg" && missing+=("$line") ;;
 		esac
-	done <"$fragment"
+	done < <(cat "${fragments[@]}")
 	if [ ${#missing[@]} -gt 0 ]; then
 		die "config fragment lines lost to Kconfig dependencies: ${missing[*]}"
 	fi
@@ -124,12 +137,12 @@ build_base() {
 	echo "kernel: base $base_key: configuring" >&2
 	kmake "$tmp/linux" "$log" tinyconfig
 	(cd "$tmp/linux" &&
-		scripts/kconfig/merge_config.sh -m .config "$fragment") >>"$log" 2>&1 ||
+		scripts/kconfig/merge_config.sh -m .config "${fragments[@]}") >>"$log" 2>&1 ||
 		die "merge_config failed, see $log"
 	kmake "$tmp/linux" "$log" olddefconfig
 	config_check "$tmp/linux/.config"
 	touch "$tmp/configured"
-	echo "kernel: base $base_key: building with -j$jobs (10-15 min on 2 cores), log $log" >&2
+	echo "kernel: base $base_key: building with -j$jobs (10-15 min on 2 cores, KASAN 25-40), log $log" >&2
 	kmake "$tmp/linux" "$log" -j"$jobs" bzImage
 	base_finish "$tmp"
 }
@@ -180,23 +193,28 @@ build_patched() {
 	cp "$tmp/linux/arch/x86/boot/bzImage" "$tmp/bzImage.tmp"
 	{ echo "source $srcver"; echo "base $base_key"; } >"$tmp/info"
 	mv "$tmp/bzImage.tmp" "$tmp/bzImage"
+	[ -z "$drop" ] || rm -rf "$tmp/linux"
 }
 
-# One builder per cache entry: `make ab` and a manual `make kernel` may race.
-exec 9>"$built/.lock"
-flock 9
-
+# One builder per cache entry (`make ab` and a manual `make kernel` may
+# race); different entries build side by side. A finished base is only read
+# (copied), so a patched build lets go of the base's lock once it exists.
 start=$(date +%s)
+exec 8>"$built/.lock-base-$base_key"
+flock 8
 if [ -f "$base/bzImage" ]; then
 	echo "kernel: base $base_key cached" >&2
 else
 	build_base
 fi
+exec 8>&-
 result=$base
 if [ ${#patches[@]} -gt 0 ]; then
 	key=$({ echo "base $base_key"; for p in "${patches[@]}"; do
 		sha256sum <"$p"; done; } | hash16)
 	result=$built/patch-$key
+	exec 9>"$built/.lock-patch-$key"
+	flock 9
 	if [ -f "$result/bzImage" ]; then
 		echo "kernel: patch-$key cached" >&2
 	else
@@ -206,9 +224,11 @@ fi
 
 if [ -z "$name" ]; then
 	name=base
+	[ -z "$kasan" ] || name=kasan
 	if [ ${#patches[@]} -gt 0 ]; then
 		name=$(for p in "${patches[@]}"; do basename "$p" .patch; done |
 			paste -sd+)
+		[ -z "$kasan" ] || name=kasan+$name
 	fi
 fi
 mkdir -p "$repo/build/kernels"

@@ -1,10 +1,14 @@
 # The validator against kernels with deliberate bugs (sourced by
 # tests/check.sh; `make test-mutants`, not part of make check: it builds
 # small 6.1 test kernels, about 15 minutes for the first one on 2 cores,
-# then minutes each, cached). Each kernel boots once under
-# `folioscope vm --kernel` and runs the layouts that must catch its bug;
-# every check must come out as its own failure kind, the run must end
-# with a verdict, and the base kernel must give 0 failures on all of them.
+# then minutes each, cached, and a KASAN one, 25-40 minutes). Each kernel
+# boots once under `folioscope vm --kernel` and runs the layouts that must
+# catch its bug; every check must come out as its own failure kind, the
+# run must end with a verdict, and the base kernel must give 0 failures on
+# all of them. Then the mutation score (tests/kernels/mutants.sh, make
+# mutants) over every tests/kernels/mutants/*.patch: each caught by the
+# kinds its Caught-by: header names (or surviving where it says none), the
+# base and KASAN kernels clean.
 #
 #   base               tests/kernels/build.sh, no patch
 #   mut-hole-stale     tests/kernels/mutants/shmem-hole-stale.patch
@@ -12,7 +16,8 @@
 #   mut-pos-back       tests/kernels/mutants/shmem-pos-back.patch
 #   seed-dedupe        tests/kernels/patches/dedupe-wordwise.patch
 #
-# MUTANTS="base mut-past-ret ..." runs a subset.
+# MUTANTS="base mut-past-ret ..." runs a subset of the first part and
+# leaves the score out.
 # shellcheck shell=bash
 mu=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmmut.XXXXXX")
 mu_all="base mut-hole-stale mut-past-ret mut-pos-back seed-dedupe"
@@ -67,7 +72,7 @@ mu_kind() {
 for k in ${MUTANTS:-$mu_all}; do
 	patch=$(mu_patch "$k")
 	# shellcheck disable=SC2086
-	if ! bz=$(tests/kernels/build.sh -n "$k" $patch 2>"$mu/build-$k.log" | tail -1) || [ ! -f "$bz" ]; then
+	if ! bz=$(tests/kernels/build.sh -d -n "$k" $patch 2>"$mu/build-$k.log" | tail -1) || [ ! -f "$bz" ]; then
 		skip "vm mutants $k" "kernel not built: $(tail -1 "$mu/build-$k.log")"
 		continue
 	fi
@@ -114,4 +119,35 @@ for k in ${MUTANTS:-$mu_all}; do
 			"decoy-2nd-half decoy-first decoy-last-word decoy-middle decoy-pages"
 	fi
 done
+
+if [ -z "${MUTANTS:-}" ]; then
+	start=$SECONDS
+	FS=$FS tests/kernels/mutants.sh -t -o "$mu/score" >"$LOGDIR/vm-mutants-score.log" 2>&1
+	rc=$?
+	echo "  score: $((SECONDS - start)) s; log $LOGDIR/vm-mutants-score.log"
+	sed -n 's/^mutation score: /  mutation score: /p' "$LOGDIR/vm-mutants-score.log"
+	rows=0
+	while IFS=$'\t' read -r n _ expected verdict _; do
+		rows=$((rows + 1))
+		want=caught
+		case $n in
+		base | kasan) want=clean ;;
+		*) [ "$expected" != none ] || want=survived ;;
+		esac
+		expect_eq "vm mutants score $n" "$verdict" "$want"
+	done < <(tail -n +2 "$mu/score/results.tsv" 2>/dev/null)
+	expect_eq "vm mutants score: kernels (base, kasan, every patch)" "$rows" \
+		"$((2 + $(find tests/kernels/mutants -name '*.patch' | wc -l)))"
+	expect_eq "vm mutants score: exit status" "$rc" 0
+	# The KASAN mutant's answers are all right: only the kernel log check
+	# sees its out-of-bounds read.
+	if [ -f "$mu/score/dedupe-kasan-peek-dedupe.json" ]; then
+		expect_eq "vm mutants score: dedupe-kasan-peek fails on the kernel log alone" \
+			"$(jq -r '[.validation.cases[].kind] | unique | join(",")' "$mu/score/dedupe-kasan-peek-dedupe.json")" \
+			"kernel log"
+		expect_eq "vm mutants score: dedupe-kasan-peek quotes KASAN's report" \
+			"$(jq -r '.validation.cases[] | select(.kind == "kernel log") | .got' "$mu/score/dedupe-kasan-peek-dedupe.json" |
+				grep -c 'BUG: KASAN: slab-out-of-bounds in vfs_dedupe_file_range')" 1
+	fi
+fi
 rm -rf "$mu"
