@@ -57,8 +57,8 @@ jobs=(
 # Random layouts over the same space, where this folioscope has them.
 if "$FS" run --help 2>&1 | grep -q -- '--random'; then
 	jobs+=(
-		"dedupe-random dedupe --random 200 --seed 1"
-		"shmem-random shmem-read --random 200 --seed 1"
+		"dedupe-random dedupe --random 16 --seed 1"
+		"shmem-random shmem-read --random 64 --seed 1"
 	)
 else
 	echo "mutants: random layouts skipped: this folioscope's run has no --random"
