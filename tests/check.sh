@@ -30,7 +30,7 @@ want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
 host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random kfacts store-lean bench install dwarf)
-vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
+vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf shinline)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}

@@ -160,6 +160,11 @@ static void classify(struct dwarf *d, Dwarf_Die *sub, uint64_t pc,
 				   a0 == DW_OP_consts)) {
 		l->kind = DWARF_LOC_CONST;
 		l->offset = (int64_t)ops[0].number;
+	} else if (a0 == DW_OP_implicit_pointer ||
+		   a0 == DW_OP_GNU_implicit_pointer) {
+		unavailable(l, "an implicit pointer to the caller's variable "
+			       "(DW_OP_implicit_pointer), which has no "
+			       "address");
 	} else {
 		unavailable(l, "computed by a %zu-operation expression", nops);
 	}

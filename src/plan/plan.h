@@ -28,7 +28,11 @@ struct plan_inline_site {
  */
 struct plan_inline {
 	char source[400]; /* "PATH (--debuginfo)", "" without DWARF */
-	char why[400];	  /* why there are no usable sites, or "" */
+	/* The inlined function whose sites these are; for a sub-probe's
+	 * lookups, set when the traced function inlines one, even if its
+	 * sites cannot be probed (nsites 0, why says why). */
+	char function[128];
+	char why[400]; /* why there are no usable sites, or "" */
 	int nsites;
 	struct plan_inline_site site[FS_INLINE_MAX_SITES];
 	struct fs_fetch fetch[FS_INLINE_MAX_SITES][FS_INLINE_NARGS];
@@ -76,6 +80,10 @@ struct kfacts {
 	/* Inline sites of each target's inlined function
 	 * (plan__inline_target); NULL when nobody looked. */
 	const struct plan_inline *inl[FS_TGT_NR];
+	/* Inline sites of the sub-probe's lookup in the traced function
+	 * (probe_target.sub_inline_in); NULL when nobody looked, nsites 0
+	 * when the traced function calls the lookup. */
+	const struct plan_inline *sub_inl[FS_TGT_NR];
 	void *priv;
 };
 

@@ -28,8 +28,9 @@ struct probe {
 	int nlinks;
 	/* Sub-probe (folios / copies) that could not be used, and why. */
 	bool sub_missing;
-	char sub_why[256];
-	char sub_note[320];	   /* sub-probe used the other mechanism: why */
+	char sub_why[400];
+	char sub_note[700]; /* sub-probe used the other mechanism, or none: why
+			     */
 	struct probe_load_cfg cfg; /* compiled into the programs */
 	__u32 nentries;		/* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 	bool lean;		/* --lean */
@@ -169,6 +170,37 @@ static const char *sub__symbol(const struct kfacts *f,
 			len = n - 1;
 	}
 	return NULL;
+}
+
+/*
+ * The traced function has the sub-probe's lookup inlined (DWARF): a probe
+ * on a symbol of it would see none of the traced function's lookups, so
+ * there is no sub-probe; why says why, naming what the inline sites give.
+ * The lookup's result is written through a pointer to the caller's local,
+ * which the inline exit would have to read where that local lives then.
+ */
+static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
+			 char *why, size_t n)
+{
+	const struct plan_inline *in = f->sub_inl[pr->target];
+	int out = pr->tg->sub_inline_out;
+	int len;
+
+	if (!in || !in->function[0])
+		return false;
+	len = snprintf(why, n, "%s is inlined into %s", in->function,
+		       pr->tg->sub_inline_in);
+	if (len < 0 || (size_t)len >= n)
+		return true;
+	if (!in->nsites)
+		snprintf(why + len, n - len, ", sites unusable: %s", in->why);
+	else if (out >= 0 && in->arg_why[out][0])
+		snprintf(why + len, n - len, "; folio not read there: %s",
+			 in->arg_why[out]);
+	else
+		snprintf(why + len, n - len,
+			 "; no inline-site programs for the lookup");
+	return true;
 }
 
 /* Turn on the programs of set ps (NULL: none), aimed at sym. */
@@ -446,7 +478,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	enum plan_mech first = s->mech == MECH_INLINE ? MECH_KPROBE : s->mech;
 	enum plan_mech order[2] = { first, first == MECH_FENTRY ? MECH_KPROBE
 								: MECH_FENTRY };
-	char subwhy[256] = "", msg[256];
+	char subwhy[400] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
 	int err;
@@ -473,7 +505,17 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 			!f->btf_proto(f, s->symbol, &proto) &&
 			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
-	if (ps && ps->has_sub && !o->lean) {
+	if (ps && ps->has_sub && !o->lean &&
+	    sub__inlined(f, pr, subwhy, sizeof(subwhy))) {
+		const struct plan_inline *in = f->sub_inl[pr->target];
+
+		pr->sub_missing = true;
+		snprintf(pr->sub_why, sizeof(pr->sub_why), "%s", subwhy);
+		snprintf(pr->sub_note, sizeof(pr->sub_note),
+			 "; no sub-probe: %s (%d inline site%s, DWARF %s)",
+			 subwhy, in->nsites, in->nsites == 1 ? "" : "s",
+			 in->source);
+	} else if (ps && ps->has_sub && !o->lean) {
 		sub_sym = sub__symbol(f, pr->tg, &pr->cfg.sub_arg, subwhy,
 				      sizeof(subwhy));
 		for (int i = 0; sub_sym && i < 2; i++) {

@@ -226,6 +226,9 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		 */
 		.sub_symbols = { "shmem_get_folio_gfp", "shmem_getpage_gfp",
 				 "shmem_get_folio", "shmem_getpage" },
+		/* (inode, index, foliop, ...) for all four */
+		.sub_inline_in = "shmem_file_read_iter",
+		.sub_inline_out = 2,
 		.nsub_hists = 2,
 		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES },
 		.sub_unseen = "folio lookups and copies to user space are",

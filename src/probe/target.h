@@ -72,6 +72,14 @@ struct probe_target {
 	struct probe_set sub[MECH_KPROBE + 1];
 	int sub_handler;
 	const char *sub_symbols[6];
+	/*
+	 * The traced function the sub-probe's lookups are called from
+	 * (NULL: no such check). Where the DWARF has a sub symbol inlined
+	 * there, a probe on any symbol misses those lookups; sub_inline_out
+	 * is the argument the lookup writes its result through.
+	 */
+	const char *sub_inline_in;
+	int sub_inline_out;
 	/* Histograms only the sub-probe measures: unmeasured without it
 	 * and at the syscall level, where sub_unseen is what the syscall
 	 * boundary does not show ("the folios ... are"). */
