@@ -12,7 +12,7 @@
 
 #define FN_MAX_ARGS 12
 
-#define PLAN_INLINE_EXITS 16
+#define PLAN_INLINE_EXITS FS_INLINE_MAX_EXITS
 
 /* One inline site as the probes need it: offsets inside symbol. */
 struct plan_inline_site {
@@ -39,6 +39,10 @@ struct plan_inline {
 	/* Why argument i has no location at some site ("" = it has one at
 	 * every site). */
 	char arg_why[FS_INLINE_NARGS][200];
+	/* The out argument is an implicit pointer to the caller's variable:
+	 * the result is that variable, fetched at each exit target. */
+	bool out_at_exit;
+	struct fs_fetch exit_fetch[FS_INLINE_MAX_SITES][FS_INLINE_MAX_EXITS];
 };
 
 /* A BTF prototype reduced to what the handlers depend on. */

@@ -197,9 +197,6 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 	else if (out >= 0 && in->arg_why[out][0])
 		snprintf(why + len, n - len, "; folio not read there: %s",
 			 in->arg_why[out]);
-	else
-		snprintf(why + len, n - len,
-			 "; no inline-site programs for the lookup");
 	return true;
 }
 
@@ -284,13 +281,17 @@ static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
 }
 
 /*
- * An inline step: its entry program at every site's entry (the cookie is
- * the site's index into the fetch plan), its exit program at every exit
- * target, its return and entry programs on each caller once.
+ * Inline sites in: ps's entry program at every site's entry (the cookie
+ * is the site's index into the fetch plan), its exit program at every
+ * exit target (cookie: site * FS_INLINE_MAX_EXITS + the exit's index),
+ * its return and entry programs, where it has them, on each caller once.
  */
-static int inline__attach(struct probe *pr, const struct probe_set *ps)
+static int inline__attach(struct probe *pr, const struct probe_set *ps,
+			  const struct plan_inline *in)
 {
-	const struct plan_inline *in = pr->cfg.inl;
+	/* A sub-probe whose result is not found at the exits has its
+	 * entries only (what happens between lookups). */
+	bool exits = ps->handler != pr->tg->sub_handler || in->out_at_exit;
 	int err = 0;
 
 	for (int i = 0; i < in->nsites && !err; i++) {
@@ -299,15 +300,17 @@ static int inline__attach(struct probe *pr, const struct probe_set *ps)
 
 		err = prog__attach_at(pr, ps->prog[0].name, st->symbol,
 				      st->entry_off, i);
-		for (int e = 0; e < st->nexits && !err; e++)
+		for (int e = 0; exits && e < st->nexits && !err; e++)
 			err = prog__attach_at(pr, ps->prog[1].name, st->symbol,
-					      st->exit_off[e], 0);
+					      st->exit_off[e],
+					      (__u64)i * FS_INLINE_MAX_EXITS +
+						      (__u64)e);
 		for (int j = 0; j < i; j++)
 			seen |= !strcmp(in->site[j].symbol, st->symbol);
-		if (!err && !seen)
+		if (!err && !seen && ps->prog[2].name)
 			err = prog__attach(pr, &ps->prog[2], MECH_KPROBE,
 					   st->symbol);
-		if (!err && !seen)
+		if (!err && !seen && ps->prog[3].name)
 			err = prog__attach(pr, &ps->prog[3], MECH_KPROBE,
 					   st->symbol);
 	}
@@ -321,7 +324,10 @@ static int set__attach(struct probe *pr, const struct probe_set *ps,
 	int err = 0;
 
 	if (ps && ps->mech == MECH_INLINE)
-		return inline__attach(pr, ps);
+		return inline__attach(pr, ps,
+				      ps->handler == pr->tg->sub_handler
+					      ? pr->cfg.sub_inl
+					      : pr->cfg.inl);
 
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
 	     i++)
@@ -505,10 +511,39 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 			!f->btf_proto(f, s->symbol, &proto) &&
 			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
+	pr->cfg.sub_inl = NULL;
 	if (ps && ps->has_sub && !o->lean &&
 	    sub__inlined(f, pr, subwhy, sizeof(subwhy))) {
 		const struct plan_inline *in = f->sub_inl[pr->target];
 
+		if (in->nsites && f->kprobes != 0) {
+			pr->cfg.sub_inl = in;
+			err = probe__try(pr, s, in->function, MECH_INLINE, o,
+					 msg, sizeof(msg));
+			if (!err) {
+				snprintf(pr->sub_note, sizeof(pr->sub_note),
+					 "; folio lookups: %s at %d inline "
+					 "site%s in %s (DWARF %s), %s",
+					 in->function, in->nsites,
+					 in->nsites == 1 ? "" : "s",
+					 pr->tg->sub_inline_in, in->source,
+					 in->out_at_exit
+						 ? "the folio read at the exits"
+						 : "entries only: the folio is "
+						   "not found at the exits");
+				goto done;
+			}
+			pr->cfg.sub_inl = NULL;
+			snprintf(subwhy, sizeof(subwhy),
+				 "%s is inlined into %s: its inline sites: %s",
+				 in->function, pr->tg->sub_inline_in, msg);
+		} else if (in->nsites) {
+			snprintf(subwhy, sizeof(subwhy),
+				 "%s is inlined into %s: its inline sites "
+				 "need kprobes: %s",
+				 in->function, pr->tg->sub_inline_in,
+				 f->kprobes_why);
+		}
 		pr->sub_missing = true;
 		snprintf(pr->sub_why, sizeof(pr->sub_why), "%s", subwhy);
 		snprintf(pr->sub_note, sizeof(pr->sub_note),
@@ -637,6 +672,14 @@ static void probe__mark_unmeasured(const struct probe *pr,
 			if (h != tg->latency_hist)
 				model__not_measured(r, t, h, why);
 		return;
+	}
+	/* At inline sites without the result, the first sub histogram (the
+	 * result's) is not measured; the others come from the entries. */
+	if (!pr->sub_missing && pr->cfg.sub_inl &&
+	    !pr->cfg.sub_inl->out_at_exit && tg->sub_inline_out >= 0) {
+		snprintf(why, sizeof(why), "sub-probe at inline sites: %s",
+			 pr->cfg.sub_inl->arg_why[tg->sub_inline_out]);
+		model__not_measured(r, t, tg->sub_hist[0], why);
 	}
 	if (!pr->sub_missing)
 		return;

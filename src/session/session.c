@@ -64,9 +64,20 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 	if (n < 0)
 		snprintf(out->why, sizeof(out->why), "%s: %s", out->source,
 			 why);
-	else
+	else {
 		plan__inline_build(sites.site, n, tg->inline_arg_size,
 				   tg->inline_verdict_arg, out);
+		/* The compare's programs read its verdict at the entry's
+		 * address only. */
+		if (out->out_at_exit) {
+			snprintf(out->arg_why[tg->inline_verdict_arg],
+				 sizeof(out->arg_why[0]),
+				 "the verdict is an implicit pointer to the "
+				 "caller's variable, which the compare's "
+				 "programs do not read at the exits");
+			out->out_at_exit = false;
+		}
+	}
 	if (n >= 0)
 		dwarf_sites__free(&sites);
 	dwarf_kernel__close(&k);
