@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "session/session.h"
+#include "probe/target.h"
 #include "util/err.h"
 #include "util/jsonb.h"
 
@@ -112,6 +113,17 @@ static const struct plan_inline *sub__inl(const struct kfacts *f, int t)
 	return in && in->function[0] ? in : NULL;
 }
 
+/* Why the inlined lookup's result is not read at its exits ("": it is). */
+static const char *sub__result_why(const struct kfacts *f, int t)
+{
+	const struct plan_inline *in = sub__inl(f, t);
+	int out = probe_target__get(t)->sub_inline_out;
+
+	if (!in || in->out_at_exit || out < 0 || out >= FS_INLINE_NARGS)
+		return "";
+	return in->arg_why[out];
+}
+
 static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			 bool tried, struct dwarf_kernel *k,
 			 const struct doctor_inline *di,
@@ -173,11 +185,16 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 		if (sub__inl(f, t)) {
 			const struct plan_inline *in = sub__inl(f, t);
 
-			printf("  sub-probe: %s is inlined into %s (%d usable "
-			       "site%s there%s%s): no sub-probe\n",
+			printf("  sub-probe: %s is inlined into %s: %d usable "
+			       "inline site%s there%s%s\n",
 			       in->function, p->function, in->nsites,
 			       in->nsites == 1 ? "" : "s",
 			       in->why[0] ? ": " : "", in->why);
+			if (in->nsites)
+				printf("  sub-probe result: %s\n",
+				       in->out_at_exit
+					       ? "the folio read at the exits"
+					       : sub__result_why(f, t));
 			doctor_inline__text(k, &sdi[t]);
 		}
 	}
@@ -265,6 +282,13 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 					   sub__inl(f, t)->function));
 			jsonb__put(&b, js, "usable_sites_in_function",
 				   json_object_new_int(sub__inl(f, t)->nsites));
+			jsonb__put(&b, js, "result_at_exits",
+				   json_object_new_boolean(
+					   sub__inl(f, t)->out_at_exit));
+			jsonb__put_str_or_null(&b, js, "result_why",
+					       sub__inl(f, t)->out_at_exit
+						       ? ""
+						       : sub__result_why(f, t));
 			doctor_inline__json(&b, js, k, &sdi[t]);
 		} else {
 			jsonb__put_null(&b, jt, "sub_inline");

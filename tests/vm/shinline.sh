@@ -38,6 +38,9 @@ else
 	expect_eq "vm shinline doctor: the inlined lookup and its site in the read loop" \
 		"$(jq -r '.targets.shmem.sub_inline | "\(.function) \(.usable_sites_in_function) \([.sites[] | select(.caller == "shmem_file_read_iter") | .call_file | split("/") | .[-2:] | join("/")] | join(","))"' "$d" 2>&1)" \
 		"shmem_get_folio_gfp 1 mm/shmem.c"
+	expect_match "vm shinline doctor: the folio is not read at the exits, and why" \
+		"$(jq -r '.targets.shmem.sub_inline | "\(.result_at_exits) \(.result_why)"' "$d" 2>&1)" \
+		"^false 'foliop', a pointer to the caller's variable, at the exit shmem_file_read_iter\\+0x[0-9a-f]+: "
 	j=$si/run.json
 	expect_match "vm shinline run: folio_size not measured, with the exit that has no folio" \
 		"$(jq -r '.targets.shmem.histograms.folio_size | "\(.measured) \(.why)"' "$j" 2>&1)" \
