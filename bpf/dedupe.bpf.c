@@ -632,57 +632,11 @@ const volatile struct fs_fetch inline_fetch[FS_INLINE_MAX_SITES]
 _Static_assert((FS_INLINE_MAX_SITES & (FS_INLINE_MAX_SITES - 1)) == 0,
 	       "FS_INLINE_MAX_SITES bounds an index by masking");
 
-/* A general-purpose register by DWARF number, 0 for another. */
-static __always_inline __u64 regs__get(struct pt_regs *r, __u32 reg)
-{
-	switch (reg) {
-	case 0:
-		return BPF_CORE_READ(r, ax);
-	case 1:
-		return BPF_CORE_READ(r, dx);
-	case 2:
-		return BPF_CORE_READ(r, cx);
-	case 3:
-		return BPF_CORE_READ(r, bx);
-	case 4:
-		return BPF_CORE_READ(r, si);
-	case 5:
-		return BPF_CORE_READ(r, di);
-	case 6:
-		return BPF_CORE_READ(r, bp);
-	case 7:
-		return BPF_CORE_READ(r, sp);
-	case 8:
-		return BPF_CORE_READ(r, r8);
-	case 9:
-		return BPF_CORE_READ(r, r9);
-	case 10:
-		return BPF_CORE_READ(r, r10);
-	case 11:
-		return BPF_CORE_READ(r, r11);
-	case 12:
-		return BPF_CORE_READ(r, r12);
-	case 13:
-		return BPF_CORE_READ(r, r13);
-	case 14:
-		return BPF_CORE_READ(r, r14);
-	case 15:
-		return BPF_CORE_READ(r, r15);
-	}
-	return 0;
-}
-
 /* Argument a at site's entry into *v; false when it has no location or
  * its memory cannot be read. */
 static __always_inline bool inline__arg(struct pt_regs *r, __u32 site, int a,
 					__u64 *v)
 {
-	const volatile struct fs_fetch *f;
-	__u64 addr;
-	__u32 v32 = 0;
-	__u16 v16 = 0;
-	__u8 v8 = 0;
-
 	*v = 0;
 	if (site >= FS_INLINE_MAX_SITES || a < 0 || a >= FS_INLINE_NARGS)
 		return false;
@@ -691,42 +645,7 @@ static __always_inline bool inline__arg(struct pt_regs *r, __u32 site, int a,
 	 * index itself (FS_INLINE_MAX_SITES is a power of two). */
 	fs_opaque(site);
 	site &= FS_INLINE_MAX_SITES - 1;
-	f = &inline_fetch[site][a];
-	switch (f->kind) {
-	case FS_FETCH_REG:
-		*v = regs__get(r, f->reg);
-		return true;
-	case FS_FETCH_VALUE:
-		*v = regs__get(r, f->reg) + f->off;
-		return true;
-	case FS_FETCH_CONST:
-		*v = f->off;
-		return true;
-	case FS_FETCH_MEM:
-		addr = regs__get(r, f->reg) + f->off;
-		if (f->size == 8)
-			return !bpf_probe_read_kernel(v, 8, (void *)addr);
-		if (f->size == 4) {
-			if (bpf_probe_read_kernel(&v32, 4, (void *)addr))
-				return false;
-			*v = v32;
-			return true;
-		}
-		if (f->size == 2) {
-			if (bpf_probe_read_kernel(&v16, 2, (void *)addr))
-				return false;
-			*v = v16;
-			return true;
-		}
-		if (f->size == 1) {
-			if (bpf_probe_read_kernel(&v8, 1, (void *)addr))
-				return false;
-			*v = v8;
-			return true;
-		}
-		return false;
-	}
-	return false;
+	return fetch__do(r, &inline_fetch[site][a], v);
 }
 
 SEC("kprobe")

@@ -128,6 +128,9 @@ enum fs_shmem_counter {
 #define FS_INLINE_MAX_SITES 4
 #define FS_INLINE_NARGS 6 /* arguments fetched, by position */
 #define FS_INLINE_NREGS 16
+/* Distinct exit targets per site; an exit program's cookie is
+ * site * FS_INLINE_MAX_EXITS + the exit's index. */
+#define FS_INLINE_MAX_EXITS 16
 
 enum fs_fetch_kind {
 	FS_FETCH_NONE,	/* no location at the entry: not measured */

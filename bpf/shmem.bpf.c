@@ -241,6 +241,22 @@ static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
 	return 0;
 }
 
+/* The lookup of c returned folio (0: none, a hole or an error). */
+static __always_inline void sh__lookup_folio(struct fs_stats *st,
+					     struct sh_call *c, __u64 folio)
+{
+	c->foliop = 0;
+	if (folio && folio != c->last_folio) {
+		__u64 size = folio__bytes((void *)folio);
+
+		c->last_folio = folio;
+		hist__add(st, FS_SH_FOLIO_SIZE, size);
+		if (ev_on)
+			event__minmax(&c->ev.folio_min, &c->ev.folio_max,
+				      &c->ev.folio_n, size);
+	}
+}
+
 /* The lookup returns: the folio it found (none for a hole). */
 static __always_inline int sh__lookup_exit(int ret)
 {
@@ -254,16 +270,7 @@ static __always_inline int sh__lookup_exit(int ret)
 		return 0;
 	if (ret == 0)
 		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)c->foliop);
-	c->foliop = 0;
-	if (folio && folio != c->last_folio) {
-		__u64 size = folio__bytes((void *)folio);
-
-		c->last_folio = folio;
-		hist__add(st, FS_SH_FOLIO_SIZE, size);
-		if (ev_on)
-			event__minmax(&c->ev.folio_min, &c->ev.folio_max,
-				      &c->ev.folio_n, size);
-	}
+	sh__lookup_folio(st, c, folio);
 	return 0;
 }
 
@@ -398,6 +405,62 @@ SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_lookup, long ret)
 {
 	return sh__lookup_exit((int)ret);
+}
+
+/*
+ * The lookup inlined into the read loop: an entry program at each inline
+ * site's entry (the cookie is the site's index) and an exit program at
+ * each of its exit targets (cookie: site * FS_INLINE_MAX_EXITS + exit).
+ * The inlined lookup writes the loop's own folio variable instead of
+ * going through a pointer, so the folio is that variable where each exit
+ * lands (user space, from DWARF); a hole or a failed lookup leaves it
+ * NULL there, as the function would through the pointer.
+ */
+const volatile struct fs_fetch lookup_inline_fetch[FS_INLINE_MAX_SITES]
+						  [FS_INLINE_NARGS] = {};
+const volatile struct fs_fetch
+	lookup_inline_exit_fetch[FS_INLINE_MAX_SITES *
+				 FS_INLINE_MAX_EXITS] = {};
+
+_Static_assert((FS_INLINE_MAX_SITES & (FS_INLINE_MAX_SITES - 1)) == 0 &&
+		       (FS_INLINE_MAX_EXITS & (FS_INLINE_MAX_EXITS - 1)) == 0,
+	       "the inline fetch tables are indexed by masking");
+
+/* Marks a lookup in flight at an inline site (no out-pointer to keep). */
+#define SH_FOLIOP_INLINE 1
+
+SEC("kprobe")
+int kprobe_lookup_inline_entry(struct pt_regs *ctx)
+{
+	__u32 site = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 inode = 0;
+
+	fs_opaque(site);
+	site &= FS_INLINE_MAX_SITES - 1;
+	if (!fetch__do(ctx, &lookup_inline_fetch[site][0], &inode))
+		return 0;
+	return sh__lookup_enter(inode, SH_FOLIOP_INLINE);
+}
+
+/* An exit target: other paths of the loop run through it too, so only a
+ * lookup of this read that entered a site and has not left counts. */
+SEC("kprobe")
+int kprobe_lookup_inline_exit(struct pt_regs *ctx)
+{
+	__u32 i = (__u32)bpf_get_attach_cookie(ctx);
+	struct fs_stats *st;
+	struct sh_call *c;
+	__u64 folio = 0;
+
+	c = sh__current();
+	st = stats__get();
+	if (!c || !st || c->foliop != SH_FOLIOP_INLINE)
+		return 0;
+	fs_opaque(i);
+	i &= FS_INLINE_MAX_SITES * FS_INLINE_MAX_EXITS - 1;
+	fetch__do(ctx, &lookup_inline_exit_fetch[i], &folio);
+	sh__lookup_folio(st, c, folio);
+	return 0;
 }
 
 /*

@@ -31,7 +31,7 @@ want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 export BUILD FS LOGDIR
 rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
 host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random kfacts store-lean bench install dwarf)
-vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
+vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf shinline)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}

@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "session/session.h"
+#include "probe/target.h"
 #include "util/err.h"
 #include "util/jsonb.h"
 
@@ -104,9 +105,29 @@ static bool step__usable(const struct plan_step *s)
 	return s->available && (!s->tried || !s->err);
 }
 
+/* The sub-probe's lookup inlined into target t's function, or NULL. */
+static const struct plan_inline *sub__inl(const struct kfacts *f, int t)
+{
+	const struct plan_inline *in = f->sub_inl[t];
+
+	return in && in->function[0] ? in : NULL;
+}
+
+/* Why the inlined lookup's result is not read at its exits ("": it is). */
+static const char *sub__result_why(const struct kfacts *f, int t)
+{
+	const struct plan_inline *in = sub__inl(f, t);
+	int out = probe_target__get(t)->sub_inline_out;
+
+	if (!in || in->out_at_exit || out < 0 || out >= FS_INLINE_NARGS)
+		return "";
+	return in->arg_why[out];
+}
+
 static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			 bool tried, struct dwarf_kernel *k,
-			 const struct doctor_inline *di)
+			 const struct doctor_inline *di,
+			 const struct doctor_inline *sdi)
 {
 	printf("kernel:   %s\n", f->release);
 	if (f->btf_file[0])
@@ -161,13 +182,29 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			printf("  would use: nothing (no step can attach)\n");
 		if (p->inlined)
 			doctor_inline__text(k, &di[t]);
+		if (sub__inl(f, t)) {
+			const struct plan_inline *in = sub__inl(f, t);
+
+			printf("  sub-probe: %s is inlined into %s: %d usable "
+			       "inline site%s there%s%s\n",
+			       in->function, p->function, in->nsites,
+			       in->nsites == 1 ? "" : "s",
+			       in->why[0] ? ": " : "", in->why);
+			if (in->nsites)
+				printf("  sub-probe result: %s\n",
+				       in->out_at_exit
+					       ? "the folio read at the exits"
+					       : sub__result_why(f, t));
+			doctor_inline__text(k, &sdi[t]);
+		}
 	}
 }
 
 /* The report as JSON on stdout; -ENOMEM if it could not be built. */
 static int doctor__json(const struct kfacts *f, const struct plan *plans,
 			bool tried, struct dwarf_kernel *k,
-			const struct doctor_inline *di)
+			const struct doctor_inline *di,
+			const struct doctor_inline *sdi)
 {
 	struct jsonb b = { .oom = false };
 	struct json_object *root, *targets;
@@ -236,6 +273,26 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 				k, &di[t]);
 		else
 			jsonb__put_null(&b, jt, "inline");
+		if (sub__inl(f, t)) {
+			struct json_object *js = jsonb__put(
+				&b, jt, "sub_inline", json_object_new_object());
+
+			jsonb__put(&b, js, "function",
+				   json_object_new_string(
+					   sub__inl(f, t)->function));
+			jsonb__put(&b, js, "usable_sites_in_function",
+				   json_object_new_int(sub__inl(f, t)->nsites));
+			jsonb__put(&b, js, "result_at_exits",
+				   json_object_new_boolean(
+					   sub__inl(f, t)->out_at_exit));
+			jsonb__put_str_or_null(&b, js, "result_why",
+					       sub__inl(f, t)->out_at_exit
+						       ? ""
+						       : sub__result_why(f, t));
+			doctor_inline__json(&b, js, k, &sdi[t]);
+		} else {
+			jsonb__put_null(&b, jt, "sub_inline");
+		}
 	}
 	text = b.oom ? NULL
 		     : json_object_to_json_string_ext(
@@ -255,6 +312,8 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor_inline di[FS_TGT_NR];
 	struct dwarf_kernel k;
 	struct plan_inline inl[FS_TGT_NR];
+	struct plan_inline sub_inl[FS_TGT_NR];
+	struct doctor_inline sdi[FS_TGT_NR];
 	struct kfacts f;
 	bool tried = geteuid() == 0;
 	int err = 0;
@@ -272,6 +331,14 @@ int cmd_doctor(int argc, char **argv)
 			return 1;
 		}
 		f.inl[t] = &inl[t];
+	}
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		if (session__sub_inline("doctor", a.debuginfo, f.release, t,
+					&sub_inl[t])) {
+			kfacts__free(&f);
+			return 1;
+		}
+		f.sub_inl[t] = &sub_inl[t];
 	}
 	o.debuginfo = a.debuginfo;
 	for (int t = 0; t < FS_TGT_NR; t++) {
@@ -293,17 +360,23 @@ int cmd_doctor(int argc, char **argv)
 		memset(&di[t], 0, sizeof(di[t]));
 		if (plans[t].inlined)
 			doctor_inline__find(&k, plans[t].function, &di[t]);
+		memset(&sdi[t], 0, sizeof(sdi[t]));
+		if (sub__inl(&f, t))
+			doctor_inline__find(&k, sub__inl(&f, t)->function,
+					    &sdi[t]);
 	}
 	if (a.json) {
-		err = doctor__json(&f, plans, tried, &k, di);
+		err = doctor__json(&f, plans, tried, &k, di, sdi);
 		if (err)
 			err__print("doctor", err,
 				   "cannot build the JSON report");
 	} else {
-		doctor__text(&f, plans, tried, &k, di);
+		doctor__text(&f, plans, tried, &k, di, sdi);
 	}
-	for (int t = 0; t < FS_TGT_NR; t++)
+	for (int t = 0; t < FS_TGT_NR; t++) {
 		doctor_inline__free(&di[t]);
+		doctor_inline__free(&sdi[t]);
+	}
 	dwarf_kernel__close(&k);
 	kfacts__free(&f);
 	return err ? 1 : 0;

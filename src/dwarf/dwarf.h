@@ -42,6 +42,9 @@ struct dwarf_loc {
 	int cfa_reg;
 	int64_t cfa_offset;
 	char why[DWARF_WHY_MAX];
+	/* An implicit pointer (unavailable, why says so): the .debug_info
+	 * offset of the caller's variable it points at, 0 otherwise. */
+	uint64_t pointee;
 };
 
 struct dwarf_param {
@@ -71,6 +74,10 @@ struct dwarf_exit {
 			    one of the range) */
 	uint64_t target; /* where control goes; 0 when unknown */
 	char mnemonic[16];
+	/* At target, where the variable the site's first implicit-pointer
+	 * parameter points at is (the site's pointee_param); unavailable
+	 * when there is none. */
+	struct dwarf_loc pointee;
 };
 
 struct dwarf_site {
@@ -90,6 +97,9 @@ struct dwarf_site {
 	struct dwarf_exit *exits;
 	int nexits;
 	char exits_why[DWARF_WHY_MAX]; /* set when exits could not be found */
+	/* The first parameter that is an implicit pointer to a variable of
+	 * the caller, whose value each exit's pointee locates; -1: none. */
+	int pointee_param;
 };
 
 struct dwarf_sites {

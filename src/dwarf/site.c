@@ -160,6 +160,14 @@ static void classify(struct dwarf *d, Dwarf_Die *sub, uint64_t pc,
 				   a0 == DW_OP_consts)) {
 		l->kind = DWARF_LOC_CONST;
 		l->offset = (int64_t)ops[0].number;
+	} else if (nops == 1 && (a0 == DW_OP_implicit_pointer ||
+				 a0 == DW_OP_GNU_implicit_pointer)) {
+		unavailable(l, "an implicit pointer to the caller's variable "
+			       "(DW_OP_implicit_pointer), which has no "
+			       "address");
+		/* Only a pointer to the variable's start stands for it. */
+		if (!ops[0].number2)
+			l->pointee = ops[0].number;
 	} else {
 		unavailable(l, "computed by a %zu-operation expression", nops);
 	}
@@ -353,6 +361,58 @@ static void site_call(struct walk *w, Dwarf_Die *inl, struct dwarf_site *s)
 		snprintf(s->call_file, sizeof(s->call_file), "%s", f);
 }
 
+/*
+ * What a parameter that is an implicit pointer points at, at each exit's
+ * target: the inlined code wrote the caller's variable directly, so what
+ * it wrote is that variable's value where control lands.
+ */
+static void site_pointee(struct dwarf *d, Dwarf_Die *sub, struct dwarf_site *s)
+{
+	Dwarf_Die var;
+
+	s->pointee_param = -1;
+	for (int i = 0; i < s->nparams && s->pointee_param < 0; i++)
+		if (s->params[i].loc.pointee)
+			s->pointee_param = i;
+	for (int e = 0; e < s->nexits; e++)
+		unavailable(&s->exits[e].pointee, "no implicit-pointer "
+						  "parameter");
+	if (s->pointee_param < 0)
+		return;
+	if (!dwarf_offdie(d->dw, s->params[s->pointee_param].loc.pointee,
+			  &var)) {
+		for (int e = 0; e < s->nexits; e++)
+			unavailable(&s->exits[e].pointee,
+				    "the implicit pointer's variable DIE "
+				    "0x%" PRIx64 " is unreadable",
+				    s->params[s->pointee_param].loc.pointee);
+		return;
+	}
+	for (int e = 0; e < s->nexits; e++) {
+		struct dwarf_exit *x = &s->exits[e];
+		Dwarf_Attribute a;
+		Dwarf_Op *ops;
+		size_t nops;
+
+		memset(&x->pointee, 0, sizeof(x->pointee));
+		if (!x->target) {
+			unavailable(&x->pointee,
+				    "the exit has no known target");
+		} else if (dwarf_attr(&var, DW_AT_location, &a) &&
+			   dwarf_getlocation_addr(&a, x->target, &ops, &nops,
+						  1) == 0) {
+			/* No guess from neighbouring ranges: GCC ends a
+			 * variable's list where the register still holds
+			 * it as well as where it is dead. */
+			unavailable(&x->pointee,
+				    "optimised out where the exit lands (no "
+				    "location list entry covers it)");
+		} else {
+			param_loc(d, sub, &var, x->target, &x->pointee);
+		}
+	}
+}
+
 static int add_site(struct walk *w, Dwarf_Die *sub, Dwarf_Die *inl,
 		    Dwarf_Die *origin)
 {
@@ -381,7 +441,10 @@ static int add_site(struct walk *w, Dwarf_Die *sub, Dwarf_Die *inl,
 	err = site_params(w, sub, inl, origin, s);
 	if (err)
 		return err;
-	return dwarf__find_exits(w->d, s);
+	err = dwarf__find_exits(w->d, s);
+	if (!err)
+		site_pointee(w->d, sub, s);
+	return err;
 }
 
 static bool is_origin(struct walk *w, Dwarf_Die *die, Dwarf_Die *origin)

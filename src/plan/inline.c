@@ -130,6 +130,34 @@ static bool site__build(const struct dwarf_site *d, struct plan_inline_site *s,
 	return true;
 }
 
+/*
+ * The result an implicit-pointer out argument stands for, at each of s's
+ * exit targets (from d's exits landing there); on failure why says why.
+ */
+static bool site__pointee(const struct dwarf_site *d,
+			  const struct plan_inline_site *s, struct fs_fetch *f,
+			  char *why, size_t n)
+{
+	char one[DWARF_WHY_MAX + 64];
+
+	for (int x = 0; x < s->nexits; x++) {
+		const struct dwarf_exit *e = NULL;
+
+		for (int k = 0; k < d->nexits && !e; k++)
+			if (d->exits[k].target - d->symbol_addr ==
+			    s->exit_off[x])
+				e = &d->exits[k];
+		if (!e ||
+		    !loc__fetch(&e->pointee, 8, &f[x], one, sizeof(one))) {
+			snprintf(why, n, "at the exit %s+0x%llx: %s", s->symbol,
+				 s->exit_off[x],
+				 e ? one : "no exit lands there");
+			return false;
+		}
+	}
+	return true;
+}
+
 void plan__inline_build(const struct dwarf_site *sites, int n,
 			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out)
@@ -141,6 +169,8 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 	memset(out->site, 0, sizeof(out->site));
 	memset(out->fetch, 0, sizeof(out->fetch));
 	memset(out->arg_why, 0, sizeof(out->arg_why));
+	memset(out->exit_fetch, 0, sizeof(out->exit_fetch));
+	out->out_at_exit = false;
 	if (n <= 0) {
 		snprintf(out->why, sizeof(out->why),
 			 "no inline site in the DWARF");
@@ -161,9 +191,22 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 			return;
 		}
 		for (int a = 0; a < FS_INLINE_NARGS; a++) {
+			const char *at = " at the inline entry:";
+
 			if (a >= d->nparams) {
 				snprintf(why, sizeof(why), "no parameter %d",
 					 a + 1);
+			} else if (a == out_arg && d->pointee_param == a &&
+				   d->params[a].loc.pointee) {
+				memset(&out->fetch[i][a], 0,
+				       sizeof(out->fetch[i][a]));
+				if (site__pointee(d, &out->site[i],
+						  out->exit_fetch[i], why,
+						  sizeof(why))) {
+					out->out_at_exit = true;
+					continue;
+				}
+				at = ", a pointer to the caller's variable,";
 			} else if (!loc__fetch(&d->params[a].loc, arg_size[a],
 					       &out->fetch[i][a], why,
 					       sizeof(why))) {
@@ -182,14 +225,16 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 			/* The first site's reason stands for all. */
 			if (!out->arg_why[a][0])
 				snprintf(out->arg_why[a],
-					 sizeof(out->arg_why[a]),
-					 "%s%s%s at the inline entry: %s",
+					 sizeof(out->arg_why[a]), "%s%s%s%s %s",
 					 a < d->nparams ? "'" : "",
 					 a < d->nparams ? d->params[a].name
 							: "argument",
-					 a < d->nparams ? "'" : "", why);
+					 a < d->nparams ? "'" : "", at, why);
 			out->fetch[i][a].kind = FS_FETCH_NONE;
 		}
 	}
+	/* Every site must give the result at its exits. */
+	if (out_arg >= 0 && out->arg_why[out_arg][0])
+		out->out_at_exit = false;
 	out->nsites = n;
 }

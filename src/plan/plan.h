@@ -12,7 +12,7 @@
 
 #define FN_MAX_ARGS 12
 
-#define PLAN_INLINE_EXITS 16
+#define PLAN_INLINE_EXITS FS_INLINE_MAX_EXITS
 
 /* One inline site as the probes need it: offsets inside symbol. */
 struct plan_inline_site {
@@ -28,13 +28,21 @@ struct plan_inline_site {
  */
 struct plan_inline {
 	char source[400]; /* "PATH (--debuginfo)", "" without DWARF */
-	char why[400];	  /* why there are no usable sites, or "" */
+	/* The inlined function whose sites these are; for a sub-probe's
+	 * lookups, set when the traced function inlines one, even if its
+	 * sites cannot be probed (nsites 0, why says why). */
+	char function[128];
+	char why[400]; /* why there are no usable sites, or "" */
 	int nsites;
 	struct plan_inline_site site[FS_INLINE_MAX_SITES];
 	struct fs_fetch fetch[FS_INLINE_MAX_SITES][FS_INLINE_NARGS];
 	/* Why argument i has no location at some site ("" = it has one at
 	 * every site). */
 	char arg_why[FS_INLINE_NARGS][200];
+	/* The out argument is an implicit pointer to the caller's variable:
+	 * the result is that variable, fetched at each exit target. */
+	bool out_at_exit;
+	struct fs_fetch exit_fetch[FS_INLINE_MAX_SITES][FS_INLINE_MAX_EXITS];
 };
 
 /* A BTF prototype reduced to what the handlers depend on. */
@@ -76,6 +84,10 @@ struct kfacts {
 	/* Inline sites of each target's inlined function
 	 * (plan__inline_target); NULL when nobody looked. */
 	const struct plan_inline *inl[FS_TGT_NR];
+	/* Inline sites of the sub-probe's lookup in the traced function
+	 * (probe_target.sub_inline_in); NULL when nobody looked, nsites 0
+	 * when the traced function calls the lookup. */
+	const struct plan_inline *sub_inl[FS_TGT_NR];
 	void *priv;
 };
 

@@ -28,8 +28,9 @@ struct probe {
 	int nlinks;
 	/* Sub-probe (folios / copies) that could not be used, and why. */
 	bool sub_missing;
-	char sub_why[256];
-	char sub_note[320];	   /* sub-probe used the other mechanism: why */
+	char sub_why[400];
+	char sub_note[700]; /* sub-probe used the other mechanism, or none: why
+			     */
 	struct probe_load_cfg cfg; /* compiled into the programs */
 	__u32 nentries;		/* stats entries: 1, or FS_STATS_ENTRIES (-P) */
 	bool lean;		/* --lean */
@@ -171,6 +172,34 @@ static const char *sub__symbol(const struct kfacts *f,
 	return NULL;
 }
 
+/*
+ * The traced function has the sub-probe's lookup inlined (DWARF): a probe
+ * on a symbol of it would see none of the traced function's lookups, so
+ * there is no sub-probe; why says why, naming what the inline sites give.
+ * The lookup's result is written through a pointer to the caller's local,
+ * which the inline exit would have to read where that local lives then.
+ */
+static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
+			 char *why, size_t n)
+{
+	const struct plan_inline *in = f->sub_inl[pr->target];
+	int out = pr->tg->sub_inline_out;
+	int len;
+
+	if (!in || !in->function[0])
+		return false;
+	len = snprintf(why, n, "%s is inlined into %s", in->function,
+		       pr->tg->sub_inline_in);
+	if (len < 0 || (size_t)len >= n)
+		return true;
+	if (!in->nsites)
+		snprintf(why + len, n - len, ", sites unusable: %s", in->why);
+	else if (out >= 0 && in->arg_why[out][0])
+		snprintf(why + len, n - len, "; folio not read there: %s",
+			 in->arg_why[out]);
+	return true;
+}
+
 /* Turn on the programs of set ps (NULL: none), aimed at sym. */
 static int set__enable(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
@@ -252,13 +281,17 @@ static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
 }
 
 /*
- * An inline step: its entry program at every site's entry (the cookie is
- * the site's index into the fetch plan), its exit program at every exit
- * target, its return and entry programs on each caller once.
+ * Inline sites in: ps's entry program at every site's entry (the cookie
+ * is the site's index into the fetch plan), its exit program at every
+ * exit target (cookie: site * FS_INLINE_MAX_EXITS + the exit's index),
+ * its return and entry programs, where it has them, on each caller once.
  */
-static int inline__attach(struct probe *pr, const struct probe_set *ps)
+static int inline__attach(struct probe *pr, const struct probe_set *ps,
+			  const struct plan_inline *in)
 {
-	const struct plan_inline *in = pr->cfg.inl;
+	/* A sub-probe whose result is not found at the exits has its
+	 * entries only (what happens between lookups). */
+	bool exits = ps->handler != pr->tg->sub_handler || in->out_at_exit;
 	int err = 0;
 
 	for (int i = 0; i < in->nsites && !err; i++) {
@@ -267,15 +300,17 @@ static int inline__attach(struct probe *pr, const struct probe_set *ps)
 
 		err = prog__attach_at(pr, ps->prog[0].name, st->symbol,
 				      st->entry_off, i);
-		for (int e = 0; e < st->nexits && !err; e++)
+		for (int e = 0; exits && e < st->nexits && !err; e++)
 			err = prog__attach_at(pr, ps->prog[1].name, st->symbol,
-					      st->exit_off[e], 0);
+					      st->exit_off[e],
+					      (__u64)i * FS_INLINE_MAX_EXITS +
+						      (__u64)e);
 		for (int j = 0; j < i; j++)
 			seen |= !strcmp(in->site[j].symbol, st->symbol);
-		if (!err && !seen)
+		if (!err && !seen && ps->prog[2].name)
 			err = prog__attach(pr, &ps->prog[2], MECH_KPROBE,
 					   st->symbol);
-		if (!err && !seen)
+		if (!err && !seen && ps->prog[3].name)
 			err = prog__attach(pr, &ps->prog[3], MECH_KPROBE,
 					   st->symbol);
 	}
@@ -289,7 +324,10 @@ static int set__attach(struct probe *pr, const struct probe_set *ps,
 	int err = 0;
 
 	if (ps && ps->mech == MECH_INLINE)
-		return inline__attach(pr, ps);
+		return inline__attach(pr, ps,
+				      ps->handler == pr->tg->sub_handler
+					      ? pr->cfg.sub_inl
+					      : pr->cfg.inl);
 
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
 	     i++)
@@ -446,7 +484,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	enum plan_mech first = s->mech == MECH_INLINE ? MECH_KPROBE : s->mech;
 	enum plan_mech order[2] = { first, first == MECH_FENTRY ? MECH_KPROBE
 								: MECH_FENTRY };
-	char subwhy[256] = "", msg[256];
+	char subwhy[400] = "", msg[256];
 	const char *sub_sym = NULL;
 	size_t len = 0;
 	int err;
@@ -473,7 +511,46 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 			!f->btf_proto(f, s->symbol, &proto) &&
 			!strcmp(proto.arg[0], "ptr:struct inode");
 	}
-	if (ps && ps->has_sub && !o->lean) {
+	pr->cfg.sub_inl = NULL;
+	if (ps && ps->has_sub && !o->lean &&
+	    sub__inlined(f, pr, subwhy, sizeof(subwhy))) {
+		const struct plan_inline *in = f->sub_inl[pr->target];
+
+		if (in->nsites && f->kprobes != 0) {
+			pr->cfg.sub_inl = in;
+			err = probe__try(pr, s, in->function, MECH_INLINE, o,
+					 msg, sizeof(msg));
+			if (!err) {
+				snprintf(pr->sub_note, sizeof(pr->sub_note),
+					 "; folio lookups: %s at %d inline "
+					 "site%s in %s (DWARF %s), %s",
+					 in->function, in->nsites,
+					 in->nsites == 1 ? "" : "s",
+					 pr->tg->sub_inline_in, in->source,
+					 in->out_at_exit
+						 ? "the folio read at the exits"
+						 : "entries only: the folio is "
+						   "not found at the exits");
+				goto done;
+			}
+			pr->cfg.sub_inl = NULL;
+			snprintf(subwhy, sizeof(subwhy),
+				 "%s is inlined into %s: its inline sites: %s",
+				 in->function, pr->tg->sub_inline_in, msg);
+		} else if (in->nsites) {
+			snprintf(subwhy, sizeof(subwhy),
+				 "%s is inlined into %s: its inline sites "
+				 "need kprobes: %s",
+				 in->function, pr->tg->sub_inline_in,
+				 f->kprobes_why);
+		}
+		pr->sub_missing = true;
+		snprintf(pr->sub_why, sizeof(pr->sub_why), "%s", subwhy);
+		snprintf(pr->sub_note, sizeof(pr->sub_note),
+			 "; no sub-probe: %s (%d inline site%s, DWARF %s)",
+			 subwhy, in->nsites, in->nsites == 1 ? "" : "s",
+			 in->source);
+	} else if (ps && ps->has_sub && !o->lean) {
 		sub_sym = sub__symbol(f, pr->tg, &pr->cfg.sub_arg, subwhy,
 				      sizeof(subwhy));
 		for (int i = 0; sub_sym && i < 2; i++) {
@@ -595,6 +672,14 @@ static void probe__mark_unmeasured(const struct probe *pr,
 			if (h != tg->latency_hist)
 				model__not_measured(r, t, h, why);
 		return;
+	}
+	/* At inline sites without the result, the first sub histogram (the
+	 * result's) is not measured; the others come from the entries. */
+	if (!pr->sub_missing && pr->cfg.sub_inl &&
+	    !pr->cfg.sub_inl->out_at_exit && tg->sub_inline_out >= 0) {
+		snprintf(why, sizeof(why), "sub-probe at inline sites: %s",
+			 pr->cfg.sub_inl->arg_why[tg->sub_inline_out]);
+		model__not_measured(r, t, tg->sub_hist[0], why);
 	}
 	if (!pr->sub_missing)
 		return;

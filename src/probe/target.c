@@ -82,6 +82,14 @@ static void sh__configure(void *skel, const struct probe_opts *o,
 
 	rodata__set(s->rodata, o, c);
 	s->rodata->foliop_arg = c->sub_arg;
+	if (c->sub_inl) {
+		memcpy((void *)s->rodata->lookup_inline_fetch,
+		       c->sub_inl->fetch,
+		       sizeof(s->rodata->lookup_inline_fetch));
+		memcpy((void *)s->rodata->lookup_inline_exit_fetch,
+		       c->sub_inl->exit_fetch,
+		       sizeof(s->rodata->lookup_inline_exit_fetch));
+	}
 }
 
 static int sh__load(void *skel)
@@ -216,6 +224,12 @@ static const struct probe_target targets[FS_TGT_NR] = {
 					  false,
 					  PAIR("kprobe_lookup",
 					       "kretprobe_lookup") },
+			[MECH_INLINE] = { PLAN_H_SH_LOOKUP, MECH_INLINE, false,
+					  false,
+					  { { "kprobe_lookup_inline_entry",
+					      false },
+					    { "kprobe_lookup_inline_exit",
+					      false } } },
 		},
 		.sub_handler = PLAN_H_SH_LOOKUP,
 		/*
@@ -226,6 +240,9 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		 */
 		.sub_symbols = { "shmem_get_folio_gfp", "shmem_getpage_gfp",
 				 "shmem_get_folio", "shmem_getpage" },
+		/* (inode, index, foliop, ...) for all four */
+		.sub_inline_in = "shmem_file_read_iter",
+		.sub_inline_out = 2,
 		.nsub_hists = 2,
 		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES },
 		.sub_unseen = "folio lookups and copies to user space are",

@@ -49,6 +49,8 @@ struct probe_load_cfg {
 	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
 	int sub_arg; /* shmem lookup: index of the folio out-pointer */
 	const struct plan_inline *inl; /* inline step: sites and fetches */
+	/* Sub-probe at the lookup's inline sites: sites and fetches. */
+	const struct plan_inline *sub_inl;
 };
 
 #define PROBE_TARGET_SETS 10
@@ -66,12 +68,21 @@ struct probe_target {
 	/* Main programs, one set per (handler, mechanism), up to the first
 	 * set without programs. */
 	struct probe_set set[PROBE_TARGET_SETS];
-	/* Sub-probe: programs per mechanism (fentry, kprobe), the handler
+	/* Sub-probe: programs per mechanism (fentry, kprobe, and at the
+	 * lookup's inline sites: entry, exit targets), the handler
 	 * its prototype is checked against, candidate functions (most
 	 * precise first, NULL-terminated). */
-	struct probe_set sub[MECH_KPROBE + 1];
+	struct probe_set sub[MECH_INLINE + 1];
 	int sub_handler;
 	const char *sub_symbols[6];
+	/*
+	 * The traced function the sub-probe's lookups are called from
+	 * (NULL: no such check). Where the DWARF has a sub symbol inlined
+	 * there, a probe on any symbol misses those lookups; sub_inline_out
+	 * is the argument the lookup writes its result through.
+	 */
+	const char *sub_inline_in;
+	int sub_inline_out;
 	/* Histograms only the sub-probe measures: unmeasured without it
 	 * and at the syscall level, where sub_unseen is what the syscall
 	 * boundary does not show ("the folios ... are"). */

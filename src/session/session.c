@@ -9,6 +9,7 @@
 #include "dwarf/dwarf.h"
 #include "probe/target.h"
 #include "util/err.h"
+#include "util/util.h"
 
 int session__parse_targets(const char *s, bool want[FS_TGT_NR])
 {
@@ -63,11 +64,88 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 	if (n < 0)
 		snprintf(out->why, sizeof(out->why), "%s: %s", out->source,
 			 why);
-	else
+	else {
 		plan__inline_build(sites.site, n, tg->inline_arg_size,
 				   tg->inline_verdict_arg, out);
+		/* The compare's programs read its verdict at the entry's
+		 * address only. */
+		if (out->out_at_exit) {
+			snprintf(out->arg_why[tg->inline_verdict_arg],
+				 sizeof(out->arg_why[0]),
+				 "the verdict is an implicit pointer to the "
+				 "caller's variable, which the compare's "
+				 "programs do not read at the exits");
+			out->out_at_exit = false;
+		}
+	}
 	if (n >= 0)
 		dwarf_sites__free(&sites);
+	dwarf_kernel__close(&k);
+	return 0;
+}
+
+/* Keeps the sites in caller; returns how many are left. */
+static int sites__keep_caller(struct dwarf_sites *s, const char *caller)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		if (strcmp(s->site[i].caller, caller))
+			continue;
+		if (n != i) {
+			struct dwarf_site t = s->site[n];
+
+			s->site[n] = s->site[i];
+			s->site[i] = t;
+		}
+		n++;
+	}
+	return n;
+}
+
+int session__sub_inline(const char *cmd, const char *debuginfo,
+			const char *release, enum fs_target t,
+			struct plan_inline *out)
+{
+	const struct probe_target *tg = probe_target__get(t);
+	static const int size[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
+	struct dwarf_kernel k;
+	char why[DWARF_WHY_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (!tg->sub_inline_in)
+		return 0;
+	dwarf_kernel__open(&k, debuginfo, release);
+	if (!k.d) {
+		if (debuginfo) {
+			err__print(cmd, 0, "--debuginfo: %s", k.why);
+			return -ENOENT;
+		}
+		snprintf(out->why, sizeof(out->why), "%s", k.why);
+		return 0;
+	}
+	snprintf(out->source, sizeof(out->source), "%s (%s)", dwarf__path(k.d),
+		 debuginfo ? "--debuginfo" : "distribution path");
+	snprintf(out->why, sizeof(out->why), "no lookup inlined into %s",
+		 tg->sub_inline_in);
+	for (size_t i = 0; i < ARRAY_SIZE(tg->sub_symbols) &&
+			   tg->sub_symbols[i] && !out->function[0];
+	     i++) {
+		struct dwarf_sites sites = { 0 };
+		int n = dwarf__find_inline(k.d, tg->sub_symbols[i], &sites, why,
+					   sizeof(why));
+
+		if (n < 0)
+			continue;
+		n = sites__keep_caller(&sites, tg->sub_inline_in);
+		if (n > 0) {
+			plan__inline_build(sites.site, n, size,
+					   tg->sub_inline_out, out);
+			snprintf(out->function, sizeof(out->function), "%s",
+				 tg->sub_symbols[i]);
+		}
+		dwarf_sites__free(&sites);
+	}
 	dwarf_kernel__close(&k);
 	return 0;
 }
@@ -119,6 +197,15 @@ int session__start(struct session *s, enum plan_mode m,
 		if (err)
 			return err;
 		s->facts.inl[t] = &s->inl[t];
+	}
+	for (int t = 0; t < FS_TGT_NR && !o->lean; t++) {
+		if (!s->want[t] || !probe_target__get(t)->sub_inline_in)
+			continue;
+		err = session__sub_inline(NULL, o->debuginfo, s->facts.release,
+					  t, &s->sub_inl[t]);
+		if (err)
+			return err;
+		s->facts.sub_inl[t] = &s->sub_inl[t];
 	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])

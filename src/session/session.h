@@ -36,6 +36,8 @@ struct session {
 	struct fs_filters filters;
 	/* Each target's inline sites (plan__inline_target). */
 	struct plan_inline inl[FS_TGT_NR];
+	/* Each target's sub-probe lookups inlined into it. */
+	struct plan_inline sub_inl[FS_TGT_NR];
 	/* Events: every probe's ring buffer, and where they go. */
 	struct ring_buffer *rb;
 	struct session_evsrc evsrc[FS_TGT_NR];
@@ -80,6 +82,14 @@ void session__stop(struct session *s);
  */
 int session__inline(const char *cmd, const char *debuginfo, const char *release,
 		    enum fs_target t, struct plan_inline *out);
+/*
+ * The same for t's sub-probe (probe_target.sub_inline_in): the sites of
+ * the first sub symbol the DWARF has inlined into the traced function,
+ * only those in it; out->nsites 0 when there is none (out->why says why).
+ */
+int session__sub_inline(const char *cmd, const char *debuginfo,
+			const char *release, enum fs_target t,
+			struct plan_inline *out);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);
 

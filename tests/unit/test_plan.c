@@ -778,6 +778,93 @@ static void test_inline_build_refused(void **state)
  * with a 4-byte argument in memory (shmem_get_folio's sgp) and an out
  * pointer that its code never stores through.
  */
+/*
+ * The lookup's out pointer inlined as an implicit pointer to the read
+ * loop's folio variable: the folio is that variable at each exit target,
+ * in whatever register the DWARF puts it there; where one exit target has
+ * no location for it, the result is not fetched anywhere, and why names
+ * that exit.
+ */
+static void test_inline_build_pointee(void **state)
+{
+	static const int sizes[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
+	static const char *const names[] = { "inode", "index", "foliop" };
+	struct dwarf_param pa[3];
+	struct dwarf_exit ex[3];
+	struct dwarf_site s;
+	struct plan_inline in;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(pa, 0, sizeof(pa));
+	memset(ex, 0, sizeof(ex));
+	strcpy(s.caller, "shmem_file_read_iter");
+	strcpy(s.symbol, "shmem_file_read_iter");
+	s.symbol_addr = SYM;
+	s.entry_pc = SYM + 0x82;
+	for (int i = 0; i < 3; i++)
+		strcpy(pa[i].name, names[i]);
+	pa[0].loc = reg_loc(14);
+	pa[1].loc = reg_loc(12);
+	pa[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_UNAVAILABLE,
+					.reg = -1,
+					.pointee = 0x144cb66 };
+	strcpy(pa[2].loc.why, "an implicit pointer");
+	s.params = pa;
+	s.nparams = 3;
+	s.pointee_param = 2;
+	/* Two exits land on one target, a third elsewhere. */
+	ex[0] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+				     .insn = SYM + 0x106,
+				     .target = SYM + 0x12d,
+				     .pointee = reg_loc(13) };
+	ex[1] = ex[0];
+	ex[1].insn = SYM + 0x10a;
+	ex[2] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+				     .insn = SYM + 0x11d,
+				     .target = SYM + 0x27c,
+				     .pointee = { .kind = DWARF_LOC_CONST,
+						  .reg = -1 } };
+	s.exits = ex;
+	s.nexits = 3;
+	plan__inline_build(&s, 1, sizes, 2, &in);
+	assert_string_equal(in.why, "");
+	assert_int_equal(in.nsites, 1);
+	assert_true(in.out_at_exit);
+	assert_string_equal(in.arg_why[2], "");
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_NONE);
+	assert_int_equal(in.site[0].nexits, 2);
+	assert_int_equal(in.site[0].exit_off[0], 0x12d);
+	assert_int_equal(in.exit_fetch[0][0].kind, FS_FETCH_REG);
+	assert_int_equal(in.exit_fetch[0][0].reg, 13);
+	assert_int_equal(in.site[0].exit_off[1], 0x27c);
+	assert_int_equal(in.exit_fetch[0][1].kind, FS_FETCH_CONST);
+	assert_int_equal(in.exit_fetch[0][1].off, 0);
+	assert_int_equal(in.fetch[0][0].kind, FS_FETCH_REG);
+	assert_int_equal(in.fetch[0][0].reg, 14);
+
+	/* Not located where the second target lands. */
+	ex[2].pointee =
+		(struct dwarf_loc){ .kind = DWARF_LOC_UNAVAILABLE, .reg = -1 };
+	strcpy(ex[2].pointee.why, "optimised out where the exit lands");
+	plan__inline_build(&s, 1, sizes, 2, &in);
+	assert_int_equal(in.nsites, 1);
+	assert_false(in.out_at_exit);
+	assert_string_equal(in.arg_why[2],
+			    "'foliop', a pointer to the caller's variable, at "
+			    "the exit shmem_file_read_iter+0x27c: optimised "
+			    "out where the exit lands");
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_NONE);
+
+	/* The same parameter as an ordinary out pointer is not a pointee:
+	 * pointee_param alone (0 in a zeroed site) does not make one. */
+	pa[2].loc.pointee = 0;
+	plan__inline_build(&s, 1, sizes, 2, &in);
+	assert_false(in.out_at_exit);
+	assert_string_equal(in.arg_why[2], "'foliop' at the inline entry: "
+					   "an implicit pointer");
+}
+
 static void test_inline_targets(void **state)
 {
 	static const int sizes_lookup[FS_INLINE_NARGS] = { 8, 8, 8, 4, 0, 0 };
@@ -958,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_inline_build_frame),
 		cmocka_unit_test(test_inline_build_refused),
 		cmocka_unit_test(test_inline_step),
+		cmocka_unit_test(test_inline_build_pointee),
 		cmocka_unit_test(test_inline_targets),
 	};
 
