@@ -125,7 +125,8 @@ test-mutants: folioscope
 
 # The VM part with trace, progress and compare on Debian's 6.12 as well
 # (make check runs only the attach plan, the reconciled runs and the
-# validation matrix there).
+# validation matrix there), and the suites that boot `make kernel` builds,
+# building those that are missing (make check uses them only if built).
 check-vm-full: folioscope
 	$(Q)tests/check.sh vm-full
 

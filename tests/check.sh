@@ -8,7 +8,9 @@
 #   tests/check.sh [all|novm|unit|host|vm]   a part (default all)
 #   tests/check.sh vm-full                   the VM part with --accel,
 #                                            trace, progress and compare on
-#                                            the further kernels too
+#                                            the further kernels too, and
+#                                            the make-kernel suites, built
+#                                            if missing (vm:shinline)
 #   tests/check.sh host:faults               one suite alone (KIND:SUITE,
 #                                            tests/KIND/SUITE.sh)
 #
@@ -25,13 +27,17 @@ BUILD=${BUILD:-build}
 want() { [ "$what" == all ] || [ "$what" == "$1" ] ||
 	{ [ "$what" == novm ] && [ "$1" != vm ]; } ||
 	{ [ "$what" == vm-full ] && [ "$1" == vm ]; }; }
+# The full VM tier builds the `make kernel` kernels its suites boot.
+if [ "$what" == vm-full ]; then export FS_KERNEL_BUILD=1; fi
 . tests/lib.sh
 . tests/harness/run.sh
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
 rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
 host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random kfacts store-lean bench install dwarf)
-vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf shinline)
+vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
+# Only in the full VM tier: it builds and boots a test kernel of its own.
+vm_full_suites=(shinline)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}
@@ -87,6 +93,7 @@ fi
 if want vm; then
 	echo "== vm"
 	suites vm "${vm_suites[@]}"
+	if [ "$what" == vm-full ]; then suites vm "${vm_full_suites[@]}"; fi
 	# Debian's other kernels (VM_DEBIAN_MORE, default 6.12; empty: none),
 	# each in a pass of its own: names tagged "[6.12] ", logs in
 	# $LOGDIR/vm-6.12/. In make check the attach plan, one reconciled run

@@ -5,6 +5,12 @@ PASS=${PASS:-0}
 FAIL=${FAIL:-0}
 SKIP=${SKIP:-0}
 LOGDIR=${LOGDIR:-$PWD/build/test-logs}
+# tests/kernels/build.sh's option for the suites that boot a `make kernel`
+# build: -c (only a kernel already built; make check never waits 25
+# minutes for one) unless FS_KERNEL_BUILD=1 (make check-vm-full), where
+# the kernel is built if it is missing.
+KBUILD_OPT=-c
+[ "${FS_KERNEL_BUILD:-}" = 1 ] && KBUILD_OPT=
 mkdir -p "$LOGDIR"
 # `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, else Debian's
 # $FS_VM_DEBIAN (6.1 when unset), and $FS_VM_MODULES.

@@ -4,7 +4,7 @@
 # Builds a small x86_64 test kernel from Debian's linux-source-6.1, optionally
 # with patches, for `folioscope vm --kernel`.
 #
-#   tests/kernels/build.sh [-k] [-d] [-n NAME] [-j JOBS] [PATCH...]
+#   tests/kernels/build.sh [-k] [-d] [-c] [-n NAME] [-j JOBS] [PATCH...]
 #
 # Config: `make tinyconfig` + tests/kernels/config.fragment + olddefconfig.
 # Everything the guest needs is built in, so no modules dir is needed.
@@ -12,6 +12,9 @@
 # a full build (the whole kernel is instrumented), patched builds on top of
 # it as usual. -d drops a patched build's tree once its bzImage is out
 # (2.4 GB each; a later build of the same patches just boots the bzImage).
+# -c builds nothing: it prints the cached kernel's path, or exits 3 when
+# the kernel is not built yet (make check's tier: a base build takes 25
+# minutes and more).
 #
 # Cache: $FOLIOSCOPE_CACHE, $XDG_CACHE_HOME/folioscope or ~/.cache/folioscope,
 # under kernels-built/:
@@ -38,19 +41,21 @@ jobs=$(nproc)
 name=
 kasan=
 drop=
+cached_only=
 
 die() {
 	echo "kernel: $*" >&2
 	exit 2
 }
 
-while getopts "kdn:j:h" o; do
+while getopts "kdcn:j:h" o; do
 	case $o in
 	k) kasan=1 ;;
+	c) cached_only=1 ;;
 	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -204,6 +209,9 @@ exec 8>"$built/.lock-base-$base_key"
 flock 8
 if [ -f "$base/bzImage" ]; then
 	echo "kernel: base $base_key cached" >&2
+elif [ -n "$cached_only" ]; then
+	echo "kernel: base $base_key not built (-c: make kernel builds it, about 25 min)" >&2
+	exit 3
 else
 	build_base
 fi
@@ -217,6 +225,9 @@ if [ ${#patches[@]} -gt 0 ]; then
 	flock 9
 	if [ -f "$result/bzImage" ]; then
 		echo "kernel: patch-$key cached" >&2
+	elif [ -n "$cached_only" ]; then
+		echo "kernel: patch-$key ($(for p in "${patches[@]}"; do basename "$p"; done | paste -sd' ')) not built (-c: make kernel PATCHES=... builds it)" >&2
+		exit 3
 	else
 		build_patched "$result"
 	fi

@@ -101,7 +101,7 @@ rm -rf "$vd"
 # prep calls (errors included).
 vb_bz=${FS_VM_KERNEL:-}
 if [ -z "$vb_bz" ]; then
-	vb_bz=$(tests/kernels/build.sh 2>"$LOGDIR/vm-dwarf-build.log" | tail -1) || vb_bz=
+	vb_bz=$(tests/kernels/build.sh $KBUILD_OPT 2>"$LOGDIR/vm-dwarf-build.log" | tail -1) || vb_bz=
 fi
 if [ -z "$vb_bz" ] || [ ! -f "$vb_bz" ]; then
 	skip "vm dwarf built" "no make kernel build: $(tail -1 "$LOGDIR/vm-dwarf-build.log" 2>/dev/null)"

@@ -11,7 +11,7 @@
 # location list leaves without a location where some exits land: there
 # folio_size is not measured, and says why (on the base build it is).
 # shellcheck shell=bash
-si_bz=$(tests/kernels/build.sh -n shmem-lookup-inline \
+si_bz=$(tests/kernels/build.sh $KBUILD_OPT -n shmem-lookup-inline \
 	tests/kernels/patches/shmem-lookup-inline.patch 2>"$LOGDIR/vm-shinline-build.log" | tail -1) || si_bz=
 if [ -z "$si_bz" ] || [ ! -f "$si_bz" ]; then
 	skip "vm shinline" "no make kernel build: $(tail -1 "$LOGDIR/vm-shinline-build.log" 2>/dev/null)"
@@ -51,7 +51,7 @@ else
 	expect_eq "vm shinline run: reads reconcile, no validation failure" \
 		"$(jq -r '.workload | "\(.reconcile) \(.validation_failures)"' "$j" 2>&1)" "ok 0"
 	# The same read on the base build: its sub-probe on the symbol.
-	si_base=$(tests/kernels/build.sh 2>"$LOGDIR/vm-shinline-base-build.log" | tail -1) || si_base=
+	si_base=$(tests/kernels/build.sh $KBUILD_OPT 2>"$LOGDIR/vm-shinline-base-build.log" | tail -1) || si_base=
 	if [ -z "$si_base" ] || [ ! -f "$si_base" ]; then
 		skip "vm shinline base" "no base make kernel build: $(tail -1 "$LOGDIR/vm-shinline-base-build.log" 2>/dev/null)"
 	else
