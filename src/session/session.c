@@ -38,6 +38,29 @@ int session__check_root(const char *cmd)
 	return -EPERM;
 }
 
+/*
+ * The kernel's DWARF for an inline plan: 1 with k open and out->source
+ * said, 0 without DWARF (out->why says why; the plan falls back), or
+ * -ENOENT when the user's --debuginfo cannot be used (said here).
+ */
+static int inline__dwarf_open(const char *cmd, const char *debuginfo,
+			      const char *release, struct dwarf_kernel *k,
+			      struct plan_inline *out)
+{
+	dwarf_kernel__open(k, debuginfo, release);
+	if (!k->d) {
+		if (debuginfo) {
+			err__print(cmd, 0, "--debuginfo: %s", k->why);
+			return -ENOENT;
+		}
+		snprintf(out->why, sizeof(out->why), "%s", k->why);
+		return 0;
+	}
+	snprintf(out->source, sizeof(out->source), "%s (%s)", dwarf__path(k->d),
+		 debuginfo ? "--debuginfo" : "distribution path");
+	return 1;
+}
+
 int session__inline(const char *cmd, const char *debuginfo, const char *release,
 		    enum fs_target t, struct plan_inline *out)
 {
@@ -49,17 +72,9 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 	int n;
 
 	memset(out, 0, sizeof(*out));
-	dwarf_kernel__open(&k, debuginfo, release);
-	if (!k.d) {
-		if (debuginfo) {
-			err__print(cmd, 0, "--debuginfo: %s", k.why);
-			return -ENOENT;
-		}
-		snprintf(out->why, sizeof(out->why), "%s", k.why);
-		return 0;
-	}
-	snprintf(out->source, sizeof(out->source), "%s (%s)", dwarf__path(k.d),
-		 debuginfo ? "--debuginfo" : "distribution path");
+	n = inline__dwarf_open(cmd, debuginfo, release, &k, out);
+	if (n <= 0)
+		return n;
 	n = dwarf__find_inline(k.d, function, &sites, why, sizeof(why));
 	if (n < 0)
 		snprintf(out->why, sizeof(out->why), "%s: %s", out->source,
@@ -111,35 +126,28 @@ int session__sub_inline(const char *cmd, const char *debuginfo,
 	static const int size[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
 	struct dwarf_kernel k;
 	char why[DWARF_WHY_MAX];
+	int n;
 
 	memset(out, 0, sizeof(*out));
 	if (!tg->sub_inline_in)
 		return 0;
-	dwarf_kernel__open(&k, debuginfo, release);
-	if (!k.d) {
-		if (debuginfo) {
-			err__print(cmd, 0, "--debuginfo: %s", k.why);
-			return -ENOENT;
-		}
-		snprintf(out->why, sizeof(out->why), "%s", k.why);
-		return 0;
-	}
-	snprintf(out->source, sizeof(out->source), "%s (%s)", dwarf__path(k.d),
-		 debuginfo ? "--debuginfo" : "distribution path");
+	n = inline__dwarf_open(cmd, debuginfo, release, &k, out);
+	if (n <= 0)
+		return n;
 	snprintf(out->why, sizeof(out->why), "no lookup inlined into %s",
 		 tg->sub_inline_in);
 	for (size_t i = 0; i < ARRAY_SIZE(tg->sub_symbols) &&
 			   tg->sub_symbols[i] && !out->function[0];
 	     i++) {
 		struct dwarf_sites sites = { 0 };
-		int n = dwarf__find_inline(k.d, tg->sub_symbols[i], &sites, why,
-					   sizeof(why));
+		int kept;
 
-		if (n < 0)
+		if (dwarf__find_inline(k.d, tg->sub_symbols[i], &sites, why,
+				       sizeof(why)) < 0)
 			continue;
-		n = sites__keep_caller(&sites, tg->sub_inline_in);
-		if (n > 0) {
-			plan__inline_build(sites.site, n, size,
+		kept = sites__keep_caller(&sites, tg->sub_inline_in);
+		if (kept > 0) {
+			plan__inline_build(sites.site, kept, size,
 					   tg->sub_inline_out, out);
 			snprintf(out->function, sizeof(out->function), "%s",
 				 tg->sub_symbols[i]);

@@ -75,26 +75,6 @@ if [ ${#names[@]} -eq 0 ]; then
 	done
 fi
 
-cat >"$out/guest.sh" <<-'EOF'
-#!/bin/sh
-# KASAN announces itself at boot; the host looks for this line.
-dmesg 2>/dev/null | grep -m1 'KernelAddressSanitizer' | sed 's/^/== kasan: /'
-n=0
-cmd=
-for a in "$@" :::; do
-	if [ "$a" != ::: ]; then
-		cmd="$cmd $a"
-		continue
-	fi
-	[ -n "$cmd" ] || continue
-	# shellcheck disable=SC2086
-	/bin/folioscope run $cmd
-	echo "== job $n exit $?"
-	n=$((n + 1))
-	cmd=
-done
-EOF
-chmod +x "$out/guest.sh"
 
 # kinds NAME JOB: the job's failure kinds with their counts ("wrong answer
 # x12, data changed x3"), "none" for 0 failures, "no verdict" without a
@@ -145,10 +125,10 @@ for n in "${names[@]}"; do
 	for job in "${jobs[@]}"; do
 		read -r jname jargs <<<"$job"
 		# shellcheck disable=SC2206
-		args+=($jargs -j "$out/$n-$jname.json" :::)
+		args+=(run $jargs -j "$out/$n-$jname.json" :::)
 	done
 	start=$SECONDS
-	(cd "$out" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$out/guest.sh" -- "${args[@]}") \
+	(cd "$out" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$repo/tests/vm/jobs-guest.sh" -- "${args[@]}") \
 		>"$out/$n.log" 2>&1
 	verdict=
 	got=()

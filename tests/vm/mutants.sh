@@ -20,6 +20,7 @@
 # leaves the score out.
 # shellcheck shell=bash
 mu=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmmut.XXXXXX")
+jobs_guest=$PWD/tests/vm/jobs-guest.sh
 mu_all="base mut-hole-stale mut-past-ret mut-pos-back seed-dedupe"
 
 # The layouts: NAME ARGS (a workload's options).
@@ -43,23 +44,6 @@ mu_patch() {
 	esac
 }
 
-cat >"$mu/guest.sh" <<-'EOF'
-#!/bin/sh
-n=0
-cmd=
-for a in "$@" :::; do
-	if [ "$a" != ::: ]; then
-		cmd="$cmd $a"
-		continue
-	fi
-	[ -n "$cmd" ] || continue
-	# shellcheck disable=SC2086
-	/bin/folioscope run $cmd
-	echo "== job $n exit $?"
-	n=$((n + 1))
-	cmd=
-done
-EOF
 
 # mu_kind K JOB: the failure kinds of job JOB on kernel K, sorted, or
 # "none" (0 failures), or "no-json".
@@ -82,10 +66,10 @@ for k in ${MUTANTS:-$mu_all}; do
 	for job in "${jobs[@]}"; do
 		read -r name wargs <<<"$job"
 		# shellcheck disable=SC2206
-		args+=($wargs -j "$mu/$k-$name.json" :::)
+		args+=(run $wargs -j "$mu/$k-$name.json" :::)
 	done
 	start=$SECONDS
-	(cd "$mu" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$mu/guest.sh" -- "${args[@]}") \
+	(cd "$mu" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$jobs_guest" -- "${args[@]}") \
 		>"$LOGDIR/vm-mutants-$k.log" 2>&1
 	echo "  $k: $((SECONDS - start)) s in the VM; log $LOGDIR/vm-mutants-$k.log"
 	i=0

@@ -8,6 +8,7 @@
 # has --exec; otherwise each gets its own.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
+jobs_guest=$PWD/tests/vm/jobs-guest.sh
 vallog=$LOGDIR/vm-validation.log
 
 # NAME EXIT ARGS: the exit status each run must have.
@@ -25,32 +26,14 @@ declare -A valrc=()
 
 valstart=$SECONDS
 if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
-	# One boot: the guest script runs folioscope once per group of its
-	# arguments (each ended by ":::") and prints each exit status.
-	cat >"$valout/guest.sh" <<-'EOF'
-	#!/bin/sh
-	n=0
-	cmd=
-	for a in "$@" :::; do
-		if [ "$a" != ::: ]; then
-			cmd="$cmd $a"
-			continue
-		fi
-		[ -n "$cmd" ] || continue
-		# shellcheck disable=SC2086
-		/bin/folioscope $cmd
-		echo "== job $n exit $?"
-		n=$((n + 1))
-		cmd=
-	done
-	EOF
+	# One boot: tests/vm/jobs-guest.sh runs each job in turn.
 	valargs=()
 	for job in "${valjobs[@]}"; do
 		read -r name _ args <<<"$job"
 		# shellcheck disable=SC2206
 		valargs+=($args -j "$valout/$name.json" :::)
 	done
-	(cd "$valout" && "$FS" vm "${vmargs[@]}" --exec "$valout/guest.sh" -- "${valargs[@]}") >"$vallog" 2>&1
+	(cd "$valout" && "$FS" vm "${vmargs[@]}" --exec "$jobs_guest" -- "${valargs[@]}") >"$vallog" 2>&1
 	i=0
 	for job in "${valjobs[@]}"; do
 		read -r name _ <<<"$job"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Guest side of the suites that run several folioscope commands in one
+# boot (validation.sh, mutants.sh, tests/kernels/mutants.sh), run by
+# `folioscope vm --exec`: the arguments are commands, each ended by ":::"
+# (`run dedupe --matrix -j F :::`); each runs in turn and its exit status
+# is printed as "== job N exit S". A KASAN kernel's boot line comes first
+# as "== kasan: ...", for the host to check that KASAN is on.
+dmesg 2>/dev/null | grep -m1 'KernelAddressSanitizer' | sed 's/^/== kasan: /'
+n=0
+cmd=
+for a in "$@" :::; do
+	if [ "$a" != ::: ]; then
+		cmd="$cmd $a"
+		continue
+	fi
+	[ -n "$cmd" ] || continue
+	# shellcheck disable=SC2086 # $cmd is the command and its arguments
+	/bin/folioscope $cmd
+	echo "== job $n exit $?"
+	n=$((n + 1))
+	cmd=
+done
