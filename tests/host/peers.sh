@@ -67,7 +67,10 @@ open(sys.argv[3]).read()
 PY
 		if trace_bg "$pd" -t dedupe --events all --events-json "$pd/ev.jsonl" -- \
 			python3 "$pd/dd.py" "$pd/m/s" "$pd/m/d" "$pd/go"; then
-			wait_until 30 grep -q '"type":"event"' "$pd/ev.jsonl"
+			# Events are lines on stdout as they come (the JSON file is whole
+			# only at the end).
+			wait_until 30 grep -q " python3 .* SAME " "$pd/out" && pd_line=yes || pd_line=no
+			expect_eq "trace --events on btrfs: the event's line while the deduper lives" "$pd_line" yes
 			echo go >"$pd/go"
 			wait "$TPID"
 			expect_eq "trace --events on btrfs: the event names the source's path" \
