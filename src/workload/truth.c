@@ -522,6 +522,28 @@ static int add_decoys(struct dd_plan *p, int ci)
 /* Source size that leaves the range a page short of EOF. */
 #define PADDED(off, len) ((off) + (len) + P)
 
+/* A case of one range and one destination in a file of its own. */
+struct dd_single {
+	const char *name;
+	__u64 src_off, dst_off, len;
+	enum dd_diff diff;
+};
+
+static int add_single(struct dd_plan *p, int fs, const struct dd_single *s)
+{
+	const __u64 P = p->page;
+	struct dspec d = { .off = s->dst_off, .diff = s->diff };
+	struct mcase m = { .name = s->name,
+			   .src_off = s->src_off,
+			   .len = s->len,
+			   .count = 1,
+			   .src_size = PADDED(s->src_off, s->len),
+			   .ndest = 1,
+			   .dests = &d };
+
+	return add(p, fs, &m);
+}
+
 /*
  * Decoy cases (add_decoys) where blocks below the page size let source
  * and destination sit at different in-page offsets: the differing byte
@@ -532,11 +554,7 @@ static int add_decoys(struct dd_plan *p, int ci)
 static int add_decoy_cases(struct dd_plan *p, int fs)
 {
 	const __u64 b = p->fs[fs].bs, P = p->page;
-	const struct {
-		const char *name;
-		__u64 src_off, dst_off, len;
-		enum dd_diff diff;
-	} t[] = {
+	const struct dd_single t[] = {
 		{ "decoy-first", b, 2 * b, b, DD_DIFF_FIRST },
 		{ "decoy-middle", b, 2 * b, b, DD_DIFF_MIDDLE },
 		{ "decoy-last-word", b, 2 * b, b, DD_DIFF_LAST },
@@ -546,16 +564,7 @@ static int add_decoy_cases(struct dd_plan *p, int fs)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < ARRAY_SIZE(t); i++) {
-		struct dspec d = { .off = t[i].dst_off, .diff = t[i].diff };
-		struct mcase m = { .name = t[i].name,
-				   .src_off = t[i].src_off,
-				   .len = t[i].len,
-				   .count = 1,
-				   .src_size = PADDED(t[i].src_off, t[i].len),
-				   .ndest = 1,
-				   .dests = &d };
-
-		err = add(p, fs, &m);
+		err = add_single(p, fs, &t[i]);
 		if (!err)
 			err = add_decoys(p, p->ncases - 1);
 	}
@@ -733,33 +742,29 @@ int dd_plan__large_folios(struct dd_plan *p, int fs)
 {
 	const __u64 b = p->fs[fs].bs, P = p->page;
 	const struct {
-		const char *name;
+		struct dd_single one;
 		enum lf_how src, dst;
-		__u64 src_off, dst_off, len;
-		enum dd_diff diff;
 	} t[] = {
-		{ "lf-ra", LF_RA, LF_RA, 0, 0, 512 * KiB, DD_DIFF_NONE },
-		{ "lf-ra-late", LF_RA, LF_RA, 64 * KiB + 3 * P + b,
-		  128 * KiB + 5 * P + 2 * b, 256 * KiB, DD_DIFF_LAST },
-		{ "lf-ra-vs-small", LF_RA, LF_SMALL, 32 * KiB + P + b, 2 * b,
-		  192 * KiB, DD_DIFF_NONE },
-		{ "lf-big-vs-ra", LF_BIG, LF_RA, 128 * KiB - 2 * P,
-		  64 * KiB + P + b, 256 * KiB, DD_DIFF_WORD_END },
+		{ { "lf-ra", 0, 0, 512 * KiB, DD_DIFF_NONE }, LF_RA, LF_RA },
+		{ { "lf-ra-late", 64 * KiB + 3 * P + b,
+		    128 * KiB + 5 * P + 2 * b, 256 * KiB, DD_DIFF_LAST },
+		  LF_RA,
+		  LF_RA },
+		{ { "lf-ra-vs-small", 32 * KiB + P + b, 2 * b, 192 * KiB,
+		    DD_DIFF_NONE },
+		  LF_RA,
+		  LF_SMALL },
+		{ { "lf-big-vs-ra", 128 * KiB - 2 * P, 64 * KiB + P + b,
+		    256 * KiB, DD_DIFF_WORD_END },
+		  LF_BIG,
+		  LF_RA },
 	};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < ARRAY_SIZE(t); i++) {
-		struct dspec d = { .off = t[i].dst_off, .diff = t[i].diff };
-		struct mcase m = { .name = t[i].name,
-				   .src_off = t[i].src_off,
-				   .len = t[i].len,
-				   .count = 1,
-				   .src_size = PADDED(t[i].src_off, t[i].len),
-				   .ndest = 1,
-				   .dests = &d };
 		const struct dd_case *c;
 
-		err = add(p, fs, &m);
+		err = add_single(p, fs, &t[i].one);
 		if (err)
 			break;
 		c = &p->cases[p->ncases - 1];
