@@ -230,7 +230,7 @@ static void blacklist_load(struct kfacts *f, struct kfacts_priv *p)
 		int mfd = fs__mount_detached("debugfs", true);
 
 		if (mfd >= 0 &&
-		    !file__read_at(mfd, "kprobes/blacklist", &data)) {
+		    !file__read_at(mfd, "kprobes/blacklist", &data, NULL)) {
 			privately = true;
 			len = strlen(data);
 			/* An empty list: nothing to read. */
@@ -329,7 +329,7 @@ static void lockdown_load(struct kfacts *f)
 	mfd = fs__mount_detached("securityfs", true);
 	if (mfd < 0)
 		return; /* no securityfs at all: no lockdown LSM to ask */
-	err = file__read_at(mfd, "lockdown", &data);
+	err = file__read_at(mfd, "lockdown", &data, NULL);
 	close(mfd);
 	if (err) {
 		snprintf(f->lockdown, sizeof(f->lockdown),

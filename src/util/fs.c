@@ -206,7 +206,7 @@ int fs__mount_detached(const char *fstype, bool rdonly)
 	return err;
 }
 
-int file__read_at(int dirfd, const char *file, char **data)
+int file__read_at(int dirfd, const char *file, char **data, size_t *len)
 {
 	size_t used = 0, cap = 0;
 	char *buf = NULL, *nb;
@@ -244,5 +244,7 @@ int file__read_at(int dirfd, const char *file, char **data)
 	}
 	buf[used] = '\0';
 	*data = buf;
+	if (len)
+		*len = used;
 	return 0;
 }

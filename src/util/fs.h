@@ -64,8 +64,9 @@ int path__sb_dev(const char *path, dev_t *dev);
  */
 int fs__mount_detached(const char *fstype, bool rdonly);
 
-/* Reads FILE (relative) under DIRFD into *data, NUL terminated, free()d
- * by the caller; 0 or -errno. */
-int file__read_at(int dirfd, const char *file, char **data);
+/* Reads FILE (relative to DIRFD, or AT_FDCWD) whole into *data, NUL
+ * terminated, free()d by the caller; its length into *len if len. 0 or
+ * -errno. */
+int file__read_at(int dirfd, const char *file, char **data, size_t *len);
 
 #endif /* FS_UTIL_FS_H */

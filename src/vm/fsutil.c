@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "vm_internal.h"
+#include "util/fs.h"
 
 int vm_fs__fmt(char *buf, size_t n, const char *fmt, ...)
 {
@@ -126,51 +127,7 @@ int vm_fs__write_file(const char *path, const void *data, size_t len,
 
 int vm_fs__read_file(const char *path, char **data, size_t *len)
 {
-	size_t n = 0, cap = 4096;
-	int fd, err = 0;
-	char *buf, *nb;
-	ssize_t r;
-
-	*data = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[n] = '\0';
-	*data = buf;
-	if (len)
-		*len = n;
-	return 0;
+	return file__read_at(AT_FDCWD, path, data, len);
 }
 
 bool vm_fs__is_dir(const char *path)
