@@ -280,34 +280,61 @@ static __always_inline bool filter__file(const struct file *f)
 }
 
 /*
- * Per-CPU values, but a tracing program can still be interrupted by
- * another on the same CPU; atomic adds keep the counts exact, which the
- * tests reconcile against the workload's own totals.
- */
-/*
  * Hide a value from the optimiser so the mask after it survives: clang
  * knows a slot is < FS_SLOTS and drops the mask, and older verifiers
  * (6.1) then see an unbounded index.
  */
 #define fs_opaque(x) asm volatile("" : "+r"(x))
 
-static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
+/*
+ * Adds to the per-CPU stats. A field one program alone writes (of those
+ * one attach loads) takes a plain add (the _own helpers): the kernel
+ * never runs a program twice at once on one CPU, so nothing else writes
+ * that slot mid-update. kprobe and tracepoint programs run with
+ * preemption off and bpf_prog_active refusing any nested one; fentry,
+ * fexit and raw tracepoint programs are guarded by their own recursion
+ * counter (a second run on the CPU is refused and counted as missed), or
+ * ran with preemption off on kernels before it. A field two programs
+ * write takes a locked add: an fexit program may be preempted mid-update
+ * and the other run on that CPU. The tests reconcile every count against
+ * the workload's own totals.
+ */
+static __always_inline __u32 hist__slot(int *h, __u64 v)
 {
 	__u32 slot = fs_log2_slot(v);
 
 	fs_opaque(slot);
 	slot &= FS_SLOTS - 1;
-	fs_opaque(h);
-	h &= FS_MAX_HISTS - 1;
+	fs_opaque(*h);
+	*h &= FS_MAX_HISTS - 1;
+	return slot;
+}
+
+/* For a histogram several programs write. */
+static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
+{
+	__u32 slot = hist__slot(&h, v);
+
 	__sync_fetch_and_add(&st->hist[h].slot[slot], 1);
 	__sync_fetch_and_add(&st->hist[h].sum, v);
 }
 
-static __always_inline void hist__add_align(struct fs_stats *st, int h, __u64 v)
+/* For a histogram only the calling program writes. */
+static __always_inline void hist__add_own(struct fs_stats *st, int h, __u64 v)
 {
-	hist__add(st, h, fs_alignment(v));
+	__u32 slot = hist__slot(&h, v);
+
+	st->hist[h].slot[slot]++;
+	st->hist[h].sum += v;
 }
 
+static __always_inline void hist__add_align_own(struct fs_stats *st, int h,
+						__u64 v)
+{
+	hist__add_own(st, h, fs_alignment(v));
+}
+
+/* For a counter several programs write. */
 static __always_inline void counter__inc(struct fs_stats *st, int c)
 {
 	fs_opaque(c);
@@ -315,13 +342,14 @@ static __always_inline void counter__inc(struct fs_stats *st, int c)
 	__sync_fetch_and_add(&st->counter[c], 1);
 }
 
-/*
- * Per-call events, selected before load (trace --events all, --errors,
- * --slower-than, --sample). With ev_on 0 the verifier drops every event
- * branch as dead code, so a run without events pays nothing for them.
- * --sample alone keeps one call in ev_sample; with a selection it keeps
- * one selected call in ev_sample (counted per CPU).
- */
+/* For a counter only the calling program writes. */
+static __always_inline void counter__inc_own(struct fs_stats *st, int c)
+{
+	fs_opaque(c);
+	c &= FS_MAX_COUNTERS - 1;
+	st->counter[c]++;
+}
+
 const volatile __u32 ev_on = 0;
 const volatile __u32 ev_all = 0;
 const volatile __u32 ev_errors = 0; /* failed, DIFFERS, short reads */

@@ -269,17 +269,17 @@ dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
 static __always_inline __u32 dd__record(struct fs_stats *st, struct dd_call *c,
 					__u64 len, bool same)
 {
-	counter__inc(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
-	hist__add(st, FS_DD_BYTES, len);
-	hist__add_align(st, FS_DD_SRC_ALIGN, c->srcoff);
-	hist__add_align(st, FS_DD_DST_ALIGN, c->dstoff);
+	counter__inc_own(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
+	hist__add_own(st, FS_DD_BYTES, len);
+	hist__add_align_own(st, FS_DD_SRC_ALIGN, c->srcoff);
+	hist__add_align_own(st, FS_DD_DST_ALIGN, c->dstoff);
 	return same ? FS_EV_SAME : FS_EV_DIFFERS;
 }
 
 /* A call that failed: its event's result (ret is the -errno). */
 static __always_inline __u32 dd__fail(struct fs_stats *st)
 {
-	counter__inc(st, FS_DD_ERRORS);
+	counter__inc_own(st, FS_DD_ERRORS);
 	return FS_EV_ERROR;
 }
 
@@ -300,7 +300,7 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 	for (__u32 i = 0; i < DD_MAX_DESTS; i++) {
 		if (i >= n)
 			break;
-		counter__inc(st, FS_DD_CALLS);
+		counter__inc_own(st, FS_DD_CALLS);
 		if (ret < 0 ||
 		    bpf_probe_read_user(&info, sizeof(info), &infos[i])) {
 			dd__fail(st);
@@ -375,9 +375,10 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 	}
 	if (c->kind != DD_KIND_INLINE) {
 		c->lat = bpf_ktime_get_ns() - c->h.ts;
-		hist__add(st, FS_DD_LATENCY, c->lat);
+		hist__add_own(st, FS_DD_LATENCY, c->lat);
 	} else if (caller_t0) {
-		hist__add(st, FS_DD_CALLER_LAT, bpf_ktime_get_ns() - caller_t0);
+		hist__add_own(st, FS_DD_CALLER_LAT,
+			      bpf_ktime_get_ns() - caller_t0);
 	}
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
@@ -385,7 +386,7 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 			dd__sys_events(st, c, ret);
 		goto out;
 	}
-	counter__inc(st, FS_DD_CALLS);
+	counter__inc_own(st, FS_DD_CALLS);
 
 	/* The compare and the prep return int: the register's upper half
 	 * is not part of the value. */
@@ -493,7 +494,7 @@ static __always_inline int dd__folio(const void *folio)
 	if (st) {
 		__u64 size = folio__bytes(folio);
 
-		hist__add(st, FS_DD_FOLIO_SIZE, size);
+		hist__add_own(st, FS_DD_FOLIO_SIZE, size);
 		if (ev_on)
 			event__minmax(&c->folio_min, &c->folio_max, &c->folio_n,
 				      size);
@@ -689,7 +690,7 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	c->lat = bpf_ktime_get_ns() - c->h.ts;
 	st = stats__get();
 	if (st)
-		hist__add(st, FS_DD_LATENCY, c->lat);
+		hist__add_own(st, FS_DD_LATENCY, c->lat);
 	c->flags |= DD_F_EXITED;
 	if (c->at_exit.fn.same_ptr &&
 	    !bpf_probe_read_kernel(&same, sizeof(same),

@@ -209,6 +209,7 @@ static __always_inline __u64 sh__count(const struct sh_call *c)
 static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 				      __u64 count)
 {
+	/* Locked: the read's exit and the folio lookups both close copies. */
 	if (c->has_prev && c->last_count > count) {
 		hist__add(st, FS_SH_COPY_BYTES, c->last_count - count);
 		if (ev_on)
@@ -219,26 +220,47 @@ static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 }
 
 /*
- * A folio lookup starts: close the previous iteration's copy. Only the
- * read's own file counts: the copy to user space can fault on a buffer
- * mapped from another tmpfs file, whose lookup runs in the same thread
- * while the read is in flight.
+ * A folio lookup of the read in flight on inode: close the previous
+ * iteration's copy and return the read (NULL: not one of its lookups).
+ * Only the read's own file counts: the copy to user space can fault on a
+ * buffer mapped from another tmpfs file, whose lookup runs in the same
+ * thread while the read is in flight.
  */
+static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
+							struct fs_stats **st)
+{
+	struct sh_call *c = sh__current();
+
+	if (!c || c->inode != inode)
+		return NULL;
+	*st = stats__get();
+	if (!*st)
+		return NULL;
+	sh__chunk(*st, c, sh__count(c));
+	c->has_prev = 1;
+	return c;
+}
+
+/* A lookup starts; its exit program reads the folio through foliop. */
 static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
 {
 	struct fs_stats *st;
-	struct sh_call *c;
+	struct sh_call *c = sh__lookup_begin(inode, &st);
 
-	c = sh__current();
-	if (!c || c->inode != inode)
-		return 0;
-	st = stats__get();
-	if (!st)
-		return 0;
-	sh__chunk(st, c, sh__count(c));
-	c->has_prev = 1;
-	c->foliop = foliop;
+	if (c)
+		c->foliop = foliop;
 	return 0;
+}
+
+/* What a lookup that returned ret left in *foliop: a hole or an error
+ * leaves nothing to read. */
+static __always_inline __u64 sh__out_folio(int ret, __u64 foliop)
+{
+	__u64 folio = 0;
+
+	if (ret == 0)
+		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)foliop);
+	return folio;
 }
 
 /* The lookup of c returned folio (0: none, a hole or an error). */
@@ -250,7 +272,7 @@ static __always_inline void sh__lookup_folio(struct fs_stats *st,
 		__u64 size = folio__bytes((void *)folio);
 
 		c->last_folio = folio;
-		hist__add(st, FS_SH_FOLIO_SIZE, size);
+		hist__add_own(st, FS_SH_FOLIO_SIZE, size);
 		if (ev_on)
 			event__minmax(&c->ev.folio_min, &c->ev.folio_max,
 				      &c->ev.folio_n, size);
@@ -262,15 +284,12 @@ static __always_inline int sh__lookup_exit(int ret)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
-	__u64 folio = 0;
 
 	c = sh__current();
 	st = stats__get();
 	if (!c || !st || !c->foliop)
 		return 0;
-	if (ret == 0)
-		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)c->foliop);
-	sh__lookup_folio(st, c, folio);
+	sh__lookup_folio(st, c, sh__out_folio(ret, c->foliop));
 	return 0;
 }
 
@@ -327,17 +346,17 @@ static __always_inline int sh__exit(long ret)
 	st = stats__get();
 	if (!st)
 		goto out;
-	counter__inc(st, FS_SH_CALLS);
+	counter__inc_own(st, FS_SH_CALLS);
 	lat = bpf_ktime_get_ns() - c->h.ts;
-	hist__add(st, FS_SH_LATENCY, lat);
-	hist__add(st, FS_SH_REQ_BYTES, c->req);
-	hist__add_align(st, FS_SH_POS_ALIGN, c->pos);
+	hist__add_own(st, FS_SH_LATENCY, lat);
+	hist__add_own(st, FS_SH_REQ_BYTES, c->req);
+	hist__add_align_own(st, FS_SH_POS_ALIGN, c->pos);
 	if (c->has_buf)
-		hist__add_align(st, FS_SH_BUF_ALIGN, c->buf);
+		hist__add_align_own(st, FS_SH_BUF_ALIGN, c->buf);
 	if (ret < 0)
-		counter__inc(st, FS_SH_ERRORS);
+		counter__inc_own(st, FS_SH_ERRORS);
 	else
-		hist__add(st, FS_SH_BYTES, ret);
+		hist__add_own(st, FS_SH_BYTES, ret);
 	if (c->to && !lean)
 		sh__chunk(st, c, sh__count(c));
 	if (ev_on)
@@ -371,24 +390,26 @@ int BPF_KRETPROBE(kretprobe_read, long ret)
 	return sh__exit(ret);
 }
 
-/* shmem_get_folio and kin: the out-pointer's position comes from BTF. */
-SEC("fentry")
-int BPF_PROG(fentry_lookup)
-{
-	__u64 inode = 0, foliop = 0;
-
-	bpf_get_func_arg(ctx, 0, &inode);
-	bpf_get_func_arg(ctx, foliop_arg, &foliop);
-	return sh__lookup_enter(inode, foliop);
-}
-
+/*
+ * shmem_get_folio and kin at fexit, one program for the whole lookup:
+ * fexit sees the arguments too (the out-pointer's position comes from
+ * BTF), and the lookup leaves the read's iterator alone, so its count is
+ * the one an entry program would have read.
+ */
 SEC("fexit")
 int BPF_PROG(fexit_lookup)
 {
-	__u64 ret = 0;
+	__u64 inode = 0, foliop = 0, ret = 0;
+	struct fs_stats *st;
+	struct sh_call *c;
 
+	bpf_get_func_arg(ctx, 0, &inode);
+	bpf_get_func_arg(ctx, foliop_arg, &foliop);
 	bpf_get_func_ret(ctx, &ret);
-	return sh__lookup_exit((int)ret);
+	c = sh__lookup_begin(inode, &st);
+	if (c)
+		sh__lookup_folio(st, c, sh__out_folio((int)ret, foliop));
+	return 0;
 }
 
 SEC("kprobe")

@@ -216,10 +216,10 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER },
 		},
 		.sub = {
+			/* fexit alone: it has the arguments too. */
 			[MECH_FENTRY] = { PLAN_H_SH_LOOKUP, MECH_FENTRY, false,
 					  false,
-					  PAIR("fentry_lookup",
-					       "fexit_lookup") },
+					  { { "fexit_lookup", false } } },
 			[MECH_KPROBE] = { PLAN_H_SH_LOOKUP, MECH_KPROBE, false,
 					  false,
 					  PAIR("kprobe_lookup",
