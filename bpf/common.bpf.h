@@ -287,6 +287,14 @@ static __always_inline bool filter__file(const struct file *f)
 #define fs_opaque(x) asm volatile("" : "+r"(x))
 
 /*
+ * A field of p. Where p is a BTF pointer (an fentry or fexit argument,
+ * btf a constant true) the verifier checks a plain load, which costs no
+ * helper call; elsewhere (kprobe registers, pointers kept as numbers) a
+ * CO-RE probe read.
+ */
+#define FS_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+/*
  * Adds to the per-CPU stats. A field one program alone writes (of those
  * one attach loads) takes a plain add (the _own helpers): the kernel
  * never runs a program twice at once on one CPU, so nothing else writes

@@ -69,26 +69,27 @@ struct iov_iter___v63 {
  * (ITER_UBUF since 6.0, used by read(2); ITER_IOVEC for readv). Enum
  * values differ between versions, so they come from the target's BTF.
  */
-static __always_inline bool iter__user_addr(struct iov_iter *it, __u64 *addr)
+static __always_inline bool iter__user_addr(struct iov_iter *it, bool btf,
+					    __u64 *addr)
 {
-	__u64 off = BPF_CORE_READ(it, iov_offset);
+	__u64 off = FS_READ(btf, it, iov_offset);
 	const struct iovec *iov;
 	__u32 type;
 
 	if (bpf_core_field_exists(it->iter_type))
-		type = BPF_CORE_READ(it, iter_type);
+		type = FS_READ(btf, it, iter_type);
 	else
 		type = BPF_CORE_READ((struct iov_iter___v513 *)it, type) & ~1U;
 
 	if (bpf_core_enum_value_exists(enum iter_type, ITER_UBUF) &&
 	    type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
-		*addr = (__u64)BPF_CORE_READ(it, ubuf) + off;
+		*addr = (__u64)FS_READ(btf, it, ubuf) + off;
 		return true;
 	}
 	if (type != bpf_core_enum_value(enum iter_type, ITER_IOVEC))
 		return false;
 	if (bpf_core_field_exists(it->__iov))
-		iov = BPF_CORE_READ(it, __iov);
+		iov = FS_READ(btf, it, __iov);
 	else
 		iov = BPF_CORE_READ((struct iov_iter___v63 *)it, iov);
 	*addr = (__u64)BPF_CORE_READ(iov, iov_base) + off;
@@ -170,25 +171,29 @@ static __always_inline struct sh_call *sh__current(void)
 	return c;
 }
 
-static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to)
+/* btf: iocb and to are BTF pointers (fentry), read without helpers. */
+static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to,
+				     bool btf)
 {
+	struct file *f;
 	struct sh_call c, *s;
 
 	/* Process filters first: a read they reject leaves no trace, and
 	 * neither does its exit, which checks them again. */
 	if (!filter__pass())
 		return 0;
-	if (!filter__file(BPF_CORE_READ(iocb, ki_filp))) {
+	f = FS_READ(btf, iocb, ki_filp);
+	if (!filter__file(f)) {
 		sh__skip(true);
 		return 0;
 	}
 	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
-	c.pos = BPF_CORE_READ(iocb, ki_pos);
-	c.req = BPF_CORE_READ(to, count);
+	c.pos = FS_READ(btf, iocb, ki_pos);
+	c.req = FS_READ(btf, to, count);
 	c.to = (__u64)to;
-	c.inode = (__u64)BPF_CORE_READ(iocb, ki_filp, f_inode);
+	c.inode = (__u64)FS_READ(btf, f, f_inode);
 	if (!lean)
-		c.has_buf = iter__user_addr(to, &c.buf);
+		c.has_buf = iter__user_addr(to, btf, &c.buf);
 	c.h.ts = bpf_ktime_get_ns();
 	s = sh__save(&c);
 	if (ev_on && s)
@@ -334,7 +339,8 @@ sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
 	event__emit(st, &e, FS_SH_EVENTS, FS_SH_EV_LOST);
 }
 
-static __always_inline int sh__exit(long ret)
+/* to: the read's iterator as a BTF pointer (fexit), else NULL. */
+static __always_inline int sh__exit(long ret, struct iov_iter *to)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
@@ -358,7 +364,7 @@ static __always_inline int sh__exit(long ret)
 	else
 		hist__add_own(st, FS_SH_BYTES, ret);
 	if (c->to && !lean)
-		sh__chunk(st, c, sh__count(c));
+		sh__chunk(st, c, to ? to->count : sh__count(c));
 	if (ev_on)
 		sh__event(st, c, ret, lat);
 out:
@@ -369,25 +375,25 @@ out:
 SEC("fentry")
 int BPF_PROG(fentry_read, struct kiocb *iocb, struct iov_iter *to)
 {
-	return sh__enter(iocb, to);
+	return sh__enter(iocb, to, true);
 }
 
 SEC("fexit")
 int BPF_PROG(fexit_read, struct kiocb *iocb, struct iov_iter *to, long ret)
 {
-	return sh__exit(ret);
+	return sh__exit(ret, to);
 }
 
 SEC("kprobe")
 int BPF_KPROBE(kprobe_read, struct kiocb *iocb, struct iov_iter *to)
 {
-	return sh__enter(iocb, to);
+	return sh__enter(iocb, to, false);
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_read, long ret)
 {
-	return sh__exit(ret);
+	return sh__exit(ret, NULL);
 }
 
 /*
@@ -604,7 +610,7 @@ int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 	 * process filters run in inflight__close, for threads with a record. */
 	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || sys__compat())
 		return 0;
-	return sh__exit(ret);
+	return sh__exit(ret, NULL);
 }
 
 /*
@@ -645,7 +651,7 @@ int tp_enter_sh3(struct syscall_trace_enter *ctx)
 SEC("tracepoint")
 int tp_exit_sh(struct syscall_trace_exit *ctx)
 {
-	return sh__exit(ctx->ret);
+	return sh__exit(ctx->ret, NULL);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
