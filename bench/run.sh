@@ -106,17 +106,32 @@ for ((ki = 0; ki < nk; ki++)); do
 		inl=(--inline)
 	fi
 	[ -n "${BENCH_VARIANTS:-}" ] && only=(--variants "$BENCH_VARIANTS")
-	"$B/folioscope" vm --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
+	# The guest's kernel console (-v) and stderr go to $scope.console;
+	# the bench's own progress lines also to the terminal.
+	"$B/folioscope" vm -v --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
 		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined --scale --bystander \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
-		-o - >"$B/$scope.raw"
+		-o - >"$B/$scope.raw" 2>"$B/$scope.console" &
+	vm_pid=$!
+	tail -n +1 -F --pid=$vm_pid "$B/$scope.console" 2>/dev/null |
+		grep --line-buffered -E '^(bench|folioscope|benchfloor|libbpf)' >&2
+	wait $vm_pid
 	st=$?
 	# Records only (the guest's stdout carries nothing else, but a stray
 	# line must not cost the run); streamed before a failure: kept.
 	grep -E '^(env|sample|baseline|ratio|target|note) ' "$B/$scope.raw" \
 		>"$B/$scope.raw.tmp" && mv "$B/$scope.raw.tmp" "$B/$scope.raw"
+	# A guest kernel that oopsed or panicked is part of the result: which
+	# variant was running, and the first line of the report.
+	oops=$(grep -a -m1 -E 'Kernel panic|BUG:|Oops:|general protection fault' "$B/$scope.console" | tr -d '\r')
+	if [ -n "$oops" ]; then
+		during=$(grep -a -E '^bench\[[^]]*\]:   [a-z0-9-]+: ' "$B/$scope.console" | tail -1 |
+			sed -E 's/^bench\[[^]]*\]:   ([a-z0-9-]+):.*/\1/')
+		echo "bench: the $k guest's kernel failed during ${during:-?}: $oops (console: $B/$scope.console)" >&2
+		echo "note $scope the guest's kernel failed during ${during:-?}, the records after it are missing: ${oops#*] }" >>"$B/$scope.raw"
+	fi
 	[ $st -ne 0 ] && grep -q '^sample' "$B/$scope.raw" && st=0
 	[ $st -eq 0 ] && raws+=("$B/$scope.raw") || echo "bench: VM part on $k failed ($st)" >&2
 	echo "   VM part on $k: $(( $(date +%s) - T1 )) s"

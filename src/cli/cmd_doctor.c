@@ -333,7 +333,7 @@ int cmd_doctor(int argc, char **argv)
 		f.inl[t] = &inl[t];
 	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
-		if (session__sub_inline("doctor", a.debuginfo, f.release, t,
+		if (session__sub_inline("doctor", a.debuginfo, &f, t,
 					&sub_inl[t])) {
 			kfacts__free(&f);
 			return 1;

@@ -119,7 +119,7 @@ static int sites__keep_caller(struct dwarf_sites *s, const char *caller)
 }
 
 int session__sub_inline(const char *cmd, const char *debuginfo,
-			const char *release, enum fs_target t,
+			const struct kfacts *f, enum fs_target t,
 			struct plan_inline *out)
 {
 	const struct probe_target *tg = probe_target__get(t);
@@ -131,28 +131,41 @@ int session__sub_inline(const char *cmd, const char *debuginfo,
 	memset(out, 0, sizeof(*out));
 	if (!tg->sub_inline_in)
 		return 0;
-	n = inline__dwarf_open(cmd, debuginfo, release, &k, out);
+	n = inline__dwarf_open(cmd, debuginfo, f->release, &k, out);
 	if (n <= 0)
 		return n;
 	snprintf(out->why, sizeof(out->why), "no lookup inlined into %s",
 		 tg->sub_inline_in);
+	/*
+	 * In the sub-probe's order of preference: the first lookup the read
+	 * inlines, unless a lookup before it is a symbol the read calls.
+	 * The exported wrapper inlined into the read (Debian's 6.1 and
+	 * 6.12) still calls the worker, whose symbol sees every lookup.
+	 */
 	for (size_t i = 0; i < ARRAY_SIZE(tg->sub_symbols) &&
 			   tg->sub_symbols[i] && !out->function[0];
 	     i++) {
+		const char *sym = tg->sub_symbols[i];
 		struct dwarf_sites sites = { 0 };
-		int kept;
+		int kept = 0;
 
-		if (dwarf__find_inline(k.d, tg->sub_symbols[i], &sites, why,
-				       sizeof(why)) < 0)
-			continue;
-		kept = sites__keep_caller(&sites, tg->sub_inline_in);
-		if (kept > 0) {
-			plan__inline_build(sites.site, kept, size,
-					   tg->sub_inline_out, out);
-			snprintf(out->function, sizeof(out->function), "%s",
-				 tg->sub_symbols[i]);
+		if (dwarf__find_inline(k.d, sym, &sites, why, sizeof(why)) >=
+		    0) {
+			kept = sites__keep_caller(&sites, tg->sub_inline_in);
+			if (kept > 0) {
+				plan__inline_build(sites.site, kept, size,
+						   tg->sub_inline_out, out);
+				snprintf(out->function, sizeof(out->function),
+					 "%s", sym);
+			}
+			dwarf_sites__free(&sites);
 		}
-		dwarf_sites__free(&sites);
+		if (!kept && f->has_symbol(f, sym)) {
+			snprintf(out->why, sizeof(out->why),
+				 "%s is a symbol, not inlined into %s", sym,
+				 tg->sub_inline_in);
+			break;
+		}
 	}
 	dwarf_kernel__close(&k);
 	return 0;
@@ -209,8 +222,8 @@ int session__start(struct session *s, enum plan_mode m,
 	for (int t = 0; t < FS_TGT_NR && !o->lean; t++) {
 		if (!s->want[t] || !probe_target__get(t)->sub_inline_in)
 			continue;
-		err = session__sub_inline(NULL, o->debuginfo, s->facts.release,
-					  t, &s->sub_inl[t]);
+		err = session__sub_inline(NULL, o->debuginfo, &s->facts, t,
+					  &s->sub_inl[t]);
 		if (err)
 			return err;
 		s->facts.sub_inl[t] = &s->sub_inl[t];

@@ -85,10 +85,11 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 /*
  * The same for t's sub-probe (probe_target.sub_inline_in): the sites of
  * the first sub symbol the DWARF has inlined into the traced function,
- * only those in it; out->nsites 0 when there is none (out->why says why).
+ * only those in it, unless a symbol before it in f is one the function
+ * calls; out->nsites 0 when there is none (out->why says why).
  */
 int session__sub_inline(const char *cmd, const char *debuginfo,
-			const char *release, enum fs_target t,
+			const struct kfacts *f, enum fs_target t,
 			struct plan_inline *out);
 /* Common precondition of trace/run: root. One line + -EPERM if not. */
 int session__check_root(const char *cmd);

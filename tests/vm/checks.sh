@@ -80,6 +80,9 @@ for mode in auto fentry kprobe; do
 		# 6.1 copies a page at a time (the second seed changes that).
 		expect_eq "vm shmem huge=always -m $mode: copy chunks are pages" \
 			"$(jq -r '[.targets.shmem.histograms.copy_bytes.buckets[] | select(.count>0) | .lo] | max' "$out/$j")" 4096
+		# One chunk per page of the 8 MiB, each counted once.
+		expect_eq "vm shmem huge=always -m $mode: copy chunks count and sum" \
+			"$(jq -r '.targets.shmem.histograms.copy_bytes | "\(.count) \(.sum)"' "$out/$j")" "2048 8388608"
 	fi
 done
 

@@ -47,6 +47,11 @@ elif "$FS" vm "${vmargs[@]}" --debuginfo --timeout 900 -- doctor -J \
 	expect_eq "vm dwarf: its parameters" \
 		"$(jq -r "[$inl.sites[0].params[].name] | join(\" \")" "$vd/d.json")" \
 		"src srcoff dest dstoff len is_same"
+	# The read loop inlines the exported shmem_get_folio, which still
+	# calls the worker: the sub-probe stays on the worker's symbol, which
+	# sees every lookup with its folio, not at the wrapper's inline site.
+	expect_eq "vm dwarf: shmem's lookups are probed on the worker's symbol, not inline" \
+		"$(jq -r '.targets.shmem.sub_inline' "$vd/d.json")" null
 else
 	bad "vm dwarf: doctor with vm --debuginfo" "see $LOGDIR/vm-dwarf.log: $(tail -3 "$LOGDIR/vm-dwarf.log")"
 fi
