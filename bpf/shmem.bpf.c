@@ -83,7 +83,9 @@ static __always_inline bool iter__user_addr(struct iov_iter *it, bool btf,
 
 	if (bpf_core_enum_value_exists(enum iter_type, ITER_UBUF) &&
 	    type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
-		*addr = (__u64)FS_READ(btf, it, ubuf) + off;
+		/* A probe read: a plain load of the union would be typed as
+		 * its first member, an iovec pointer, not a number. */
+		*addr = (__u64)BPF_CORE_READ(it, ubuf) + off;
 		return true;
 	}
 	if (type != bpf_core_enum_value(enum iter_type, ITER_IOVEC))
