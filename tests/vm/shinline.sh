@@ -21,8 +21,8 @@
 # shellcheck shell=bash
 si=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmshinl.XXXXXX")
 si_script=$PWD/tests/vm/shinline-guest.sh
-si_hist='.targets.shmem.histograms.copy_bytes | "\(.measured) \(.count) \(.sum) \([.buckets[] | select(.count > 0) | "\(.lo):\(.count)"] | join(","))"'
-si_fhist='.targets.shmem.histograms.folio_size | "\(.measured) \(.count) \(.sum) \([.buckets[] | select(.count > 0) | "\(.lo):\(.count)"] | join(","))"'
+si_hist='.targets.shmem.histograms.copy_bytes | "\(.measured) \(.count) \(.sum) \([(.buckets // [])[] | select(.count > 0) | "\(.lo):\(.count)"] | join(","))"'
+si_fhist='.targets.shmem.histograms.folio_size | "\(.measured) \(.count) \(.sum) \([(.buckets // [])[] | select(.count > 0) | "\(.lo):\(.count)"] | join(","))"'
 si_site='.targets.shmem.sub_inline | "\(.function) \(.usable_sites_in_function) \([.sites[] | select(.caller == "shmem_file_read_iter") | .call_file | split("/") | .[-2:] | join("/")] | join(","))"'
 
 # The same read on the base build, which both inline builds are compared
