@@ -10,7 +10,10 @@
 #                                            trace, progress and compare on
 #                                            the further kernels too, and
 #                                            the make-kernel suites, built
-#                                            if missing (vm:shinline)
+#                                            if missing (vm:shinline:
+#                                            shmem-lookup-inline and
+#                                            shmem-lookup-inline-
+#                                            addressable)
 #   tests/check.sh host:faults               one suite alone (KIND:SUITE,
 #                                            tests/KIND/SUITE.sh)
 #

@@ -119,9 +119,9 @@ static const char *sub__result_why(const struct kfacts *f, int t)
 	const struct plan_inline *in = sub__inl(f, t);
 	int out = probe_target__get(t)->sub_inline_out;
 
-	if (!in || in->out_at_exit || out < 0 || out >= FS_INLINE_NARGS)
+	if (!in)
 		return "";
-	return in->arg_why[out];
+	return plan_inline__out_why(in, out);
 }
 
 static void doctor__text(const struct kfacts *f, const struct plan *plans,

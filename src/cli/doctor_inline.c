@@ -78,6 +78,11 @@ void doctor_inline__text(struct dwarf_kernel *k, const struct doctor_inline *di)
 			printf("    exit:   %-12s at %s (%s) -> %s\n",
 			       dwarf_exit__kind_name(x->kind), a, x->mnemonic,
 			       b);
+			if (s->pointee_param >= 0) {
+				dwarf_loc__describe(&x->pointee, loc,
+						    sizeof(loc));
+				printf("            result there: %s\n", loc);
+			}
 		}
 		if (s->exits_why[0])
 			printf("    exits:  unknown (%s)\n", s->exits_why);
@@ -151,6 +156,15 @@ static void exits_json(struct jsonb *b, struct json_object *arr,
 		} else {
 			jsonb__put_null(b, je, "target");
 			jsonb__put_null(b, je, "to");
+		}
+		/* Where the variable the out pointer points at is there. */
+		if (s->pointee_param >= 0) {
+			char loc[512];
+
+			dwarf_loc__describe(&x->pointee, loc, sizeof(loc));
+			jsonb__put_str_or_null(b, je, "result", loc);
+		} else {
+			jsonb__put_null(b, je, "result");
 		}
 	}
 }

@@ -74,9 +74,8 @@ struct dwarf_exit {
 			    one of the range) */
 	uint64_t target; /* where control goes; 0 when unknown */
 	char mnemonic[16];
-	/* At target, where the variable the site's first implicit-pointer
-	 * parameter points at is (the site's pointee_param); unavailable
-	 * when there is none. */
+	/* At target, where the variable the site's pointee_param points at
+	 * is; unavailable when there is none. */
 	struct dwarf_loc pointee;
 };
 
@@ -98,7 +97,9 @@ struct dwarf_site {
 	int nexits;
 	char exits_why[DWARF_WHY_MAX]; /* set when exits could not be found */
 	/* The first parameter that is an implicit pointer to a variable of
-	 * the caller, whose value each exit's pointee locates; -1: none. */
+	 * the caller or, without one, the first whose value is an address
+	 * in the frame (DWARF_LOC_FBVALUE): the variable each exit's pointee
+	 * locates; -1: none. */
 	int pointee_param;
 };
 

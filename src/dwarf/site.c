@@ -362,30 +362,53 @@ static void site_call(struct walk *w, Dwarf_Die *inl, struct dwarf_site *s)
 }
 
 /*
- * What a parameter that is an implicit pointer points at, at each exit's
- * target: the inlined code wrote the caller's variable directly, so what
- * it wrote is that variable's value where control lands.
+ * What the site's out pointer points at, at each exit's target. An
+ * implicit pointer: the inlined code wrote the caller's variable directly,
+ * so what it wrote is that variable's value where control lands. An
+ * address in the frame (frame base + offset, the caller's variable lives
+ * there): what it wrote is the memory there, with the frame base taken at
+ * the exit's target, where the CFA's rule can differ from the entry's.
  */
 static void site_pointee(struct dwarf *d, Dwarf_Die *sub, struct dwarf_site *s)
 {
+	const struct dwarf_loc *p;
 	Dwarf_Die var;
 
 	s->pointee_param = -1;
 	for (int i = 0; i < s->nparams && s->pointee_param < 0; i++)
 		if (s->params[i].loc.pointee)
 			s->pointee_param = i;
+	for (int i = 0; i < s->nparams && s->pointee_param < 0; i++)
+		if (s->params[i].loc.kind == DWARF_LOC_FBVALUE)
+			s->pointee_param = i;
 	for (int e = 0; e < s->nexits; e++)
-		unavailable(&s->exits[e].pointee, "no implicit-pointer "
-						  "parameter");
+		unavailable(&s->exits[e].pointee,
+			    "no parameter points at a variable of the caller");
 	if (s->pointee_param < 0)
 		return;
-	if (!dwarf_offdie(d->dw, s->params[s->pointee_param].loc.pointee,
-			  &var)) {
+	p = &s->params[s->pointee_param].loc;
+	if (!p->pointee) {
+		for (int e = 0; e < s->nexits; e++) {
+			struct dwarf_loc *l = &s->exits[e].pointee;
+
+			if (!s->exits[e].target) {
+				unavailable(l, "the exit has no known target");
+				continue;
+			}
+			memset(l, 0, sizeof(*l));
+			l->kind = DWARF_LOC_FBREG;
+			l->reg = -1;
+			l->offset = p->offset;
+			frame_base(d, sub, s->exits[e].target, l);
+		}
+		return;
+	}
+	if (!dwarf_offdie(d->dw, p->pointee, &var)) {
 		for (int e = 0; e < s->nexits; e++)
 			unavailable(&s->exits[e].pointee,
 				    "the implicit pointer's variable DIE "
 				    "0x%" PRIx64 " is unreadable",
-				    s->params[s->pointee_param].loc.pointee);
+				    p->pointee);
 		return;
 	}
 	for (int e = 0; e < s->nexits; e++) {

@@ -131,8 +131,9 @@ static bool site__build(const struct dwarf_site *d, struct plan_inline_site *s,
 }
 
 /*
- * The result an implicit-pointer out argument stands for, at each of s's
- * exit targets (from d's exits landing there); on failure why says why.
+ * The result an out argument pointing at the caller's variable stands
+ * for, at each of s's exit targets (from d's exits landing there): the
+ * variable where the DWARF puts it there; on failure why says why.
  */
 static bool site__pointee(const struct dwarf_site *d,
 			  const struct plan_inline_site *s, struct fs_fetch *f,
@@ -163,8 +164,10 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 			struct plan_inline *out)
 {
 	char why[300];
+	bool exits = out_arg >= 0;
 
 	out->why[0] = '\0';
+	out->exit_why[0] = '\0';
 	out->nsites = 0;
 	memset(out->site, 0, sizeof(out->site));
 	memset(out->fetch, 0, sizeof(out->fetch));
@@ -202,10 +205,8 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 				       sizeof(out->fetch[i][a]));
 				if (site__pointee(d, &out->site[i],
 						  out->exit_fetch[i], why,
-						  sizeof(why))) {
-					out->out_at_exit = true;
+						  sizeof(why)))
 					continue;
-				}
 				at = ", a pointer to the caller's variable,";
 			} else if (!loc__fetch(&d->params[a].loc, arg_size[a],
 					       &out->fetch[i][a], why,
@@ -219,7 +220,41 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 					 dwarf__reg_name(
 						 (int)out->fetch[i][a].reg),
 					 (long long)out->fetch[i][a].off);
+			} else if (a != out_arg) {
+				continue;
+			} else if (d->pointee_param != a) {
+				exits = false;
+				if (!out->exit_why[0])
+					snprintf(out->exit_why,
+						 sizeof(out->exit_why),
+						 "'%s' at the inline entry: "
+						 "the address %s%+lld, which "
+						 "no frame base offset "
+						 "locates at the exits",
+						 d->params[a].name,
+						 dwarf__reg_name(
+							 (int)out->fetch[i][a]
+								 .reg),
+						 (long long)out->fetch[i][a]
+							 .off);
+				continue;
 			} else {
+				/* An address in the frame that the site
+				 * stores through: the memory there at the
+				 * exits too. */
+				if (!site__pointee(d, &out->site[i],
+						   out->exit_fetch[i], why,
+						   sizeof(why))) {
+					exits = false;
+					if (!out->exit_why[0])
+						snprintf(out->exit_why,
+							 sizeof(out->exit_why),
+							 "'%s', the address of "
+							 "the caller's "
+							 "variable, %s",
+							 d->params[a].name,
+							 why);
+				}
 				continue;
 			}
 			/* The first site's reason stands for all. */
@@ -234,7 +269,16 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 		}
 	}
 	/* Every site must give the result at its exits. */
-	if (out_arg >= 0 && out->arg_why[out_arg][0])
-		out->out_at_exit = false;
+	if (exits && !out->arg_why[out_arg][0])
+		out->out_at_exit = true;
+	if (out->out_at_exit || (out_arg >= 0 && out->arg_why[out_arg][0]))
+		out->exit_why[0] = '\0';
 	out->nsites = n;
+}
+
+const char *plan_inline__out_why(const struct plan_inline *in, int out_arg)
+{
+	if (in->out_at_exit || out_arg < 0 || out_arg >= FS_INLINE_NARGS)
+		return "";
+	return in->arg_why[out_arg][0] ? in->arg_why[out_arg] : in->exit_why;
 }

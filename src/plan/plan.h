@@ -39,10 +39,16 @@ struct plan_inline {
 	/* Why argument i has no location at some site ("" = it has one at
 	 * every site). */
 	char arg_why[FS_INLINE_NARGS][200];
-	/* The out argument is an implicit pointer to the caller's variable:
-	 * the result is that variable, fetched at each exit target. */
+	/* The out argument points at the caller's variable (an implicit
+	 * pointer, or an address in the frame that the site stores
+	 * through): the result is that variable, fetched at each exit
+	 * target of every site. */
 	bool out_at_exit;
 	struct fs_fetch exit_fetch[FS_INLINE_MAX_SITES][FS_INLINE_MAX_EXITS];
+	/* Why an out argument fetched at the entry is not read at the
+	 * exits ("" when it is, or when arg_why says why it is not
+	 * fetched at all). */
+	char exit_why[200];
 };
 
 /* A BTF prototype reduced to what the handlers depend on. */
@@ -191,7 +197,9 @@ int plan__lookup_arg(const struct fn_proto *p);
  * site, and each argument's fetch at the entry. arg_size[i] is argument
  * i's size in bytes. out_arg (-1: none) is an argument the function
  * writes its result through, read at the exit: it is fetched only where
- * the site's code stores there. A site that cannot be probed (an exit with no
+ * the site's code stores there; when it points at a variable of the
+ * caller that every exit target locates, out->exit_fetch reads it there
+ * (out->out_at_exit). A site that cannot be probed (an exit with no
  * target in its symbol, more exits or sites than the probes take) makes
  * out->why say so and out->nsites 0.
  */
@@ -199,6 +207,9 @@ struct dwarf_site;
 void plan__inline_build(const struct dwarf_site *sites, int n,
 			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out);
+/* Why in's out argument out_arg is not read at the exits: "" when it is
+ * (out_at_exit) or when there is no out argument. */
+const char *plan_inline__out_why(const struct plan_inline *in, int out_arg);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);
 

@@ -194,9 +194,9 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 		return true;
 	if (!in->nsites)
 		snprintf(why + len, n - len, ", sites unusable: %s", in->why);
-	else if (out >= 0 && in->arg_why[out][0])
+	else if (plan_inline__out_why(in, out)[0])
 		snprintf(why + len, n - len, "; folio not read there: %s",
-			 in->arg_why[out]);
+			 plan_inline__out_why(in, out));
 	return true;
 }
 
@@ -678,7 +678,8 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	if (!pr->sub_missing && pr->cfg.sub_inl &&
 	    !pr->cfg.sub_inl->out_at_exit && tg->sub_inline_out >= 0) {
 		snprintf(why, sizeof(why), "sub-probe at inline sites: %s",
-			 pr->cfg.sub_inl->arg_why[tg->sub_inline_out]);
+			 plan_inline__out_why(pr->cfg.sub_inl,
+					      tg->sub_inline_out));
 		model__not_measured(r, t, tg->sub_hist[0], why);
 	}
 	if (!pr->sub_missing)

@@ -83,13 +83,20 @@ int session__inline(const char *cmd, const char *debuginfo, const char *release,
 		plan__inline_build(sites.site, n, tg->inline_arg_size,
 				   tg->inline_verdict_arg, out);
 		/* The compare's programs read its verdict at the entry's
-		 * address only. */
+		 * address only: one that is read at the exits alone (an
+		 * implicit pointer) is not read. */
 		if (out->out_at_exit) {
-			snprintf(out->arg_why[tg->inline_verdict_arg],
-				 sizeof(out->arg_why[0]),
-				 "the verdict is an implicit pointer to the "
-				 "caller's variable, which the compare's "
-				 "programs do not read at the exits");
+			int v = tg->inline_verdict_arg;
+
+			for (int i = 0; i < out->nsites; i++)
+				if (out->fetch[i][v].kind == FS_FETCH_NONE)
+					snprintf(out->arg_why[v],
+						 sizeof(out->arg_why[0]),
+						 "the verdict is an implicit "
+						 "pointer to the caller's "
+						 "variable, which the "
+						 "compare's programs do not "
+						 "read at the exits");
 			out->out_at_exit = false;
 		}
 	}

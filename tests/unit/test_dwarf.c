@@ -664,6 +664,51 @@ static void test_store_through(void **state)
 	dwarf__close(d);
 }
 
+/*
+ * The same out pointer at put's exits: caller_d's r in memory at the same
+ * frame base offset, the frame base the CFA at the exit's target as the
+ * CFI has it there, and that address is the frame slot the instruction
+ * at the target reads (caller_d returns r).
+ */
+static void test_frame_exits(void **state)
+{
+	struct dwarf_sites sites;
+	const struct dwarf_site *s;
+	struct dwarf *d;
+	char why[512], line[512], at[32], want[64];
+	int seen = 0;
+	FILE *f;
+
+	assert_int_equal(dwarf__open(result, &d, why, sizeof(why)), 0);
+	assert_int_equal(dwarf__find_inline(d, "put", &sites, why, sizeof(why)),
+			 1);
+	s = &sites.site[0];
+	assert_int_equal(s->pointee_param, 1);
+	assert_true(s->nexits > 0);
+	for (int e = 0; e < s->nexits; e++) {
+		const struct dwarf_loc *l = &s->exits[e].pointee;
+
+		assert_true(s->exits[e].target != 0);
+		assert_int_equal(l->kind, DWARF_LOC_FBREG);
+		assert_int_equal(l->offset, s->params[1].loc.offset);
+		assert_true(l->cfa_known);
+		snprintf(at, sizeof(at), "%" PRIx64 ":", s->exits[e].target);
+		snprintf(want, sizeof(want), "0x%" PRIx64 "(%%%s),",
+			 l->cfa_offset + l->offset,
+			 dwarf__reg_name(l->cfa_reg));
+		f = run("objdump -d --no-show-raw-insn %s", result);
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line + strspn(line, " "), at,
+				     strlen(at)) &&
+			    strstr(line, "mov") && strstr(line, want))
+				seen++;
+		assert_int_equal(pclose(f), 0);
+	}
+	assert_int_equal(seen, s->nexits);
+	dwarf_sites__free(&sites);
+	dwarf__close(d);
+}
+
 static void test_bad_input(void **state)
 {
 	char why[512], path[300];
@@ -700,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_frame_base),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_store_through),
+		cmocka_unit_test(test_frame_exits),
 		cmocka_unit_test(test_bad_input),
 	};
 

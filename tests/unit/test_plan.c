@@ -865,6 +865,127 @@ static void test_inline_build_pointee(void **state)
 					   "an implicit pointer");
 }
 
+/*
+ * The lookup's out pointer inlined as the address of the read loop's
+ * folio in the frame (frame base-72, the frame base the CFA): the folio
+ * is the memory there at each exit target, with the CFA's rule at that
+ * target (rsp+120 at one, rsp+128 at another, after a push), and still
+ * the address at the entry.
+ */
+static void test_inline_build_frame_exits(void **state)
+{
+	static const char *const names[] = { "inode", "index", "foliop" };
+	struct dwarf_loc at_exit = { .kind = DWARF_LOC_FBREG,
+				     .reg = -1,
+				     .offset = -72,
+				     .cfa_known = true,
+				     .cfa_reg = 7,
+				     .cfa_offset = 120 };
+	struct dwarf_param pa[3];
+	struct dwarf_exit ex[3];
+	struct dwarf_site s;
+	struct plan_inline in;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	memset(pa, 0, sizeof(pa));
+	memset(ex, 0, sizeof(ex));
+	strcpy(s.caller, "shmem_file_read_iter");
+	strcpy(s.symbol, "shmem_file_read_iter");
+	s.symbol_addr = SYM;
+	s.entry_pc = SYM + 0x89;
+	for (int i = 0; i < 3; i++)
+		strcpy(pa[i].name, names[i]);
+	pa[0].loc = reg_loc(14);
+	pa[1].loc = reg_loc(3);
+	pa[2].loc = at_exit;
+	pa[2].loc.kind = DWARF_LOC_FBVALUE;
+	pa[2].store = SYM + 0x12e;
+	s.params = pa;
+	s.nparams = 3;
+	s.pointee_param = 2;
+	ex[0] = (struct dwarf_exit){ .kind = DWARF_EXIT_FALLTHROUGH,
+				     .insn = SYM + 0x12e,
+				     .target = SYM + 0x133,
+				     .pointee = at_exit };
+	ex[1] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+				     .insn = SYM + 0xa2,
+				     .target = SYM + 0x293,
+				     .pointee = at_exit };
+	ex[1].pointee.cfa_offset = 128;
+	ex[2] = ex[0];
+	ex[2].insn = SYM + 0x108;
+	s.exits = ex;
+	s.nexits = 3;
+	plan__inline_build(&s, 1, sizes8, 2, &in);
+	assert_string_equal(in.why, "");
+	assert_int_equal(in.nsites, 1);
+	assert_true(in.out_at_exit);
+	assert_string_equal(in.arg_why[2], "");
+	assert_string_equal(in.exit_why, "");
+	assert_string_equal(plan_inline__out_why(&in, 2), "");
+	assert_int_equal(in.site[0].nexits, 2);
+	assert_int_equal(in.site[0].exit_off[0], 0x133);
+	assert_int_equal(in.exit_fetch[0][0].kind, FS_FETCH_MEM);
+	assert_int_equal(in.exit_fetch[0][0].reg, 7);
+	assert_int_equal(in.exit_fetch[0][0].off, 48);
+	assert_int_equal(in.exit_fetch[0][0].size, 8);
+	assert_int_equal(in.site[0].exit_off[1], 0x293);
+	assert_int_equal(in.exit_fetch[0][1].kind, FS_FETCH_MEM);
+	assert_int_equal(in.exit_fetch[0][1].reg, 7);
+	assert_int_equal(in.exit_fetch[0][1].off, 56);
+	assert_int_equal(in.exit_fetch[0][1].size, 8);
+	/* The address at the entry, for programs that read it there. */
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_VALUE);
+	assert_int_equal(in.fetch[0][2].reg, 7);
+	assert_int_equal(in.fetch[0][2].off, 48);
+
+	/* No CFA rule where the second target lands: not read at the
+	 * exits, and why, the address still fetched at the entry. */
+	ex[1].pointee.cfa_known = false;
+	plan__inline_build(&s, 1, sizes8, 2, &in);
+	assert_int_equal(in.nsites, 1);
+	assert_false(in.out_at_exit);
+	assert_string_equal(in.arg_why[2], "");
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_VALUE);
+	assert_string_equal(plan_inline__out_why(&in, 2),
+			    "'foliop', the address of the caller's variable, "
+			    "at the exit shmem_file_read_iter+0x293: frame "
+			    "base -72: the call frame information gives no "
+			    "register for it");
+
+	/* The address relative to a register, not to the frame base: no
+	 * pointee, so read at the entry only. */
+	ex[1].pointee.cfa_known = true;
+	s.pointee_param = -1;
+	pa[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_VALUE,
+					.reg = 7,
+					.offset = 48 };
+	plan__inline_build(&s, 1, sizes8, 2, &in);
+	assert_false(in.out_at_exit);
+	assert_string_equal(in.arg_why[2], "");
+	assert_string_equal(plan_inline__out_why(&in, 2),
+			    "'foliop' at the inline entry: the address rsp+48, "
+			    "which no frame base offset locates at the exits");
+
+	/* A site that never stores there: not fetched at all, arg_why
+	 * says why, which is also why it is not read at the exits. */
+	s.pointee_param = 2;
+	pa[2].loc = at_exit;
+	pa[2].loc.kind = DWARF_LOC_FBVALUE;
+	pa[2].store = 0;
+	plan__inline_build(&s, 1, sizes8, 2, &in);
+	assert_false(in.out_at_exit);
+	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_NONE);
+	assert_string_equal(in.exit_why, "");
+	assert_string_equal(plan_inline__out_why(&in, 2),
+			    "'foliop' at the inline entry: the address rsp+48, "
+			    "where the inlined code never stores (the result "
+			    "stays in registers)");
+	/* No out argument: nothing to say. */
+	assert_string_equal(plan_inline__out_why(&in, -1), "");
+}
+
 static void test_inline_targets(void **state)
 {
 	static const int sizes_lookup[FS_INLINE_NARGS] = { 8, 8, 8, 4, 0, 0 };
@@ -1046,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_inline_build_refused),
 		cmocka_unit_test(test_inline_step),
 		cmocka_unit_test(test_inline_build_pointee),
+		cmocka_unit_test(test_inline_build_frame_exits),
 		cmocka_unit_test(test_inline_targets),
 	};
 
