@@ -716,6 +716,7 @@ bool bench__in_summary(const char *metric)
 		"ratio_to_bpftrace",
 		"ratio_to_floor",
 		"ratio_to_floor_all",
+		"bpf_ratio_to_floor_all",
 		"bpf_ns_per_call",
 		"startup_s",
 		"rss_kb",
