@@ -782,6 +782,37 @@ static void accel__booted(struct vm_run *r)
 }
 
 /* First line of qemu's own output, without its "qemu-system-x86_64: ". */
+/* The first line of a kernel oops or panic in the console's tail, without
+ * its timestamp ("" if none). */
+static void console__oops_line(const struct vm_run *r, char *buf, size_t n)
+{
+	static const char *const marks[] = {
+		"BUG:", "Oops:", "general protection fault", "Kernel panic"
+	};
+	size_t i = 0;
+
+	buf[0] = '\0';
+	while (i < r->tail_len) {
+		size_t end = i, len;
+		const char *line = r->tail + i, *p;
+
+		while (end < r->tail_len && r->tail[end] != '\n')
+			end++;
+		len = end - i;
+		for (size_t m = 0; m < ARRAY_SIZE(marks); m++) {
+			p = memmem(line, len, marks[m], strlen(marks[m]));
+			if (!p)
+				continue;
+			len -= (size_t)(p - line);
+			while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
+				len--;
+			snprintf(buf, n, "%.*s", (int)len, p);
+			return;
+		}
+		i = end + 1;
+	}
+}
+
 static void qemu__first_line(struct vm_run *r, char *buf, size_t n)
 {
 	const char *base = strrchr(r->qemu_bin, '/');
@@ -902,6 +933,24 @@ static int vm__loop(struct vm_run *r)
 	 * boots again under TCG, which tells a KVM problem from the guest's. */
 	if (r->status < 0 && !r->ready && kvm__may_fall_back(r)) {
 		qemu__first_line(r, r->kvm_why, sizeof(r->kvm_why));
+		return -EAGAIN;
+	}
+	/* A kernel that died under TCG before the guest's init started:
+	 * Debian's kernels have crashed mid-boot under TCG once in a long
+	 * while (a panic in the scheduler or the clock, no program of ours
+	 * loaded yet). The caller boots once more and says so; a kernel that
+	 * dies twice is reported as it died. */
+	if (r->status < 0 && !r->ready && !r->kvm && !r->exit_seen) {
+		char line[160];
+
+		console__oops_line(r, line, sizeof(line));
+		snprintf(r->kvm_why, sizeof(r->kvm_why),
+			 "the guest's kernel died before its init started%s%s",
+			 line[0] ? ": " : " (qemu exit ", line[0] ? line : "");
+		if (!line[0])
+			snprintf(r->kvm_why + strlen(r->kvm_why),
+				 sizeof(r->kvm_why) - strlen(r->kvm_why), "%d)",
+				 r->qemu_status);
 		return -EAGAIN;
 	}
 	if (r->status < 0) {
@@ -1086,10 +1135,8 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			err = -EIO;
 			break;
 		}
-		err__print("vm", 0,
-			   "the guest did not boot within "
-			   "%.0f s; starting it once more",
-			   boot_timeout_s(r));
+		err__print("vm", 0, "%s; starting it once more", r->kvm_why);
+		r->tail_len = 0;
 		retried = true;
 	}
 	if (err == -EINTR)

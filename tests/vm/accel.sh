@@ -88,6 +88,23 @@ else
 		"$st|$calls|$out|$err|$(has_record)" "0|kvm|fake guest under kvm||no"
 fi
 
+# A kernel that dies while booting under TCG, before the guest's init
+# starts: vm says so with the oops's first line and boots once more; a
+# kernel that dies twice is reported as it died.
+fake_tcg() {
+	local mode=$1 name=$2
+	shift 2
+	FAKE_QEMU_TCG=$mode fake_vm "$name" boot --accel tcg "$@"
+}
+fake_tcg panic-once tcg-panic-once
+expect_eq "vm, the kernel dies mid-boot once under TCG: booted again, said why" "$st|$calls|$out|$err" \
+	"0|tcg tcg|fake guest under tcg|folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd; starting it once more"
+fake_tcg panic tcg-panic
+expect_eq "vm, the kernel dies mid-boot twice: exit 1 after two boots" "$st|$calls" "1|tcg tcg"
+expect_match "vm, the kernel dies mid-boot twice: the retry line, then the death with the console" \
+	"$(tr '\n' '~' <<<"$err")" \
+	"^folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault[^~]*; starting it once more~.*did not boot twice in a row.*Kernel panic - not syncing"
+
 # The real qemu. tcg never touches KVM.
 if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
 	ok "vm --accel tcg: boots"
