@@ -5,6 +5,7 @@
  * side carries out with bounded register and memory reads. Pure: the
  * sites come in as data, so tests feed it made-up ones.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "plan.h"
@@ -159,6 +160,20 @@ static bool site__pointee(const struct dwarf_site *d,
 	return true;
 }
 
+/* Why the result is not read at the exits, if no site said so first:
+ * the first site's reason stands for all. */
+__attribute__((format(printf, 2, 3))) static void
+no_exits(struct plan_inline *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out->exit_why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->exit_why, sizeof(out->exit_why), fmt, ap);
+	va_end(ap);
+}
+
 void plan__inline_build(const struct dwarf_site *sites, int n,
 			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out)
@@ -224,19 +239,14 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 				continue;
 			} else if (d->pointee_param != a) {
 				exits = false;
-				if (!out->exit_why[0])
-					snprintf(out->exit_why,
-						 sizeof(out->exit_why),
-						 "'%s' at the inline entry: "
-						 "the address %s%+lld, which "
-						 "no frame base offset "
-						 "locates at the exits",
-						 d->params[a].name,
-						 dwarf__reg_name(
-							 (int)out->fetch[i][a]
-								 .reg),
-						 (long long)out->fetch[i][a]
-							 .off);
+				no_exits(out,
+					 "'%s' at the inline entry: the "
+					 "address %s%+lld, which no frame "
+					 "base offset locates at the exits",
+					 d->params[a].name,
+					 dwarf__reg_name(
+						 (int)out->fetch[i][a].reg),
+					 (long long)out->fetch[i][a].off);
 				continue;
 			} else {
 				/* An address in the frame that the site
@@ -246,14 +256,10 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 						   out->exit_fetch[i], why,
 						   sizeof(why))) {
 					exits = false;
-					if (!out->exit_why[0])
-						snprintf(out->exit_why,
-							 sizeof(out->exit_why),
-							 "'%s', the address of "
-							 "the caller's "
-							 "variable, %s",
-							 d->params[a].name,
-							 why);
+					no_exits(out,
+						 "'%s', the address of the "
+						 "caller's variable, %s",
+						 d->params[a].name, why);
 				}
 				continue;
 			}
