@@ -779,6 +779,36 @@ static void test_inline_build_refused(void **state)
  * pointer that its code never stores through.
  */
 /*
+ * shmem's folio lookup inlined into the read loop at SYM + entry_off:
+ * parameters inode (in r14), index (in index_reg) and foliop (for the
+ * test to set), foliop the pointee parameter, exits ex for the test to
+ * fill (nexits of them).
+ */
+static void lookup_site(struct dwarf_site *s, struct dwarf_param pa[3],
+			struct dwarf_exit *ex, int nexits,
+			unsigned long long entry_off, int index_reg)
+{
+	static const char *const names[] = { "inode", "index", "foliop" };
+
+	memset(s, 0, sizeof(*s));
+	memset(pa, 0, 3 * sizeof(*pa));
+	memset(ex, 0, nexits * sizeof(*ex));
+	strcpy(s->caller, "shmem_file_read_iter");
+	strcpy(s->symbol, "shmem_file_read_iter");
+	s->symbol_addr = SYM;
+	s->entry_pc = SYM + entry_off;
+	for (int i = 0; i < 3; i++)
+		strcpy(pa[i].name, names[i]);
+	pa[0].loc = reg_loc(14);
+	pa[1].loc = reg_loc(index_reg);
+	s->params = pa;
+	s->nparams = 3;
+	s->pointee_param = 2;
+	s->exits = ex;
+	s->nexits = nexits;
+}
+
+/*
  * The lookup's out pointer inlined as an implicit pointer to the read
  * loop's folio variable: the folio is that variable at each exit target,
  * in whatever register the DWARF puts it there; where one exit target has
@@ -787,32 +817,17 @@ static void test_inline_build_refused(void **state)
  */
 static void test_inline_build_pointee(void **state)
 {
-	static const int sizes[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
-	static const char *const names[] = { "inode", "index", "foliop" };
 	struct dwarf_param pa[3];
 	struct dwarf_exit ex[3];
 	struct dwarf_site s;
 	struct plan_inline in;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	memset(pa, 0, sizeof(pa));
-	memset(ex, 0, sizeof(ex));
-	strcpy(s.caller, "shmem_file_read_iter");
-	strcpy(s.symbol, "shmem_file_read_iter");
-	s.symbol_addr = SYM;
-	s.entry_pc = SYM + 0x82;
-	for (int i = 0; i < 3; i++)
-		strcpy(pa[i].name, names[i]);
-	pa[0].loc = reg_loc(14);
-	pa[1].loc = reg_loc(12);
+	lookup_site(&s, pa, ex, 3, 0x82, 12);
 	pa[2].loc = (struct dwarf_loc){ .kind = DWARF_LOC_UNAVAILABLE,
 					.reg = -1,
 					.pointee = 0x144cb66 };
 	strcpy(pa[2].loc.why, "an implicit pointer");
-	s.params = pa;
-	s.nparams = 3;
-	s.pointee_param = 2;
 	/* Two exits land on one target, a third elsewhere. */
 	ex[0] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
 				     .insn = SYM + 0x106,
@@ -825,9 +840,7 @@ static void test_inline_build_pointee(void **state)
 				     .target = SYM + 0x27c,
 				     .pointee = { .kind = DWARF_LOC_CONST,
 						  .reg = -1 } };
-	s.exits = ex;
-	s.nexits = 3;
-	plan__inline_build(&s, 1, sizes, 2, &in);
+	plan__inline_build(&s, 1, sizes8, 2, &in);
 	assert_string_equal(in.why, "");
 	assert_int_equal(in.nsites, 1);
 	assert_true(in.out_at_exit);
@@ -847,7 +860,7 @@ static void test_inline_build_pointee(void **state)
 	ex[2].pointee =
 		(struct dwarf_loc){ .kind = DWARF_LOC_UNAVAILABLE, .reg = -1 };
 	strcpy(ex[2].pointee.why, "optimised out where the exit lands");
-	plan__inline_build(&s, 1, sizes, 2, &in);
+	plan__inline_build(&s, 1, sizes8, 2, &in);
 	assert_int_equal(in.nsites, 1);
 	assert_false(in.out_at_exit);
 	assert_string_equal(in.arg_why[2],
@@ -859,7 +872,7 @@ static void test_inline_build_pointee(void **state)
 	/* The same parameter as an ordinary out pointer is not a pointee:
 	 * pointee_param alone (0 in a zeroed site) does not make one. */
 	pa[2].loc.pointee = 0;
-	plan__inline_build(&s, 1, sizes, 2, &in);
+	plan__inline_build(&s, 1, sizes8, 2, &in);
 	assert_false(in.out_at_exit);
 	assert_string_equal(in.arg_why[2], "'foliop' at the inline entry: "
 					   "an implicit pointer");
@@ -874,7 +887,6 @@ static void test_inline_build_pointee(void **state)
  */
 static void test_inline_build_frame_exits(void **state)
 {
-	static const char *const names[] = { "inode", "index", "foliop" };
 	struct dwarf_loc at_exit = { .kind = DWARF_LOC_FBREG,
 				     .reg = -1,
 				     .offset = -72,
@@ -887,23 +899,10 @@ static void test_inline_build_frame_exits(void **state)
 	struct plan_inline in;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	memset(pa, 0, sizeof(pa));
-	memset(ex, 0, sizeof(ex));
-	strcpy(s.caller, "shmem_file_read_iter");
-	strcpy(s.symbol, "shmem_file_read_iter");
-	s.symbol_addr = SYM;
-	s.entry_pc = SYM + 0x89;
-	for (int i = 0; i < 3; i++)
-		strcpy(pa[i].name, names[i]);
-	pa[0].loc = reg_loc(14);
-	pa[1].loc = reg_loc(3);
+	lookup_site(&s, pa, ex, 3, 0x89, 3);
 	pa[2].loc = at_exit;
 	pa[2].loc.kind = DWARF_LOC_FBVALUE;
 	pa[2].store = SYM + 0x12e;
-	s.params = pa;
-	s.nparams = 3;
-	s.pointee_param = 2;
 	ex[0] = (struct dwarf_exit){ .kind = DWARF_EXIT_FALLTHROUGH,
 				     .insn = SYM + 0x12e,
 				     .target = SYM + 0x133,
@@ -915,8 +914,6 @@ static void test_inline_build_frame_exits(void **state)
 	ex[1].pointee.cfa_offset = 128;
 	ex[2] = ex[0];
 	ex[2].insn = SYM + 0x108;
-	s.exits = ex;
-	s.nexits = 3;
 	plan__inline_build(&s, 1, sizes8, 2, &in);
 	assert_string_equal(in.why, "");
 	assert_int_equal(in.nsites, 1);
