@@ -39,8 +39,9 @@ export BUILD FS LOGDIR
 rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
 host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random kfacts store-lean bench install dwarf)
 vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
-# Only in the full VM tier: it builds and boots a test kernel of its own.
-vm_full_suites=(shinline)
+# Only in the full VM tier: shinline builds and boots a test kernel of
+# its own; random runs 256 random layouts of three seeds (15 minutes).
+vm_full_suites=(shinline random)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}
@@ -61,6 +62,10 @@ export TMPDIR=$check_tmp
 trap 'rm -rf "$check_tmp"' EXIT
 trap check_on_signal INT TERM HUP
 [ -n "${SAN:-}" ] && rm -f "$LOGDIR"/san.*
+# Every guest kernel death a vm meets, even one it boots past, is a line
+# here (src/vm/vm.c) and a failure below: a flaky guest is not hidden.
+export FOLIOSCOPE_VM_DEATH_LOG=$LOGDIR/vm-deaths
+rm -f "$FOLIOSCOPE_VM_DEATH_LOG"
 
 # suites KIND NAME...: tests/KIND/NAME.sh each, until one is interrupted.
 suites() {
@@ -117,6 +122,13 @@ if want vm; then
 			CHECK_TAG="[$d] " LOGDIR=$LOGDIR/vm-$d suites vm "${more[@]}"
 		echo "  Debian $d: $((SECONDS - vm_start)) s"
 	done
+fi
+if want vm || [[ "$what" == vm:* ]]; then
+	if [ -s "$FOLIOSCOPE_VM_DEATH_LOG" ]; then
+		while read -r line; do bad "vm: a guest's kernel died" "$line"; done <"$FOLIOSCOPE_VM_DEATH_LOG"
+	else
+		ok "vm: no guest's kernel died"
+	fi
 fi
 # make SAN=1: every ASan/UBSan report is a file (log_path) and a failure.
 if [ -n "${SAN:-}" ]; then

@@ -17,7 +17,7 @@ static bool progress__enabled(void)
 
 	if (enabled < 0) {
 		env = getenv("FOLIOSCOPE_PROGRESS");
-		enabled = isatty(STDERR_FILENO) && !(env && !strcmp(env, "0"));
+		enabled = tty__stderr() && !(env && !strcmp(env, "0"));
 	}
 	return enabled;
 }

@@ -101,6 +101,25 @@ static void target_init(struct fs_target_report *tr, enum fs_target t,
 	snprintf(tr->attach.mechanism, sizeof(tr->attach.mechanism), "none");
 }
 
+/* What `folioscope vm` put on the guest kernel's command line, which
+ * the kernel hands to init as environment variables. */
+static void vm_facts(struct fs_vm_facts *vm)
+{
+	const char *accel = getenv("FOLIOSCOPE_VM_ACCEL");
+	const char *boot = getenv("FOLIOSCOPE_VM_BOOT");
+	unsigned long long n;
+	char *end;
+
+	if (!accel || !*accel)
+		return;
+	snprintf(vm->accel, sizeof(vm->accel), "%s", accel);
+	if (!boot)
+		return;
+	n = strtoull(boot, &end, 10);
+	if (!*end && n > 1)
+		vm->reboots = n - 1;
+}
+
 void model__init(struct fs_report *r)
 {
 	struct utsname u;
@@ -117,6 +136,7 @@ void model__init(struct fs_report *r)
 			 (int)sizeof(r->machine) - 1, u.machine);
 	}
 	r->page_size = (__u64)sysconf(_SC_PAGESIZE);
+	vm_facts(&r->vm);
 	target_init(&r->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE, dedupe_hists,
 		    FS_DD_NHIST, dedupe_counters, FS_DD_NCOUNTERS);
 	target_init(&r->target[FS_TGT_SHMEM], FS_TGT_SHMEM, shmem_hists,
@@ -555,20 +575,27 @@ const struct fs_histogram *model__folio_hist(const struct fs_report *r,
 int model__coverage_add(struct fs_report *r, const char *name, int large,
 			const char *why, const struct fs_report *delta)
 {
-	struct fs_cov_group *g;
+	struct fs_cov_group *g = NULL;
 
-	if (r->coverage.ngroups >= FS_MAX_COV)
-		return -ENOSPC;
-	g = &r->coverage.g[r->coverage.ngroups++];
-	memset(g, 0, sizeof(*g));
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->large = large;
-	snprintf(g->large_why, sizeof(g->large_why), "%s", why ? why : "");
+	for (int i = 0; i < r->coverage.ngroups && !g; i++)
+		if (!strcmp(r->coverage.g[i].name, name))
+			g = &r->coverage.g[i];
+	if (!g) {
+		if (r->coverage.ngroups >= FS_MAX_COV)
+			return -ENOSPC;
+		g = &r->coverage.g[r->coverage.ngroups++];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		g->large = large;
+		snprintf(g->large_why, sizeof(g->large_why), "%s",
+			 why ? why : "");
+	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct fs_histogram *h = model__folio_hist(delta, t);
 
 		if (h && delta->target[t].enabled)
-			memcpy(g->slot[t], h->slot, sizeof(g->slot[t]));
+			for (int sl = 0; sl < FS_SLOTS; sl++)
+				g->slot[t][sl] += h->slot[sl];
 	}
 	return 0;
 }

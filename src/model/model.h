@@ -193,11 +193,23 @@ struct fs_cov_size {
 	__u64 size, count;
 };
 
+/*
+ * Where the report was made when that was a guest of `folioscope vm`,
+ * which tells its init on the kernel's command line: how qemu ran it,
+ * and how many times the guest was booted again because its kernel died
+ * before the guest's init started. accel "" = not in such a guest.
+ */
+struct fs_vm_facts {
+	char accel[16]; /* "tcg", "kvm" */
+	__u64 reboots;
+};
+
 struct fs_report {
 	char tool_version[32];
 	char kernel[128];
 	char machine[64];
 	__u64 page_size;
+	struct fs_vm_facts vm;
 	struct fs_target_report target[FS_TGT_NR];
 	/* Workload's own totals and parameters; name is "" when none ran. */
 	char workload_name[32];
@@ -215,7 +227,8 @@ struct fs_report {
 	struct fs_interval *intervals;
 };
 
-/* Fill host facts and the static histogram specs of every target. */
+/* Fill host facts (in a vm guest, its FOLIOSCOPE_VM_ACCEL and
+ * FOLIOSCOPE_VM_BOOT) and the static histogram specs of every target. */
 void model__init(struct fs_report *r);
 /* Free what the report allocated (the per-process table). */
 void model__free(struct fs_report *r);
@@ -297,8 +310,11 @@ void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
 
 /*
  * Append coverage group name: target t's folio_size events in delta (a
- * report of that group's events only) for every target enabled there.
- * large and why: see struct fs_cov_group. -ENOSPC past FS_MAX_COV.
+ * report of that group's events only) for every target enabled there;
+ * a group of that name already there takes them as well (random layouts
+ * end a group each, many on one filesystem and block size). large and
+ * why: see struct fs_cov_group, the first group's stand. -ENOSPC past
+ * FS_MAX_COV groups.
  */
 int model__coverage_add(struct fs_report *r, const char *name, int large,
 			const char *why, const struct fs_report *delta);

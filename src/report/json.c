@@ -322,6 +322,13 @@ struct json_object *report__to_json(const struct fs_report *r)
 	jsonb__put(&b, o, "kernel", JSONB_STR(r->kernel));
 	jsonb__put(&b, o, "machine", JSONB_STR(r->machine));
 	jsonb__put(&b, o, "page_size", json_object_new_uint64(r->page_size));
+	/* Only a report made in a guest of folioscope vm. */
+	if (r->vm.accel[0]) {
+		o = jsonb__put(&b, root, "vm", json_object_new_object());
+		jsonb__put(&b, o, "accel", JSONB_STR(r->vm.accel));
+		jsonb__put(&b, o, "reboots",
+			   json_object_new_uint64(r->vm.reboots));
+	}
 	o = jsonb__put(&b, root, "targets", json_object_new_object());
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
@@ -1086,6 +1093,15 @@ static int parse_report(struct reader *rd, struct json_object *root,
 	err = err ?: get(rd, root, "", "targets", json_type_object, &targets);
 	if (err)
 		return err;
+	/* Absent when not made in a guest of folioscope vm. */
+	if (json_object_object_get_ex(root, "vm", &v)) {
+		err = GET_STR(rd, v, "vm", "accel", r->vm.accel);
+		err = err ?: get_u64(rd, v, "vm", "reboots", &r->vm.reboots);
+		if (err)
+			return err;
+		if (!r->vm.accel[0])
+			return bad(rd, "vm.accel: empty");
+	}
 
 	json_object_object_foreach(targets, key, val)
 	{

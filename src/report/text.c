@@ -315,6 +315,13 @@ int report__text(FILE *f, const struct fs_report *r)
 	fprintf(f, "folioscope %s, kernel %s, %s, page size %llu\n",
 		r->tool_version, or_dash(r->kernel), or_dash(r->machine),
 		(unsigned long long)r->page_size);
+	if (r->vm.reboots)
+		fprintf(f,
+			"WARNING: vm: the guest's kernel died while booting "
+			"(%s) and was booted again %llu time%s before this "
+			"run (vm.reboots)\n",
+			r->vm.accel, (unsigned long long)r->vm.reboots,
+			r->vm.reboots == 1 ? "" : "s");
 	/* Only a filtered trace says so: the rest saw the whole machine. */
 	if (model__filtered(&r->filters)) {
 		char filt[900];

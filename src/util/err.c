@@ -3,15 +3,29 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "util/err.h"
+
+bool tty__stderr(void)
+{
+	const char *env = getenv("FOLIOSCOPE_TTY");
+	int saved = errno;
+	bool tty;
+
+	if (env && (!strcmp(env, "0") || !strcmp(env, "1")))
+		return env[0] == '1';
+	tty = isatty(fileno(stderr));
+	errno = saved;
+	return tty;
+}
 
 void tty__erase_line(void)
 {
 	int saved = errno;
 
-	if (isatty(fileno(stderr)))
+	if (tty__stderr())
 		fputs(TTY_ERASE_LINE, stderr);
 	errno = saved;
 }
@@ -24,8 +38,8 @@ void err__vprint(const char *where, int err, const char *hint, const char *fmt,
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fprintf(stderr, "%sfolioscope: %s%s%s%s%s%s%s\n",
-		isatty(fileno(stderr)) ? TTY_ERASE_LINE : "",
-		where ? where : "", where ? ": " : "", msg, err ? ": " : "",
+		tty__stderr() ? TTY_ERASE_LINE : "", where ? where : "",
+		where ? ": " : "", msg, err ? ": " : "",
 		err ? strerror(-err) : "", hint ? " " : "", hint ? hint : "");
 	errno = saved;
 }

@@ -11,9 +11,15 @@
 #define FS_UTIL_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* Carriage return and erase to the end of the line. */
 #define TTY_ERASE_LINE "\r\033[K"
+
+/* Whether stderr is taken for a terminal: FOLIOSCOPE_TTY=1 or 0 says so
+ * (vm passes on whether the host's stderr is one: the guest's is a
+ * serial tty either way), else whether it is one. */
+bool tty__stderr(void);
 
 /* Erase the current stderr line (a progress line) if stderr is a
  * terminal. */

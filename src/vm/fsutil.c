@@ -144,6 +144,25 @@ bool vm_fs__exists(const char *path)
 	return !lstat(path, &st);
 }
 
+int vm_fs__tmpfile(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd >= 0 ? fd : -errno;
+	/* A filesystem without O_TMPFILE: a name, gone at once. */
+	err = vm_fs__fmt(path, sizeof(path), "%s/tmp.XXXXXX", dir);
+	if (err)
+		return err;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
 const struct exe_search vm_tool_search = {
 	.path_default = "/usr/local/bin:/usr/bin:/bin",
 	/* sbin dirs are often missing from a user's PATH. */

@@ -5,6 +5,13 @@
  * mkfs.btrfs/mkfs.xfs with their libraries, the loop/btrfs/xfs modules,
  * /init and /args. Nothing is compressed: the kernel unpacks ~20 MB of
  * plain cpio faster than it would inflate it, and we skip a gzip pass.
+ *
+ * The staging tree holds symlinks to the host's files, which cpio -L
+ * archives as the files they point to, and the few files made here
+ * (/init, /args, a generated modules.dep); the archive goes into an
+ * unlinked file. So a vm killed at any point leaves a work dir of a few
+ * KB, and nothing is copied twice (a vmlinux with DWARF is 600 MB). The
+ * guest's own links (busybox's applets) are made by /init at boot.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,13 +23,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "vm_internal.h"
-
-/* Applets /init runs before "busybox --install" provides the rest. */
-static const char *const init_applets[] = {
-	"sh",	  "mount", "umount",   "modprobe", "insmod", "mkdir", "stty",
-	"base64", "cat",   "poweroff", "sleep",	   "echo",   "wc",    "sync",
-	"ls",	  "true",  "test",     "[",	   "dmesg",  "uname",
-};
 
 /* Modules folioscope's workloads need: loop devices to hold file systems,
  * btrfs for dedupe, xfs as the second reflink file system. */
@@ -43,7 +43,7 @@ static const char *const modules_meta[] = {
 static const char *const host_tools[] = { "mkfs.btrfs", "mkfs.xfs" };
 
 static const char init_script[] =
-	"#!/bin/sh\n"
+	"#!/bin/busybox sh\n"
 	"# /init of a folioscope VM, written by folioscope vm.\n"
 	"# Runs /bin/folioscope (or vm --exec's script) once with the\n"
 	"# arguments in /args, then powers\n"
@@ -51,7 +51,10 @@ static const char init_script[] =
 	"# ttyS3: control, \"FILE n size\" + base64 + \"END n\" per output\n"
 	"# file, then \"EXIT status\".\n"
 	"export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root TERM=dumb\n"
-	"mount -t proc proc /proc\n"
+	"# The applets' links (the kernel's request_module() runs\n"
+	"# /sbin/modprobe); --install finds busybox through /proc.\n"
+	"/bin/busybox mount -t proc proc /proc\n"
+	"/bin/busybox --install -s\n"
 	"mount -t sysfs sysfs /sys\n"
 	"mount -t devtmpfs devtmpfs /dev\n"
 	"exec </dev/null >/dev/ttyS0 2>&1\n"
@@ -67,7 +70,6 @@ static const char init_script[] =
 	"mount -t tracefs tracefs /sys/kernel/tracing\n"
 	"mount -t debugfs debugfs /sys/kernel/debug\n"
 	"mount -t bpf bpf /sys/fs/bpf\n"
-	"/bin/busybox --install -s\n"
 	"# Built-in or missing modules are fine: the command reports what\n"
 	"# it lacks better than we could.\n"
 	"for m in loop btrfs xfs; do\n"
@@ -113,17 +115,34 @@ static int stage__path(const struct stage *s, const char *guest, char *buf,
 			  guest[0] == '/' ? guest + 1 : guest);
 }
 
-static int stage__copy(const struct stage *s, const char *host,
-		       const char *guest, mode_t mode)
+/* host made absolute (symlinks resolve relative to themselves). */
+static int abs_path(const char *host, char *buf, size_t n)
 {
-	char dst[PATH_MAX];
+	char cwd[PATH_MAX];
+
+	if (host[0] == '/')
+		return vm_fs__fmt(buf, n, "%s", host);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	return vm_fs__fmt(buf, n, "%s/%s", cwd, host);
+}
+
+/* Puts host's file at guest: a link that cpio -L follows. */
+static int stage__link(const struct stage *s, const char *host,
+		       const char *guest)
+{
+	char dst[PATH_MAX], target[PATH_MAX];
 	int err;
 
-	err = stage__path(s, guest, dst, sizeof(dst));
+	err = abs_path(host, target, sizeof(target));
 	if (!err)
-		err = vm_fs__copy_file(host, dst, mode);
+		err = stage__path(s, guest, dst, sizeof(dst));
+	if (!err)
+		err = vm_fs__mkdir_parents(dst, 0755);
+	if (!err && symlink(target, dst))
+		err = -errno;
 	if (err)
-		err__print("vm", err, "cannot copy '%s' into the initramfs",
+		err__print("vm", err, "cannot put '%s' into the initramfs",
 			   host);
 	return err;
 }
@@ -141,7 +160,7 @@ static int stage__elf(const struct stage *s, const char *host,
 	char *out = NULL, *line, *save = NULL, dst[PATH_MAX];
 	int err, st;
 
-	err = stage__copy(s, host, guest, 0755);
+	err = stage__link(s, host, guest);
 	if (err)
 		return err;
 	st = vm_proc__capture(argv, NULL, -1, &out);
@@ -169,7 +188,7 @@ static int stage__elf(const struct stage *s, const char *host,
 			break;
 		if (vm_fs__exists(dst))
 			continue;
-		err = stage__copy(s, lib, lib, 0);
+		err = stage__link(s, lib, lib);
 		if (err)
 			break;
 	}
@@ -242,11 +261,13 @@ static int modules__gen_dep(const char *moddir, const char *release, char **dep)
 	return 0;
 }
 
-/* Copies one module from src_dir to the same relative path in dst_dir. */
-static int modules__copy_one(const struct stage *s, const char *src_dir,
-			     const char *dst_dir, const char *rel, size_t len)
+/* Links one module of src_dir (absolute) at the same relative path in
+ * dst_dir. */
+static int modules__link_one(const char *src_dir, const char *dst_dir,
+			     const char *rel, size_t len)
 {
 	char src[PATH_MAX], dst[PATH_MAX];
+	int err;
 
 	if (vm_fs__fmt(src, sizeof(src), "%s/%.*s", src_dir, (int)len, rel) ||
 	    vm_fs__fmt(dst, sizeof(dst), "%s/%.*s", dst_dir, (int)len, rel))
@@ -254,7 +275,10 @@ static int modules__copy_one(const struct stage *s, const char *src_dir,
 	/* Listed but absent (a pruned tree): skip, like a built-in one. */
 	if (vm_fs__exists(dst) || !vm_fs__exists(src))
 		return 0;
-	return vm_fs__copy_file(src, dst, 0644);
+	err = vm_fs__mkdir_parents(dst, 0755);
+	if (!err && symlink(src, dst))
+		err = -errno;
+	return err;
 }
 
 /*
@@ -274,7 +298,8 @@ static int modules__stage(const struct stage *s, const char *moddir,
 
 	if (!moddir || !release)
 		return 0;
-	if (vm_fs__fmt(src_dir, sizeof(src_dir), "%s/lib/modules/%s", moddir,
+	if (abs_path(moddir, path, sizeof(path)) ||
+	    vm_fs__fmt(src_dir, sizeof(src_dir), "%s/lib/modules/%s", path,
 		       release) ||
 	    vm_fs__fmt(dst_dir, sizeof(dst_dir), "%s/lib/modules/%s", s->root,
 		       release))
@@ -329,14 +354,12 @@ static int modules__stage(const struct stage *s, const char *moddir,
 					   modules_wanted[i]);
 		if (!want)
 			continue;
-		err = modules__copy_one(s, src_dir, dst_dir, line,
-					colon - line);
+		err = modules__link_one(src_dir, dst_dir, line, colon - line);
 		if (err)
 			goto cleanup;
 		for (d = strtok_r(colon + 1, " \t", &dsave); d;
 		     d = strtok_r(NULL, " \t", &dsave)) {
-			err = modules__copy_one(s, src_dir, dst_dir, d,
-						strlen(d));
+			err = modules__link_one(src_dir, dst_dir, d, strlen(d));
 			if (err)
 				goto cleanup;
 		}
@@ -352,9 +375,10 @@ static int modules__stage(const struct stage *s, const char *moddir,
 			continue;
 		if (!vm_fs__exists(src) || vm_fs__exists(path))
 			continue;
-		err = vm_fs__copy_file(src, path, 0644);
-		if (err)
+		if (symlink(src, path)) {
+			err = -errno;
 			goto cleanup;
+		}
 	}
 cleanup:
 	if (err)
@@ -367,10 +391,6 @@ cleanup:
 
 static int stage__busybox(const struct stage *s)
 {
-	char link[PATH_MAX];
-	size_t i;
-	int err;
-
 	/* busybox-static normally; a dynamic one brings its libraries. */
 	if (!vm_fs__exists("/bin/busybox")) {
 		err__print("vm", 0,
@@ -378,28 +398,7 @@ static int stage__busybox(const struct stage *s)
 			   "(install busybox-static)");
 		return -ENOENT;
 	}
-	err = stage__elf(s, "/bin/busybox", "/bin/busybox", "/bin/busybox");
-	if (err)
-		return err;
-	for (i = 0; i < ARRAY_SIZE(init_applets); i++) {
-		err = vm_fs__fmt(link, sizeof(link), "%s/bin/%s", s->root,
-				 init_applets[i]);
-		if (!err && symlink("busybox", link))
-			err = -errno;
-		if (err)
-			goto fail;
-	}
-	/* The kernel's request_module() runs /sbin/modprobe. */
-	err = vm_fs__fmt(link, sizeof(link), "%s/sbin/modprobe", s->root);
-	if (!err)
-		err = vm_fs__mkdir_parents(link, 0755);
-	if (!err && symlink("../bin/busybox", link))
-		err = -errno;
-	if (!err)
-		return 0;
-fail:
-	err__print("vm", err, "cannot create '%s'", link);
-	return err;
+	return stage__elf(s, "/bin/busybox", "/bin/busybox", "/bin/busybox");
 }
 
 /*
@@ -441,12 +440,23 @@ static int stage__extra(const struct stage *s,
 		    vm_fs__fmt(guest, sizeof(guest),
 			       "/usr/lib/debug/boot/vmlinux-%s", spec->release))
 			return -EINVAL;
-		err = stage__copy(s, spec->debuginfo, guest, 0644);
+		err = stage__link(s, spec->debuginfo, guest);
 		if (err)
 			return err;
 	}
-	if (spec->exec)
-		return stage__copy(s, spec->exec, "/bin/vm-exec", 0755);
+	/* A copy, small and always executable: /init runs it directly. */
+	if (spec->exec) {
+		char dst[PATH_MAX];
+
+		err = stage__path(s, "/bin/vm-exec", dst, sizeof(dst));
+		if (!err)
+			err = vm_fs__copy_file(spec->exec, dst, 0755);
+		if (err)
+			err__print("vm", err,
+				   "cannot copy '%s' into the initramfs",
+				   spec->exec);
+		return err;
+	}
 	return 0;
 }
 
@@ -458,11 +468,10 @@ static int stage__args(const struct stage *s, int argc, char **argv, bool exec)
 	size_t len = 0;
 	int i, err;
 
-	/* A guest's stderr is a serial tty: keep progress lines out of
-	 * output the host redirects. */
-	if (asprintf(&buf, "%s%sset --",
-		     isatty(STDERR_FILENO) ? ""
-					   : "export FOLIOSCOPE_PROGRESS=0; ",
+	/* A guest's stderr is a serial tty: progress lines and erase
+	 * escapes only when ours is a terminal. */
+	if (asprintf(&buf, "export FOLIOSCOPE_TTY=%d; %sset --",
+		     tty__stderr() ? 1 : 0,
 		     exec ? "VM_CMD=/bin/vm-exec; " : "") < 0)
 		return -ENOMEM;
 	len = strlen(buf);
@@ -532,20 +541,33 @@ static int cpio__list(FILE *f, const char *root, const char *rel)
 	return err;
 }
 
-static int cpio__write(const char *root, const char *workdir,
-		       const char *cpio_path)
+/* The first line cpio said on stderr (err_fd), for its error line. */
+static void cpio__why(int err_fd, char *buf, size_t n)
 {
-	char list[PATH_MAX], log[PATH_MAX];
-	char *argv[] = { "cpio", "--quiet", "-o",  "-H",
+	ssize_t got = pread(err_fd, buf, n - 1, 0);
+
+	buf[got > 0 ? got : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The archive of root into out: -L, so the links to host files are
+ * archived as those files. */
+static int cpio__write(const char *root, const char *workdir, int out)
+{
+	char *argv[] = { "cpio", "--quiet", "-o",  "-L", "-H",
 			 "newc", "-R",	    "0:0", NULL };
-	struct proc_io io = { .cwd = root };
-	int in = -1, out = -1, lg = -1, err, st;
+	struct proc_io io = { .cwd = root, .out_fd = out };
+	char why[256];
+	int lst = -1, lg = -1, err, st;
 	FILE *f = NULL;
 
-	if (vm_fs__fmt(list, sizeof(list), "%s/cpio.list", workdir) ||
-	    vm_fs__fmt(log, sizeof(log), "%s/cpio.log", workdir))
-		return -ENAMETOOLONG;
-	f = fopen(list, "we");
+	lst = vm_fs__tmpfile(workdir);
+	lg = vm_fs__tmpfile(workdir);
+	if (lst < 0 || lg < 0) {
+		err = lst < 0 ? lst : lg;
+		goto cleanup;
+	}
+	f = fdopen(dup(lst), "w");
 	if (!f) {
 		err = -errno;
 		goto cleanup;
@@ -555,55 +577,84 @@ static int cpio__write(const char *root, const char *workdir,
 		err = -errno;
 	if (err)
 		goto cleanup;
-	in = open(list, O_RDONLY | O_CLOEXEC);
-	out = open(cpio_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	lg = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (in < 0 || out < 0 || lg < 0) {
+	if (lseek(lst, 0, SEEK_SET) < 0) {
 		err = -errno;
 		goto cleanup;
 	}
-	io.in_fd = in;
-	io.out_fd = out;
+	io.in_fd = lst;
 	io.err_fd = lg;
 	st = vm_proc__run(argv, &io);
 	if (st < 0) {
 		err__print("vm", st, "cannot run cpio");
 		err = st;
 	} else if (st) {
-		err__print("vm", 0, "cpio failed (exit %d), see '%s'", st, log);
+		cpio__why(lg, why, sizeof(why));
+		err__print("vm", 0, "cpio failed (exit %d)%s%s", st,
+			   why[0] ? ": " : "", why);
 		err = -EIO;
 	}
 	goto done;
 cleanup:
-	err__print("vm", err, "cannot write initramfs '%s'", cpio_path);
+	err__print("vm", err, "cannot write the initramfs in '%s'", workdir);
 done:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
+	if (lst >= 0)
+		close(lst);
 	if (lg >= 0)
 		close(lg);
 	return err;
 }
 
+static int stage__all(const struct initramfs_spec *spec, const char *root,
+		      const char *workdir);
+
 int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
-			const char *cpio_path)
+			int *fd)
+{
+	char root[PATH_MAX];
+	int err;
+
+	*fd = -1;
+	err = vm_fs__fmt(root, sizeof(root), "%s/staging", workdir);
+	if (err) {
+		err__print("vm", err, "cannot stage the initramfs in '%s'",
+			   workdir);
+		return err;
+	}
+	err = stage__all(spec, root, workdir);
+	if (!err) {
+		*fd = vm_fs__tmpfile(workdir);
+		if (*fd < 0) {
+			err = *fd;
+			err__print("vm", err,
+				   "cannot create the initramfs in '%s'",
+				   workdir);
+		}
+	}
+	if (!err)
+		err = cpio__write(root, workdir, *fd);
+	tree__remove(root, 0);
+	if (err && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return err;
+}
+
+/* The staging tree at root: links to the host's files, and ours. */
+static int stage__all(const struct initramfs_spec *spec, const char *root,
+		      const char *workdir)
 {
 	static const char *const dirs[] = {
 		"bin", "sbin", "dev", "proc", "sys",	 "tmp",
 		"out", "root", "run", "etc",  "usr/bin", "usr/sbin"
 	};
-	char root[PATH_MAX], path[PATH_MAX], tool[PATH_MAX];
-	char self[PATH_MAX];
+	char path[PATH_MAX], tool[PATH_MAX];
+	char self[PATH_MAX], self_link[64];
 	const char *bin = spec->binary, *ldd_bin;
-	struct stage s = { .verbose = spec->verbose };
+	struct stage s = { .root = root, .verbose = spec->verbose };
 	size_t i;
-	int err;
+	int err = 0;
 
-	err = vm_fs__fmt(root, sizeof(root), "%s/staging", workdir);
-	if (err)
-		goto fail;
-	s.root = root;
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		err = vm_fs__fmt(path, sizeof(path), "%s/%s", root, dirs[i]);
 		if (!err)
@@ -617,12 +668,16 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 		return err;
 
 	/* ldd runs a loader on its argument, so /proc/self/exe must be
-	 * resolved first; copying still reads /proc/self/exe, which works
-	 * even if the file was replaced since we started. */
-	if (!bin)
-		bin = "/proc/self/exe";
+	 * resolved first. The link names this process's exe by its pid, not
+	 * "self", which would be cpio's: it still reads our binary even if
+	 * the file was replaced since we started. */
+	if (!bin || !strcmp(bin, "/proc/self/exe")) {
+		snprintf(self_link, sizeof(self_link), "/proc/%ld/exe",
+			 (long)getpid());
+		bin = self_link;
+	}
 	ldd_bin = bin;
-	if (!strcmp(bin, "/proc/self/exe") && realpath(bin, self))
+	if (bin == self_link && realpath(bin, self))
 		ldd_bin = self;
 	err = stage__elf(&s, bin, ldd_bin, "/bin/folioscope");
 	if (err)
@@ -655,10 +710,7 @@ int vm_initramfs__build(const struct initramfs_spec *spec, const char *workdir,
 	err = stage__extra(&s, spec);
 	if (err)
 		return err;
-	err = stage__args(&s, spec->argc, spec->argv, spec->exec != NULL);
-	if (err)
-		return err;
-	return cpio__write(root, workdir, cpio_path);
+	return stage__args(&s, spec->argc, spec->argv, spec->exec != NULL);
 fail:
 	err__print("vm", err, "cannot stage the initramfs in '%s'", workdir);
 	return err;

@@ -37,10 +37,15 @@
  * arrive late enough that the kernel's IO-APIC timer check fails and it
  * panics ("IO-APIC + timer doesn't work!") before /init; the check
  * tests the emulator, not the kernel under test.
+ * The kernel hands NAME=value words it does not know to init as its
+ * environment: FOLIOSCOPE_VM_ACCEL and FOLIOSCOPE_VM_BOOT (1, or more
+ * when the guest was booted again) reach the guest's reports that way
+ * (vm.accel, vm.reboots).
  */
 #define CMDLINE                                                                \
 	"console=ttyS0 quiet loglevel=1 earlyprintk=serial,ttyS0,115200 "      \
-	"panic=-1 8250.nr_uarts=4 no_timer_check"
+	"panic=-1 8250.nr_uarts=4 no_timer_check FOLIOSCOPE_VM_ACCEL=%s "      \
+	"FOLIOSCOPE_VM_BOOT=%u"
 /* SeaBIOS's last line before it starts the kernel ("Booting from
  * ROM..."): console text after it is the kernel's. */
 #define FW_HANDOVER "Booting from "
@@ -69,7 +74,8 @@ struct vm_run {
 	char moddir[PATH_MAX];
 	char release[256];
 	char debuginfo[PATH_MAX]; /* vm --debuginfo: the vmlinux to hand in */
-	char cpio[PATH_MAX];
+	char cpio[64]; /* /proc/self/fd/N of cpio_fd, as qemu opens it */
+	int cpio_fd;   /* the initramfs, a file with no name */
 	char qemu_log[PATH_MAX];
 	char qemu_bin[PATH_MAX];
 	char kvm_record[PATH_MAX]; /* where KVM failures are remembered */
@@ -85,19 +91,20 @@ struct vm_run {
 	int wake[2];
 	pid_t qemu;
 	int qemu_status;
-	int status;	   /* guest command's, or -1 until EXIT */
-	int err;	   /* first host-side error while running */
-	bool out_dead[3];  /* host stdout/stderr went away (EPIPE) */
-	int esc_state;	   /* console: 1 after ESC, 2 inside CSI */
-	bool ready;	   /* the guest's init said READY */
-	bool kvm;	   /* this boot runs under KVM */
-	bool progress;	   /* a "booting..." line is on the terminal */
-	bool exit_seen;	   /* EXIT arrived at t_exit */
-	bool fw_done;	   /* the firmware handed over to the kernel */
-	bool kernel_seen;  /* the kernel printed on the console */
-	bool kvm_fault;	   /* KVM itself failed (see kvm__fault) */
-	char kvm_why[256]; /* why a boot under KVM failed */
-	char fw_line[32];  /* console line so far, until the kernel's turn */
+	int status;	       /* guest command's, or -1 until EXIT */
+	int err;	       /* first host-side error while running */
+	struct vm_lines lines; /* stdout, stderr, console (-v) to ours */
+	int esc_state;	       /* console: 1 after ESC, 2 inside CSI */
+	bool ready;	       /* the guest's init said READY */
+	unsigned int reboots;  /* boots again after the kernel died */
+	bool kvm;	       /* this boot runs under KVM */
+	bool progress;	       /* a "booting..." line is on the terminal */
+	bool exit_seen;	       /* EXIT arrived at t_exit */
+	bool fw_done;	       /* the firmware handed over to the kernel */
+	bool kernel_seen;      /* the kernel printed on the console */
+	bool kvm_fault;	       /* KVM itself failed (see kvm__fault) */
+	char kvm_why[256];     /* why a boot under KVM failed */
+	char fw_line[32]; /* console line so far, until the kernel's turn */
 	size_t fw_len;
 	struct timespec t_start, t_exit;
 	struct sigaction old_act[ARRAY_SIZE(sigs_handled)];
@@ -377,7 +384,7 @@ static void progress__end(struct vm_run *r)
 static int qemu__start(struct vm_run *r)
 {
 	char mem[32], smp[32], chardev[VM_CHAN_NR][PATH_MAX + 64];
-	char serial[VM_CHAN_NR][32];
+	char serial[VM_CHAN_NR][32], cmdline[sizeof(CMDLINE) + 32];
 	struct proc_io io = { .in_fd = -1,
 			      .own_pgrp = true,
 			      .pdeathsig = true };
@@ -387,7 +394,7 @@ static int qemu__start(struct vm_run *r)
 	int c;
 
 	/* Progress for a person watching; redirected output stays clean. */
-	if (!r->o->verbose && isatty(STDERR_FILENO)) {
+	if (!r->o->verbose && tty__stderr()) {
 		fprintf(stderr, "folioscope: vm: booting %s...",
 			r->release[0] ? r->release : r->bzimage);
 		r->progress = true;
@@ -425,7 +432,9 @@ static int qemu__start(struct vm_run *r)
 	argv[n++] = "-initrd";
 	argv[n++] = r->cpio;
 	argv[n++] = "-append";
-	argv[n++] = CMDLINE;
+	snprintf(cmdline, sizeof(cmdline), CMDLINE, kvm ? "kvm" : "tcg",
+		 r->reboots + 1);
+	argv[n++] = cmdline;
 	for (c = 0; c < VM_CHAN_NR; c++) {
 		err = chardev__arg(chardev[c], sizeof(chardev[c]), r->workdir,
 				   c);
@@ -454,7 +463,10 @@ static int qemu__start(struct vm_run *r)
 	io.out_fd = fd;
 	io.err_fd = fd;
 	clock_gettime(CLOCK_MONOTONIC, &r->t_start);
+	/* qemu alone inherits the initramfs's fd, at the same number. */
+	fcntl(r->cpio_fd, F_SETFD, 0);
 	r->qemu = proc__spawn(argv, &io);
+	fcntl(r->cpio_fd, F_SETFD, FD_CLOEXEC);
 	close(fd);
 	if (r->qemu < 0) {
 		err = r->qemu;
@@ -465,25 +477,22 @@ static int qemu__start(struct vm_run *r)
 	return 0;
 }
 
-static void write_host(struct vm_run *r, int fd, const char *buf, size_t n)
-{
-	ssize_t w;
+/* The guest's output channels among r->lines. */
+enum { VM_LINES_STDOUT, VM_LINES_STDERR, VM_LINES_CONSOLE };
 
-	if (r->out_dead[fd])
-		return;
-	while (n) {
-		w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			/* Reader gone: keep running so the guest finishes
-			 * and its files still come back. */
-			r->out_dead[fd] = true;
-			return;
-		}
-		buf += w;
-		n -= w;
+static void lines__add(struct vm_run *r, int ci, const char *buf, size_t n)
+{
+	if (vm_lines__add(&r->lines, ci, buf, n, now_s()) && !r->err) {
+		err__print("vm", -ENOMEM, "cannot keep the guest's output");
+		r->err = -ENOMEM;
 	}
+}
+
+/* Everything the guest said so far goes out; an unfinished line ends
+ * before a line of our own follows. */
+static void lines__end(struct vm_run *r)
+{
+	vm_lines__flush(&r->lines, true, now_s());
 }
 
 static void tail__add(struct vm_run *r, const char *buf, size_t n)
@@ -511,9 +520,11 @@ static void control__line(struct vm_run *r, char *line)
 	if (!strcmp(line, "READY")) {
 		r->ready = true;
 		accel__booted(r);
-		if (r->o->verbose)
+		if (r->o->verbose) {
+			lines__end(r);
 			err__print("vm", 0, "guest booted in %.1f s",
 				   since(&r->t_start));
+		}
 		progress__end(r);
 		return;
 	}
@@ -524,18 +535,6 @@ static void control__line(struct vm_run *r, char *line)
 		r->exit_seen = true;
 		clock_gettime(CLOCK_MONOTONIC, &r->t_exit);
 	}
-}
-
-/* Serial data minus '\r': the guest ttys are raw, but the kernel console
- * and anything that resets a tty may still add them. */
-static size_t strip_cr(char *buf, size_t n)
-{
-	size_t i, j;
-
-	for (i = j = 0; i < n; i++)
-		if (buf[i] != '\r')
-			buf[j++] = buf[i];
-	return j;
 }
 
 /*
@@ -608,23 +607,25 @@ static bool chan__read(struct vm_run *r, enum vm_chan_id c)
 	n = read(r->chan_fd[c], buf, sizeof(buf));
 	if (n <= 0)
 		return false;
-	len = strip_cr(buf, n);
+	len = (size_t)n;
 	switch (c) {
 	case VM_CHAN_STDOUT:
-		write_host(r, 1, buf, len);
-		break;
 	case VM_CHAN_STDERR:
-		write_host(r, 2, buf, len);
+		lines__add(r,
+			   c == VM_CHAN_STDOUT ? VM_LINES_STDOUT
+					       : VM_LINES_STDERR,
+			   buf, len);
 		break;
 	case VM_CHAN_CONSOLE:
 		len = console__filter(r, buf, len);
 		console__progress(r, buf, len);
 		tail__add(r, buf, len);
-		if (r->o->verbose)
-			write_host(r, 2, buf, len);
+		lines__add(r, VM_LINES_CONSOLE, buf, len);
 		break;
 	case VM_CHAN_CONTROL:
 		for (i = 0; i < len; i++) {
+			if (buf[i] == '\r')
+				continue;
 			if (buf[i] != '\n') {
 				if (r->line_len < sizeof(r->line) - 1)
 					r->line[r->line_len++] = buf[i];
@@ -678,12 +679,69 @@ static void print_tail(const char *what, const char *buf, size_t len)
 	}
 }
 
+/* The first line of a kernel oops or panic in the console's tail, without
+ * its timestamp ("" if none). */
+static void console__oops_line(const struct vm_run *r, char *buf, size_t n)
+{
+	static const char *const marks[] = {
+		"BUG:", "Oops:", "general protection fault", "Kernel panic"
+	};
+	size_t i = 0;
+
+	buf[0] = '\0';
+	while (i < r->tail_len) {
+		size_t end = i, len;
+		const char *line = r->tail + i, *p;
+
+		while (end < r->tail_len && r->tail[end] != '\n')
+			end++;
+		len = end - i;
+		for (size_t m = 0; m < ARRAY_SIZE(marks); m++) {
+			p = memmem(line, len, marks[m], strlen(marks[m]));
+			if (!p)
+				continue;
+			len -= (size_t)(p - line);
+			while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
+				len--;
+			snprintf(buf, n, "%.*s", (int)len, p);
+			return;
+		}
+		i = end + 1;
+	}
+}
+
+/*
+ * A guest whose kernel died, for the test suites (tests/check.sh): they
+ * set FOLIOSCOPE_VM_DEATH_LOG to a file, and every death a vm met, even
+ * one it booted past, is a line there and a failed check.
+ */
+static void death__log(const struct vm_run *r, const char *why)
+{
+	const char *path = getenv("FOLIOSCOPE_VM_DEATH_LOG");
+	char oops[160];
+	FILE *f;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "ae");
+	if (!f)
+		return;
+	console__oops_line(r, oops, sizeof(oops));
+	if (strstr(why, oops))
+		oops[0] = '\0'; /* why names it already */
+	fprintf(f, "%s: %s%s%s\n", r->release[0] ? r->release : r->bzimage, why,
+		oops[0] ? ": " : "", oops);
+	fclose(f);
+}
+
 static void report__died(struct vm_run *r, const char *why)
 {
 	char *log = NULL;
 	size_t len = 0;
 
 	progress__end(r);
+	lines__end(r);
+	death__log(r, why);
 	err__print("vm", 0, "%s; last console lines follow", why);
 	print_tail("console", r->tail, r->tail_len);
 	if (!vm_fs__read_file(r->qemu_log, &log, &len))
@@ -782,37 +840,6 @@ static void accel__booted(struct vm_run *r)
 }
 
 /* First line of qemu's own output, without its "qemu-system-x86_64: ". */
-/* The first line of a kernel oops or panic in the console's tail, without
- * its timestamp ("" if none). */
-static void console__oops_line(const struct vm_run *r, char *buf, size_t n)
-{
-	static const char *const marks[] = {
-		"BUG:", "Oops:", "general protection fault", "Kernel panic"
-	};
-	size_t i = 0;
-
-	buf[0] = '\0';
-	while (i < r->tail_len) {
-		size_t end = i, len;
-		const char *line = r->tail + i, *p;
-
-		while (end < r->tail_len && r->tail[end] != '\n')
-			end++;
-		len = end - i;
-		for (size_t m = 0; m < ARRAY_SIZE(marks); m++) {
-			p = memmem(line, len, marks[m], strlen(marks[m]));
-			if (!p)
-				continue;
-			len -= (size_t)(p - line);
-			while (len && (p[len - 1] == '\r' || p[len - 1] == ' '))
-				len--;
-			snprintf(buf, n, "%.*s", (int)len, p);
-			return;
-		}
-		i = end + 1;
-	}
-}
-
 static void qemu__first_line(struct vm_run *r, char *buf, size_t n)
 {
 	const char *base = strrchr(r->qemu_bin, '/');
@@ -857,6 +884,7 @@ static int vm__loop(struct vm_run *r)
 	struct pollfd pfd[VM_CHAN_NR + 1];
 	char junk[64], why[128];
 	int c, st, timeout_ms;
+	double due;
 	pid_t done;
 
 	for (;;) {
@@ -895,6 +923,9 @@ static int vm__loop(struct vm_run *r)
 		}
 		timeout_ms = left > 1 || r->exit_seen ? 1000
 						      : (int)(left * 1000) + 1;
+		due = vm_lines__due_in(&r->lines, now_s());
+		if (due >= 0 && due * 1000 < timeout_ms)
+			timeout_ms = (int)(due * 1000) + 1;
 		for (c = 0; c < VM_CHAN_NR; c++)
 			pfd[c] = (struct pollfd){ .fd = r->chan_fd[c],
 						  .events = POLLIN };
@@ -911,11 +942,13 @@ static int vm__loop(struct vm_run *r)
 		if (vm_signal) {
 			qemu__stop(r);
 			progress__end(r);
+			lines__end(r);
 			return interrupted();
 		}
 		for (c = 0; c < VM_CHAN_NR; c++)
 			if (pfd[c].revents & POLLIN)
 				chan__read(r, c);
+		vm_lines__tick(&r->lines, now_s());
 		done = waitpid(r->qemu, &st, WNOHANG);
 		if (done == r->qemu) {
 			r->qemu = -1;
@@ -925,6 +958,7 @@ static int vm__loop(struct vm_run *r)
 	}
 	/* qemu wrote everything before it exited; pick up the rest. */
 	chans__drain(r);
+	vm_lines__flush(&r->lines, false, now_s());
 	if (r->status < 0 && !r->ready && r->kvm && !r->kernel_seen) {
 		kvm__fault(r, false);
 		return -EAGAIN;
@@ -961,9 +995,11 @@ static int vm__loop(struct vm_run *r)
 		report__died(r, why);
 		return -EIO;
 	}
-	if (r->o->verbose)
+	if (r->o->verbose) {
+		lines__end(r);
 		err__print("vm", 0, "guest exited %d after %.1f s", r->status,
 			   since(&r->t_start));
+	}
 	return 0;
 }
 
@@ -992,9 +1028,7 @@ static int workdir__create(struct vm_run *r)
 		r->workdir[0] = '\0';
 		return err;
 	}
-	if (vm_fs__fmt(r->cpio, sizeof(r->cpio), "%s/initramfs.cpio",
-		       r->workdir) ||
-	    vm_fs__fmt(r->qemu_log, sizeof(r->qemu_log), "%s/qemu.log",
+	if (vm_fs__fmt(r->qemu_log, sizeof(r->qemu_log), "%s/qemu.log",
 		       r->workdir))
 		return path_too_long(r->workdir);
 	return 0;
@@ -1029,8 +1063,14 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	r->status = -1;
 	r->outs.cur = -1;
 	r->wake[0] = r->wake[1] = -1;
+	r->cpio_fd = -1;
 	for (c = 0; c < VM_CHAN_NR; c++)
 		r->chan_fd[c] = -1;
+	vm_lines__init(&r->lines);
+	vm_lines__set_fd(&r->lines, VM_LINES_STDOUT, STDOUT_FILENO);
+	vm_lines__set_fd(&r->lines, VM_LINES_STDERR, STDERR_FILENO);
+	if (o.verbose)
+		vm_lines__set_fd(&r->lines, VM_LINES_CONSOLE, STDERR_FILENO);
 
 	err = signals__install(r);
 	if (err) {
@@ -1085,9 +1125,11 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			.verbose = o.verbose,
 		};
 
-		err = vm_initramfs__build(&spec, r->workdir, r->cpio);
+		err = vm_initramfs__build(&spec, r->workdir, &r->cpio_fd);
 		if (err)
 			goto cleanup;
+		snprintf(r->cpio, sizeof(r->cpio), "/proc/self/fd/%d",
+			 r->cpio_fd);
 	}
 	if (vm_signal) {
 		err = interrupted();
@@ -1110,6 +1152,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		if (err != -EAGAIN)
 			break;
 		progress__end(r);
+		lines__end(r);
 		/* -EAGAIN under KVM in auto: qemu died or the boot stalled. */
 		if (kvm__may_fall_back(r)) {
 			err__print("vm", 0,
@@ -1136,6 +1179,8 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 			break;
 		}
 		err__print("vm", 0, "%s; starting it once more", r->kvm_why);
+		death__log(r, r->kvm_why);
+		r->reboots++;
 		r->tail_len = 0;
 		retried = true;
 	}
@@ -1150,9 +1195,13 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 		err = r->status;
 cleanup:
 	qemu__stop(r);
+	vm_lines__flush(&r->lines, false, now_s());
+	vm_lines__free(&r->lines);
 	for (c = 0; c < VM_CHAN_NR; c++)
 		if (r->chan_fd[c] >= 0)
 			close(r->chan_fd[c]);
+	if (r->cpio_fd >= 0)
+		close(r->cpio_fd);
 	vm_outputs__free(&r->outs);
 	vm_outputs__free_argv(argc, r->gargv);
 	if (r->workdir[0])

@@ -60,7 +60,11 @@ int vm_fs__read_file(const char *path, char **data, size_t *len);
 /* Searches PATH plus the sbin dirs (tools like mkfs.xfs live there). */
 extern const struct exe_search vm_tool_search;
 bool vm_fs__is_dir(const char *path);
+/* Whether path exists, itself (a dangling symlink does). */
 bool vm_fs__exists(const char *path);
+/* A file in dir with no name (O_TMPFILE, else unlinked at once): its
+ * space comes back when the last fd closes, even after SIGKILL. */
+int vm_fs__tmpfile(const char *dir);
 /* Appends the POSIX-shell single-quoted form of s to buf (realloc'd). */
 int vm_fs__shell_quote(char **buf, size_t *len, const char *s);
 
@@ -130,10 +134,56 @@ struct initramfs_spec {
 	bool verbose;
 };
 
-/* Builds an uncompressed newc cpio at cpio_path, staging in workdir.
- * Prints its own one-line error. */
+/* Builds an uncompressed newc cpio, staging in workdir, into a file with
+ * no name there: *fd (O_CLOEXEC), which qemu can read as
+ * /proc/self/fd/N. Nothing of it stays in workdir. Prints its own
+ * one-line error. */
 int vm_initramfs__build(const struct initramfs_spec *s, const char *workdir,
-			const char *cpio_path);
+			int *fd);
+
+/* ---- lines.c: the guest's output, by whole lines ---- */
+
+/* A partial line goes out after this much quiet on its channel. */
+#define VM_LINES_QUIET_S 0.5
+/* The other channel's lines wait this long at most for a partial line
+ * that went out to end. */
+#define VM_LINES_HOLD_S 5.0
+/* A line this long goes out in pieces. */
+#define VM_LINES_MAX (256 * 1024)
+
+struct vm_lines_chan {
+	int fd;	   /* host fd it goes to */
+	dev_t dev; /* the file behind it (ino 0: not known) */
+	ino_t ino;
+	char *buf; /* received, not yet written */
+	size_t len, cap;
+	double t_last; /* when bytes last arrived */
+	double t_open; /* when its line went out unfinished */
+	bool open;     /* what it wrote last does not end a line */
+	bool dead;     /* the host fd's reader went away (EPIPE) */
+};
+
+#define VM_LINES_NR 3
+
+struct vm_lines {
+	struct vm_lines_chan ch[VM_LINES_NR];
+};
+
+/* Times are seconds on one monotonic clock. Channels start with no fd:
+ * what they get is dropped until vm_lines__set_fd gives them one. */
+void vm_lines__init(struct vm_lines *l);
+void vm_lines__set_fd(struct vm_lines *l, int ci, int fd);
+/* Takes n bytes channel ci received at now; writes what may go. */
+int vm_lines__add(struct vm_lines *l, int ci, const char *buf, size_t n,
+		  double now);
+/* Seconds until vm_lines__tick has something to write, or -1. */
+double vm_lines__due_in(const struct vm_lines *l, double now);
+/* Writes the partial lines that have waited long enough. */
+void vm_lines__tick(struct vm_lines *l, double now);
+/* Writes everything; end_lines: then ends an unfinished line with '\n'
+ * (before a line of our own on the same fd). */
+void vm_lines__flush(struct vm_lines *l, bool end_lines, double now);
+void vm_lines__free(struct vm_lines *l);
 
 /* ---- outputs.c: files the guest writes and the host gets back ---- */
 

@@ -2,8 +2,9 @@
 # signalled once its qemu runs (the guest is booting). INT/TERM stop
 # qemu, remove the work dir, one line, exit 1; KILL takes qemu down with
 # it (PR_SET_PDEATHSIG) and leaves the work dir
-# ($TMPDIR/folioscope-vm-PID.XXXXXX), which the next vm removes, saying
-# so, even one that then fails. Run as root.
+# ($TMPDIR/folioscope-vm-PID.XXXXXX), a few KB of fifos and qemu's log
+# (the initramfs is a file with no name, gone with the last fd), which
+# the next vm removes, saying so, even one that then fails. Run as root.
 # shellcheck shell=bash
 
 scratch_setup fs-signals-vm
@@ -39,6 +40,9 @@ else
 		if [ "$sig" == KILL ]; then
 			sv_left=$(compgen -G "$TMPDIR/folioscope-vm-$pid.*")
 			expect_eq "$name: its work dir is left" "$(grep -c . <<<"$sv_left")" 1
+			sv_kb=$(du -sk "$sv_left" | cut -f1)
+			expect_eq "$name: what is left is a few KB (<= 16), not the initramfs" \
+				"$([ "$sv_kb" -le 16 ] && echo yes || echo "no: $sv_kb KB: $(ls -la "$sv_left")")" yes
 			sv_err=$("$FS" vm --kernel "$SCRATCH/notakernel" -- doctor 2>&1 >/dev/null)
 			expect_match "$name: the next vm removes it, one line" "$sv_err" \
 				"^folioscope: vm: removed '$sv_left', left behind by a vm that was killed$"

@@ -551,10 +551,53 @@ static void test_coverage_full(void **state)
 	(void)state;
 	model__init(&r);
 	model__init(&d);
-	for (int i = 0; i < FS_MAX_COV; i++)
-		assert_int_equal(model__coverage_add(&r, "g", 1, "yes", &d), 0);
-	assert_int_equal(model__coverage_add(&r, "g", 1, "yes", &d), -ENOSPC);
+	for (int i = 0; i < FS_MAX_COV; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(model__coverage_add(&r, name, 1, "yes", &d),
+				 0);
+	}
+	assert_int_equal(model__coverage_add(&r, "one more", 1, "yes", &d),
+			 -ENOSPC);
 	assert_int_equal(r.coverage.ngroups, FS_MAX_COV);
+	/* A group already there takes more events, whatever their number. */
+	assert_int_equal(model__coverage_add(&r, "g3", 1, "yes", &d), 0);
+	assert_int_equal(r.coverage.ngroups, FS_MAX_COV);
+}
+
+/* Random layouts end a group each: those of one name add up. */
+static void test_coverage_same_name(void **state)
+{
+	static struct fs_report r, d;
+	static const __u64 small[] = { 4096 }, n[] = { 500 };
+	static const __u64 big[] = { 4096, 65536 }, nb[] = { 7, 3 };
+	struct fs_cov_size out[FS_SLOTS];
+
+	(void)state;
+	model__init(&r);
+	model__enable(&r, FS_TGT_DEDUPE, true);
+	delta_with(&d, small, n, 1);
+	for (int i = 0; i < 3 * FS_MAX_COV; i++)
+		assert_int_equal(model__coverage_add(&r,
+						     i % 2 ? "btrfs bs=4096"
+							   : "xfs bs=1024",
+						     i % 2 ? -1 : 1, "why", &d),
+				 0);
+	delta_with(&d, big, nb, 2);
+	assert_int_equal(model__coverage_add(&r, "xfs bs=1024", 1, "why", &d),
+			 0);
+	assert_int_equal(r.coverage.ngroups, 2);
+	assert_string_equal(r.coverage.g[1].name, "btrfs bs=4096");
+	assert_int_equal(r.coverage.g[1].large, -1);
+	assert_int_equal(
+		model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, out, FS_SLOTS), 2);
+	assert_int_equal(out[0].size, 4096);
+	assert_int_equal(out[0].count, 12 * 500 + 7);
+	assert_int_equal(out[1].size, 65536);
+	assert_int_equal(out[1].count, 3);
+	/* One large folio in the group's layouts: no gap. */
+	assert_false(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
 }
 
 int main(void)
@@ -578,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_coverage_sizes),
 		cmocka_unit_test(test_coverage_gap),
 		cmocka_unit_test(test_coverage_full),
+		cmocka_unit_test(test_coverage_same_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

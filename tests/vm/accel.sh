@@ -18,13 +18,17 @@ krel=$(uname -r)
 
 # fake_vm NAME KVM ARGS...: vm ARGS -- doctor with the fake qemu doing KVM
 # (abort, stall or boot); sets st, out, err and calls (the -accel of each
-# qemu started, in order).
+# qemu started, in order); $acc/appends gets each qemu's kernel command
+# line, $acc/deaths the deaths vm logs for the test suites.
 fake_vm() {
 	local kvm=$2 log=$LOGDIR/vm-accel-$1
 	shift 2
 	: >"$acc/calls"
+	: >"$acc/appends"
+	: >"$acc/deaths"
 	(cd "$acc" && FOLIOSCOPE_CACHE=$acc/cache FOLIOSCOPE_QEMU=$fake \
-		FAKE_QEMU_LOG=$acc/calls FAKE_QEMU_KVM=$kvm \
+		FAKE_QEMU_LOG=$acc/calls FAKE_QEMU_APPEND=$acc/appends FAKE_QEMU_KVM=$kvm \
+		FOLIOSCOPE_VM_DEATH_LOG=$acc/deaths \
 		"$FS" vm "${vmargs[@]}" "$@" -- doctor) >"$log.out" 2>"$log.err"
 	st=$?
 	out=$(cat "$log.out")
@@ -99,8 +103,16 @@ fake_tcg() {
 fake_tcg panic-once tcg-panic-once
 expect_eq "vm, the kernel dies mid-boot once under TCG: booted again, said why" "$st|$calls|$out|$err" \
 	"0|tcg tcg|fake guest under tcg|folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd; starting it once more"
+# The guest's reports say so (vm.reboots, from its kernel's command
+# line), and the test suites see the death (FOLIOSCOPE_VM_DEATH_LOG).
+expect_eq "vm, booted again: the second boot is told it is one" \
+	"$(grep -o 'FOLIOSCOPE_VM_ACCEL=[a-z]* FOLIOSCOPE_VM_BOOT=[0-9]*' "$acc/appends" | paste -sd' ')" \
+	"FOLIOSCOPE_VM_ACCEL=tcg FOLIOSCOPE_VM_BOOT=1 FOLIOSCOPE_VM_ACCEL=tcg FOLIOSCOPE_VM_BOOT=2"
+expect_match "vm, booted again: the death is logged for the test suites" "$(cat "$acc/deaths")" \
+	"^[^:]*: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd$"
 fake_tcg panic tcg-panic
 expect_eq "vm, the kernel dies mid-boot twice: exit 1 after two boots" "$st|$calls" "1|tcg tcg"
+expect_eq "vm, the kernel dies mid-boot twice: both deaths logged" "$(grep -c 'Kernel panic\|BUG:' "$acc/deaths")" 2
 expect_match "vm, the kernel dies mid-boot twice: the retry line, then the death with the console" \
 	"$(tr '\n' '~' <<<"$err")" \
 	"^folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault[^~]*; starting it once more~.*did not boot twice in a row.*Kernel panic - not syncing"

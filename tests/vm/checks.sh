@@ -229,12 +229,29 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 	fi
 
 	# Progress: on a terminal `vm` says it is booting, then erases
-	# the line; redirected (every vm_run above) it prints no such line.
-	script -qec "cd $out && $FS vm ${vmargs[*]} -- doctor >/dev/null" "$out/tty.log" >/dev/null 2>&1
+	# the line, and the guest's run shows its steps as it would here;
+	# redirected (every vm_run above) neither prints such a line.
+	script -qec "cd $out && $FS vm ${vmargs[*]} -- run shmem-read --size 1M --huge never >/dev/null" \
+		"$out/tty.log" >/dev/null 2>&1
 	expect_match "vm: boot progress on a terminal" "$(tr '\r' '\n' <"$out/tty.log")" \
 		'^folioscope: vm: booting '
+	expect_match "vm: the guest's progress on a terminal, erased as here" \
+		"$(tr '\r' '\n' <"$out/tty.log")" $'^folioscope: run: running shmem-read .*\\.\\.\\.\033\\[K'
 	expect_eq "vm: no boot progress when stderr is redirected" \
 		"$(grep -c 'folioscope: vm: booting ' "$LOGDIR/vm-doctor.log")" 0
+
+	# Whole lines: the guest writes long lines to stdout and stderr at
+	# once, both sent to one host file; each line arrives whole, and
+	# no escape reaches a file (the guest's stderr is a serial tty).
+	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$PWD/tests/vm/lines-guest.sh") >"$LOGDIR/vm-lines.log" 2>&1
+	expect_eq "vm: whole lines: 200 of each writer's lines, each whole" \
+		"$(grep -cE '^out [0-9]{3} x{3000}$' "$LOGDIR/vm-lines.log") $(grep -cE '^err [0-9]{3} x{3000}$' "$LOGDIR/vm-lines.log")" "200 200"
+	expect_eq "vm: whole lines: no other line holds their text" \
+		"$(grep -E '(out|err) [0-9]{3} x' "$LOGDIR/vm-lines.log" | grep -cvE '^(out|err) [0-9]{3} x{3000}$')" 0
+	expect_match "vm: whole lines: the guest's notices are there" \
+		"$(cat "$LOGDIR/vm-lines.log")" "^folioscope: run shmem-read: random: seed 1, 2 layouts\$"
+	expect_eq "vm: no escape or carriage return in a redirected log" \
+		"$(grep -c $'[\033\r]' "$LOGDIR/vm-lines.log")" 0
 fi
 
 rm -rf "$out"

@@ -3,8 +3,11 @@
 # boot (validation.sh, mutants.sh, tests/kernels/mutants.sh), run by
 # `folioscope vm --exec`: the arguments are commands, each ended by ":::"
 # (`run dedupe --matrix -j F :::`); each runs in turn and its exit status
-# is printed as "== job N exit S". A KASAN kernel's boot line comes first
-# as "== kasan: ...", for the host to check that KASAN is on.
+# is printed as "== job N exit S", and "== job N ends" on stderr: the
+# two channels reach the host on ports of their own, so a job's stderr
+# lines are told from the next job's by that line alone. A KASAN
+# kernel's boot line comes first as "== kasan: ...", for the host to
+# check that KASAN is on.
 dmesg 2>/dev/null | grep -m1 'KernelAddressSanitizer' | sed 's/^/== kasan: /'
 n=0
 cmd=
@@ -17,6 +20,7 @@ for a in "$@" :::; do
 	# shellcheck disable=SC2086 # $cmd is the command and its arguments
 	/bin/folioscope $cmd
 	echo "== job $n exit $?"
+	echo "== job $n ends" >&2
 	n=$((n + 1))
 	cmd=
 done
