@@ -46,6 +46,14 @@
 /* Sparse images: room for twice the data plus metadata costs nothing
  * until written. */
 #define IMG_META (128ULL << 20)
+/* What mkfs writes into a fresh image of ours, with a margin: measured
+ * (the image's allocated size) with Debian 12's tools in a guest,
+ * mkfs.xfs writes 64.3 MiB at every block size (it zeroes its log, 64
+ * MiB for filesystems of 300 MB and more), mkfs.btrfs 4.6 MiB. Where
+ * images live in RAM (a guest's /tmp is a tmpfs of half its memory)
+ * that is what a filesystem costs before any file is written. */
+#define MKFS_BYTES_XFS (72ULL << 20)
+#define MKFS_BYTES_BTRFS (8ULL << 20)
 /* Per-ioctl ranges and files: far more than any sane run. */
 #define RANGES_MAX 1000000ULL
 #define FILES_MAX 1000000U
@@ -329,45 +337,25 @@ static __u64 fs_data(const struct dd_plan *p, int fs)
 	return sum;
 }
 
-/* Is there room for the data where it will be written? */
-static int check_space(const struct dedupe *d, const char *where, __u64 need)
-{
-	struct statvfs sv;
-	__u64 avail;
-	char hint[96];
-
-	if (statvfs(where, &sv))
-		return 0; /* let the writes tell */
-	avail = (__u64)sv.f_bavail * sv.f_frsize;
-	if (need <= avail)
-		return 0;
-	snprintf(hint, sizeof(hint),
-		 "(%llu MiB free; use --dir or fewer "
-		 "bytes)",
-		 (unsigned long long)(avail >> 20));
-	wl__err_hint(WL, -ENOSPC, hint, "%llu MiB of test files in '%s'",
-		     (unsigned long long)(need >> 20), where);
-	return -ENOSPC;
-}
-
 /*
- * Where the images or files live in RAM (a tmpfs /tmp, a VM's rootfs),
- * writing them pins memory: keep that under half of MemAvailable.
+ * Bytes written where the images (or --dir's files) live: each
+ * filesystem's files, 1/8 more for their metadata (a rough bound), and
+ * in loop mode what mkfs writes.
  */
-static int check_ram(const char *where, __u64 need)
+static __u64 space_need(const struct dedupe *d, bool loop)
 {
-	struct statfs sfs;
-	char what[PATH_MAX + 48];
+	__u64 need = 0;
 
-	if (statfs(where, &sfs))
-		return 0; /* let the writes tell */
-	if ((__u32)sfs.f_type != TMPFS_MAGIC &&
-	    (__u32)sfs.f_type != RAMFS_MAGIC)
-		return 0;
-	snprintf(what, sizeof(what),
-		 "%llu MiB of test files in RAM-backed '%s'",
-		 (unsigned long long)(need >> 20), where);
-	return wl__check_mem(WL, what, need);
+	for (int i = 0; i < d->plan.nfs; i++) {
+		__u64 data = fs_data(&d->plan, i);
+
+		need += data + data / 8;
+		if (loop)
+			need += strcmp(d->plan.fs[i].fs, "xfs")
+					? MKFS_BYTES_BTRFS
+					: MKFS_BYTES_XFS;
+	}
+	return need;
 }
 
 /* Sparse image, mkfs, loop device, mount, for filesystem i. */
@@ -650,13 +638,65 @@ static void inject(struct dedupe *d)
 	}
 }
 
+/* The plan of o: filesystems, files, cases. co gets o with the
+ * defaults it implies. */
+static int plan_build(struct dedupe *d, const struct wl_opts *o,
+		      struct wl_opts *co)
+{
+	int err;
+
+	*co = *o;
+	dd_plan__init(&d->plan, (__u32)sysconf(_SC_PAGESIZE));
+	err = check_opts(o, d->plan.page);
+	if (err)
+		return err;
+	if (!co->range)
+		co->range = co->files ? 0 : 128 << 10;
+	d->mode = o->matrix ? "matrix" : o->files ? "seed" : "custom";
+	err = o->dir ? use_dir(d, o->dir) : pick_fs(d, o);
+	if (err)
+		return err;
+	err = check_range(d, co);
+	if (err)
+		return err;
+	for (int i = 0; !err && i < d->plan.nfs; i++) {
+		err = o->matrix	 ? dd_plan__matrix(&d->plan, i)
+		      : o->files ? dd_plan__seed(&d->plan, i, co)
+				 : dd_plan__custom(&d->plan, i, co);
+		/* After the filesystem's own matrix, so cases stay grouped
+		 * per filesystem. */
+		if (!err && o->matrix && !o->no_large_layouts)
+			err = dd_plan__large_folios(&d->plan, i);
+	}
+	if (err)
+		wl__err(WL, err, "build the %s layout", d->mode);
+	return err;
+}
+
+int dedupe__space(const struct wl_opts *o, __u64 *bytes)
+{
+	struct wl_opts co, lo = *o;
+	struct dedupe *d = calloc(1, sizeof(*d));
+	int err;
+
+	*bytes = 0;
+	if (!d)
+		return -ENOMEM;
+	lo.dir = NULL;
+	err = plan_build(d, &lo, &co);
+	if (!err)
+		*bytes = space_need(d, true);
+	dedupe__destroy(d);
+	return err;
+}
+
 int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 {
-	struct wl_opts co = *o;
+	struct wl_opts co;
 	unsigned char *buf = NULL;
 	struct dedupe *d;
 	const char *where;
-	__u64 need = 0;
+	__u64 need;
 	int err;
 
 	*out = NULL;
@@ -666,43 +706,16 @@ int dedupe__prepare(struct dedupe **out, const struct wl_opts *o)
 		wl__err(WL, err, "allocate state");
 		return err;
 	}
-	dd_plan__init(&d->plan, (__u32)sysconf(_SC_PAGESIZE));
-	err = check_opts(o, d->plan.page);
-	if (err)
-		goto cleanup;
-	if (!co.range)
-		co.range = co.files ? 0 : 128 << 10;
-	d->mode = o->matrix ? "matrix" : o->files ? "seed" : "custom";
-	err = o->dir ? use_dir(d, o->dir) : pick_fs(d, o);
-	if (err)
-		goto cleanup;
-	err = check_range(d, &co);
-	if (err)
-		goto cleanup;
-	for (int i = 0; !err && i < d->plan.nfs; i++) {
-		err = o->matrix	 ? dd_plan__matrix(&d->plan, i)
-		      : o->files ? dd_plan__seed(&d->plan, i, &co)
-				 : dd_plan__custom(&d->plan, i, &co);
-		/* After the filesystem's own matrix, so cases stay grouped
-		 * per filesystem. */
-		if (!err && o->matrix && !o->no_large_layouts)
-			err = dd_plan__large_folios(&d->plan, i);
-	}
+	err = plan_build(d, o, &co);
 	d->group_end = o->group_end;
 	d->group_ctx = o->group_ctx;
-	if (err) {
-		wl__err(WL, err, "build the %s layout", d->mode);
+	if (err)
 		goto cleanup;
-	}
-	for (int i = 0; i < d->plan.nfs; i++)
-		need += fs_data(&d->plan, i);
+	need = space_need(d, !o->dir);
 	where = o->dir ? o->dir : getenv("TMPDIR");
 	if (!where || !*where)
 		where = "/tmp";
-	/* Images hold data and metadata; 1/8 more is a rough bound. */
-	err = check_space(d, where, need + need / 8);
-	if (!err)
-		err = check_ram(where, need + need / 8);
+	err = wl__check_space(WL, where, need);
 	if (err)
 		goto cleanup;
 	err = plan_answers(d);

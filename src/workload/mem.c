@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory the workloads may use: /proc/meminfo values and the check that
- * keeps RAM-backed data from filling the machine.
+ * Memory and space the workloads may use: /proc/meminfo values and the
+ * checks that keep test files from filling the machine.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/sysinfo.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "workload/workload_internal.h"
 
@@ -66,4 +70,33 @@ int wl__check_mem(const char *wl, const char *what, __u64 need)
 		 (unsigned long long)(avail >> 20));
 	wl__err_hint(wl, -ENOMEM, hint, "%s", what);
 	return -ENOMEM;
+}
+
+int wl__check_space(const char *wl, const char *where, __u64 need)
+{
+	struct statvfs sv;
+	struct statfs sfs;
+	__u64 avail;
+	char hint[96], what[PATH_MAX + 48];
+
+	if (statvfs(where, &sv) || statfs(where, &sfs))
+		return 0; /* let the writes tell */
+	avail = (__u64)sv.f_bavail * sv.f_frsize;
+	if (need > avail) {
+		snprintf(hint, sizeof(hint),
+			 "(%llu MiB free; use --dir or fewer bytes)",
+			 (unsigned long long)(avail >> 20));
+		wl__err_hint(wl, -ENOSPC, hint,
+			     "%llu MiB of test files in '%s'",
+			     (unsigned long long)(need >> 20), where);
+		return -ENOSPC;
+	}
+	/* In RAM (a tmpfs /tmp, a VM's rootfs), writing them pins memory. */
+	if ((__u32)sfs.f_type != TMPFS_MAGIC &&
+	    (__u32)sfs.f_type != RAMFS_MAGIC)
+		return 0;
+	snprintf(what, sizeof(what),
+		 "%llu MiB of test files in RAM-backed '%s'",
+		 (unsigned long long)(need >> 20), where);
+	return wl__check_mem(wl, what, need);
 }

@@ -6,6 +6,15 @@
  * that fails is shrunk (shrink.c) by running smaller variants of it after
  * the traced phase, and reported as the command that replays it.
  *
+ * The draws depend on the seed alone, never on the machine: a guest
+ * draws what the host draws. Each layout is set up just before it runs
+ * and removed right after, so a run needs the room of its largest
+ * layout, not of all of them (64 xfs images of 64 MiB of log each do not
+ * fit a guest's tmpfs /tmp); that room is computed from the draws and
+ * checked before anything is set up. Set-up thus happens with the
+ * probes attached: it makes no call they count (files are written,
+ * not read; no FIDEDUPERANGE), and mkfs runs as another process.
+ *
  *   dedupe      btrfs or xfs with 1024/2048/4096-byte blocks; one or
  *               consecutive ranges of any length (block multiples, tails
  *               at EOF, under a block); aligned or unaligned offsets;
@@ -370,6 +379,51 @@ static int sub_prepare(const struct wl_random *rw, struct layout *l)
 			     : shmem__prepare(&l->sh, &l->o);
 }
 
+/* Bytes the layout needs while it is set up: where the images live for
+ * dedupe, RAM for shmem-read. */
+static int sub_space(const struct wl_random *rw, const struct layout *l,
+		     __u64 *bytes)
+{
+	return is_dedupe(rw) ? dedupe__space(&l->o, bytes)
+			     : shmem__space(&l->o, bytes);
+}
+
+/* The largest layout must fit where it will be set up. */
+static int check_room(const struct wl_random *rw)
+{
+	const char *where = getenv("TMPDIR");
+	unsigned int big = 0;
+	__u64 max = 0, need;
+	char what[96];
+	int err;
+
+	for (unsigned int i = 0; i < rw->n; i++) {
+		err = sub_space(rw, &rw->l[i], &need);
+		if (err) {
+			wl__err(rw->wl, err, "random layout %u: its size", i);
+			return err;
+		}
+		if (need > max) {
+			max = need;
+			big = i;
+		}
+	}
+	if (!where || !*where)
+		where = "/tmp";
+	err = is_dedupe(rw) ? wl__check_space(rw->wl, where, max) : 0;
+	if (!err && !is_dedupe(rw)) {
+		snprintf(what, sizeof(what), "random layout %u", big);
+		err = wl__check_mem(rw->wl, what, max);
+	}
+	if (err)
+		wl__err(rw->wl, 0,
+			"random layout %u of seed %llu, the largest, needs "
+			"%llu MiB: none is set up",
+			big, (unsigned long long)rw->seed,
+			(unsigned long long)(max >> 20));
+	return err;
+}
+
 static void sub_destroy(struct layout *l)
 {
 	dedupe__destroy(l->dd);
@@ -428,14 +482,7 @@ int wl_random__prepare(struct wl_random **out, const char *wl,
 		wl_rand__command(wl, &rw->l[i].o, cmd, sizeof(cmd));
 		wl__err(wl, 0, "random layout %u: %s", i, cmd);
 	}
-	for (unsigned int i = 0; !err && i < rw->n; i++) {
-		err = sub_prepare(rw, &rw->l[i]);
-		if (err)
-			wl__err(wl, 0,
-				"random layout %u of seed %llu: could "
-				"not be set up",
-				i, (unsigned long long)rw->seed);
-	}
+	err = check_room(rw);
 	if (err) {
 		wl_random__destroy(rw);
 		return err;
@@ -526,6 +573,14 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 		int n0 = r->validation.ncases;
 		const struct wl_totals *t;
 
+		err = sub_prepare(rw, l);
+		if (err) {
+			wl__err(rw->wl, 0,
+				"random layout %u of seed %llu: could not be "
+				"set up",
+				i, (unsigned long long)rw->seed);
+			break;
+		}
 		err = sub_run(l, r);
 		for (int k = first; k < r->nkv; k++) {
 			int x = sum_index(r->kv[k].key);
@@ -538,6 +593,7 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 		add_count(&rw->tot.one, &t->one);
 		add_count(&rw->tot.sys, &t->sys);
 		add_count(&rw->tot.cmp, &t->cmp);
+		sub_destroy(l);
 		if (r->validation.failures == f0)
 			continue;
 		l->failed = true;

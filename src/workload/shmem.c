@@ -417,11 +417,10 @@ static bool thp_shmem_forced(void)
  * buffers must leave most of the machine free: refuse a run that needs
  * more than half of MemAvailable, before anything is written.
  */
-static int check_mem(struct shmem *s, const struct wl_opts *o)
+static __u64 mem_need(struct shmem *s)
 {
 	bool forced = thp_shmem_forced();
 	__u64 need, readers = size_buffers(s);
-	char what[96];
 
 	need = readers * s->bufsize;
 	for (int i = 0; i < s->ninst; i++) {
@@ -430,6 +429,14 @@ static int check_mem(struct shmem *s, const struct wl_opts *o)
 		need += sh_file__mem(&s->inst[i].f,
 				     forced || strcmp(huge, "never"));
 	}
+	return need;
+}
+
+static int check_mem(struct shmem *s, const struct wl_opts *o)
+{
+	__u64 need = mem_need(s);
+	char what[96];
+
 	if (o->matrix)
 		snprintf(what, sizeof(what), "--matrix");
 	else
@@ -496,29 +503,24 @@ static int make_buffers(struct shmem *s, bool buf_tmpfs)
 	return 0;
 }
 
-int shmem__prepare(struct shmem **out, const struct wl_opts *o)
+static struct shmem *shmem__alloc(void)
 {
-	unsigned char *buf = NULL;
-	struct shmem *s;
-	int err;
+	struct shmem *s = calloc(1, sizeof(*s));
 
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		err = -ENOMEM;
-		wl__err(WL, err, "allocate state");
-		return err;
-	}
+	if (!s)
+		return NULL;
 	pthread_mutex_init(&s->lock, NULL);
 	s->page = (__u64)sysconf(_SC_PAGESIZE);
-	s->inject = o->inject_wrong;
-	s->stop_after = o->stop_after;
-	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
-	s->group_end = o->group_end;
-	s->group_ctx = o->group_ctx;
-	err = check_opts(s, o);
+	return s;
+}
+
+/* The mounts, files and read plans of o. */
+static int plan_build(struct shmem *s, const struct wl_opts *o)
+{
+	int err = check_opts(s, o);
+
 	if (err)
-		goto cleanup;
+		return err;
 	if (o->matrix) {
 		static const struct sh_file files[MATRIX_FILES] = {
 			{ SH_FILL_FULL, (4ULL << 20) + 4097 },
@@ -547,6 +549,45 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 		s->plans = &s->custom;
 		s->nplans = 1;
 	}
+	return 0;
+}
+
+int shmem__space(const struct wl_opts *o, __u64 *bytes)
+{
+	struct shmem *s = shmem__alloc();
+	int err;
+
+	*bytes = 0;
+	if (!s)
+		return -ENOMEM;
+	err = plan_build(s, o);
+	if (!err)
+		*bytes = mem_need(s);
+	shmem__destroy(s);
+	return err;
+}
+
+int shmem__prepare(struct shmem **out, const struct wl_opts *o)
+{
+	unsigned char *buf = NULL;
+	struct shmem *s;
+	int err;
+
+	*out = NULL;
+	s = shmem__alloc();
+	if (!s) {
+		err = -ENOMEM;
+		wl__err(WL, err, "allocate state");
+		return err;
+	}
+	s->inject = o->inject_wrong;
+	s->stop_after = o->stop_after;
+	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
+	s->group_end = o->group_end;
+	s->group_ctx = o->group_ctx;
+	err = plan_build(s, o);
+	if (err)
+		goto cleanup;
 	err = check_mem(s, o);
 	if (err)
 		goto cleanup;

@@ -24,11 +24,17 @@ struct wl_totals {
 /* ---- the workloads (dedupe.c, shmem.c), dispatched to by workload.c ---- */
 
 int dedupe__prepare(struct dedupe **d, const struct wl_opts *o);
+/* Bytes a loop-mode run of o writes where its images live (mkfs's own
+ * included), without setting anything up. */
+int dedupe__space(const struct wl_opts *o, __u64 *bytes);
 int dedupe__run(struct dedupe *d, struct fs_report *r);
 const struct wl_totals *dedupe__totals(const struct dedupe *d);
 void dedupe__destroy(struct dedupe *d);
 
 int shmem__prepare(struct shmem **s, const struct wl_opts *o);
+/* Bytes of RAM a run of o pins (its files and buffers), without setting
+ * anything up. */
+int shmem__space(const struct wl_opts *o, __u64 *bytes);
 int shmem__run(struct shmem *s, struct fs_report *r);
 const struct wl_totals *shmem__totals(const struct shmem *s);
 void shmem__destroy(struct shmem *s);
@@ -148,6 +154,12 @@ __u64 wl__mem_available(void);
  * able to fill the machine.
  */
 int wl__check_mem(const char *wl, const char *what, __u64 need);
+/*
+ * Refuse need bytes of test files in the directory where: more than its
+ * filesystem has free (-ENOSPC), or, where it is in RAM, more than
+ * wl__check_mem allows (-ENOMEM); one error line either way.
+ */
+int wl__check_space(const char *wl, const char *where, __u64 need);
 
 /* ---- ground truth, pure (truth.c): no system calls ---- */
 

@@ -15,6 +15,7 @@
 
 #include "util/rng.h"
 #include "util/util.h"
+#include "vm/vm.h"
 #include "workload/workload_internal.h"
 
 #define PAGE 4096
@@ -121,6 +122,56 @@ static void test_draw_by_index(void **state)
 	wl_rand__draw("shmem-read", 1, 11, PAGE, &base, &o);
 	wl_rand__command("shmem-read", &o, one, sizeof(one));
 	assert_string_equal(one, all[11]);
+}
+
+/*
+ * The room a layout needs, computed from its draw: every layout of a few
+ * seeds at N = 256 fits the default guest, whose /tmp is a tmpfs of half
+ * its RAM and whose test files may take half of MemAvailable (a quarter
+ * of its RAM is a bound below both). The layouts of one seed together do
+ * not fit (xfs images take 64 MiB of log each): a run sets each up
+ * only while it runs.
+ */
+static void test_space_fits_default_guest(void **state)
+{
+	const __u64 room = (__u64)VM_DEFAULT_MEM_MB << 20 >> 2;
+	const char *const wls[] = { "dedupe", "shmem-read" };
+	struct wl_opts base, o;
+
+	(void)state;
+	workload__defaults(&base);
+	for (size_t w = 0; w < ARRAY_SIZE(wls); w++) {
+		for (__u64 seed = 1; seed <= 4; seed++) {
+			__u64 max = 0, sum64 = 0, need;
+
+			for (unsigned int i = 0; i < WL_RANDOM_MAX; i++) {
+				wl_rand__draw(wls[w], seed, i, PAGE, &base, &o);
+				assert_int_equal(
+					!strcmp(wls[w], "dedupe")
+						? dedupe__space(&o, &need)
+						: shmem__space(&o, &need),
+					0);
+				assert_true(need > 0);
+				if (!strcmp(wls[w], "dedupe") &&
+				    !strcmp(o.fs, "xfs"))
+					assert_true(need > (64ULL << 20));
+				max = need > max ? need : max;
+				if (i < 64)
+					sum64 += need;
+			}
+			print_message("%s seed %llu: largest of 256 layouts "
+				      "%llu KiB, first 64 together %llu "
+				      "MiB\n",
+				      wls[w], (unsigned long long)seed,
+				      (unsigned long long)(max >> 10),
+				      (unsigned long long)(sum64 >> 20));
+			assert_true(max <= room);
+			if (!strcmp(wls[w], "dedupe"))
+				assert_true(sum64 >
+					    (__u64)VM_DEFAULT_MEM_MB << 20 >>
+					    1);
+		}
+	}
 }
 
 /* Over many draws, the space the matrices sample comes up. */
@@ -362,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_draw_reproducible),
 		cmocka_unit_test(test_draw_by_index),
 		cmocka_unit_test(test_draw_coverage),
+		cmocka_unit_test(test_space_fits_default_guest),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_shrink_shmem),
 		cmocka_unit_test(test_shrink_dedupe),
