@@ -286,6 +286,17 @@ bench: folioscope $(BENCH_BINS)
 	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART)) \
 		$(if $(VM_KERNELS),--vm-kernels "$(VM_KERNELS)")
 
+# ---- soak ----
+# make soak [RUNS=N] [CYCLES=C] [SOAK_KERNELS="6.1 6.12 test"]: guest
+# kernels under attach and detach (tests/soak/run.sh): RUNS boots of each
+# kernel, each attaching and detaching fentry, kprobe and inline kprobes
+# CYCLES times while a tmpfs pread loop and a FIDEDUPERANGE loop run; every
+# oops, panic or lockup is counted with its first line. Not in make check.
+.PHONY: soak
+soak: folioscope $(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop
+	$(Q)tests/soak/run.sh $(if $(RUNS),--runs $(RUNS)) $(if $(CYCLES),--cycles $(CYCLES)) \
+		$(if $(SOAK_KERNELS),--kernels "$(SOAK_KERNELS)")
+
 # ---- install ----
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binary, a man page
 # per command (generated from the --help texts by man/gen.sh), bash

@@ -37,7 +37,7 @@ if [ "$what" == vm-full ]; then export FS_KERNEL_BUILD=1; fi
 # The suites run in processes of their own: what they read from here.
 export BUILD FS LOGDIR
 rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
-host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random kfacts store-lean bench install dwarf)
+host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random ops kfacts store-lean bench install dwarf)
 vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
 # Only in the full VM tier: shinline builds and boots a test kernel of
 # its own; random runs 256 random layouts of three seeds (15 minutes).

@@ -78,6 +78,8 @@ enum {
 	OPT_KMSG_USER,
 	OPT_RANDOM,
 	OPT_SEED,
+	OPT_OPS,
+	OPT_OPS_ONLY,
 	OPT_NO_LARGE_LAYOUTS,
 };
 
@@ -100,9 +102,18 @@ static const struct argp_option options[] = {
 	  "run N layouts drawn at random (1 .. 256) instead of one; a failing "
 	  "one is shrunk and printed as the command that replays it",
 	  0 },
+	{ "ops", OPT_OPS, "N", 0,
+	  "shmem-read: run N operations drawn at random (writes, truncates, "
+	  "fallocate, punched holes, mmap writes, reads) on a few files, each "
+	  "checked against a model of the files; a failing sequence is shrunk "
+	  "and printed as the command that replays it",
+	  0 },
+	{ "ops-only", OPT_OPS_ONLY, "LIST", 0,
+	  "--ops: run only these operations of the N (ascending indices, "
+	  "comma-separated: a shrunk sequence's replay)",
+	  0 },
 	{ "seed", OPT_SEED, "S", 0,
-	  "--random: draw the layouts from seed S (default: a fresh one, "
-	  "printed)",
+	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
 	  0 },
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
@@ -232,6 +243,15 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (!w->random)
 			cli__usage_error(st,
 					 "--random needs at least 1 layout");
+		break;
+	case OPT_OPS:
+		w->ops = parse_count(st, "--ops", arg, WL_OPS_MAX);
+		if (!w->ops)
+			cli__usage_error(st,
+					 "--ops needs at least 1 operation");
+		break;
+	case OPT_OPS_ONLY:
+		w->ops_only = arg;
 		break;
 	case OPT_SEED: {
 		char *end;
@@ -427,8 +447,29 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					 w->inject_wrong
 						 ? "--inject-wrong-expectation"
 						 : "--stop-after");
-		if (a->seed_set && !w->random)
-			cli__usage_error(st, "--seed needs --random");
+		if (w->ops && (w->random || w->matrix || w->files ||
+			       a->first[2] || w->inject_wrong || w->stop_after))
+			cli__usage_error(
+				st, "--ops runs its own operations; drop %s",
+				w->random	  ? "--random"
+				: w->matrix	  ? "--matrix"
+				: w->files	  ? "--files"
+				: a->first[2]	  ? a->first[2]
+				: w->inject_wrong ? "--inject-wrong-expectation"
+						  : "--stop-after");
+		if (w->ops && strcmp(a->workload, "shmem-read"))
+			cli__usage_error(st, "--ops is shmem-read's");
+		if (w->ops_only && !w->ops)
+			cli__usage_error(st, "--ops-only needs --ops");
+		if (w->ops_only &&
+		    !workload__ops_only_valid(w->ops_only, w->ops))
+			cli__usage_error(st,
+					 "invalid --ops-only '%s' (ascending "
+					 "operation indices under --ops %u, "
+					 "comma-separated)",
+					 w->ops_only, w->ops);
+		if (a->seed_set && !w->random && !w->ops)
+			cli__usage_error(st, "--seed needs --random or --ops");
 		if (w->files && a->first[3])
 			cli__usage_error(
 				st, "--files runs the seed's layout; drop %s",
@@ -578,7 +619,7 @@ int cmd_run(int argc, char **argv)
 	cli__argp_parse(&run_argp, argc, argv, 0, NULL, &a);
 	/* A fresh seed, printed with the layouts, so the run can be
 	 * repeated; 32 bits, short to type and exact in any JSON reader. */
-	if (a.w.random && !a.seed_set) {
+	if ((a.w.random || a.w.ops) && !a.seed_set) {
 		if (getrandom(&a.w.seed, sizeof(a.w.seed), 0) !=
 		    sizeof(a.w.seed))
 			a.w.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 16);

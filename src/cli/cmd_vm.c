@@ -60,10 +60,13 @@ static const struct argp_option options[] = {
 	  "run host script SCRIPT (#!/bin/sh: busybox) in the guest with "
 	  "ARGS instead of folioscope; /bin/folioscope is still there",
 	  0 },
-	{ "accel", OPT_ACCEL, "auto|kvm|tcg", 0,
+	{ "accel", OPT_ACCEL, "auto|kvm|tcg|tcg-multi", 0,
 	  "how qemu runs the guest (default auto: KVM when /dev/kvm opens, "
 	  "TCG when qemu cannot run the guest under it, or could not before "
-	  "with this qemu and host kernel: see below; kvm always tries KVM)",
+	  "with this qemu and host kernel: see below; kvm always tries KVM); "
+	  "TCG runs the guest's CPUs in one host thread, tcg-multi in one "
+	  "each (faster on idle host CPUs; guests may crash while probes are "
+	  "attached or detached)",
 	  0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },
@@ -125,18 +128,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_EXEC:
 		a->o.exec = arg;
 		break;
-	case OPT_ACCEL:
-		if (!strcmp(arg, "auto"))
-			a->o.accel = VM_ACCEL_AUTO;
-		else if (!strcmp(arg, "kvm"))
-			a->o.accel = VM_ACCEL_KVM;
-		else if (!strcmp(arg, "tcg"))
-			a->o.accel = VM_ACCEL_TCG;
-		else
-			cli__usage_error(
-				st, "invalid --accel '%s' (auto, kvm or tcg)",
-				arg);
+	case OPT_ACCEL: {
+		char names[64];
+		int accel = vm__accel_parse(arg, names, sizeof(names));
+
+		if (accel < 0)
+			cli__usage_error(st, "invalid --accel '%s' (%s)", arg,
+					 names);
+		a->o.accel = (enum vm_accel)accel;
 		break;
+	}
 	case 'v':
 		a->o.verbose = true;
 		break;

@@ -414,7 +414,7 @@ static int qemu__start(struct vm_run *r)
 	argv[n++] = "-machine";
 	argv[n++] = "q35";
 	argv[n++] = "-accel";
-	argv[n++] = kvm ? "kvm" : "tcg";
+	argv[n++] = (char *)vm_accel__qemu(r->o->accel, kvm);
 	argv[n++] = "-cpu";
 	argv[n++] = kvm ? "host" : "max";
 	argv[n++] = "-m";
@@ -432,8 +432,8 @@ static int qemu__start(struct vm_run *r)
 	argv[n++] = "-initrd";
 	argv[n++] = r->cpio;
 	argv[n++] = "-append";
-	snprintf(cmdline, sizeof(cmdline), CMDLINE, kvm ? "kvm" : "tcg",
-		 r->reboots + 1);
+	snprintf(cmdline, sizeof(cmdline), CMDLINE,
+		 vm_accel__report(r->o->accel, kvm), r->reboots + 1);
 	argv[n++] = cmdline;
 	for (c = 0; c < VM_CHAN_NR; c++) {
 		err = chardev__arg(chardev[c], sizeof(chardev[c]), r->workdir,
@@ -789,7 +789,7 @@ static int accel__pick(struct vm_run *r)
 	int fd, err;
 
 	vm_qemu__find(r->qemu_bin, sizeof(r->qemu_bin));
-	if (r->o->accel == VM_ACCEL_TCG)
+	if (r->o->accel == VM_ACCEL_TCG || r->o->accel == VM_ACCEL_TCG_MULTI)
 		return 0;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

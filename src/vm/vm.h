@@ -11,12 +11,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* How qemu runs the guest: KVM when it works, else TCG (auto). */
+/* How qemu runs the guest: KVM when it works, else TCG (auto). TCG
+ * runs the guest's CPUs in one host thread unless tcg-multi: see
+ * vm_accels in accel.c for why. */
 enum vm_accel {
 	VM_ACCEL_AUTO,
 	VM_ACCEL_KVM,
 	VM_ACCEL_TCG,
+	VM_ACCEL_TCG_MULTI,
 };
+
+/* The --accel value named name, or -1; names gets "auto, kvm, ..." for
+ * an error message. */
+int vm__accel_parse(const char *name, char *names, size_t n);
 
 struct vm_opts {
 	const char *kernel;    /* bzImage; NULL = a Debian 12 cloud kernel */

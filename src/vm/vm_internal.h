@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "util/util.h"
+#include "vm.h"
 #include "util/err.h"
 #include "util/fs.h"
 #include "util/proc.h"
@@ -94,6 +95,11 @@ int vm_kernel__release(const char *bzimage, char *rel, size_t n);
  * up in PATH) or qemu-system-x86_64 from PATH. Fills buf with the file
  * found, else with the name itself (running it then says why). */
 void vm_qemu__find(char *buf, size_t n);
+
+/* qemu's -accel value for a, under KVM or not; the name a guest's
+ * reports give it (vm.accel). */
+const char *vm_accel__qemu(enum vm_accel a, bool kvm);
+const char *vm_accel__report(enum vm_accel a, bool kvm);
 
 /* What a KVM failure is remembered for: one qemu binary, one host kernel. */
 struct vm_kvm_key {

@@ -188,6 +188,28 @@ int wl__mount(const char *src, const char *dir, const char *fstype,
 	return 0;
 }
 
+int wl__tmpfs_mount(const char *wl, const char *dir, const char *huge,
+		    __u64 size)
+{
+	char data[128];
+	int err;
+
+	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", huge,
+		 (unsigned long long)size);
+	err = wl__mount("folioscope", dir, "tmpfs", data);
+	if (!err)
+		return 0;
+	/* tmpfs accepts huge=never everywhere, anything else only with THP. */
+	if (err == -EINVAL && strcmp(huge, "never"))
+		wl__err_hint(wl, err,
+			     "(tmpfs huge= needs a kernel with "
+			     "CONFIG_TRANSPARENT_HUGEPAGE)",
+			     "mount tmpfs huge=%s '%s'", huge, dir);
+	else
+		wl__err(wl, err, "mount tmpfs huge=%s '%s'", huge, dir);
+	return err;
+}
+
 int wl__remount(const char *dir, const char *data)
 {
 	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, data))

@@ -227,7 +227,6 @@ static int mount_tmpfs(struct shmem *s, int i, const char *huge)
 {
 	struct sh_mount *m = &s->m[i];
 	__u64 limit = WL_PMD;
-	char data[128];
 	int err;
 
 	for (int j = 0; j < s->ninst; j++)
@@ -236,21 +235,9 @@ static int mount_tmpfs(struct shmem *s, int i, const char *huge)
 	err = wl__mkdtemp(WL, NULL, "shmem", m->dir, sizeof(m->dir));
 	if (err)
 		return err;
-	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", huge,
-		 (unsigned long long)limit);
-	err = wl__mount("folioscope", m->dir, "tmpfs", data);
-	if (!err) {
+	err = wl__tmpfs_mount(WL, m->dir, huge, limit);
+	if (!err)
 		m->mounted = true;
-		return 0;
-	}
-	/* tmpfs accepts huge=never everywhere, anything else only with THP. */
-	if (err == -EINVAL && strcmp(huge, "never"))
-		wl__err_hint(WL, err,
-			     "(tmpfs huge= needs a kernel with "
-			     "CONFIG_TRANSPARENT_HUGEPAGE)",
-			     "mount tmpfs huge=%s '%s'", huge, m->dir);
-	else
-		wl__err(WL, err, "mount tmpfs huge=%s '%s'", huge, m->dir);
 	return err;
 }
 

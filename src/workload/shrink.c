@@ -7,9 +7,11 @@
  * still fails becomes the layout. It ends after a pass that kept none, so
  * the result is a local minimum: no single step makes it smaller and
  * still failing (unless max_trials ran out first). The same layout and the same
- * answers always give the same result.
+ * answers always give the same result. A failing sequence of operations
+ * (--ops) shrinks by leaving operations out: wl_shrink_seq at the end.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -221,5 +223,58 @@ unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
 			}
 		}
 	}
+	return trials;
+}
+
+/*
+ * A failing sequence: delta debugging (Zeller's ddmin, complements only).
+ * The sequence is cut into gran chunks; a candidate without one chunk
+ * that still fails becomes the sequence (and the chunks grow back by
+ * one); when none does, the chunks are halved, down to single operations.
+ * It ends when no single operation can go, or max_trials ran out.
+ */
+unsigned int wl_shrink_seq(__u32 *idx, __u32 *n, wl_seq_fails_fn fails,
+			   void *ctx, unsigned int max_trials)
+{
+	unsigned int trials = 0;
+	__u32 gran = 2, *cand;
+
+	if (*n < 2)
+		return 0;
+	cand = malloc(*n * sizeof(*cand));
+	if (!cand)
+		return 0;
+	while (*n >= 2 && trials < max_trials) {
+		__u32 chunk = (*n + gran - 1) / gran;
+		bool kept = false;
+
+		if (gran > *n)
+			gran = *n;
+		for (__u32 start = 0; start < *n && trials < max_trials;
+		     start += chunk) {
+			__u32 end = start + chunk < *n ? start + chunk : *n;
+			__u32 m = 0;
+
+			for (__u32 i = 0; i < *n; i++)
+				if (i < start || i >= end)
+					cand[m++] = idx[i];
+			if (!m)
+				continue;
+			trials++;
+			if (fails(ctx, cand, m)) {
+				memcpy(idx, cand, m * sizeof(*idx));
+				*n = m;
+				gran = gran > 2 ? gran - 1 : 2;
+				kept = true;
+				break;
+			}
+		}
+		if (kept)
+			continue;
+		if (gran >= *n)
+			break;
+		gran = gran * 2 < *n ? gran * 2 : *n;
+	}
+	free(cand);
 	return trials;
 }

@@ -19,7 +19,13 @@ struct workload {
 	struct dedupe *dd;
 	struct shmem *sh;
 	struct wl_random *rnd; /* --random: layouts of their own */
+	struct wl_ops *ops;    /* --ops: sequences of operations */
 };
+
+bool workload__ops_only_valid(const char *list, unsigned int n)
+{
+	return !wl_ops__parse_only(list, n, NULL, NULL);
+}
 
 void workload__defaults(struct wl_opts *o)
 {
@@ -61,7 +67,9 @@ int workload__prepare(struct workload **out, const char *name,
 		return err;
 	}
 	w->name = !strcmp(name, "dedupe") ? "dedupe" : "shmem-read";
-	if (o->random) {
+	if (o->ops) {
+		err = wl_ops__prepare(&w->ops, w->name, o);
+	} else if (o->random) {
 		err = wl_random__prepare(&w->rnd, w->name, o);
 	} else if (!strcmp(name, "dedupe")) {
 		err = dedupe__prepare(&w->dd, o);
@@ -79,6 +87,8 @@ int workload__prepare(struct workload **out, const char *name,
 int workload__run(struct workload *w, struct fs_report *r)
 {
 	snprintf(r->workload_name, sizeof(r->workload_name), "%s", w->name);
+	if (w->ops)
+		return wl_ops__run(w->ops, r);
 	if (w->rnd)
 		return wl_random__run(w->rnd, r);
 	if (w->dd)
@@ -89,9 +99,10 @@ int workload__run(struct workload *w, struct fs_report *r)
 void workload__totals(const struct workload *w, enum wl_level level,
 		      struct wl_count *out)
 {
-	const struct wl_totals *t = w->rnd  ? wl_random__totals(w->rnd)
-				    : w->dd ? dedupe__totals(w->dd)
-					    : shmem__totals(w->sh);
+	const struct wl_totals *t = w->ops   ? wl_ops__totals(w->ops)
+				    : w->rnd ? wl_random__totals(w->rnd)
+				    : w->dd  ? dedupe__totals(w->dd)
+					     : shmem__totals(w->sh);
 	bool dd = !strcmp(w->name, "dedupe");
 
 	*out = t->func;
@@ -160,6 +171,8 @@ void workload__shrink(struct workload *w, struct fs_report *r)
 {
 	if (w && w->rnd)
 		wl_random__shrink(w->rnd, r);
+	if (w && w->ops)
+		wl_ops__shrink(w->ops, r);
 }
 
 void workload__destroy(struct workload *w)
@@ -167,6 +180,7 @@ void workload__destroy(struct workload *w)
 	if (!w)
 		return;
 	wl_random__destroy(w->rnd);
+	wl_ops__destroy(w->ops);
 	dedupe__destroy(w->dd);
 	shmem__destroy(w->sh);
 	free(w);

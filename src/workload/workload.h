@@ -36,6 +36,11 @@ struct wl_opts {
 	bool matrix; /* the default matrix of layouts instead of one */
 	/* --random N: N layouts drawn from seed instead of one (0: off) */
 	unsigned int random;
+	/* --ops N: N operations drawn from seed on a few files checked
+	 * against a model of each (0: off); ops_only: "3,17,42", only those
+	 * of the N (a shrunk failure's replay) */
+	unsigned int ops;
+	const char *ops_only;
 	__u64 seed;
 	/* dedupe --matrix: leave out the layouts that put large folios in
 	 * the page cache (a debug option, to show the coverage warning) */
@@ -86,6 +91,10 @@ struct wl_opts {
 };
 
 struct workload; /* opaque */
+
+/* Whether --ops-only list names operations of --ops n (ascending
+ * indices under n, comma-separated). */
+bool workload__ops_only_valid(const char *list, unsigned int n);
 
 void workload__defaults(struct wl_opts *o);
 /*
@@ -180,5 +189,6 @@ int sh_call__parse(const char *name); /* --syscall */
 #define SH_MAX_READERS 64
 /* The most --random layouts a run draws. */
 #define WL_RANDOM_MAX 256
+#define WL_OPS_MAX 1000000
 
 #endif /* FS_WORKLOAD_H */

@@ -89,6 +89,11 @@ int wl__loop_attach(const char *wl, const char *img, char *dev, size_t len,
  * so callers can word the error (tmpfs huge= needs its own hint). */
 int wl__mount(const char *src, const char *dir, const char *fstype,
 	      const char *data);
+/* A tmpfs of size bytes with huge= at dir (mode 0700); one error line
+ * (naming CONFIG_TRANSPARENT_HUGEPAGE where huge= is refused) on
+ * failure. */
+int wl__tmpfs_mount(const char *wl, const char *dir, const char *huge,
+		    __u64 size);
 /* Change the options of the mount at dir (MS_REMOUNT); prints nothing. */
 int wl__remount(const char *dir, const char *data);
 /* umount2, retrying briefly while busy and then detaching lazily (with an
@@ -458,6 +463,83 @@ typedef bool (*wl_fails_fn)(void *ctx, const struct wl_opts *o);
  */
 unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
 		       wl_fails_fn fails, void *ctx, unsigned int max_trials);
+
+/* Does the sequence of operations idx[0..n) still fail? */
+typedef bool (*wl_seq_fails_fn)(void *ctx, const __u32 *idx, __u32 n);
+/*
+ * Shrink a failing sequence of operation indices in place (ddmin: drop
+ * chunks, then single operations, while it still fails) until no single
+ * one can go or max_trials ran. Deterministic. Returns the trials.
+ */
+unsigned int wl_shrink_seq(__u32 *idx, __u32 *n, wl_seq_fails_fn fails,
+			   void *ctx, unsigned int max_trials);
+
+/* ---- sequences of operations (ops.c) ---- */
+
+/* Files stay under three 2 MiB folios and a bit; one operation moves a
+ * folio and a bit at most. */
+#define WL_OPS_MAX_SIZE (3 * WL_PMD + (64ULL << 10))
+#define WL_OPS_MAX_LEN (WL_PMD + (64ULL << 10))
+
+enum wl_op_kind {
+	OPK_READ,
+	OPK_PWRITE,
+	OPK_WRITE, /* lseek, then write */
+	OPK_TRUNCATE,
+	OPK_FALLOC,
+	OPK_FALLOC_KEEP,
+	OPK_PUNCH,
+	OPK_ZERO,
+	OPK_MMAP, /* write through a shared mapping, msync */
+	OPK_NR,
+};
+
+/* How a read enters the kernel. */
+enum wl_op_via { OPV_READ, OPV_PREAD, OPV_READV, OPV_NR };
+
+struct wl_op {
+	enum wl_op_kind kind;
+	__u32 file;
+	enum wl_op_via via; /* reads */
+	__u32 iovecs;	    /* readv */
+	__u64 off;	    /* truncate: the new size */
+	__u64 len;
+};
+
+/* Operation index of seed, from a stream of its own: it does not depend
+ * on the operations before it. */
+void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op);
+/* "#17 pwrite file 2 (huge=advise) off 2093056 len 8200" */
+void wl_op__describe(const struct wl_op *op, __u32 index, char *buf, size_t n);
+
+/* A file as the operations left it: bytes b[0..size), zero past size. */
+struct wl_ops_model {
+	unsigned char *b;
+	__u64 size;
+};
+
+/* What op (index of seed) did to m, the kernel having answered ret (< 0:
+ * refused, nothing changed). */
+void wl_ops_model__apply(struct wl_ops_model *m, const struct wl_op *op,
+			 __u64 seed, __u32 index, int ret);
+/* An mmap write's range in m's current size; false when m is empty. */
+bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
+			      const struct wl_op *op, __u64 *off, __u64 *len);
+
+/* --ops-only LIST: ascending operation indices under n, comma-separated,
+ * into idx (NULL: only checked) and *count. -EINVAL when it is not. */
+int wl_ops__parse_only(const char *list, __u32 n, __u32 *idx, __u32 *count);
+
+/* The --ops workload. */
+struct wl_ops;
+int wl_ops__prepare(struct wl_ops **out, const char *wl,
+		    const struct wl_opts *o);
+int wl_ops__run(struct wl_ops *s, struct fs_report *r);
+const struct wl_totals *wl_ops__totals(const struct wl_ops *s);
+/* After the traced phase: the first failure's sequence shrunk, printed
+ * with its replay command. Returns 1 if there was one. */
+int wl_ops__shrink(struct wl_ops *s, struct fs_report *r);
+void wl_ops__destroy(struct wl_ops *s);
 
 /* The random workload: N layouts of a seed, each a workload of its own. */
 struct wl_random;

@@ -42,7 +42,7 @@ if ! (exec 3<>/dev/kvm) 2>/dev/null; then
 	skip "vm --accel with a broken KVM (fake qemu)" "/dev/kvm does not open here, so vm never starts qemu under KVM"
 	fake_vm auto-nokvm abort
 	expect_eq "vm auto without /dev/kvm: TCG only, nothing said" "$st|$calls|$err|$out" \
-		"0|tcg||fake guest under tcg"
+		"0|tcg,thread=single||fake guest under tcg,thread=single"
 else
 	# --accel kvm: one line naming KVM and what to try, exit 1, either way
 	# KVM breaks; nothing recorded (auto records only what TCG confirms).
@@ -59,7 +59,7 @@ else
 	# recorded for this qemu and host kernel.
 	fake_vm auto-abort abort
 	expect_eq "vm auto, qemu aborts under KVM: goes on under TCG" "$st|$calls|$out|$err" \
-		"0|kvm tcg|fake guest under tcg|folioscope: vm: qemu could not run the guest under KVM (error: failed to set MSR 0x10a to 0x0); booting it under TCG"
+		"0|kvm tcg,thread=single|fake guest under tcg,thread=single|folioscope: vm: qemu could not run the guest under KVM (error: failed to set MSR 0x10a to 0x0); booting it under TCG"
 	expect_eq "vm auto, qemu aborts under KVM: recorded" \
 		"$(grep -v '^#' "$record" 2>&1 | sed '/^qemu-/d')" \
 		"$(printf 'qemu %s\nkernel %s\nfailure %s' "$fake" "$krel" 'error: failed to set MSR 0x10a to 0x0')"
@@ -69,7 +69,7 @@ else
 	# The next auto run: no KVM attempt, one line.
 	fake_vm auto-recorded abort
 	expect_eq "vm auto after a recorded KVM failure: TCG at once, one line" "$st|$calls|$out|$err" \
-		"0|tcg|fake guest under tcg|folioscope: vm: KVM failed here before (qemu $fake, kernel $krel: error: failed to set MSR 0x10a to 0x0; recorded in $record): using TCG; --accel kvm retries"
+		"0|tcg,thread=single|fake guest under tcg,thread=single|folioscope: vm: KVM failed here before (qemu $fake, kernel $krel: error: failed to set MSR 0x10a to 0x0; recorded in $record): using TCG; --accel kvm retries"
 	# --accel kvm tries KVM despite the record: failing keeps it, a boot
 	# under KVM removes it.
 	fake_vm kvm-recorded abort --accel kvm
@@ -81,7 +81,7 @@ else
 	# A stall under auto: the same, with the stall as the reason.
 	fake_vm auto-stall stall
 	expect_eq "vm auto, KVM stalls: goes on under TCG" "$st|$calls|$out|$err" \
-		"0|kvm tcg|fake guest under tcg|folioscope: vm: qemu could not run the guest under KVM (no output from the guest's kernel in 15 s); booting it under TCG"
+		"0|kvm tcg,thread=single|fake guest under tcg,thread=single|folioscope: vm: qemu could not run the guest under KVM (no output from the guest's kernel in 15 s); booting it under TCG"
 	expect_eq "vm auto, KVM stalls: recorded" "$(grep '^failure ' "$record" 2>&1)" \
 		"failure no output from the guest's kernel in 15 s"
 	# Another qemu build (new mtime) is tried under KVM afresh; the boot
@@ -102,7 +102,7 @@ fake_tcg() {
 }
 fake_tcg panic-once tcg-panic-once
 expect_eq "vm, the kernel dies mid-boot once under TCG: booted again, said why" "$st|$calls|$out|$err" \
-	"0|tcg tcg|fake guest under tcg|folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd; starting it once more"
+	"0|tcg,thread=single tcg,thread=single|fake guest under tcg,thread=single|folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd; starting it once more"
 # The guest's reports say so (vm.reboots, from its kernel's command
 # line), and the test suites see the death (FOLIOSCOPE_VM_DEATH_LOG).
 expect_eq "vm, booted again: the second boot is told it is one" \
@@ -111,7 +111,7 @@ expect_eq "vm, booted again: the second boot is told it is one" \
 expect_match "vm, booted again: the death is logged for the test suites" "$(cat "$acc/deaths")" \
 	"^[^:]*: the guest's kernel died before its init started: BUG: unable to handle page fault for address: 0000000000072bbd$"
 fake_tcg panic tcg-panic
-expect_eq "vm, the kernel dies mid-boot twice: exit 1 after two boots" "$st|$calls" "1|tcg tcg"
+expect_eq "vm, the kernel dies mid-boot twice: exit 1 after two boots" "$st|$calls" "1|tcg,thread=single tcg,thread=single"
 expect_eq "vm, the kernel dies mid-boot twice: both deaths logged" "$(grep -c 'Kernel panic\|BUG:' "$acc/deaths")" 2
 expect_match "vm, the kernel dies mid-boot twice: the retry line, then the death with the console" \
 	"$(tr '\n' '~' <<<"$err")" \
@@ -123,8 +123,15 @@ if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-
 else
 	bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
 fi
-expect_eq "vm --accel tcg: qemu gets -accel tcg only" \
-	"$(grep -o -- ' -accel [a-z]*' "$LOGDIR/vm-accel-tcg.log" | paste -sd' ')" " -accel tcg"
+expect_eq "vm --accel tcg: qemu gets -accel tcg in one thread only" \
+	"$(grep -o -- ' -accel [a-z,=]*' "$LOGDIR/vm-accel-tcg.log" | paste -sd' ')" " -accel tcg,thread=single"
+# tcg-multi: qemu's own default, a thread per vCPU; the guest's reports
+# say which.
+fake_vm tcg-multi boot --accel tcg-multi
+expect_eq "vm --accel tcg-multi: a thread per vCPU, and the guest is told" "$st|$calls|$(grep -o 'FOLIOSCOPE_VM_ACCEL=[a-z-]*' "$acc/appends")" \
+	"0|tcg,thread=multi|FOLIOSCOPE_VM_ACCEL=tcg-multi"
+expect_error "vm --accel bogus: one line naming the values" 2 \
+	"^folioscope: vm: invalid --accel 'bogus' \\(auto, kvm, tcg, tcg-multi\\)$" "$FS" vm --accel bogus -- doctor
 # auto, with no record: on this machine (nested KVM broken) it ends under
 # TCG and records that; where KVM runs guests it stays there.
 log=$LOGDIR/vm-accel-auto.log

@@ -26,12 +26,22 @@
  *          record of user space: run with --kmsg-user)
  *   hang   the read never returns: it waits in the kernel on an empty
  *          pipe instead
+ *
+ * FS_FAKE_TRUNC=tail, on the --ops workload's files ("/folioscope-ops-"):
+ * a truncate down to a size inside a page leaves the rest of that page
+ * as it was, where a kernel must zero it: once the file grows over it
+ * again, reads return the old bytes there, but for those written since
+ * (by write or pwrite) or cut off by a later truncate. Reads by read,
+ * pread and preadv.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +50,178 @@
 
 typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
+
+/* FS_FAKE_TRUNC=tail: the page tails truncates left, per fd. */
+#define TAILS 16
+static struct {
+	int fd; /* -1: free */
+	off_t start, end;
+	char bytes[65536];
+	char gone[65536]; /* written since, or truncated away again */
+} tails[TAILS] = { [0 ... TAILS - 1] = { .fd = -1 } };
+
+static int is_ops_file(int fd)
+{
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return 0;
+	path[n] = '\0';
+	return strstr(path, "/folioscope-ops-") != NULL;
+}
+
+static int fake_tail(int fd)
+{
+	const char *b = getenv("FS_FAKE_TRUNC");
+
+	return b && !strcmp(b, "tail") && is_ops_file(fd);
+}
+
+/* [off, end) of the file no longer holds what a tail kept. */
+static void tails_wipe(int fd, off_t off, off_t end)
+{
+	for (int i = 0; i < TAILS; i++) {
+		if (tails[i].fd != fd)
+			continue;
+		for (off_t x = off > tails[i].start ? off : tails[i].start;
+		     x < end && x < tails[i].end; x++)
+			tails[i].gone[x - tails[i].start] = 1;
+	}
+}
+
+/* A read of [off, off + ret) into buf: the kept bytes where they fall,
+ * while the file reaches over them. */
+static void tails_apply(int fd, char *buf, off_t off, ssize_t ret)
+{
+	for (int i = 0; ret > 0 && i < TAILS; i++) {
+		off_t a, e;
+
+		if (tails[i].fd != fd)
+			continue;
+		a = off > tails[i].start ? off : tails[i].start;
+		e = off + ret < tails[i].end ? off + ret : tails[i].end;
+		for (off_t x = a; x < e; x++)
+			if (!tails[i].gone[x - tails[i].start])
+				buf[x - off] =
+					tails[i].bytes[x - tails[i].start];
+	}
+}
+
+int ftruncate(int fd, off_t len)
+{
+	static int (*real)(int, off_t);
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+
+	if (!real)
+		real = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate");
+	if (fake_tail(fd))
+		tails_wipe(fd, len, (off_t)1 << 62);
+	if (fake_tail(fd) && !fstat(fd, &st) && len < st.st_size &&
+	    len % page) {
+		off_t pg = len / page * page, end = pg + page;
+		char *p;
+
+		if (end > st.st_size)
+			end = st.st_size;
+		/* Kept through a mapping: no read the probes would count. */
+		p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, pg);
+		for (int i = 0; p != MAP_FAILED && i < TAILS; i++) {
+			if (tails[i].fd >= 0)
+				continue;
+			memcpy(tails[i].bytes, p + (len - pg),
+			       (size_t)(end - len));
+			memset(tails[i].gone, 0, (size_t)(end - len));
+			tails[i].fd = fd;
+			tails[i].start = len;
+			tails[i].end = end;
+			break;
+		}
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)page);
+	}
+	return real(fd, len);
+}
+
+int ftruncate64(int fd, off_t len)
+{
+	return ftruncate(fd, len);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t count, off_t off)
+{
+	static pread_fn real;
+
+	if (!real)
+		real = (pread_fn)dlsym(RTLD_NEXT, "pwrite");
+	if (fake_tail(fd))
+		tails_wipe(fd, off, off + (off_t)count);
+	return real(fd, (void *)buf, count, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t count, off_t off)
+{
+	return pwrite(fd, buf, count, off);
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	static ssize_t (*real)(int, const void *, size_t);
+
+	if (!real)
+		real = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT,
+								    "write");
+	if (fd > 2 && fake_tail(fd)) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+
+		tails_wipe(fd, at, at + (off_t)count);
+	}
+	return real(fd, buf, count);
+}
+
+/* A closed fd's tails go with it (its number comes back for another
+ * file). */
+int close(int fd)
+{
+	static int (*real)(int);
+
+	if (!real)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	for (int i = 0; i < TAILS; i++)
+		if (tails[i].fd == fd)
+			tails[i].fd = -1;
+	return real(fd);
+}
+
+ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+{
+	static ssize_t (*real)(int, const struct iovec *, int, off_t);
+	ssize_t ret, done = 0;
+
+	if (!real)
+		real = (ssize_t(*)(int, const struct iovec *, int, off_t))dlsym(
+			RTLD_NEXT, "preadv");
+	ret = real(fd, iov, n, off);
+	if (!fake_tail(fd))
+		return ret;
+	for (int j = 0; j < n && done < ret; j++) {
+		ssize_t l = (ssize_t)iov[j].iov_len < ret - done
+				    ? (ssize_t)iov[j].iov_len
+				    : ret - done;
+
+		tails_apply(fd, iov[j].iov_base, off + done, l);
+		done += l;
+	}
+	return ret;
+}
+
+ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
+{
+	return preadv(fd, iov, n, off);
+}
 
 static const char *bug(int fd)
 {
@@ -128,12 +310,21 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 
 ssize_t read(int fd, void *buf, size_t count)
 {
-	return call(bug(fd), fd, buf, count, 0, 1);
+	off_t at = fd > 2 && fake_tail(fd) ? lseek(fd, 0, SEEK_CUR) : -1;
+	ssize_t ret = call(bug(fd), fd, buf, count, 0, 1);
+
+	if (at >= 0)
+		tails_apply(fd, buf, at, ret);
+	return ret;
 }
 
 ssize_t pread(int fd, void *buf, size_t count, off_t off)
 {
-	return call(bug(fd), fd, buf, count, off, 0);
+	ssize_t ret = call(bug(fd), fd, buf, count, off, 0);
+
+	if (fake_tail(fd))
+		tails_apply(fd, buf, off, ret);
+	return ret;
 }
 
 ssize_t pread64(int fd, void *buf, size_t count, off_t off)

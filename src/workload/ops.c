@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Sequences of operations (run shmem-read --ops N [--seed S]), the way
+ * fsx (xfstests' file system exerciser) has found bugs for decades: N
+ * operations drawn from the seed run in turn on a few tmpfs files, one
+ * on a mount of each huge= mode, and an in-memory model of every file,
+ * its bytes and its size, is the ground truth. Writes land anywhere;
+ * truncates go down and up, to sizes inside a page and inside a 2 MiB
+ * folio; fallocate allocates, with and without KEEP_SIZE; holes are
+ * punched and ranges zeroed; pages are written through a shared mapping.
+ * (Not past EOF in the last page: tmpfs keeps such bytes, and the file
+ * shows them once it grows, which mmap(2) leaves unspecified.) Every read
+ * is checked
+ * against the model byte for byte, with the bytes past its return still
+ * the buffer's poison, and every file is read whole at the end. So a
+ * page tail that a truncate or a punch left stale is read back once the
+ * file grows over it.
+ *
+ * Each operation is drawn from its index alone (a stream per index, as
+ * random layouts are), never from what the ones before left: a failing
+ * sequence shrinks by leaving operations out (wl_shrink_seq), and those
+ * that stay are the same operations. What one does with the state (an
+ * mmap write inside the file's current size) is decided when it runs,
+ * the same way every time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "util/rng.h"
+#include "util/util.h"
+#include "workload/workload_internal.h"
+
+#define WL "shmem-read"
+#define KiB 1024ULL
+/* One file per huge= mode, each on a mount of its own. */
+#define NFILES 4
+#define MAX_SIZE WL_OPS_MAX_SIZE
+#define MAX_LEN WL_OPS_MAX_LEN
+/* Poisoned bytes after a read's length: a read past it shows there. */
+#define GUARD 64
+#define MAX_IOV 8
+/* The final read-back's chunk. */
+#define READBACK (1ULL << 20)
+#define SHRINK_TRIALS 200
+
+static const char *const huge_modes[NFILES] = { "always", "within_size",
+						"advise", "never" };
+
+static const char *const kind_names[OPK_NR] = {
+	[OPK_READ] = "read",	    [OPK_PWRITE] = "pwrite",
+	[OPK_WRITE] = "write",	    [OPK_TRUNCATE] = "truncate",
+	[OPK_FALLOC] = "fallocate", [OPK_FALLOC_KEEP] = "fallocate-keep-size",
+	[OPK_PUNCH] = "punch-hole", [OPK_ZERO] = "zero-range",
+	[OPK_MMAP] = "mmap-write",
+};
+
+static const char *const via_names[OPV_NR] = {
+	[OPV_READ] = "read",
+	[OPV_PREAD] = "pread",
+	[OPV_READV] = "readv",
+};
+
+/* Failure kinds of their own; the read's are shmem-read's. */
+#define K_ANSWER "answer" /* a call's return or errno is not the model's */
+#define K_SIZE "size"	  /* st_size is not the model's size */
+#define K_DATA "data"
+#define K_UNWRITTEN "unwritten"
+#define K_PAST "past ret"
+
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* A file offset where things happen: a page or folio boundary, give or
+ * take a little, inside a folio, or anywhere. */
+static __u64 draw_point(struct rng *g, __u64 P)
+{
+	__u64 v;
+
+	switch (rng__below(g, 6)) {
+	case 0:
+		v = 0;
+		break;
+	case 1:
+		v = rng__below(g, MAX_SIZE);
+		break;
+	case 2: /* around a page boundary */
+		v = P * rng__range(g, 1, 16) + rng__range(g, 0, 32) - 16;
+		break;
+	case 3: /* around a 2 MiB folio's end */
+		v = WL_PMD * rng__range(g, 1, 3) + rng__range(g, 0, 4 * P) -
+		    2 * P;
+		break;
+	case 4: /* inside a 2 MiB folio, at a page's odd offset */
+		v = WL_PMD * rng__range(g, 0, 2) + P * rng__range(g, 1, 511) +
+		    rng__range(g, 1, P - 1);
+		break;
+	default: /* page-aligned */
+		v = P * rng__below(g, MAX_SIZE / P);
+		break;
+	}
+	return min_u64(v, MAX_SIZE);
+}
+
+static __u64 draw_len(struct rng *g, __u64 P)
+{
+	switch (rng__below(g, 5)) {
+	case 0:
+		return rng__range(g, 1, 16);
+	case 1: /* about a page */
+		return P - 8 + rng__range(g, 0, 16);
+	case 2:
+		return P * rng__range(g, 1, 32);
+	case 3:
+		return rng__range(g, 1, 256 * KiB);
+	default: /* a folio or more */
+		return WL_PMD - P + rng__range(g, 0, 2 * P + 64);
+	}
+}
+
+void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op)
+{
+	/* The kinds' weights: reads a third, writes a quarter. */
+	static const struct {
+		enum wl_op_kind kind;
+		unsigned int weight;
+	} mix[] = {
+		{ OPK_READ, 34 },  { OPK_PWRITE, 20 },
+		{ OPK_WRITE, 5 },  { OPK_TRUNCATE, 11 },
+		{ OPK_FALLOC, 4 }, { OPK_FALLOC_KEEP, 4 },
+		{ OPK_PUNCH, 8 },  { OPK_ZERO, 4 },
+		{ OPK_MMAP, 10 },
+	};
+	const __u64 P = page;
+	unsigned int total = 0, pick;
+	struct rng g;
+
+	rng__seed(&g, seed);
+	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0x9fb21c651e98df25ULL));
+	memset(op, 0, sizeof(*op));
+	for (size_t i = 0; i < ARRAY_SIZE(mix); i++)
+		total += mix[i].weight;
+	pick = (unsigned int)rng__below(&g, total);
+	for (size_t i = 0; i < ARRAY_SIZE(mix); i++) {
+		if (pick < mix[i].weight) {
+			op->kind = mix[i].kind;
+			break;
+		}
+		pick -= mix[i].weight;
+	}
+	op->file = (__u32)rng__below(&g, NFILES);
+	op->off = draw_point(&g, P);
+	op->len = draw_len(&g, P);
+	switch (op->kind) {
+	case OPK_READ:
+		op->via = (enum wl_op_via)rng__below(&g, OPV_NR);
+		op->iovecs =
+			op->via == OPV_READV
+				? (__u32)min_u64(rng__range(&g, 1, MAX_IOV),
+						 op->len)
+				: 1;
+		/* Reads may start past EOF and past MAX_SIZE. */
+		if (rng__pct(&g, 10))
+			op->off += rng__range(&g, 0, P);
+		break;
+	case OPK_TRUNCATE:
+		op->len = 0; /* off is the new size */
+		break;
+	default:
+		/* What a write or an allocation covers stays under MAX_SIZE. */
+		if (op->off >= MAX_SIZE)
+			op->off = MAX_SIZE - 1;
+		op->len = min_u64(op->len, MAX_SIZE - op->off);
+		break;
+	}
+}
+
+void wl_op__describe(const struct wl_op *op, __u32 index, char *buf, size_t n)
+{
+	if (op->kind == OPK_TRUNCATE)
+		snprintf(buf, n, "#%u truncate file %u (huge=%s) to %llu",
+			 index, op->file, huge_modes[op->file],
+			 (unsigned long long)op->off);
+	else if (op->kind == OPK_READ)
+		snprintf(buf, n,
+			 "#%u read file %u (huge=%s) by %s%s%.0u off %llu len "
+			 "%llu",
+			 index, op->file, huge_modes[op->file],
+			 via_names[op->via],
+			 op->via == OPV_READV ? " iovecs " : "",
+			 op->via == OPV_READV ? op->iovecs : 0,
+			 (unsigned long long)op->off,
+			 (unsigned long long)op->len);
+	else
+		snprintf(buf, n, "#%u %s file %u (huge=%s) off %llu len %llu",
+			 index, kind_names[op->kind], op->file,
+			 huge_modes[op->file], (unsigned long long)op->off,
+			 (unsigned long long)op->len);
+}
+
+/* ---- the model of one file ---- */
+
+/* What a write of operation index puts at [off, off + len): the pattern
+ * shifted by a tag of its own, so that no two writes write the same
+ * bytes, nor any write a stale byte's. Under WL_POISON_BASE. */
+static __u64 write_tag(__u64 seed, __u32 index)
+{
+	return ((__u64)(index + 1) << 23) ^ ((seed & 0x3f) << 44);
+}
+
+void wl_ops_model__apply(struct wl_ops_model *m, const struct wl_op *op,
+			 __u64 seed, __u32 index, int ret)
+{
+	__u64 end = op->off + op->len;
+
+	if (ret < 0)
+		return; /* refused: nothing changed (checked elsewhere) */
+	switch (op->kind) {
+	case OPK_PWRITE:
+	case OPK_WRITE:
+		wl__pattern_fill(m->b + op->off,
+				 op->off + write_tag(seed, index), op->len);
+		if (end > m->size)
+			m->size = end;
+		break;
+	case OPK_TRUNCATE:
+		/* Past the size the model is zero: what a file grown over it
+		 * again must read. */
+		if (op->off < m->size)
+			memset(m->b + op->off, 0, m->size - op->off);
+		m->size = op->off;
+		break;
+	case OPK_FALLOC:
+		if (end > m->size)
+			m->size = end;
+		break;
+	case OPK_ZERO:
+		if (op->off < m->size)
+			memset(m->b + op->off, 0,
+			       min_u64(end, m->size) - op->off);
+		if (end > m->size)
+			m->size = end;
+		break;
+	case OPK_PUNCH:
+		if (op->off < m->size)
+			memset(m->b + op->off, 0,
+			       min_u64(end, m->size) - op->off);
+		break;
+	case OPK_MMAP: {
+		__u64 o, l;
+
+		if (!wl_ops_model__mmap_range(m, op, &o, &l))
+			break;
+		wl__pattern_fill(m->b + o, o + write_tag(seed, index), l);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
+			      const struct wl_op *op, __u64 *off, __u64 *len)
+{
+	if (!m->size)
+		return false;
+	*off = op->off % m->size;
+	*len = min_u64(op->len, m->size - *off);
+	return true;
+}
+
+/* ---- running them ---- */
+
+struct ops_file {
+	char dir[PATH_MAX]; /* its mount */
+	char path[PATH_MAX];
+	bool mounted, made;
+	int fd;
+	struct wl_ops_model m;
+};
+
+struct wl_ops {
+	__u64 seed;
+	__u32 n;    /* --ops N */
+	__u32 *idx; /* the operations, in order (--ops-only: those) */
+	__u32 nidx;
+	__u32 page;
+	__u64 deadline_base;
+	struct ops_file f[NFILES];
+	unsigned char *rbuf; /* MAX_LEN + GUARD, and the read-back's chunk */
+	unsigned char *wbuf;
+	struct wl_watch *watch;
+	struct fs_report *r; /* where the checks go now */
+	struct wl_totals tot;
+	__u64 reads; /* poison seeds */
+	__u64 done;  /* operations run */
+	/* The operation in flight, for the watchdog's report. */
+	const struct wl_op *cur;
+	__u32 cur_index;
+	/* The first failure: its operation's index, its kind. */
+	bool failed;
+	__u32 fail_index;
+	char kind[24];
+	/* A shrink trial looks for this kind only. */
+	const char *want_kind;
+	bool trial_failed;
+};
+
+static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
+		   char *buf, size_t n)
+{
+	char d[160];
+
+	if (index == UINT32_MAX)
+		snprintf(d, sizeof(d),
+			 "read-back file %u (huge=%s) by pread off %llu len "
+			 "%llu",
+			 op->file, huge_modes[op->file],
+			 (unsigned long long)op->off,
+			 (unsigned long long)op->len);
+	else
+		wl_op__describe(op, index, d, sizeof(d));
+	snprintf(buf, n, "ops seed=%llu %s", (unsigned long long)s->seed, d);
+}
+
+static void check(struct wl_ops *s, bool ok, const char *kind,
+		  const struct wl_op *op, __u32 index, const char *want,
+		  const char *got)
+{
+	char lay[320];
+
+	layout(s, op, index, lay, sizeof(lay));
+	model__check_kind(s->r, ok, kind, lay, want, got);
+	if (ok)
+		return;
+	if (s->want_kind && !strcmp(kind, s->want_kind))
+		s->trial_failed = true;
+	if (!s->failed) {
+		s->failed = true;
+		s->fail_index = index;
+		snprintf(s->kind, sizeof(s->kind), "%s", kind);
+	}
+}
+
+static void describe_cur(const void *arg, char *buf, size_t n)
+{
+	const struct wl_ops *s = arg;
+
+	layout(s, s->cur, s->cur_index, buf, n);
+}
+
+static void watch_enter(struct wl_ops *s, const struct wl_op *op, __u32 index,
+			__u64 bytes)
+{
+	s->cur = op;
+	s->cur_index = index;
+	wl_watch__enter(s->watch, 0,
+			wl__deadline_ns(s->deadline_base, bytes, 1),
+			describe_cur, s);
+}
+
+/* A call that must return want (0 or a byte count) or, with alt, -alt. */
+static bool answer_ok(struct wl_ops *s, const struct wl_op *op, __u32 index,
+		      long long ret, int err, long long want, int alt,
+		      const char *call)
+{
+	char w[96], g[96];
+	bool ok = ret == want || (alt && ret < 0 && err == alt);
+
+	if (!ok) {
+		snprintf(w, sizeof(w), "%s returns %lld%s%s", call, want,
+			 alt ? " or " : "", alt ? strerror(alt) : "");
+		if (ret < 0)
+			snprintf(g, sizeof(g), "error %d (%s)", -err,
+				 strerror(err));
+		else
+			snprintf(g, sizeof(g), "%lld", ret);
+	}
+	check(s, ok, K_ANSWER, op, index, ok ? "" : w, ok ? "" : g);
+	return ok;
+}
+
+static void size_check(struct wl_ops *s, struct ops_file *f,
+		       const struct wl_op *op, __u32 index)
+{
+	struct stat st;
+	char w[64], g[64];
+	bool ok = !fstat(f->fd, &st) && (__u64)st.st_size == f->m.size;
+
+	if (!ok) {
+		snprintf(w, sizeof(w), "st_size %llu",
+			 (unsigned long long)f->m.size);
+		snprintf(g, sizeof(g), "st_size %lld", (long long)st.st_size);
+	}
+	check(s, ok, K_SIZE, op, index, ok ? "" : w, ok ? "" : g);
+}
+
+/* A read by op's entry point, checked against the model; index
+ * UINT32_MAX is the final read-back's. */
+static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	struct ops_file *f = &s->f[op->file];
+	__u64 want = op->off < f->m.size ? min_u64(op->len, f->m.size - op->off)
+					 : 0,
+	      seed = WL_POISON_BASE + (s->reads++) * 4099, x;
+	struct iovec iov[MAX_IOV];
+	char w[96], g[128];
+	ssize_t ret = -1;
+	int err = 0;
+
+	wl__poison_fill(s->rbuf, seed, op->len + GUARD);
+	watch_enter(s, op, index, op->len);
+	switch (op->via) {
+	case OPV_READ:
+		if (lseek(f->fd, (off_t)op->off, SEEK_SET) >= 0)
+			ret = read(f->fd, s->rbuf, op->len);
+		break;
+	case OPV_PREAD:
+		ret = pread(f->fd, s->rbuf, op->len, (off_t)op->off);
+		break;
+	default:
+		for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
+			iov[j].iov_base = s->rbuf + at;
+			iov[j].iov_len = sh__iov_len(op->len, op->iovecs, j);
+			at += iov[j].iov_len;
+		}
+		ret = preadv(f->fd, iov, (int)op->iovecs, (off_t)op->off);
+		break;
+	}
+	if (ret < 0)
+		err = errno;
+	wl_watch__leave(s->watch, 0);
+	s->tot.func.calls++;
+	s->tot.sys.calls++;
+	if (ret < 0) {
+		s->tot.func.errors++;
+		s->tot.sys.errors++;
+	} else {
+		s->tot.func.bytes += (__u64)ret;
+		s->tot.sys.bytes += (__u64)ret;
+	}
+	if (!answer_ok(s, op, index, ret, err, (long long)want, 0,
+		       via_names[op->via]))
+		return;
+	/* [0, ret): the model's bytes; a byte still the poison was never
+	 * written (a hole the kernel did not zero). */
+	x = wl__first_diff(s->rbuf, f->m.b + op->off, (size_t)ret);
+	if (x < (__u64)ret) {
+		bool stale = s->rbuf[x] == wl__poison_byte(seed, x);
+
+		snprintf(w, sizeof(w), "file offset %llu: 0x%02x",
+			 (unsigned long long)(op->off + x),
+			 f->m.b[op->off + x]);
+		snprintf(g, sizeof(g), "0x%02x%s", s->rbuf[x],
+			 stale ? " (not written)" : "");
+		check(s, false, stale ? K_UNWRITTEN : K_DATA, op, index, w, g);
+		return;
+	}
+	/* [ret, len + GUARD): still this read's poison. */
+	x = (__u64)ret + wl__poison_diff(s->rbuf + ret, seed + (__u64)ret,
+					 op->len + GUARD - (__u64)ret);
+	if (x < op->len + GUARD) {
+		snprintf(w, sizeof(w), "buffer past byte %lld untouched",
+			 (long long)ret);
+		snprintf(g, sizeof(g), "buffer byte %llu written",
+			 (unsigned long long)x);
+		check(s, false, K_PAST, op, index, w, g);
+		return;
+	}
+	check(s, true, K_DATA, op, index, "", "");
+	if (op->via == OPV_READ) {
+		off_t pos = lseek(f->fd, 0, SEEK_CUR);
+
+		snprintf(w, sizeof(w), "file position %llu",
+			 (unsigned long long)(op->off + (__u64)ret));
+		snprintf(g, sizeof(g), "file position %lld", (long long)pos);
+		check(s, (__u64)pos == op->off + (__u64)ret, "position", op,
+		      index, w, g);
+	}
+}
+
+/* mmap-write: the operation's range, moved inside the current size,
+ * through a shared mapping, msync'd. */
+static int op_mmap(struct wl_ops *s, struct ops_file *f, const struct wl_op *op,
+		   __u32 index, const char *what[1])
+{
+	__u64 o, l, pg, mapend;
+	unsigned char *p;
+	int err = 0;
+
+	if (!wl_ops_model__mmap_range(&f->m, op, &o, &l))
+		return 0; /* an empty file has no page to map */
+	pg = o / s->page * s->page;
+	mapend = o + l;
+	watch_enter(s, op, index, l);
+	p = mmap(NULL, mapend - pg, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+		 (off_t)pg);
+	if (p == MAP_FAILED) {
+		err = errno;
+		*what = "mmap";
+		goto out;
+	}
+	wl__pattern_fill(p + (o - pg), o + write_tag(s->seed, index), l);
+	if (msync(p, mapend - pg, MS_SYNC)) {
+		err = errno;
+		*what = "msync";
+	}
+	munmap(p, mapend - pg);
+out:
+	wl_watch__leave(s->watch, 0);
+	return err ? -err : 0;
+}
+
+/* Runs one operation and checks the kernel's answers. */
+static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	struct ops_file *f = &s->f[op->file];
+	const char *call = kind_names[op->kind];
+	long long ret = 0;
+	int err = 0, alt = 0;
+
+	s->done++;
+	if (op->kind == OPK_READ) {
+		op_read(s, op, index);
+		return;
+	}
+	if (op->kind == OPK_PWRITE || op->kind == OPK_WRITE)
+		wl__pattern_fill(s->wbuf, op->off + write_tag(s->seed, index),
+				 op->len);
+	watch_enter(s, op, index, op->len);
+	switch (op->kind) {
+	case OPK_PWRITE:
+		ret = pwrite(f->fd, s->wbuf, op->len, (off_t)op->off);
+		break;
+	case OPK_WRITE:
+		ret = lseek(f->fd, (off_t)op->off, SEEK_SET) < 0
+			      ? -1
+			      : write(f->fd, s->wbuf, op->len);
+		break;
+	case OPK_TRUNCATE:
+		ret = ftruncate(f->fd, (off_t)op->off);
+		break;
+	case OPK_FALLOC:
+		ret = fallocate(f->fd, 0, (off_t)op->off, (off_t)op->len);
+		break;
+	case OPK_FALLOC_KEEP:
+		ret = fallocate(f->fd, FALLOC_FL_KEEP_SIZE, (off_t)op->off,
+				(off_t)op->len);
+		break;
+	case OPK_PUNCH:
+		ret = fallocate(f->fd,
+				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)op->off, (off_t)op->len);
+		break;
+	case OPK_ZERO:
+		/* tmpfs has no ZERO_RANGE: EOPNOTSUPP, nothing changed; a
+		 * kernel that zeroes must zero exactly the range. */
+		ret = fallocate(f->fd, FALLOC_FL_ZERO_RANGE, (off_t)op->off,
+				(off_t)op->len);
+		alt = EOPNOTSUPP;
+		break;
+	default:
+		break;
+	}
+	if (ret < 0)
+		err = errno;
+	wl_watch__leave(s->watch, 0);
+	if (op->kind == OPK_MMAP) {
+		const char *what[1] = { "mmap" };
+
+		ret = op_mmap(s, f, op, index, what);
+		err = ret < 0 ? (int)-ret : 0;
+		call = what[0];
+	}
+	if (!answer_ok(s, op, index, ret, err,
+		       op->kind == OPK_PWRITE || op->kind == OPK_WRITE
+			       ? (long long)op->len
+			       : 0,
+		       alt, call))
+		ret = -1;
+	wl_ops_model__apply(&f->m, op, s->seed, index, ret < 0 ? -1 : 0);
+	size_check(s, f, op, index);
+	if (op->kind == OPK_WRITE) {
+		off_t pos = lseek(f->fd, 0, SEEK_CUR);
+		char w[64], g[64];
+
+		snprintf(w, sizeof(w), "file position %llu",
+			 (unsigned long long)(op->off + op->len));
+		snprintf(g, sizeof(g), "file position %lld", (long long)pos);
+		check(s, ret < 0 || (__u64)pos == op->off + op->len, "position",
+		      op, index, w, g);
+	}
+}
+
+/* Every file read whole, and once more at its end (0 bytes). */
+static void read_back(struct wl_ops *s)
+{
+	for (__u32 i = 0; i < NFILES; i++) {
+		struct wl_op op = { .kind = OPK_READ,
+				    .file = i,
+				    .via = OPV_PREAD,
+				    .iovecs = 1 };
+
+		for (__u64 off = 0;; off += READBACK) {
+			op.off = off;
+			op.len = READBACK;
+			op_read(s, &op, UINT32_MAX);
+			if (off >= s->f[i].m.size)
+				break;
+		}
+	}
+}
+
+/* Fresh files, models all zero. */
+static int files_reset(struct wl_ops *s)
+{
+	for (int i = 0; i < NFILES; i++) {
+		struct ops_file *f = &s->f[i];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = -1;
+		if (f->made && unlink(f->path) && errno != ENOENT) {
+			wl__err(WL, -errno, "remove '%s'", f->path);
+			return -errno;
+		}
+		f->made = false;
+		f->fd = open(f->path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			     0600);
+		if (f->fd < 0) {
+			int err = -errno;
+
+			wl__err(WL, err, "create '%s'", f->path);
+			return err;
+		}
+		f->made = true;
+		memset(f->m.b, 0, MAX_SIZE);
+		f->m.size = 0;
+	}
+	return 0;
+}
+
+/* The operations idx[0..n) from fresh files, then the read-back. */
+static void run_seq(struct wl_ops *s, const __u32 *idx, __u32 n)
+{
+	struct wl_op op;
+
+	for (__u32 i = 0; i < n; i++) {
+		wl_op__draw(s->seed, idx[i], s->page, &op);
+		op_run(s, &op, idx[i]);
+	}
+	read_back(s);
+}
+
+int wl_ops__parse_only(const char *list, __u32 n, __u32 *idx, __u32 *count)
+{
+	const char *p = list;
+	__u32 k = 0;
+	__u64 prev = 0;
+
+	while (*p) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || end == p || *p == '-' || v >= n ||
+		    (k && v <= prev) || (*end && (*end != ',' || !end[1])))
+			return -EINVAL;
+		if (idx)
+			idx[k] = (__u32)v;
+		k++;
+		prev = v;
+		p = *end ? end + 1 : end;
+	}
+	if (count)
+		*count = k;
+	return k ? 0 : -EINVAL;
+}
+
+int wl_ops__prepare(struct wl_ops **out, const char *wl,
+		    const struct wl_opts *o)
+{
+	struct wl_ops *s;
+	int err = 0;
+
+	*out = NULL;
+	if (strcmp(wl, "shmem-read")) {
+		wl__err(wl, -EOPNOTSUPP, "--ops");
+		return -EOPNOTSUPP;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		wl__err(WL, -ENOMEM, "allocate state");
+		return -ENOMEM;
+	}
+	s->seed = o->seed;
+	s->n = o->ops;
+	s->page = (__u32)sysconf(_SC_PAGESIZE);
+	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
+	for (int i = 0; i < NFILES; i++)
+		s->f[i].fd = -1;
+	s->idx = calloc(s->n, sizeof(*s->idx));
+	s->rbuf =
+		malloc(READBACK > MAX_LEN ? READBACK + GUARD : MAX_LEN + GUARD);
+	s->wbuf = malloc(MAX_LEN);
+	for (int i = 0; i < NFILES; i++) {
+		s->f[i].m.b = calloc(1, MAX_SIZE);
+		if (!s->f[i].m.b)
+			err = -ENOMEM;
+	}
+	if (err || !s->idx || !s->rbuf || !s->wbuf) {
+		err = -ENOMEM;
+		wl__err(WL, err, "allocate the files' models");
+		goto fail;
+	}
+	if (o->ops_only) {
+		err = wl_ops__parse_only(o->ops_only, s->n, s->idx, &s->nidx);
+		if (err) {
+			wl__err(WL, err, "--ops-only '%s'", o->ops_only);
+			goto fail;
+		}
+	} else {
+		for (__u32 i = 0; i < s->n; i++)
+			s->idx[i] = i;
+		s->nidx = s->n;
+	}
+	err = wl__check_mem(WL, "--ops", NFILES * (2 * MAX_SIZE + WL_PMD));
+	for (int i = 0; !err && i < NFILES; i++) {
+		struct ops_file *f = &s->f[i];
+
+		err = wl__mkdtemp(WL, NULL, "ops", f->dir, sizeof(f->dir));
+		if (err)
+			break;
+		/* Room for the file in 2 MiB folios, and one more. */
+		err = wl__tmpfs_mount(WL, f->dir, huge_modes[i],
+				      MAX_SIZE + MAX_LEN + 2 * WL_PMD);
+		if (err)
+			break;
+		f->mounted = true;
+		err = wl__path(f->path, sizeof(f->path), f->dir, "file");
+	}
+	if (!err)
+		err = files_reset(s);
+	if (err)
+		goto fail;
+	wl__err(WL, 0, "ops: seed %llu, %u operations%s",
+		(unsigned long long)s->seed, s->nidx,
+		o->ops_only ? " (--ops-only)" : "");
+	*out = s;
+	return 0;
+fail:
+	wl_ops__destroy(s);
+	return err;
+}
+
+int wl_ops__run(struct wl_ops *s, struct fs_report *r)
+{
+	int err;
+
+	s->r = r;
+	err = wl_watch__start(&s->watch, WL, r);
+	if (err)
+		return err;
+	run_seq(s, s->idx, s->nidx);
+	wl_watch__stop(s->watch);
+	s->watch = NULL;
+	model__kv_str(r, "mode", "ops");
+	model__kv_u64(r, "ops_seed", s->seed);
+	model__kv_u64(r, "ops", s->n);
+	model__kv_u64(r, "ops_run", s->done);
+	if (s->failed)
+		model__kv_u64(r, "ops_failed_at", s->fail_index);
+	model__kv_u64(r, "validation_checks", r->validation.checks);
+	model__kv_u64(r, "validation_failures", r->validation.failures);
+	return 0;
+}
+
+const struct wl_totals *wl_ops__totals(const struct wl_ops *s)
+{
+	return &s->tot;
+}
+
+/* One shrink trial: fresh files, the sequence, its checks in a report of
+ * their own; it fails as the run did with a check of the same kind. */
+static bool trial_fails(void *ctx, const __u32 *idx, __u32 n)
+{
+	struct wl_ops *s = ctx;
+	struct fs_report *r = malloc(sizeof(*r));
+	bool fails;
+
+	if (!r)
+		return false;
+	model__init(r);
+	s->r = r;
+	s->trial_failed = false;
+	fails = !files_reset(s);
+	if (fails) {
+		run_seq(s, idx, n);
+		fails = s->trial_failed;
+	}
+	model__free(r);
+	free(r);
+	return fails;
+}
+
+int wl_ops__shrink(struct wl_ops *s, struct fs_report *r)
+{
+	struct wl_totals saved = s->tot;
+	char d[160], *cmd;
+	__u32 n = 0, trials;
+	size_t len, used;
+
+	(void)r;
+	if (!s->failed)
+		return 0;
+	/* The sequence up to the first failure (the read-back's: all). */
+	for (__u32 i = 0; i < s->nidx; i++) {
+		s->idx[n++] = s->idx[i];
+		if (s->idx[i] == s->fail_index)
+			break;
+	}
+	if (s->fail_index == UINT32_MAX)
+		wl__err(WL, 0,
+			"ops: seed %llu: the read-back after %u operations "
+			"FAILED (%s)",
+			(unsigned long long)s->seed, n, s->kind);
+	else {
+		struct wl_op op;
+
+		wl_op__draw(s->seed, s->fail_index, s->page, &op);
+		wl_op__describe(&op, s->fail_index, d, sizeof(d));
+		wl__err(WL, 0, "ops: seed %llu: operation %u FAILED (%s): %s",
+			(unsigned long long)s->seed, s->fail_index, s->kind, d);
+	}
+	s->want_kind = s->kind;
+	trials = wl_shrink_seq(s->idx, &n, trial_fails, s, SHRINK_TRIALS);
+	s->want_kind = NULL;
+	s->tot = saved;
+	len = 96 + (size_t)n * 11;
+	cmd = malloc(len);
+	if (!cmd)
+		return 1;
+	used = (size_t)snprintf(cmd, len,
+				"folioscope run shmem-read --ops %u --seed "
+				"%llu --ops-only ",
+				s->n, (unsigned long long)s->seed);
+	for (__u32 i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(cmd + used, len - used, "%s%u",
+					 i ? "," : "", s->idx[i]);
+	wl__err(WL, 0, "ops: shrunk to %u operations in %u trials; replay: %s",
+		n, trials, cmd);
+	free(cmd);
+	for (__u32 i = 0; i < n; i++) {
+		struct wl_op op;
+
+		wl_op__draw(s->seed, s->idx[i], s->page, &op);
+		wl_op__describe(&op, s->idx[i], d, sizeof(d));
+		wl__err(WL, 0, "ops:   %s", d);
+	}
+	return 1;
+}
+
+void wl_ops__destroy(struct wl_ops *s)
+{
+	if (!s)
+		return;
+	wl_watch__stop(s->watch);
+	for (int i = 0; i < NFILES; i++) {
+		struct ops_file *f = &s->f[i];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		if (f->made)
+			wl__remove(WL, f->path, false);
+		if ((!f->mounted || !wl__umount(WL, f->dir)) && f->dir[0])
+			wl__remove(WL, f->dir, true);
+		free(f->m.b);
+	}
+	free(s->idx);
+	free(s->rbuf);
+	free(s->wbuf);
+	free(s);
+}

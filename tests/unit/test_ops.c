@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of the sequences of operations (src/workload/ops.c): the
+ * draws (reproducible, one stream per index, every kind and entry point,
+ * within bounds), the model of a file (what each operation leaves, above
+ * all the zeros a truncate or a punch leaves in a page's tail), and the
+ * shrinking of a failing sequence (src/workload/shrink.c's ddmin) against
+ * planted rules.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "workload/workload_internal.h"
+
+#define PAGE 4096
+
+static void test_draw_reproducible(void **state)
+{
+	struct wl_op a, b;
+	char da[160], db[160];
+	int differ = 0;
+
+	(void)state;
+	for (__u32 i = 0; i < 200; i++) {
+		wl_op__draw(1, i, PAGE, &a);
+		wl_op__draw(1, i, PAGE, &b);
+		assert_memory_equal(&a, &b, sizeof(a));
+		wl_op__draw(2, i, PAGE, &b);
+		wl_op__describe(&a, i, da, sizeof(da));
+		wl_op__describe(&b, i, db, sizeof(db));
+		differ += strcmp(da, db) != 0;
+	}
+	/* Another seed, other operations. */
+	assert_true(differ > 190);
+}
+
+/* Over many draws: every kind and entry point, sizes and offsets inside
+ * a page, around page and 2 MiB boundaries, and writes within bounds. */
+static void test_draw_coverage(void **state)
+{
+	int kinds[OPK_NR] = { 0 }, vias[OPV_NR] = { 0 };
+	int in_page = 0, near_pmd = 0, small = 0, big = 0, multi_iov = 0;
+	struct wl_op op;
+
+	(void)state;
+	for (__u32 i = 0; i < 5000; i++) {
+		wl_op__draw(7, i, PAGE, &op);
+		kinds[op.kind]++;
+		assert_true(op.file < 4);
+		if (op.kind == OPK_READ) {
+			vias[op.via]++;
+			assert_true(op.iovecs >= 1 && op.iovecs <= op.len);
+			multi_iov += op.iovecs > 1;
+		} else if (op.kind == OPK_TRUNCATE) {
+			assert_true(op.off <= WL_OPS_MAX_SIZE);
+			in_page += op.off % PAGE != 0;
+			near_pmd += op.off % WL_PMD < 2 * PAGE ||
+				    op.off % WL_PMD > WL_PMD - 2 * PAGE;
+		} else {
+			assert_true(op.len >= 1 && op.len <= WL_OPS_MAX_LEN);
+			assert_true(op.off + op.len <= WL_OPS_MAX_SIZE);
+		}
+		small += op.len && op.len <= 16;
+		big += op.len >= WL_PMD - PAGE;
+	}
+	for (int k = 0; k < OPK_NR; k++)
+		assert_true(kinds[k] > 50);
+	for (int v = 0; v < OPV_NR; v++)
+		assert_true(vias[v] > 100);
+	assert_true(in_page > 100 && near_pmd > 50);
+	assert_true(small > 100 && big > 100 && multi_iov > 100);
+}
+
+static unsigned char buf[WL_OPS_MAX_SIZE];
+
+static struct wl_op mk(enum wl_op_kind k, __u64 off, __u64 len)
+{
+	return (struct wl_op){ .kind = k, .off = off, .len = len };
+}
+
+/* Whether m's bytes [a, e) are all zero. */
+static bool zero(const struct wl_ops_model *m, __u64 a, __u64 e)
+{
+	for (__u64 x = a; x < e; x++)
+		if (m->b[x])
+			return false;
+	return true;
+}
+
+static void test_model(void **state)
+{
+	struct wl_ops_model m = { .b = buf };
+	struct wl_op op;
+	__u64 o, l;
+
+	(void)state;
+	memset(buf, 0, sizeof(buf));
+	assert_false(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	op = mk(OPK_PWRITE, 100, 3 * PAGE);
+	wl_ops_model__apply(&m, &op, 1, 0, 0);
+	assert_int_equal(m.size, 100 + 3 * PAGE);
+	assert_true(zero(&m, 0, 100));
+	assert_false(zero(&m, 100, 101));
+	/* Truncate down inside a page: everything past it is zero, so a
+	 * file grown over it again reads zeros there. */
+	op = mk(OPK_TRUNCATE, PAGE + 10, 0);
+	wl_ops_model__apply(&m, &op, 1, 1, 0);
+	assert_int_equal(m.size, PAGE + 10);
+	assert_true(zero(&m, PAGE + 10, 100 + 3 * PAGE));
+	op = mk(OPK_TRUNCATE, 5 * PAGE, 0);
+	wl_ops_model__apply(&m, &op, 1, 2, 0);
+	assert_int_equal(m.size, 5 * PAGE);
+	assert_false(zero(&m, PAGE + 9, PAGE + 10));
+	assert_true(zero(&m, PAGE + 10, 5 * PAGE));
+	/* A punch zeroes inside the size only, and keeps the size. */
+	op = mk(OPK_PUNCH, 200, 1000);
+	wl_ops_model__apply(&m, &op, 1, 3, 0);
+	assert_true(zero(&m, 200, 1200));
+	assert_false(zero(&m, 199, 200));
+	assert_false(zero(&m, 1200, 1201));
+	assert_int_equal(m.size, 5 * PAGE);
+	/* KEEP_SIZE allocation changes nothing; a plain one grows. */
+	op = mk(OPK_FALLOC_KEEP, 4 * PAGE, 8 * PAGE);
+	wl_ops_model__apply(&m, &op, 1, 4, 0);
+	assert_int_equal(m.size, 5 * PAGE);
+	op = mk(OPK_FALLOC, 4 * PAGE, 8 * PAGE);
+	wl_ops_model__apply(&m, &op, 1, 5, 0);
+	assert_int_equal(m.size, 12 * PAGE);
+	/* ZERO_RANGE refused (tmpfs): nothing; done: zeros, and growth. */
+	op = mk(OPK_ZERO, 150, 100 * PAGE);
+	wl_ops_model__apply(&m, &op, 1, 6, -1);
+	assert_false(zero(&m, 150, 151));
+	wl_ops_model__apply(&m, &op, 1, 6, 0);
+	assert_true(zero(&m, 150, 150 + 100 * PAGE));
+	assert_int_equal(m.size, 150 + 100 * PAGE);
+	/* Two writes of one range write different bytes. */
+	op = mk(OPK_PWRITE, 0, 64);
+	wl_ops_model__apply(&m, &op, 1, 7, 0);
+	memcpy(buf + WL_OPS_MAX_SIZE - 64, m.b, 64);
+	wl_ops_model__apply(&m, &op, 1, 8, 0);
+	assert_true(memcmp(buf + WL_OPS_MAX_SIZE - 64, m.b, 64));
+	/* An mmap write lands inside the current size. */
+	op = mk(OPK_MMAP, 3 * m.size + 7, 10 * PAGE);
+	assert_true(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	assert_int_equal(o, 7);
+	assert_int_equal(l, 10 * PAGE);
+	op = mk(OPK_MMAP, m.size - 5, 10 * PAGE);
+	assert_true(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	assert_int_equal(o + l, m.size);
+	/* A refused write changes nothing. */
+	l = m.size;
+	op = mk(OPK_PWRITE, l, 64);
+	wl_ops_model__apply(&m, &op, 1, 9, -1);
+	assert_int_equal(m.size, l);
+}
+
+/* Planted rules: fails while all of need[] are in the sequence. */
+struct rule {
+	const __u32 *need;
+	int n;
+	unsigned int calls;
+	__u32 min_len; /* or: fails while at least this long */
+};
+
+static bool rule_fails(void *ctx, const __u32 *idx, __u32 n)
+{
+	struct rule *r = ctx;
+	int found = 0;
+
+	r->calls++;
+	if (r->min_len)
+		return n >= r->min_len;
+	for (int k = 0; k < r->n; k++)
+		for (__u32 i = 0; i < n; i++)
+			if (idx[i] == r->need[k]) {
+				found++;
+				break;
+			}
+	return found == r->n;
+}
+
+static void test_shrink_seq(void **state)
+{
+	static const __u32 need[] = { 3, 17, 40, 99 };
+	__u32 idx[100], n = 100, again[100], m = 100;
+	struct rule r = { .need = need, .n = 4 };
+	unsigned int trials;
+
+	(void)state;
+	for (__u32 i = 0; i < 100; i++)
+		idx[i] = again[i] = i;
+	trials = wl_shrink_seq(idx, &n, rule_fails, &r, 500);
+	assert_int_equal(trials, r.calls);
+	assert_int_equal(n, 4);
+	assert_memory_equal(idx, need, sizeof(need));
+	/* The same sequence and rule, the same result and trials. */
+	r.calls = 0;
+	assert_int_equal(wl_shrink_seq(again, &m, rule_fails, &r, 500), trials);
+	assert_int_equal(m, 4);
+	/* The budget holds. */
+	for (__u32 i = 0; i < 100; i++)
+		idx[i] = i;
+	n = 100;
+	r.calls = 0;
+	assert_int_equal(wl_shrink_seq(idx, &n, rule_fails, &r, 5), 5);
+	assert_int_equal(r.calls, 5);
+	/* A rule on the length: down to exactly that many. */
+	struct rule len = { .min_len = 7 };
+
+	for (__u32 i = 0; i < 100; i++)
+		idx[i] = i;
+	n = 100;
+	wl_shrink_seq(idx, &n, rule_fails, &len, 500);
+	assert_int_equal(n, 7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_draw_reproducible),
+		cmocka_unit_test(test_draw_coverage),
+		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_shrink_seq),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
