@@ -596,6 +596,32 @@ static void kernel_log(struct fs_report *r, struct wl_kmsg *k, char *klog,
 		found, found > 1 ? "s" : "", first);
 }
 
+/* What a stuck call's report needs (run__stuck). */
+struct run_stuck {
+	struct session *s;
+	struct fs_report *r;
+	struct common_opts *c;
+};
+
+/*
+ * A workload call never returned: the report as the run saw it, on the
+ * watchdog's thread while the stuck one stays in the kernel. The probes'
+ * counts are read as they are (the stuck call still in flight); they
+ * cannot be reconciled.
+ */
+static void run__stuck(void *ctx, const char *stack)
+{
+	struct run_stuck *st = ctx;
+
+	(void)stack; /* on stderr already, with the layout */
+	progress__done();
+	if (session__collect(st->s, st->r, false))
+		err__print("run", 0, "the probes' counts could not be read");
+	model__kv_str(st->r, "reconcile", "skipped: a call never returned");
+	model__kv_str(st->r, "kernel_log", "not read: a call never returned");
+	common__output(st->c, st->r);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { .c = { .mode = PLAN_AUTO } };
@@ -612,6 +638,7 @@ int cmd_run(int argc, char **argv)
 	struct wl_count want;
 	struct wl_kmsg *kmsg = NULL;
 	struct run_cov cov = {};
+	struct run_stuck stuck = { .s = &s, .r = &r, .c = &a.c };
 	char klog[160] = "";
 	int err, rc = 1;
 
@@ -685,7 +712,9 @@ int cmd_run(int argc, char **argv)
 	}
 	progress__step("run", "running %s and checking its answers",
 		       a.workload);
+	workload__on_stuck(run__stuck, &stuck);
 	err = workload__run(w, &r);
+	workload__on_stuck(NULL, NULL);
 	if (err)
 		goto cleanup;
 	if (ev_thread) {

@@ -44,4 +44,13 @@ int proc__wait_status(pid_t pid, int *status);
 /* Waits for pid: exit status 0..255, 128+signal if killed, or -errno. */
 int proc__wait(pid_t pid);
 
+/*
+ * In a guest of folioscope vm, tells its /init that this command is done
+ * with status (FOLIOSCOPE_VM_EXIT names the fifo init waits on), for a
+ * process that may never finish exiting: a thread stuck uninterruptibly
+ * in the kernel keeps its parent's wait from returning. Elsewhere, or
+ * when init is not listening, nothing.
+ */
+void proc__announce_exit(int status);
+
 #endif /* FS_UTIL_PROC_H */

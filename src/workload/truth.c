@@ -674,6 +674,31 @@ int dd_plan__matrix(struct dd_plan *p, int fs)
 		.dests = DSPECS({
 			{ .same = true, .off = 64 * KiB + 3 * b, .diff = DD_DIFF_WORD_END },
 		}) });
+	/* Both sides in one page of one file (blocks under a page): the
+	 * compare gets one folio for the source and the destination;
+	 * then several destinations in the source's page. */
+	if (b < P) {
+		err = err ?: add(p, fs, &(struct mcase){
+			.name = "same-page", .src_off = 0, .len = b,
+			.count = 1, .src_size = PADDED(0, P), .ndest = 1,
+			.dests = DSPECS({ { .same = true, .off = P - b } }) });
+		err = err ?: add(p, fs, &(struct mcase){
+			.name = "same-page-differs", .cold = true,
+			.src_off = P - b, .len = b, .count = 1,
+			.src_size = PADDED(0, P), .ndest = 1,
+			.dests = DSPECS({
+				{ .same = true, .off = 0, .diff = DD_DIFF_MIDDLE },
+			}) });
+		err = err ?: add(p, fs, &(struct mcase){
+			.name = "dests-one-page", .src_off = 0, .len = b,
+			.count = 1, .src_size = PADDED(0, P),
+			.ndest = 4 * b <= P ? 3 : 1,
+			.dests = DSPECS({
+				{ .same = true, .off = P - b },
+				{ .same = true, .off = b, .diff = DD_DIFF_LAST },
+				{ .same = true, .off = 2 * b },
+			}) });
+	}
 	/* Not a block multiple and not at EOF: the kernel compares whole
 	 * blocks only, so a byte past them does not count. */
 	err = err ?: add(p, fs, &(struct mcase){
@@ -771,6 +796,25 @@ int dd_plan__large_folios(struct dd_plan *p, int fs)
 		lf_apply(&p->files[c->src], t[i].src);
 		lf_apply(&p->files[c->dest[0].file], t[i].dst);
 	}
+	/* Source and destination in one large folio of one file: both in
+	 * [64 KiB, 128 KiB), a folio of its own wherever readahead made
+	 * 64 KiB or larger ones there. */
+	err = err
+		      ?: add(p, fs,
+			     &(struct mcase){
+				     .name = "lf-same-folio",
+				     .src_off = 64 * KiB + b,
+				     .len = 8 * KiB,
+				     .count = 1,
+				     .src_size = 256 * KiB,
+				     .ndest = 1,
+				     .dests = DSPECS({
+					     { .same = true,
+					       .off = 96 * KiB + 2 * b,
+					       .diff = DD_DIFF_WORD_START },
+				     }) });
+	if (!err)
+		lf_apply(&p->files[p->cases[p->ncases - 1].src], LF_RA);
 	return err;
 }
 

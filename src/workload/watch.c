@@ -6,9 +6,13 @@
  * and the thread that made it cannot be interrupted: the watchdog says
  * which layout and call, quotes the thread's kernel stack from
  * /proc/self/task/TID/stack where it can be read, records a "timeout"
- * failure, prints the verdict and ends the process with exit status 1.
- * The workload's mounts live in the process's own mount namespace and go
- * with it.
+ * failure, has the run write its report (the hook wl_watch__on_stuck
+ * set: the JSON and text with what the run saw, the timeout among its
+ * failures) and ends the process with exit status 1. A thread stuck in
+ * the kernel uninterruptibly keeps the process from ever finishing its
+ * exit, so in a folioscope vm guest the guest's init is told first
+ * (proc__announce_exit). The workload's mounts live in the process's own
+ * mount namespace and go with it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/proc.h"
 #include "workload/workload_internal.h"
 
 struct wl_watch_slot {
@@ -38,6 +43,16 @@ struct wl_watch {
 	bool stop;
 	struct wl_watch_slot slot[WL_WATCH_SLOTS];
 };
+
+/* The run's last words: one workload runs per process. */
+static wl_stuck_fn stuck_hook;
+static void *stuck_ctx;
+
+void wl_watch__on_stuck(wl_stuck_fn fn, void *ctx)
+{
+	stuck_hook = fn;
+	stuck_ctx = ctx;
+}
 
 __u64 wl__now_ns(void)
 {
@@ -96,17 +111,22 @@ static void fire(struct wl_watch *w, const struct wl_watch_slot *s, __u64 now)
 		lay, (unsigned long long)((now - s->since) / 1000000000ULL),
 		(unsigned long long)(s->limit / 1000000000ULL), (int)s->tid,
 		stack);
-	/* The report cannot be finished while the call holds the thread
-	 * that runs the workload: the verdict is this one failure. */
+	/* The workload cannot finish while the call holds its thread:
+	 * the report is what the run saw so far, this failure among it. */
 	model__check_kind(w->r, false, WL_KIND_TIMEOUT, lay, want, got);
-	printf("validation: %llu checks, %llu failures\n"
-	       "  FAIL (%s) %s\n    expected: %s\n    got:      %s\n"
-	       "    kernel stack: %s\n",
-	       (unsigned long long)w->r->validation.checks,
-	       (unsigned long long)w->r->validation.failures, WL_KIND_TIMEOUT,
-	       lay, want, got, stack);
+	if (stuck_hook) {
+		stuck_hook(stuck_ctx, stack);
+	} else {
+		printf("validation: %llu checks, %llu failures\n"
+		       "  FAIL (%s) %s\n    expected: %s\n    got:      %s\n"
+		       "    kernel stack: %s\n",
+		       (unsigned long long)w->r->validation.checks,
+		       (unsigned long long)w->r->validation.failures,
+		       WL_KIND_TIMEOUT, lay, want, got, stack);
+	}
 	fflush(stdout);
 	fflush(stderr);
+	proc__announce_exit(1);
 	_exit(1);
 }
 

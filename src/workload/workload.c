@@ -22,6 +22,11 @@ struct workload {
 	struct wl_ops *ops;    /* --ops: sequences of operations */
 };
 
+void workload__on_stuck(wl_stuck_fn fn, void *ctx)
+{
+	wl_watch__on_stuck(fn, ctx);
+}
+
 bool workload__ops_only_valid(const char *list, unsigned int n)
 {
 	return !wl_ops__parse_only(list, n, NULL, NULL);

@@ -92,6 +92,15 @@ struct wl_opts {
 
 struct workload; /* opaque */
 
+/*
+ * A kernel call of the workload never returned (past its deadline, the
+ * "timeout" failure already in the report): fn(ctx, stack) runs on the
+ * watchdog's thread to write the report as the run saw it (stack: the
+ * stuck thread's kernel stack, one line), then the process exits 1.
+ */
+typedef void (*wl_stuck_fn)(void *ctx, const char *stack);
+void workload__on_stuck(wl_stuck_fn fn, void *ctx);
+
 /* Whether --ops-only list names operations of --ops n (ascending
  * indices under n, comma-separated). */
 bool workload__ops_only_valid(const char *list, unsigned int n);

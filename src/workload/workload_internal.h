@@ -126,7 +126,9 @@ static inline __u64 wl__deadline_ns(__u64 base_s, __u64 bytes, __u64 calls)
 struct wl_watch;
 /* Writes the layout of the call in a slot, for the timeout report. */
 typedef void (*wl_watch_describe_fn)(const void *arg, char *buf, size_t n);
-/* Start the watchdog thread; failures go to r (see watch.c). */
+/* Start the watchdog thread; failures go to r (see watch.c). On a call
+ * that never returns it calls the hook wl_watch__on_stuck set, if any,
+ * then ends the process. */
 int wl_watch__start(struct wl_watch **w, const char *wl, struct fs_report *r);
 /* The calling thread enters a kernel call that may take limit_ns; slot
  * is the thread's own (a reader index). No-ops on a NULL watchdog. */
@@ -134,6 +136,8 @@ void wl_watch__enter(struct wl_watch *w, int slot, __u64 limit_ns,
 		     wl_watch_describe_fn describe, const void *arg);
 void wl_watch__leave(struct wl_watch *w, int slot);
 void wl_watch__stop(struct wl_watch *w);
+/* The hook of a call that never returns (workload__on_stuck). */
+void wl_watch__on_stuck(wl_stuck_fn fn, void *ctx);
 
 /* ---- file I/O and the page cache (io.c) ---- */
 

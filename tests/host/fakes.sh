@@ -101,6 +101,11 @@ else
 		"^folioscope: run shmem-read: timeout: a call of layout 'huge=never file=full size=1000001 .* call=0 pos=0' has not returned after [0-9]+ s \(deadline 2 s\); kernel stack of thread [0-9]+: .*pipe_read"
 	expect_match "shmem fake hang: the verdict" \
 		"$(cat "$sf/hang.txt")" '^  FAIL \(timeout\) huge=never file=full'
+	# The report is written as the run saw it: the timeout its failure,
+	# the probes' counts not reconciled (the call is still in flight).
+	expect_eq "shmem fake hang: the JSON report, with the timeout" \
+		"$(jq -r '"\([.validation.cases[].kind] | join(",")) \(.workload.reconcile)"' "$sf/hang.json" 2>&1)" \
+		"timeout skipped: a call never returned"
 
 	# dedupe: a false SAME replaces the destination's data, which is a
 	# verdict of its own besides the wrong answer; the probes saw the
@@ -140,6 +145,9 @@ else
 			"^folioscope: run dedupe: timeout: a call of layout 'fs=xfs bs=1024 case=custom src_off=1024 .*' has not returned after [0-9]+ s \(deadline 2 s\); kernel stack of thread [0-9]+: .*pipe_read"
 		expect_match "dedupe fake hang: the verdict" \
 			"$(cat "$sf/dd-hang.txt")" '^  FAIL \(timeout\) fs=xfs bs=1024'
+		expect_eq "dedupe fake hang: the JSON report, with the timeout" \
+			"$(jq -r '"\([.validation.cases[].kind] | join(",")) \(.workload.reconcile)"' "$sf/dd-hang.json" 2>&1)" \
+			"timeout skipped: a call never returned"
 		expect_eq "dedupe fake hang: its temp dir is left" \
 			"$(find "$sf/hang-tmp" -mindepth 1 -maxdepth 1 -name 'folioscope-dedupe-*' | wc -l)" 1
 		TMPDIR=$sf/hang-tmp sf_dd dd-after "" "${dd[@]}"

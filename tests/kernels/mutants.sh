@@ -63,6 +63,12 @@ if "$FS" run --help 2>&1 | grep -q -- '--random'; then
 else
 	echo "mutants: random layouts skipped: this folioscope's run has no --random"
 fi
+# Sequences of operations, where this folioscope has them.
+if "$FS" run --help 2>&1 | grep -q -- '--ops='; then
+	jobs+=("shmem-ops shmem-read --ops 2000 --seed 1")
+else
+	echo "mutants: sequences of operations skipped: this folioscope's run has no --ops"
+fi
 
 # hdr PATCH FIELD: a header field's value.
 hdr() { sed -n "s/^$2: //p;/^--- /q" "$1" | head -n 1; }

@@ -358,8 +358,9 @@ static void test_large_folio_layouts(void **state)
 		before = p.ncases;
 		assert_int_equal(dd_plan__large_folios(&p, 0), 0);
 		cases = p.ncases - before;
-		assert_int_equal(cases, 4);
-		for (int ci = before; ci < p.ncases; ci++) {
+		/* Four across files, and one inside a file's large folio. */
+		assert_int_equal(cases, 5);
+		for (int ci = before; ci < p.ncases - 1; ci++) {
 			c = &p.cases[ci];
 			sf = &p.files[c->src];
 			df = &p.files[c->dest[0].file];
@@ -410,6 +411,17 @@ static void test_large_folio_layouts(void **state)
 		c = case_named(&p, "lf-ra-late");
 		dd__layout(&p, c, 0, 0, buf, sizeof(buf));
 		assert_non_null(strstr(buf, " cache=readahead"));
+		/* Both sides in [64 KiB, 128 KiB) of one file read back
+		 * through readahead: one 64 KiB folio where there are such. */
+		c = case_named(&p, "lf-same-folio");
+		assert_int_equal(c->dest[0].file, c->src);
+		assert_true(p.files[c->src].readahead);
+		assert_true(c->src_off / (64 * KiB) == 1 &&
+			    (c->src_off + c->len - 1) / (64 * KiB) == 1);
+		assert_true(c->dest[0].off / (64 * KiB) == 1 &&
+			    (c->dest[0].off + c->len - 1) / (64 * KiB) == 1);
+		dd__expect(&p, c, 0, 0, &e);
+		assert_int_equal(e.status, DIFFERS);
 		dd_plan__free(&p);
 	}
 }
@@ -487,6 +499,34 @@ static void test_matrix(void **state)
 		named(&p, "shortened", 0, &e);
 		assert_int_equal(e.status, SAME);
 		assert_int_equal(e.cmp_len, 16 * KiB);
+		/* Blocks under a page: both sides in one page of one file,
+		 * and several destinations in the source's page. */
+		if (bs < 4096) {
+			const struct dd_case *c = case_named(&p, "same-page");
+
+			assert_int_equal(c->dest[0].file, c->src);
+			assert_int_equal(c->src_off / 4096, 0);
+			assert_int_equal(c->dest[0].off / 4096, 0);
+			named(&p, "same-page", 0, &e);
+			assert_int_equal(e.status, SAME);
+			assert_int_equal(e.cmp_len, bs);
+			named(&p, "same-page-differs", 0, &e);
+			assert_int_equal(e.status, DIFFERS);
+			c = case_named(&p, "dests-one-page");
+			assert_int_equal(c->ndest, bs == 1024 ? 3 : 1);
+			for (unsigned int d = 0; d < c->ndest; d++) {
+				assert_int_equal(c->dest[d].file, c->src);
+				assert_int_equal(c->dest[d].off / 4096, 0);
+				named(&p, "dests-one-page", d, &e);
+				assert_int_equal(e.status,
+						 d == 1 ? DIFFERS : SAME);
+			}
+		} else {
+			/* A page-sized block fills the page: no such layout. */
+			for (int ci = 0; ci < p.ncases; ci++)
+				assert_true(
+					strcmp(p.cases[ci].name, "same-page"));
+		}
 		named(&p, "shortened-last", 0, &e);
 		assert_int_equal(e.status, DIFFERS);
 		named(&p, "unaligned", 0, &e);

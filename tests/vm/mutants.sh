@@ -14,14 +14,23 @@
 #   mut-hole-stale     tests/kernels/mutants/shmem-hole-stale.patch
 #   mut-past-ret       tests/kernels/mutants/shmem-past-ret.patch
 #   mut-pos-back       tests/kernels/mutants/shmem-pos-back.patch
+#   mut-trunc-tail     tests/kernels/mutants/shmem-trunc-tail.patch
+#   mut-dd-same-folio  tests/kernels/mutants/dedupe-same-folio.patch
 #   seed-dedupe        tests/kernels/patches/dedupe-wordwise.patch
+#
+# mut-trunc-tail is seen only by a sequence of operations (--ops), which
+# truncates into what it wrote and grows the file again; on
+# mut-dd-same-folio a dedupe within one page of one file never returns:
+# the run's watchdog turns it into a "timeout" verdict, its report still
+# reaches the host and the guest powers off (the job runner never gets
+# to print the job's exit), although the task stays stuck in the kernel.
 #
 # MUTANTS="base mut-past-ret ..." runs a subset of the first part and
 # leaves the score out.
 # shellcheck shell=bash
 mu=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmmut.XXXXXX")
 jobs_guest=$PWD/tests/vm/jobs-guest.sh
-mu_all="base mut-hole-stale mut-past-ret mut-pos-back seed-dedupe"
+mu_all="base mut-hole-stale mut-past-ret mut-pos-back mut-trunc-tail mut-dd-same-folio seed-dedupe"
 
 # The layouts: NAME ARGS (a workload's options).
 mu_jobs=(
@@ -29,6 +38,8 @@ mu_jobs=(
 	"eof shmem-read --huge never --size 1000001 --bs 64K"
 	"eof-readv shmem-read --huge always --size 3000001 --bs 96K --syscall readv --iovecs 3"
 	"decoys dedupe --matrix --fs xfs --block-size 1024"
+	"ops shmem-read --ops 2000 --seed 1"
+	"same-page dedupe --fs xfs --block-size 1024 --src-off 0 --range 1024 --count 1 --same-file --dst-off 2048"
 )
 # And the whole shmem-read matrix on these kernels: on mut-pos-back a
 # reader that trusted the file position would never end.
@@ -40,6 +51,7 @@ mu_patch() {
 	case $1 in
 	base) echo "" ;;
 	seed-dedupe) echo tests/kernels/patches/dedupe-wordwise.patch ;;
+	mut-dd-*) echo "tests/kernels/mutants/dedupe-${1#mut-dd-}.patch" ;;
 	*) echo "tests/kernels/mutants/shmem-${1#mut-}.patch" ;;
 	esac
 }
@@ -71,7 +83,8 @@ for k in ${MUTANTS:-$mu_all}; do
 	start=$SECONDS
 	(cd "$mu" && "$FS" vm --kernel "$bz" --timeout 3000 --exec "$jobs_guest" -- "${args[@]}") \
 		>"$LOGDIR/vm-mutants-$k.log" 2>&1
-	echo "  $k: $((SECONDS - start)) s in the VM; log $LOGDIR/vm-mutants-$k.log"
+	vmrc=$?
+	echo "  $k: $((SECONDS - start)) s in the VM, vm exit $vmrc; log $LOGDIR/vm-mutants-$k.log"
 	i=0
 	for job in "${jobs[@]}"; do
 		read -r name _ <<<"$job"
@@ -85,8 +98,22 @@ for k in ${MUTANTS:-$mu_all}; do
 		mut-past-ret:eof | mut-past-ret:eof-readv) want="past ret" ;;
 		mut-pos-back:eof | mut-pos-back:eof-readv | mut-pos-back:matrix) want=position ;;
 		seed-dedupe:decoys) want="data changed,wrong answer" ;;
+		mut-trunc-tail:ops) want=data ;;
+		mut-dd-same-folio:same-page) want=timeout ;;
 		esac
 		expect_eq "vm mutants $k $name: failure kinds" "$kinds" "$want"
+		if [ "$want" == timeout ]; then
+			# The call never returned: no exit line, but the report,
+			# and the guest powered off with the run's status.
+			expect_eq "vm mutants $k $name: no exit (stuck), the report arrived, vm exit 1" \
+				"${rc:-none} $(jq -r .workload.reconcile "$mu/$k-$name.json" 2>&1) $vmrc" \
+				"none skipped: a call never returned 1"
+			expect_match "vm mutants $k $name: the watchdog names the stuck call's stack" \
+				"$(cat "$LOGDIR/vm-mutants-$k.log")" \
+				"timeout: a call of layout 'fs=xfs bs=1024 case=custom .*kernel stack of thread [0-9]+: .*folio_lock"
+			i=$((i + 1))
+			continue
+		fi
 		expect_eq "vm mutants $k $name: exit status" "${rc:-none}" \
 			"$([ "$want" == none ] && echo 0 || echo 1)"
 		if [ "$kinds" != no-json ]; then
