@@ -103,10 +103,11 @@ static const struct argp_option options[] = {
 	  "one is shrunk and printed as the command that replays it",
 	  0 },
 	{ "ops", OPT_OPS, "N", 0,
-	  "shmem-read: run N operations drawn at random (writes, truncates, "
-	  "fallocate, punched holes, mmap writes, reads) on a few files, each "
-	  "checked against a model of the files; a failing sequence is shrunk "
-	  "and printed as the command that replays it",
+	  "run N operations drawn at random (writes, truncates, fallocate, "
+	  "punched holes, mmap writes, reads; dedupe: FIDEDUPERANGE, "
+	  "FICLONERANGE, copy_file_range) on a few files, each checked "
+	  "against a model of the files; a failing sequence is shrunk and "
+	  "printed as the command that replays it",
 	  0 },
 	{ "ops-only", OPT_OPS_ONLY, "LIST", 0,
 	  "--ops: run only these operations of the N (ascending indices, "
@@ -457,8 +458,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 				: a->first[2]	  ? a->first[2]
 				: w->inject_wrong ? "--inject-wrong-expectation"
 						  : "--stop-after");
-		if (w->ops && strcmp(a->workload, "shmem-read"))
-			cli__usage_error(st, "--ops is shmem-read's");
 		if (w->ops_only && !w->ops)
 			cli__usage_error(st, "--ops-only needs --ops");
 		if (w->ops_only &&

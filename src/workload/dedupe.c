@@ -60,21 +60,10 @@
 #define READ_CHUNK (1ULL << 20)
 
 struct dd_mount {
-	char img[PATH_MAX];
-	char mnt[PATH_MAX];
-	char loopdev[32];
-	__u64 img_size;
-	bool img_made, mnt_made, mounted, loop_node_made;
+	struct wl_loopfs fs; /* loop mode */
 	/* Where the files go: the mount point, or a temp dir in --dir. */
 	char work[PATH_MAX];
 	bool work_made;
-};
-
-/* What the kernel answered for one destination of one ioctl. */
-struct dd_result {
-	int ioctl_err;
-	__s32 status;
-	__u64 bytes;
 };
 
 struct dedupe {
@@ -365,67 +354,13 @@ static int make_fs(struct dedupe *d, int i)
 	struct dd_mount *m = &d->m[i];
 	__u64 size = d->image_size ? d->image_size
 				   : fs_data(&d->plan, i) * 2 + IMG_META;
-	char name[32], bs[32];
-	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
-	char *xfs[] = { "mkfs.xfs", "-f", "-q",	  "-m", "reflink=1",
-			"-b",	    bs,	  m->img, NULL };
-	int fd = -1, loop_fd = -1, err;
+	int err;
 
 	if (size < IMG_MIN)
 		size = IMG_MIN;
-	size = (size + (1 << 20) - 1) >> 20 << 20;
-	snprintf(bs, sizeof(bs), "size=%u", fs->bs);
-	snprintf(name, sizeof(name), "img%d", i);
-	err = wl__path(m->img, sizeof(m->img), d->tmpdir, name);
-	snprintf(name, sizeof(name), "mnt%d", i);
+	err = wl__loopfs_make(WL, d->tmpdir, i, fs->fs, fs->bs, size, &m->fs);
 	if (!err)
-		err = wl__path(m->mnt, sizeof(m->mnt), d->tmpdir, name);
-	if (err) {
-		wl__err(WL, err, "paths in '%s'", d->tmpdir);
-		goto cleanup;
-	}
-	fd = open(m->img, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		wl__err(WL, err, "create image '%s'", m->img);
-		goto cleanup;
-	}
-	m->img_made = true;
-	m->img_size = size;
-	if (ftruncate(fd, size)) {
-		err = -errno;
-		wl__err(WL, err, "truncate image '%s'", m->img);
-		goto cleanup;
-	}
-	close(fd);
-	fd = -1;
-	err = wl__exec(WL, strcmp(fs->fs, "xfs") ? btrfs : xfs);
-	if (err)
-		goto cleanup;
-	if (mkdir(m->mnt, 0700)) {
-		err = -errno;
-		wl__err(WL, err, "mkdir '%s'", m->mnt);
-		goto cleanup;
-	}
-	m->mnt_made = true;
-	err = wl__loop_attach(WL, m->img, m->loopdev, sizeof(m->loopdev),
-			      &loop_fd, &m->loop_node_made);
-	if (err)
-		goto cleanup;
-	err = wl__mount(m->loopdev, m->mnt, fs->fs, NULL);
-	if (err) {
-		wl__err(WL, err, "mount %s '%s'", fs->fs, m->loopdev);
-		goto cleanup;
-	}
-	m->mounted = true;
-	snprintf(m->work, sizeof(m->work), "%s", m->mnt);
-cleanup:
-	/* The mount holds the loop device now; without one, this close
-	 * detaches it (autoclear). */
-	if (loop_fd >= 0)
-		close(loop_fd);
-	if (fd >= 0)
-		close(fd);
+		snprintf(m->work, sizeof(m->work), "%s", m->fs.mnt);
 	return err;
 }
 
@@ -459,10 +394,10 @@ static bool env_why(const struct dedupe *d, int fs, int err, char *buf,
 		return false;
 	if (err == -EROFS)
 		snprintf(buf, n, "%s filesystem '%s' was remounted read-only",
-			 type, m->mounted ? m->mnt : m->work);
-	else if (m->img_made)
+			 type, m->fs.mounted ? m->fs.mnt : m->work);
+	else if (m->fs.img_made)
 		snprintf(buf, n, "%s image '%s' of %llu MiB is full (%s)", type,
-			 m->img, (unsigned long long)(m->img_size >> 20),
+			 m->fs.img, (unsigned long long)(m->fs.img_size >> 20),
 			 err == -ENOSPC ? "ENOSPC" : "EDQUOT");
 	else
 		snprintf(buf, n, "%s filesystem of '%s' is full (%s)", type,
@@ -492,7 +427,7 @@ static void file_err(const struct dedupe *d, int fs, int err, const char *what,
 	}
 	snprintf(hint, sizeof(hint), "(the test files need %llu MiB%s)",
 		 (unsigned long long)(fs_data(&d->plan, fs) >> 20),
-		 d->m[fs].img_made ? "; use a larger --image-size" : "");
+		 d->m[fs].fs.img_made ? "; use a larger --image-size" : "");
 	wl__err_hint(WL, err, err == -EROFS ? NULL : hint,
 		     "environment fault, not a kernel answer: %s: %s '%s'", why,
 		     what, path);
@@ -843,79 +778,6 @@ cleanup:
 	return err;
 }
 
-/* Totals at both levels; see struct wl_totals. */
-static void count(struct dedupe *d, const struct dd_case *c,
-		  const struct dd_expect *e, const struct dd_result *g)
-{
-	/* The syscall-level probe counts every destination of every ioctl,
-	 * with the byte count the ioctl reports (the request's length for
-	 * DIFFERS). */
-	struct wl_count *sys = &d->tot.sys, *func = &d->tot.func,
-			*one = &d->tot.one, *cmp = &d->tot.cmp;
-	bool same = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME;
-	bool differs = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS;
-
-	sys->calls++;
-	if (same) {
-		sys->same++;
-		sys->bytes += g->bytes;
-	} else if (differs) {
-		sys->differs++;
-		sys->bytes += c->len;
-	} else {
-		sys->errors++;
-	}
-	/* The function-level probe sees the remap prep, which runs unless
-	 * the whole ioctl failed, with the length it compared: a SAME that
-	 * compared nothing (length 0) is neither SAME nor DIFFERS there,
-	 * and an error it returns is one. */
-	if (!g->ioctl_err && e->reaches_prep) {
-		func->calls++;
-		if (same && e->cmp_len)
-			func->same++;
-		else if (differs)
-			func->differs++;
-		else if (!same)
-			func->errors++;
-	}
-	if (same || differs)
-		func->bytes += e->cmp_len;
-	/* The compare itself runs when the prep's checks pass and leave
-	 * something to compare: every SAME or DIFFERS answer with a
-	 * compared length. */
-	if (!g->ioctl_err && e->reaches_prep && e->cmp_len &&
-	    (same || differs)) {
-		cmp->calls++;
-		cmp->bytes += e->cmp_len;
-		cmp->same += same;
-		cmp->differs += differs;
-	}
-	/* vfs_dedupe_file_range_one runs for every destination of an
-	 * ioctl that did not fail as a whole; it returns the compared
-	 * length when SAME (0, counted as neither, when it compared
-	 * nothing) and only -EBADE when DIFFERS, where the request's
-	 * (capped) length is counted. */
-	if (g->ioctl_err)
-		return;
-	one->calls++;
-	if (same) {
-		one->bytes += e->cmp_len;
-		one->same += e->cmp_len > 0;
-	} else if (differs) {
-		one->differs++;
-		one->bytes += c->len < DD_CAP ? c->len : DD_CAP;
-	} else {
-		one->errors++;
-	}
-}
-
-static bool answer_ok(const struct dd_expect *e, const struct dd_result *g)
-{
-	if (e->ioctl_err || g->ioctl_err)
-		return e->ioctl_err == g->ioctl_err;
-	return e->status == g->status && e->bytes_deduped == g->bytes;
-}
-
 static void layout(const struct dedupe *d, const struct dd_case *c, __u32 k,
 		   unsigned int j, const char *extra, char *buf, size_t n)
 {
@@ -1024,7 +886,8 @@ static void note_disturbed(struct dedupe *d, struct fs_report *r,
 	struct statvfs sv;
 
 	for (int i = 0; !d->env_err && i < d->plan.nfs; i++) {
-		const char *dir = d->m[i].mounted ? d->m[i].mnt : d->m[i].work;
+		const char *dir =
+			d->m[i].fs.mounted ? d->m[i].fs.mnt : d->m[i].work;
 
 		if (!statvfs(dir, &sv) && (sv.f_flag & ST_RDONLY)) {
 			d->env_err = -EROFS;
@@ -1096,10 +959,10 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 					d->first[ci] + (size_t)k * c->ndest + j;
 				const struct dd_expect *e = &d->want[i];
 				const struct dd_result *g = &d->got[i];
-				bool ok = answer_ok(e, g);
+				bool ok = dd__answer_ok(e, g);
 				int gerr = g->ioctl_err ?: g->status;
 
-				count(d, c, e, g);
+				dd__count(&d->tot, c->len, e, g);
 				/* Full or read-only under the run: no verdict
 				 * on the kernel, and nothing to read back. */
 				if (!ok && env_err(gerr < 0 ? gerr : 0)) {
@@ -1200,7 +1063,7 @@ static void remove_files(struct dedupe *d)
 	for (int i = 0; d->made && i < d->plan.nfiles; i++) {
 		/* A loop image goes whole, and its files with it (they may
 		 * be on a filesystem remounted read-only meanwhile). */
-		if (d->m[d->plan.files[i].fs].mounted)
+		if (d->m[d->plan.files[i].fs].fs.mounted)
 			continue;
 		if (d->made[i] && !file_path(d, i, path, sizeof(path)))
 			wl__remove(WL, path, false);
@@ -1219,19 +1082,7 @@ void dedupe__destroy(struct dedupe *d)
 
 		if (m->work_made)
 			wl__remove(WL, m->work, true);
-		/* Autoclear unbinds the loop device as the umount drops it.
-		 * If the umount failed, keep the mount point and image it
-		 * still uses. */
-		if (m->mounted && wl__umount(WL, m->mnt)) {
-			busy = true;
-			continue;
-		}
-		if (m->loop_node_made)
-			wl__remove(WL, m->loopdev, false);
-		if (m->mnt_made)
-			wl__remove(WL, m->mnt, true);
-		if (m->img_made)
-			wl__remove(WL, m->img, false);
+		busy |= wl__loopfs_remove(WL, &m->fs) != 0;
 	}
 	if (d->tmpdir[0] && !busy)
 		wl__remove(WL, d->tmpdir, true);

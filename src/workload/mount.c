@@ -237,3 +237,84 @@ int wl__umount(const char *wl, const char *dir)
 	wl__err(wl, err, "umount '%s'", dir);
 	return err;
 }
+
+int wl__loopfs_make(const char *wl, const char *dir, int idx, const char *fs,
+		    __u32 bs, __u64 size, struct wl_loopfs *m)
+{
+	char name[32], bsz[32];
+	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
+	char *xfs[] = { "mkfs.xfs", "-f", "-q",	  "-m", "reflink=1",
+			"-b",	    bsz,  m->img, NULL };
+	int fd = -1, loop_fd = -1, err;
+
+	size = (size + (1 << 20) - 1) >> 20 << 20;
+	snprintf(bsz, sizeof(bsz), "size=%u", bs);
+	snprintf(name, sizeof(name), "img%d", idx);
+	err = wl__path(m->img, sizeof(m->img), dir, name);
+	snprintf(name, sizeof(name), "mnt%d", idx);
+	if (!err)
+		err = wl__path(m->mnt, sizeof(m->mnt), dir, name);
+	if (err) {
+		wl__err(wl, err, "paths in '%s'", dir);
+		goto cleanup;
+	}
+	fd = open(m->img, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		wl__err(wl, err, "create image '%s'", m->img);
+		goto cleanup;
+	}
+	m->img_made = true;
+	m->img_size = size;
+	if (ftruncate(fd, (off_t)size)) {
+		err = -errno;
+		wl__err(wl, err, "truncate image '%s'", m->img);
+		goto cleanup;
+	}
+	close(fd);
+	fd = -1;
+	err = wl__exec(wl, strcmp(fs, "xfs") ? btrfs : xfs);
+	if (err)
+		goto cleanup;
+	if (mkdir(m->mnt, 0700)) {
+		err = -errno;
+		wl__err(wl, err, "mkdir '%s'", m->mnt);
+		goto cleanup;
+	}
+	m->mnt_made = true;
+	err = wl__loop_attach(wl, m->img, m->loopdev, sizeof(m->loopdev),
+			      &loop_fd, &m->loop_node_made);
+	if (err)
+		goto cleanup;
+	err = wl__mount(m->loopdev, m->mnt, fs, NULL);
+	if (err) {
+		wl__err(wl, err, "mount %s '%s'", fs, m->loopdev);
+		goto cleanup;
+	}
+	m->mounted = true;
+cleanup:
+	/* The mount holds the loop device now; without one, this close
+	 * detaches it (autoclear). */
+	if (loop_fd >= 0)
+		close(loop_fd);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int wl__loopfs_remove(const char *wl, struct wl_loopfs *m)
+{
+	/* Autoclear unbinds the loop device as the umount drops it. If the
+	 * umount failed, keep the mount point and image it still uses. */
+	if (m->mounted && wl__umount(wl, m->mnt))
+		return -EBUSY;
+	m->mounted = false;
+	if (m->loop_node_made)
+		wl__remove(wl, m->loopdev, false);
+	if (m->mnt_made)
+		wl__remove(wl, m->mnt, true);
+	if (m->img_made)
+		wl__remove(wl, m->img, false);
+	m->loop_node_made = m->mnt_made = m->img_made = false;
+	return 0;
+}

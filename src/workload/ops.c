@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Sequences of operations (run shmem-read --ops N [--seed S]), the way
- * fsx (xfstests' file system exerciser) has found bugs for decades: N
- * operations drawn from the seed run in turn on a few tmpfs files, one
- * on a mount of each huge= mode, and an in-memory model of every file,
- * its bytes and its size, is the ground truth. Writes land anywhere;
- * truncates go down and up, to sizes inside a page and inside a 2 MiB
- * folio; fallocate allocates, with and without KEEP_SIZE; holes are
- * punched and ranges zeroed; pages are written through a shared mapping.
- * (Not past EOF in the last page: tmpfs keeps such bytes, and the file
- * shows them once it grows, which mmap(2) leaves unspecified.) Every read
- * is checked
- * against the model byte for byte, with the bytes past its return still
- * the buffer's poison, and every file is read whole at the end. So a
- * page tail that a truncate or a punch left stale is read back once the
- * file grows over it.
+ * Sequences of operations (run shmem-read|dedupe --ops N [--seed S]),
+ * the way fsx (xfstests' file system exerciser) has found bugs for
+ * decades: N operations drawn from the seed run in turn on four files,
+ * and an in-memory model of every file, its bytes and its size, is the
+ * ground truth. shmem-read's files are on four tmpfs mounts, one per
+ * huge= mode; dedupe's on two loop filesystems, btrfs and xfs (its block
+ * size drawn from the seed), two files each.
+ *
+ * Writes land anywhere; truncates go down and up, to sizes inside a page
+ * and inside a 2 MiB folio; fallocate allocates, with and without
+ * KEEP_SIZE; holes are punched and ranges zeroed; pages are written
+ * through a shared mapping (never past EOF in the last page: tmpfs keeps
+ * such bytes and the file shows them once it grows, which mmap(2) leaves
+ * unspecified). dedupe adds FIDEDUPERANGE with 1 to 16 destinations (the
+ * source's own page or 64 KiB among them), FICLONERANGE and
+ * copy_file_range between the files of one filesystem. Every answer is
+ * checked against the model: counts, errors, SAME or DIFFERS, st_size;
+ * every read byte for byte, with the bytes past its return still the
+ * buffer's poison; and every file is read whole at the end. So a page
+ * tail that a truncate or a punch left stale is read back once the file
+ * grows over it, and a dedupe that changed what it compared is read back.
  *
  * Each operation is drawn from its index alone (a stream per index, as
  * random layouts are), never from what the ones before left: a failing
@@ -32,6 +38,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -40,10 +48,8 @@
 #include "util/util.h"
 #include "workload/workload_internal.h"
 
-#define WL "shmem-read"
 #define KiB 1024ULL
-/* One file per huge= mode, each on a mount of its own. */
-#define NFILES 4
+#define NFILES WL_OPS_NFILES
 #define MAX_SIZE WL_OPS_MAX_SIZE
 #define MAX_LEN WL_OPS_MAX_LEN
 /* Poisoned bytes after a read's length: a read past it shows there. */
@@ -52,6 +58,9 @@
 /* The final read-back's chunk. */
 #define READBACK (1ULL << 20)
 #define SHRINK_TRIALS 200
+/* dedupe's loop images: room for four files' data several times over,
+ * and mkfs.xfs's 300 MB minimum. */
+#define IMG_SIZE (384ULL << 20)
 
 static const char *const huge_modes[NFILES] = { "always", "within_size",
 						"advise", "never" };
@@ -61,7 +70,8 @@ static const char *const kind_names[OPK_NR] = {
 	[OPK_WRITE] = "write",	    [OPK_TRUNCATE] = "truncate",
 	[OPK_FALLOC] = "fallocate", [OPK_FALLOC_KEEP] = "fallocate-keep-size",
 	[OPK_PUNCH] = "punch-hole", [OPK_ZERO] = "zero-range",
-	[OPK_MMAP] = "mmap-write",
+	[OPK_MMAP] = "mmap-write",  [OPK_DEDUPE] = "dedupe",
+	[OPK_CLONE] = "clone",	    [OPK_COPY] = "copy_file_range",
 };
 
 static const char *const via_names[OPV_NR] = {
@@ -70,7 +80,8 @@ static const char *const via_names[OPV_NR] = {
 	[OPV_READV] = "readv",
 };
 
-/* Failure kinds of their own; the read's are shmem-read's. */
+/* Failure kinds of their own; the reads' are shmem-read's, the dedupe
+ * answers' dedupe's. */
 #define K_ANSWER "answer" /* a call's return or errno is not the model's */
 #define K_SIZE "size"	  /* st_size is not the model's size */
 #define K_DATA "data"
@@ -80,6 +91,31 @@ static const char *const via_names[OPV_NR] = {
 static __u64 min_u64(__u64 a, __u64 b)
 {
 	return a < b ? a : b;
+}
+
+void wl_ops__geom(const char *wl, __u64 seed, __u32 page, struct wl_ops_geom *g)
+{
+	static const __u32 xfs_bs[] = { 1024, 2048, 4096 };
+
+	memset(g, 0, sizeof(*g));
+	g->dd = !strcmp(wl, "dedupe");
+	for (int i = 0; i < NFILES; i++) {
+		g->fs[i] = g->dd ? i / 2 : i;
+		g->bs[i] = page;
+		if (!g->dd) {
+			snprintf(g->label[i], sizeof(g->label[i]), "huge=%s",
+				 huge_modes[i]);
+		} else if (i < 2) {
+			snprintf(g->label[i], sizeof(g->label[i]), "btrfs");
+		} else {
+			/* Sub-page blocks where the page allows them. */
+			__u32 bs = xfs_bs[seed % 3];
+
+			g->bs[i] = bs <= page ? bs : page;
+			snprintf(g->label[i], sizeof(g->label[i]), "xfs bs=%u",
+				 g->bs[i]);
+		}
+	}
 }
 
 /* A file offset where things happen: a page or folio boundary, give or
@@ -129,35 +165,116 @@ static __u64 draw_len(struct rng *g, __u64 P)
 	}
 }
 
-void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op)
+/* The other file on f's filesystem (dedupe: two files on each). */
+static __u32 sibling(__u32 f)
 {
-	/* The kinds' weights: reads a third, writes a quarter. */
-	static const struct {
-		enum wl_op_kind kind;
-		unsigned int weight;
-	} mix[] = {
-		{ OPK_READ, 34 },  { OPK_PWRITE, 20 },
-		{ OPK_WRITE, 5 },  { OPK_TRUNCATE, 11 },
-		{ OPK_FALLOC, 4 }, { OPK_FALLOC_KEEP, 4 },
-		{ OPK_PUNCH, 8 },  { OPK_ZERO, 4 },
-		{ OPK_MMAP, 10 },
+	return f ^ 1;
+}
+
+/* dedupe, clone, copy_file_range: block-aligned mostly, lengths of
+ * blocks with a tail now and then (clone: whole blocks only, which is
+ * all it takes short of the source's EOF), destinations in the same file
+ * (in the source's page or 64 KiB, to meet one folio on both sides) or
+ * in the other file of the filesystem. */
+static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
+		       struct wl_op *op)
+{
+	const __u64 bs = geo->bs[op->file];
+
+	if (rng__pct(g, 85))
+		op->off = op->off / bs * bs;
+	switch (rng__below(g, 4)) {
+	case 0:
+		op->len = bs * rng__range(g, 1, 16);
+		break;
+	case 1:
+		op->len = bs * rng__range(g, 1, 64);
+		break;
+	case 2: /* a tail: whole blocks and a bit */
+		op->len = bs * rng__range(g, 0, 8) + rng__range(g, 1, bs - 1);
+		break;
+	default:
+		op->len = WL_PMD + bs * rng__range(g, 0, 4);
+		break;
+	}
+	if (op->off >= MAX_SIZE - bs)
+		op->off = (MAX_SIZE - bs) / bs * bs;
+	op->len = min_u64(op->len, MAX_SIZE - op->off);
+	if (op->kind == OPK_CLONE)
+		op->len = op->len < bs ? bs : op->len / bs * bs;
+	op->ndest = 1;
+	if (op->kind == OPK_DEDUPE)
+		op->ndest = rng__pct(g, 50) ? 1
+			    : rng__pct(g, 70)
+				    ? (__u32)rng__range(g, 2, 4)
+				    : (__u32)rng__range(g, 5, DD_MAX_DESTS);
+	for (__u32 d = 0; d < op->ndest; d++) {
+		struct wl_op_dest *t = &op->dest[d];
+
+		t->file = rng__pct(g, 35) ? op->file : sibling(op->file);
+		if (t->file == op->file && rng__pct(g, 50)) {
+			/* Near the source: its page, or its 64 KiB. */
+			__u64 span = rng__pct(g, 50) ? P : 64 * KiB;
+
+			span = span < bs ? bs : span;
+			t->off = op->off / span * span +
+				 bs * rng__below(g, span / bs);
+		} else {
+			t->off = draw_point(g, P);
+			if (rng__pct(g, 85))
+				t->off = t->off / bs * bs;
+		}
+		if (t->off + op->len > MAX_SIZE)
+			t->off = (MAX_SIZE - op->len) / bs * bs;
+	}
+}
+
+void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
+		 struct wl_op *op)
+{
+	/* The kinds' weights: reads a third (a quarter for dedupe), writes
+	 * a quarter; dedupe's remaps a quarter of its operations. */
+	static const unsigned int weights[2][OPK_NR] = {
+		{ [OPK_READ] = 34,
+		  [OPK_PWRITE] = 20,
+		  [OPK_WRITE] = 5,
+		  [OPK_TRUNCATE] = 11,
+		  [OPK_FALLOC] = 4,
+		  [OPK_FALLOC_KEEP] = 4,
+		  [OPK_PUNCH] = 8,
+		  [OPK_ZERO] = 4,
+		  [OPK_MMAP] = 10 },
+		{ [OPK_READ] = 22,
+		  [OPK_PWRITE] = 17,
+		  [OPK_WRITE] = 4,
+		  [OPK_TRUNCATE] = 8,
+		  [OPK_FALLOC] = 3,
+		  [OPK_FALLOC_KEEP] = 3,
+		  [OPK_PUNCH] = 6,
+		  [OPK_ZERO] = 3,
+		  [OPK_MMAP] = 6,
+		  [OPK_DEDUPE] = 16,
+		  [OPK_CLONE] = 6,
+		  [OPK_COPY] = 6 },
 	};
-	const __u64 P = page;
+	const unsigned int *w = weights[geo->dd];
+	const __u64 P = geo->bs[0] > geo->bs[NFILES - 1] ? geo->bs[0]
+							 : geo->bs[NFILES - 1];
 	unsigned int total = 0, pick;
 	struct rng g;
 
 	rng__seed(&g, seed);
 	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0x9fb21c651e98df25ULL));
 	memset(op, 0, sizeof(*op));
-	for (size_t i = 0; i < ARRAY_SIZE(mix); i++)
-		total += mix[i].weight;
+	for (int k = 0; k < OPK_NR; k++)
+		total += w[k];
 	pick = (unsigned int)rng__below(&g, total);
-	for (size_t i = 0; i < ARRAY_SIZE(mix); i++) {
-		if (pick < mix[i].weight) {
-			op->kind = mix[i].kind;
+	for (int k = 0; k < OPK_NR; k++) {
+		if (pick < w[k]) {
+			op->kind = (enum wl_op_kind)k;
 			break;
 		}
-		pick -= mix[i].weight;
+		pick -= w[k];
 	}
 	op->file = (__u32)rng__below(&g, NFILES);
 	op->off = draw_point(&g, P);
@@ -177,6 +294,11 @@ void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op)
 	case OPK_TRUNCATE:
 		op->len = 0; /* off is the new size */
 		break;
+	case OPK_DEDUPE:
+	case OPK_CLONE:
+	case OPK_COPY:
+		draw_remap(&g, geo, P, op);
+		break;
 	default:
 		/* What a write or an allocation covers stays under MAX_SIZE. */
 		if (op->off >= MAX_SIZE)
@@ -186,30 +308,39 @@ void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op)
 	}
 }
 
-void wl_op__describe(const struct wl_op *op, __u32 index, char *buf, size_t n)
+void wl_op__describe(const struct wl_op *op, __u32 index,
+		     const struct wl_ops_geom *geo, char *buf, size_t n)
 {
-	if (op->kind == OPK_TRUNCATE)
-		snprintf(buf, n, "#%u truncate file %u (huge=%s) to %llu",
-			 index, op->file, huge_modes[op->file],
+	size_t used;
+
+	if (op->kind == OPK_TRUNCATE) {
+		snprintf(buf, n, "#%u truncate file %u (%s) to %llu", index,
+			 op->file, geo->label[op->file],
 			 (unsigned long long)op->off);
-	else if (op->kind == OPK_READ)
+		return;
+	}
+	if (op->kind == OPK_READ) {
 		snprintf(buf, n,
-			 "#%u read file %u (huge=%s) by %s%s%.0u off %llu len "
-			 "%llu",
-			 index, op->file, huge_modes[op->file],
+			 "#%u read file %u (%s) by %s%s%.0u off %llu len %llu",
+			 index, op->file, geo->label[op->file],
 			 via_names[op->via],
 			 op->via == OPV_READV ? " iovecs " : "",
 			 op->via == OPV_READV ? op->iovecs : 0,
 			 (unsigned long long)op->off,
 			 (unsigned long long)op->len);
-	else
-		snprintf(buf, n, "#%u %s file %u (huge=%s) off %llu len %llu",
-			 index, kind_names[op->kind], op->file,
-			 huge_modes[op->file], (unsigned long long)op->off,
-			 (unsigned long long)op->len);
+		return;
+	}
+	used = (size_t)snprintf(
+		buf, n, "#%u %s file %u (%s) off %llu len %llu", index,
+		kind_names[op->kind], op->file, geo->label[op->file],
+		(unsigned long long)op->off, (unsigned long long)op->len);
+	for (__u32 d = 0; d < op->ndest && used < n; d++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%u@%llu",
+					 d ? "," : " to ", op->dest[d].file,
+					 (unsigned long long)op->dest[d].off);
 }
 
-/* ---- the model of one file ---- */
+/* ---- the model of the files ---- */
 
 /* What a write of operation index puts at [off, off + len): the pattern
  * shifted by a tag of its own, so that no two writes write the same
@@ -219,9 +350,31 @@ static __u64 write_tag(__u64 seed, __u32 index)
 	return ((__u64)(index + 1) << 23) ^ ((seed & 0x3f) << 44);
 }
 
-void wl_ops_model__apply(struct wl_ops_model *m, const struct wl_op *op,
-			 __u64 seed, __u32 index, int ret)
+bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
+			      const struct wl_op *op, __u64 *off, __u64 *len)
 {
+	if (!m->size)
+		return false;
+	*off = op->off % m->size;
+	*len = min_u64(op->len, m->size - *off);
+	return true;
+}
+
+/* n bytes of src at so to dst at doff (src and dst may be one file). */
+static void model_copy(struct wl_ops_model *dst, __u64 doff,
+		       const struct wl_ops_model *src, __u64 so, __u64 n)
+{
+	if (!n)
+		return;
+	memmove(dst->b + doff, src->b + so, n);
+	if (doff + n > dst->size)
+		dst->size = doff + n;
+}
+
+void wl_ops_model__apply(struct wl_ops_model *files, const struct wl_op *op,
+			 __u64 seed, __u32 index, long long ret)
+{
+	struct wl_ops_model *m = &files[op->file];
 	__u64 end = op->off + op->len;
 
 	if (ret < 0)
@@ -265,32 +418,75 @@ void wl_ops_model__apply(struct wl_ops_model *m, const struct wl_op *op,
 		wl__pattern_fill(m->b + o, o + write_tag(seed, index), l);
 		break;
 	}
-	default:
+	case OPK_CLONE:
+		model_copy(&files[op->dest[0].file], op->dest[0].off, m,
+			   op->off, op->len);
+		break;
+	case OPK_COPY:
+		model_copy(&files[op->dest[0].file], op->dest[0].off, m,
+			   op->off, (__u64)ret);
+		break;
+	default: /* reads and dedupe change nothing */
 		break;
 	}
 }
 
-bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
-			      const struct wl_op *op, __u64 *off, __u64 *len)
+int wl_ops_model__clone(const struct wl_ops_model *files,
+			const struct wl_op *op, __u32 bs)
 {
-	if (!m->size)
-		return false;
-	*off = op->off % m->size;
-	*len = min_u64(op->len, m->size - *off);
-	return true;
+	const struct wl_ops_model *src = &files[op->file];
+	__u64 so = op->off, doff = op->dest[0].off, len = op->len;
+
+	/* generic_remap_checks without REMAP_FILE_CAN_SHORTEN: aligned
+	 * starts, the source range inside the source (a length the source's
+	 * EOF would shorten is refused), no overlap within one file. */
+	if (so % bs || doff % bs || so >= src->size || so + len > src->size)
+		return -EINVAL;
+	if (len % bs && so + len != src->size)
+		return -EINVAL;
+	if (op->dest[0].file == op->file && doff + len > so && doff < so + len)
+		return -EINVAL;
+	return 0;
+}
+
+int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
+		       __u32 bs, __u64 *alt)
+{
+	const struct wl_ops_model *src = &files[op->file];
+	__u64 so = op->off, doff = op->dest[0].off, count;
+
+	*alt = 0;
+	if (so >= src->size)
+		return 0;
+	count = min_u64(op->len, src->size - so);
+	/* generic_copy_file_checks: no overlap within one file. */
+	if (op->dest[0].file == op->file && doff + count > so &&
+	    doff < so + count)
+		return -EINVAL;
+	/* One filesystem: a clone first, which may stop at the last whole
+	 * block (always short of the source's EOF; at EOF when the
+	 * destination goes on past the range), then, had it cloned
+	 * nothing, a copy of it all. A clone that takes the tail, or a
+	 * filesystem that declines the clone, copies it all. */
+	if (!(so % bs) && !(doff % bs) && count >= bs && count % bs) {
+		*alt = count;
+		return (int)(count / bs * bs);
+	}
+	return (int)count;
 }
 
 /* ---- running them ---- */
 
 struct ops_file {
-	char dir[PATH_MAX]; /* its mount */
+	char dir[PATH_MAX]; /* shmem-read: its own mount */
 	char path[PATH_MAX];
 	bool mounted, made;
 	int fd;
-	struct wl_ops_model m;
 };
 
 struct wl_ops {
+	const char *wl;
+	struct wl_ops_geom geo;
 	__u64 seed;
 	__u32 n;    /* --ops N */
 	__u32 *idx; /* the operations, in order (--ops-only: those) */
@@ -298,8 +494,13 @@ struct wl_ops {
 	__u32 page;
 	__u64 deadline_base;
 	struct ops_file f[NFILES];
+	struct wl_ops_model models[NFILES]; /* file i's */
+	/* dedupe: the loop filesystems in a temp dir of their own */
+	char tmpdir[PATH_MAX];
+	struct wl_loopfs lfs[2];
 	unsigned char *rbuf; /* MAX_LEN + GUARD, and the read-back's chunk */
 	unsigned char *wbuf;
+	struct file_dedupe_range *req;
 	struct wl_watch *watch;
 	struct fs_report *r; /* where the checks go now */
 	struct wl_totals tot;
@@ -320,17 +521,16 @@ struct wl_ops {
 static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
 		   char *buf, size_t n)
 {
-	char d[160];
+	char d[240];
 
 	if (index == UINT32_MAX)
 		snprintf(d, sizeof(d),
-			 "read-back file %u (huge=%s) by pread off %llu len "
-			 "%llu",
-			 op->file, huge_modes[op->file],
+			 "read-back file %u (%s) by pread off %llu len %llu",
+			 op->file, s->geo.label[op->file],
 			 (unsigned long long)op->off,
 			 (unsigned long long)op->len);
 	else
-		wl_op__describe(op, index, d, sizeof(d));
+		wl_op__describe(op, index, &s->geo, d, sizeof(d));
 	snprintf(buf, n, "ops seed=%llu %s", (unsigned long long)s->seed, d);
 }
 
@@ -370,17 +570,32 @@ static void watch_enter(struct wl_ops *s, const struct wl_op *op, __u32 index,
 			describe_cur, s);
 }
 
-/* A call that must return want (0 or a byte count) or, with alt, -alt. */
+/* A call that must return want (0 or a byte count) or alt_ret, or with
+ * alt fail with errno alt. */
+struct answer {
+	const char *call;
+	long long want, alt_ret;
+	int alt;
+	bool has_alt_ret;
+};
+
 static bool answer_ok(struct wl_ops *s, const struct wl_op *op, __u32 index,
-		      long long ret, int err, long long want, int alt,
-		      const char *call)
+		      long long ret, int err, const struct answer *a)
 {
 	char w[96], g[96];
-	bool ok = ret == want || (alt && ret < 0 && err == alt);
+	bool ok = (a->want >= 0 ? ret == a->want
+				: ret < 0 && err == (int)-a->want) ||
+		  (a->has_alt_ret && ret == a->alt_ret) ||
+		  (a->alt && ret < 0 && err == a->alt);
 
 	if (!ok) {
-		snprintf(w, sizeof(w), "%s returns %lld%s%s", call, want,
-			 alt ? " or " : "", alt ? strerror(alt) : "");
+		if (a->want < 0)
+			snprintf(w, sizeof(w), "%s fails with %s", a->call,
+				 strerror((int)-a->want));
+		else
+			snprintf(w, sizeof(w), "%s returns %lld%s%s", a->call,
+				 a->want, a->alt ? " or " : "",
+				 a->alt ? strerror(a->alt) : "");
 		if (ret < 0)
 			snprintf(g, sizeof(g), "error %d (%s)", -err,
 				 strerror(err));
@@ -391,16 +606,17 @@ static bool answer_ok(struct wl_ops *s, const struct wl_op *op, __u32 index,
 	return ok;
 }
 
-static void size_check(struct wl_ops *s, struct ops_file *f,
-		       const struct wl_op *op, __u32 index)
+static void size_check(struct wl_ops *s, __u32 file, const struct wl_op *op,
+		       __u32 index)
 {
+	const struct wl_ops_model *m = &s->models[file];
 	struct stat st;
 	char w[64], g[64];
-	bool ok = !fstat(f->fd, &st) && (__u64)st.st_size == f->m.size;
+	bool ok = !fstat(s->f[file].fd, &st) && (__u64)st.st_size == m->size;
 
 	if (!ok) {
 		snprintf(w, sizeof(w), "st_size %llu",
-			 (unsigned long long)f->m.size);
+			 (unsigned long long)m->size);
 		snprintf(g, sizeof(g), "st_size %lld", (long long)st.st_size);
 	}
 	check(s, ok, K_SIZE, op, index, ok ? "" : w, ok ? "" : g);
@@ -411,9 +627,12 @@ static void size_check(struct wl_ops *s, struct ops_file *f,
 static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
 	struct ops_file *f = &s->f[op->file];
-	__u64 want = op->off < f->m.size ? min_u64(op->len, f->m.size - op->off)
-					 : 0,
+	const struct wl_ops_model *m = &s->models[op->file];
+	__u64 want = op->off < m->size ? min_u64(op->len, m->size - op->off)
+				       : 0,
 	      seed = WL_POISON_BASE + (s->reads++) * 4099, x;
+	struct answer a = { .call = via_names[op->via],
+			    .want = (long long)want };
 	struct iovec iov[MAX_IOV];
 	char w[96], g[128];
 	ssize_t ret = -1;
@@ -441,27 +660,29 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	if (ret < 0)
 		err = errno;
 	wl_watch__leave(s->watch, 0);
-	s->tot.func.calls++;
-	s->tot.sys.calls++;
-	if (ret < 0) {
-		s->tot.func.errors++;
-		s->tot.sys.errors++;
-	} else {
-		s->tot.func.bytes += (__u64)ret;
-		s->tot.sys.bytes += (__u64)ret;
+	/* Every read is one call of shmem_file_read_iter (dedupe's probes
+	 * see none). */
+	if (!s->geo.dd) {
+		s->tot.func.calls++;
+		s->tot.sys.calls++;
+		if (ret < 0) {
+			s->tot.func.errors++;
+			s->tot.sys.errors++;
+		} else {
+			s->tot.func.bytes += (__u64)ret;
+			s->tot.sys.bytes += (__u64)ret;
+		}
 	}
-	if (!answer_ok(s, op, index, ret, err, (long long)want, 0,
-		       via_names[op->via]))
+	if (!answer_ok(s, op, index, ret, err, &a))
 		return;
 	/* [0, ret): the model's bytes; a byte still the poison was never
 	 * written (a hole the kernel did not zero). */
-	x = wl__first_diff(s->rbuf, f->m.b + op->off, (size_t)ret);
+	x = wl__first_diff(s->rbuf, m->b + op->off, (size_t)ret);
 	if (x < (__u64)ret) {
 		bool stale = s->rbuf[x] == wl__poison_byte(seed, x);
 
 		snprintf(w, sizeof(w), "file offset %llu: 0x%02x",
-			 (unsigned long long)(op->off + x),
-			 f->m.b[op->off + x]);
+			 (unsigned long long)(op->off + x), m->b[op->off + x]);
 		snprintf(g, sizeof(g), "0x%02x%s", s->rbuf[x],
 			 stale ? " (not written)" : "");
 		check(s, false, stale ? K_UNWRITTEN : K_DATA, op, index, w, g);
@@ -493,13 +714,13 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 /* mmap-write: the operation's range, moved inside the current size,
  * through a shared mapping, msync'd. */
 static int op_mmap(struct wl_ops *s, struct ops_file *f, const struct wl_op *op,
-		   __u32 index, const char *what[1])
+		   __u32 index, const char **what)
 {
 	__u64 o, l, pg, mapend;
 	unsigned char *p;
 	int err = 0;
 
-	if (!wl_ops_model__mmap_range(&f->m, op, &o, &l))
+	if (!wl_ops_model__mmap_range(&s->models[op->file], op, &o, &l))
 		return 0; /* an empty file has no page to map */
 	pg = o / s->page * s->page;
 	mapend = o + l;
@@ -522,23 +743,142 @@ out:
 	return err ? -err : 0;
 }
 
+/* FIDEDUPERANGE: each destination's answer against the model's, counted
+ * at every level the probes see. */
+static void op_dedupe(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	const struct wl_ops_model *src = &s->models[op->file];
+	struct file_dedupe_range *q = s->req;
+	char w[96], g[96];
+	int ret, err = 0;
+
+	memset(q, 0, sizeof(*q) + op->ndest * sizeof(q->info[0]));
+	q->src_offset = op->off;
+	q->src_length = op->len;
+	q->dest_count = (__u16)op->ndest;
+	for (__u32 d = 0; d < op->ndest; d++) {
+		q->info[d].dest_fd = s->f[op->dest[d].file].fd;
+		q->info[d].dest_offset = op->dest[d].off;
+	}
+	watch_enter(s, op, index, op->len * op->ndest);
+	ret = ioctl(s->f[op->file].fd, FIDEDUPERANGE, q);
+	if (ret)
+		err = -errno;
+	wl_watch__leave(s->watch, 0);
+	for (__u32 d = 0; d < op->ndest; d++) {
+		const struct wl_ops_model *dst = &s->models[op->dest[d].file];
+		struct dd_req rq = { .bs = s->geo.bs[op->file],
+				     .src_size = src->size,
+				     .dst_size = dst->size,
+				     .src_off = op->off,
+				     .dst_off = op->dest[d].off,
+				     .len = op->len,
+				     .same_file =
+					     op->dest[d].file == op->file };
+		struct dd_result res = {
+			.ioctl_err = err,
+			.status = err ? 0 : q->info[d].status,
+			.bytes = err ? 0 : q->info[d].bytes_deduped
+		};
+		struct dd_expect e;
+		bool ok;
+
+		dd__geometry(&rq, &e);
+		if (!e.ioctl_err && e.status == FILE_DEDUPE_RANGE_SAME &&
+		    e.cmp_len &&
+		    memcmp(src->b + op->off, dst->b + op->dest[d].off,
+			   e.cmp_len)) {
+			e.status = FILE_DEDUPE_RANGE_DIFFERS;
+			e.bytes_deduped = 0;
+		}
+		ok = dd__answer_ok(&e, &res);
+		if (!ok) {
+			dd__answer(e.ioctl_err, e.status, e.bytes_deduped, w,
+				   sizeof(w));
+			dd__answer(res.ioctl_err, res.status, res.bytes, g,
+				   sizeof(g));
+			snprintf(w + strlen(w), sizeof(w) - strlen(w),
+				 " (destination %u)", d);
+		}
+		check(s, ok, "wrong answer", op, index, ok ? "" : w,
+		      ok ? "" : g);
+		dd__count(&s->tot, op->len, &e, &res);
+	}
+}
+
+/* clone and copy_file_range: the kernel's count or error against the
+ * model's; then the model copies what the kernel did. */
+static long long op_remap(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	struct ops_file *f = &s->f[op->file], *t = &s->f[op->dest[0].file];
+	struct answer a = { .call = kind_names[op->kind] };
+	__u64 alt = 0;
+	long long ret;
+	int err = 0;
+
+	if (op->kind == OPK_CLONE) {
+		struct file_clone_range c = { .src_fd = f->fd,
+					      .src_offset = op->off,
+					      .src_length = op->len,
+					      .dest_offset = op->dest[0].off };
+
+		a.want =
+			wl_ops_model__clone(s->models, op, s->geo.bs[op->file]);
+		watch_enter(s, op, index, op->len);
+		ret = ioctl(t->fd, FICLONERANGE, &c);
+	} else {
+		loff_t in = (loff_t)op->off, out = (loff_t)op->dest[0].off;
+
+		a.want = wl_ops_model__copy(s->models, op, s->geo.bs[op->file],
+					    &alt);
+		a.alt_ret = (long long)alt;
+		a.has_alt_ret = alt != 0;
+		watch_enter(s, op, index, op->len);
+		ret = copy_file_range(f->fd, &in, t->fd, &out, op->len, 0);
+	}
+	if (ret < 0)
+		err = errno;
+	wl_watch__leave(s->watch, 0);
+	/* A wrong count is one failure: the model then follows what the
+	 * kernel says it did, not to fail every read after it. */
+	answer_ok(s, op, index, ret, err, &a);
+	return ret;
+}
+
 /* Runs one operation and checks the kernel's answers. */
 static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
 	struct ops_file *f = &s->f[op->file];
-	const char *call = kind_names[op->kind];
+	struct answer a = { .call = kind_names[op->kind] };
 	long long ret = 0;
-	int err = 0, alt = 0;
+	int err = 0;
 
 	s->done++;
-	if (op->kind == OPK_READ) {
+	switch (op->kind) {
+	case OPK_READ:
 		op_read(s, op, index);
 		return;
+	case OPK_DEDUPE:
+		op_dedupe(s, op, index);
+		return;
+	case OPK_CLONE:
+	case OPK_COPY:
+		ret = op_remap(s, op, index);
+		wl_ops_model__apply(s->models, op, s->seed, index, ret);
+		size_check(s, op->dest[0].file, op, index);
+		return;
+	case OPK_MMAP:
+		ret = op_mmap(s, f, op, index, &a.call);
+		err = ret < 0 ? (int)-ret : 0;
+		break;
+	default:
+		break;
 	}
 	if (op->kind == OPK_PWRITE || op->kind == OPK_WRITE)
 		wl__pattern_fill(s->wbuf, op->off + write_tag(s->seed, index),
 				 op->len);
-	watch_enter(s, op, index, op->len);
+	if (op->kind != OPK_MMAP)
+		watch_enter(s, op, index, op->len);
 	switch (op->kind) {
 	case OPK_PWRITE:
 		ret = pwrite(f->fd, s->wbuf, op->len, (off_t)op->off);
@@ -565,32 +905,26 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		break;
 	case OPK_ZERO:
 		/* tmpfs has no ZERO_RANGE: EOPNOTSUPP, nothing changed; a
-		 * kernel that zeroes must zero exactly the range. */
+		 * filesystem that zeroes must zero exactly the range. */
 		ret = fallocate(f->fd, FALLOC_FL_ZERO_RANGE, (off_t)op->off,
 				(off_t)op->len);
-		alt = EOPNOTSUPP;
+		a.alt = EOPNOTSUPP;
 		break;
 	default:
 		break;
 	}
-	if (ret < 0)
-		err = errno;
-	wl_watch__leave(s->watch, 0);
-	if (op->kind == OPK_MMAP) {
-		const char *what[1] = { "mmap" };
-
-		ret = op_mmap(s, f, op, index, what);
-		err = ret < 0 ? (int)-ret : 0;
-		call = what[0];
+	if (op->kind != OPK_MMAP) {
+		if (ret < 0)
+			err = errno;
+		wl_watch__leave(s->watch, 0);
 	}
-	if (!answer_ok(s, op, index, ret, err,
-		       op->kind == OPK_PWRITE || op->kind == OPK_WRITE
-			       ? (long long)op->len
-			       : 0,
-		       alt, call))
+	a.want = op->kind == OPK_PWRITE || op->kind == OPK_WRITE
+			 ? (long long)op->len
+			 : 0;
+	if (!answer_ok(s, op, index, ret, err, &a))
 		ret = -1;
-	wl_ops_model__apply(&f->m, op, s->seed, index, ret < 0 ? -1 : 0);
-	size_check(s, f, op, index);
+	wl_ops_model__apply(s->models, op, s->seed, index, ret < 0 ? -1 : 0);
+	size_check(s, op->file, op, index);
 	if (op->kind == OPK_WRITE) {
 		off_t pos = lseek(f->fd, 0, SEEK_CUR);
 		char w[64], g[64];
@@ -616,7 +950,7 @@ static void read_back(struct wl_ops *s)
 			op.off = off;
 			op.len = READBACK;
 			op_read(s, &op, UINT32_MAX);
-			if (off >= s->f[i].m.size)
+			if (off >= s->models[i].size)
 				break;
 		}
 	}
@@ -632,8 +966,10 @@ static int files_reset(struct wl_ops *s)
 			close(f->fd);
 		f->fd = -1;
 		if (f->made && unlink(f->path) && errno != ENOENT) {
-			wl__err(WL, -errno, "remove '%s'", f->path);
-			return -errno;
+			int err = -errno;
+
+			wl__err(s->wl, err, "remove '%s'", f->path);
+			return err;
 		}
 		f->made = false;
 		f->fd = open(f->path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
@@ -641,12 +977,12 @@ static int files_reset(struct wl_ops *s)
 		if (f->fd < 0) {
 			int err = -errno;
 
-			wl__err(WL, err, "create '%s'", f->path);
+			wl__err(s->wl, err, "create '%s'", f->path);
 			return err;
 		}
 		f->made = true;
-		memset(f->m.b, 0, MAX_SIZE);
-		f->m.size = 0;
+		memset(s->models[i].b, 0, MAX_SIZE);
+		s->models[i].size = 0;
 	}
 	return 0;
 }
@@ -657,7 +993,7 @@ static void run_seq(struct wl_ops *s, const __u32 *idx, __u32 n)
 	struct wl_op op;
 
 	for (__u32 i = 0; i < n; i++) {
-		wl_op__draw(s->seed, idx[i], s->page, &op);
+		wl_op__draw(s->seed, idx[i], &s->geo, &op);
 		op_run(s, &op, idx[i]);
 	}
 	read_back(s);
@@ -689,6 +1025,51 @@ int wl_ops__parse_only(const char *list, __u32 n, __u32 *idx, __u32 *count)
 	return k ? 0 : -EINVAL;
 }
 
+/* shmem-read: a tmpfs per file, one per huge= mode. */
+static int mounts_tmpfs(struct wl_ops *s)
+{
+	int err = 0;
+
+	for (int i = 0; !err && i < NFILES; i++) {
+		struct ops_file *f = &s->f[i];
+
+		err = wl__mkdtemp(s->wl, NULL, "ops", f->dir, sizeof(f->dir));
+		if (err)
+			break;
+		/* Room for the file in 2 MiB folios, and one more. */
+		err = wl__tmpfs_mount(s->wl, f->dir, huge_modes[i],
+				      MAX_SIZE + MAX_LEN + 2 * WL_PMD);
+		if (err)
+			break;
+		f->mounted = true;
+		err = wl__path(f->path, sizeof(f->path), f->dir, "file");
+	}
+	return err;
+}
+
+/* dedupe: btrfs and xfs on loop images, two files on each. */
+static int mounts_loop(struct wl_ops *s)
+{
+	int err = wl__check_space(s->wl,
+				  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+				  2 * ((72ULL << 20) + 4 * MAX_SIZE));
+
+	if (!err)
+		err = wl__mkdtemp(s->wl, NULL, "ops", s->tmpdir,
+				  sizeof(s->tmpdir));
+	for (int k = 0; !err && k < 2; k++)
+		err = wl__loopfs_make(s->wl, s->tmpdir, k, k ? "xfs" : "btrfs",
+				      s->geo.bs[2 * k], IMG_SIZE, &s->lfs[k]);
+	for (int i = 0; !err && i < NFILES; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "file%d", i);
+		err = wl__path(s->f[i].path, sizeof(s->f[i].path),
+			       s->lfs[s->geo.fs[i]].mnt, name);
+	}
+	return err;
+}
+
 int wl_ops__prepare(struct wl_ops **out, const char *wl,
 		    const struct wl_opts *o)
 {
@@ -696,39 +1077,39 @@ int wl_ops__prepare(struct wl_ops **out, const char *wl,
 	int err = 0;
 
 	*out = NULL;
-	if (strcmp(wl, "shmem-read")) {
-		wl__err(wl, -EOPNOTSUPP, "--ops");
-		return -EOPNOTSUPP;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		wl__err(WL, -ENOMEM, "allocate state");
+		wl__err(wl, -ENOMEM, "allocate state");
 		return -ENOMEM;
 	}
+	s->wl = wl;
 	s->seed = o->seed;
 	s->n = o->ops;
 	s->page = (__u32)sysconf(_SC_PAGESIZE);
 	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
+	wl_ops__geom(wl, s->seed, s->page, &s->geo);
 	for (int i = 0; i < NFILES; i++)
 		s->f[i].fd = -1;
 	s->idx = calloc(s->n, sizeof(*s->idx));
 	s->rbuf =
 		malloc(READBACK > MAX_LEN ? READBACK + GUARD : MAX_LEN + GUARD);
 	s->wbuf = malloc(MAX_LEN);
+	s->req = calloc(1, sizeof(*s->req) +
+				   DD_MAX_DESTS * sizeof(s->req->info[0]));
 	for (int i = 0; i < NFILES; i++) {
-		s->f[i].m.b = calloc(1, MAX_SIZE);
-		if (!s->f[i].m.b)
+		s->models[i].b = calloc(1, MAX_SIZE);
+		if (!s->models[i].b)
 			err = -ENOMEM;
 	}
-	if (err || !s->idx || !s->rbuf || !s->wbuf) {
+	if (err || !s->idx || !s->rbuf || !s->wbuf || !s->req) {
 		err = -ENOMEM;
-		wl__err(WL, err, "allocate the files' models");
+		wl__err(wl, err, "allocate the files' models");
 		goto fail;
 	}
 	if (o->ops_only) {
 		err = wl_ops__parse_only(o->ops_only, s->n, s->idx, &s->nidx);
 		if (err) {
-			wl__err(WL, err, "--ops-only '%s'", o->ops_only);
+			wl__err(wl, err, "--ops-only '%s'", o->ops_only);
 			goto fail;
 		}
 	} else {
@@ -736,28 +1117,18 @@ int wl_ops__prepare(struct wl_ops **out, const char *wl,
 			s->idx[i] = i;
 		s->nidx = s->n;
 	}
-	err = wl__check_mem(WL, "--ops", NFILES * (2 * MAX_SIZE + WL_PMD));
-	for (int i = 0; !err && i < NFILES; i++) {
-		struct ops_file *f = &s->f[i];
-
-		err = wl__mkdtemp(WL, NULL, "ops", f->dir, sizeof(f->dir));
-		if (err)
-			break;
-		/* Room for the file in 2 MiB folios, and one more. */
-		err = wl__tmpfs_mount(WL, f->dir, huge_modes[i],
-				      MAX_SIZE + MAX_LEN + 2 * WL_PMD);
-		if (err)
-			break;
-		f->mounted = true;
-		err = wl__path(f->path, sizeof(f->path), f->dir, "file");
-	}
+	err = wl__check_mem(wl, "--ops", NFILES * (2 * MAX_SIZE + WL_PMD));
+	if (!err)
+		err = s->geo.dd ? mounts_loop(s) : mounts_tmpfs(s);
 	if (!err)
 		err = files_reset(s);
 	if (err)
 		goto fail;
-	wl__err(WL, 0, "ops: seed %llu, %u operations%s",
+	wl__err(wl, 0, "ops: seed %llu, %u operations%s%s%s",
 		(unsigned long long)s->seed, s->nidx,
-		o->ops_only ? " (--ops-only)" : "");
+		o->ops_only ? " (--ops-only)" : "",
+		s->geo.dd ? ", xfs bs=" : "",
+		s->geo.dd ? s->geo.label[NFILES - 1] + strlen("xfs bs=") : "");
 	*out = s;
 	return 0;
 fail:
@@ -770,7 +1141,7 @@ int wl_ops__run(struct wl_ops *s, struct fs_report *r)
 	int err;
 
 	s->r = r;
-	err = wl_watch__start(&s->watch, WL, r);
+	err = wl_watch__start(&s->watch, s->wl, r);
 	if (err)
 		return err;
 	run_seq(s, s->idx, s->nidx);
@@ -780,6 +1151,12 @@ int wl_ops__run(struct wl_ops *s, struct fs_report *r)
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);
+	if (s->geo.dd) {
+		model__kv_u64(r, "same", s->tot.sys.same);
+		model__kv_u64(r, "differs", s->tot.sys.differs);
+		model__kv_u64(r, "errors", s->tot.sys.errors);
+		model__kv_u64(r, "xfs_block_size", s->geo.bs[NFILES - 1]);
+	}
 	if (s->failed)
 		model__kv_u64(r, "ops_failed_at", s->fail_index);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
@@ -818,7 +1195,7 @@ static bool trial_fails(void *ctx, const __u32 *idx, __u32 n)
 int wl_ops__shrink(struct wl_ops *s, struct fs_report *r)
 {
 	struct wl_totals saved = s->tot;
-	char d[160], *cmd;
+	char d[240], *cmd;
 	__u32 n = 0, trials;
 	size_t len, used;
 
@@ -831,17 +1208,18 @@ int wl_ops__shrink(struct wl_ops *s, struct fs_report *r)
 		if (s->idx[i] == s->fail_index)
 			break;
 	}
-	if (s->fail_index == UINT32_MAX)
-		wl__err(WL, 0,
+	if (s->fail_index == UINT32_MAX) {
+		wl__err(s->wl, 0,
 			"ops: seed %llu: the read-back after %u operations "
 			"FAILED (%s)",
 			(unsigned long long)s->seed, n, s->kind);
-	else {
+	} else {
 		struct wl_op op;
 
-		wl_op__draw(s->seed, s->fail_index, s->page, &op);
-		wl_op__describe(&op, s->fail_index, d, sizeof(d));
-		wl__err(WL, 0, "ops: seed %llu: operation %u FAILED (%s): %s",
+		wl_op__draw(s->seed, s->fail_index, &s->geo, &op);
+		wl_op__describe(&op, s->fail_index, &s->geo, d, sizeof(d));
+		wl__err(s->wl, 0,
+			"ops: seed %llu: operation %u FAILED (%s): %s",
 			(unsigned long long)s->seed, s->fail_index, s->kind, d);
 	}
 	s->want_kind = s->kind;
@@ -853,27 +1231,30 @@ int wl_ops__shrink(struct wl_ops *s, struct fs_report *r)
 	if (!cmd)
 		return 1;
 	used = (size_t)snprintf(cmd, len,
-				"folioscope run shmem-read --ops %u --seed "
-				"%llu --ops-only ",
-				s->n, (unsigned long long)s->seed);
+				"folioscope run %s --ops %u --seed %llu "
+				"--ops-only ",
+				s->wl, s->n, (unsigned long long)s->seed);
 	for (__u32 i = 0; i < n && used < len; i++)
 		used += (size_t)snprintf(cmd + used, len - used, "%s%u",
 					 i ? "," : "", s->idx[i]);
-	wl__err(WL, 0, "ops: shrunk to %u operations in %u trials; replay: %s",
-		n, trials, cmd);
+	wl__err(s->wl, 0,
+		"ops: shrunk to %u operations in %u trials; replay: %s", n,
+		trials, cmd);
 	free(cmd);
 	for (__u32 i = 0; i < n; i++) {
 		struct wl_op op;
 
-		wl_op__draw(s->seed, s->idx[i], s->page, &op);
-		wl_op__describe(&op, s->idx[i], d, sizeof(d));
-		wl__err(WL, 0, "ops:   %s", d);
+		wl_op__draw(s->seed, s->idx[i], &s->geo, &op);
+		wl_op__describe(&op, s->idx[i], &s->geo, d, sizeof(d));
+		wl__err(s->wl, 0, "ops:   %s", d);
 	}
 	return 1;
 }
 
 void wl_ops__destroy(struct wl_ops *s)
 {
+	bool busy = false;
+
 	if (!s)
 		return;
 	wl_watch__stop(s->watch);
@@ -883,13 +1264,20 @@ void wl_ops__destroy(struct wl_ops *s)
 		if (f->fd >= 0)
 			close(f->fd);
 		if (f->made)
-			wl__remove(WL, f->path, false);
-		if ((!f->mounted || !wl__umount(WL, f->dir)) && f->dir[0])
-			wl__remove(WL, f->dir, true);
-		free(f->m.b);
+			wl__remove(s->wl, f->path, false);
+		if (f->mounted && !wl__umount(s->wl, f->dir))
+			f->mounted = false;
+		if (!s->geo.dd && !f->mounted && f->dir[0])
+			wl__remove(s->wl, f->dir, true);
+		free(s->models[i].b);
 	}
+	for (int k = 0; k < 2; k++)
+		busy |= wl__loopfs_remove(s->wl, &s->lfs[k]) != 0;
+	if (s->tmpdir[0] && !busy)
+		wl__remove(s->wl, s->tmpdir, true);
 	free(s->idx);
 	free(s->rbuf);
 	free(s->wbuf);
+	free(s->req);
 	free(s);
 }

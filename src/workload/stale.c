@@ -26,7 +26,8 @@
 bool wl__stale_name(const char *name)
 {
 	static const char *const tags[] = { "folioscope-shmem-",
-					    "folioscope-dedupe-" };
+					    "folioscope-dedupe-",
+					    "folioscope-ops-" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(tags); i++) {
 		size_t n = strlen(tags[i]);

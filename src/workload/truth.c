@@ -304,22 +304,16 @@ int dd_plan__add_file(struct dd_plan *p, int fs, __u64 size, bool cold)
 	return p->nfiles++;
 }
 
-/* Everything of dd__expect but the compare of the contents. */
-static void geometry(const struct dd_plan *p, const struct dd_case *c, __u32 k,
-		     unsigned int d, struct dd_expect *e)
+void dd__geometry(const struct dd_req *q, struct dd_expect *e)
 {
-	const struct dd_file *sf = &p->files[c->src];
-	const struct dd_file *df = &p->files[c->dest[d].file];
-	__u64 bs = p->fs[sf->fs].bs;
-	__u64 so = c->src_off + (__u64)k * c->len;
-	__u64 doff = c->dest[d].off + (__u64)k * c->len;
-	__u64 len = c->len, bcount;
+	__u64 so = q->src_off, doff = q->dst_off, len = q->len, bs = q->bs;
+	__u64 bcount;
 
 	memset(e, 0, sizeof(*e));
 	e->status = FILE_DEDUPE_RANGE_SAME;
 	/* vfs_dedupe_file_range: the whole request fails when the source
 	 * range, before the cap, does not lie inside the source file. */
-	if (so + len < so || so + len > sf->size) {
+	if (so + len < so || so + len > q->src_size) {
 		e->ioctl_err = -EINVAL;
 		return;
 	}
@@ -333,22 +327,22 @@ static void geometry(const struct dd_plan *p, const struct dd_case *c, __u32 k,
 		e->status = -EINVAL;
 		return;
 	}
-	if (so >= sf->size || doff >= df->size || doff + len > df->size) {
+	if (so >= q->src_size || doff >= q->dst_size ||
+	    doff + len > q->dst_size) {
 		e->status = -EINVAL;
 		return;
 	}
 	/* Ending at EOF of both files, the tail block may be partial;
 	 * otherwise the length is rounded down to whole blocks
 	 * (REMAP_FILE_CAN_SHORTEN). */
-	if (so + len == sf->size && doff + len == df->size) {
+	if (so + len == q->src_size && doff + len == q->dst_size) {
 		e->cmp_len = len;
-		bcount = (sf->size + bs - 1) / bs * bs - so;
+		bcount = (q->src_size + bs - 1) / bs * bs - so;
 	} else {
 		e->cmp_len = len / bs * bs;
 		bcount = e->cmp_len;
 	}
-	if (c->dest[d].file == c->src && doff + bcount > so &&
-	    doff < so + bcount) {
+	if (q->same_file && doff + bcount > so && doff < so + bcount) {
 		e->cmp_len = 0;
 		e->status = -EINVAL;
 		return;
@@ -356,6 +350,96 @@ static void geometry(const struct dd_plan *p, const struct dd_case *c, __u32 k,
 	/* The ioctl reports the request's (capped) length as deduped, even
 	 * when the remap shortened it to whole blocks. */
 	e->bytes_deduped = len;
+}
+
+/* Everything of dd__expect but the compare of the contents. */
+static void geometry(const struct dd_plan *p, const struct dd_case *c, __u32 k,
+		     unsigned int d, struct dd_expect *e)
+{
+	const struct dd_file *sf = &p->files[c->src];
+	struct dd_req q = {
+		.bs = p->fs[sf->fs].bs,
+		.src_size = sf->size,
+		.dst_size = p->files[c->dest[d].file].size,
+		.src_off = c->src_off + (__u64)k * c->len,
+		.dst_off = c->dest[d].off + (__u64)k * c->len,
+		.len = c->len,
+		.same_file = c->dest[d].file == c->src,
+	};
+
+	dd__geometry(&q, e);
+}
+
+bool dd__answer_ok(const struct dd_expect *e, const struct dd_result *g)
+{
+	if (e->ioctl_err || g->ioctl_err)
+		return e->ioctl_err == g->ioctl_err;
+	return e->status == g->status && e->bytes_deduped == g->bytes;
+}
+
+void dd__count(struct wl_totals *t, __u64 req_len, const struct dd_expect *e,
+	       const struct dd_result *g)
+{
+	/* The syscall-level probe counts every destination of every ioctl,
+	 * with the byte count the ioctl reports (the request's length for
+	 * DIFFERS). */
+	struct wl_count *sys = &t->sys, *func = &t->func, *one = &t->one,
+			*cmp = &t->cmp;
+	bool same = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_SAME;
+	bool differs = !g->ioctl_err && g->status == FILE_DEDUPE_RANGE_DIFFERS;
+
+	sys->calls++;
+	if (same) {
+		sys->same++;
+		sys->bytes += g->bytes;
+	} else if (differs) {
+		sys->differs++;
+		sys->bytes += req_len;
+	} else {
+		sys->errors++;
+	}
+	/* The function-level probe sees the remap prep, which runs unless
+	 * the whole ioctl failed, with the length it compared: a SAME that
+	 * compared nothing (length 0) is neither SAME nor DIFFERS there,
+	 * and an error it returns is one. */
+	if (!g->ioctl_err && e->reaches_prep) {
+		func->calls++;
+		if (same && e->cmp_len)
+			func->same++;
+		else if (differs)
+			func->differs++;
+		else if (!same)
+			func->errors++;
+	}
+	if (same || differs)
+		func->bytes += e->cmp_len;
+	/* The compare itself runs when the prep's checks pass and leave
+	 * something to compare: every SAME or DIFFERS answer with a
+	 * compared length. */
+	if (!g->ioctl_err && e->reaches_prep && e->cmp_len &&
+	    (same || differs)) {
+		cmp->calls++;
+		cmp->bytes += e->cmp_len;
+		cmp->same += same;
+		cmp->differs += differs;
+	}
+	/* vfs_dedupe_file_range_one runs for every destination of an
+	 * ioctl that did not fail as a whole; it returns the compared
+	 * length when SAME (0, counted as neither, when it compared
+	 * nothing) and only -EBADE when DIFFERS, where the request's
+	 * (capped) length is counted. */
+	if (g->ioctl_err)
+		return;
+	one->calls++;
+	if (same) {
+		one->bytes += e->cmp_len;
+		one->same += e->cmp_len > 0;
+	} else if (differs) {
+		one->differs++;
+		one->bytes += req_len < DD_CAP ? req_len : DD_CAP;
+	} else {
+		one->errors++;
+	}
 }
 
 void dd__expect(const struct dd_plan *p, const struct dd_case *c, __u32 k,

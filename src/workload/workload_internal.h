@@ -6,6 +6,7 @@
 #ifndef FS_WORKLOAD_INTERNAL_H
 #define FS_WORKLOAD_INTERNAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -94,6 +95,24 @@ int wl__mount(const char *src, const char *dir, const char *fstype,
  * failure. */
 int wl__tmpfs_mount(const char *wl, const char *dir, const char *huge,
 		    __u64 size);
+/* A filesystem on a loop device over a sparse image in dir. */
+struct wl_loopfs {
+	char img[PATH_MAX];
+	char mnt[PATH_MAX];
+	char loopdev[32];
+	__u64 img_size;
+	bool img_made, mnt_made, mounted, loop_node_made;
+};
+/*
+ * dir/imgIDX (size bytes, rounded up to a MiB), mkfs'd as fs ("btrfs", or
+ * "xfs" with bs-byte blocks and reflink), bound to a loop device that
+ * detaches itself when unmounted, mounted at dir/mntIDX. One error line
+ * on failure; m says what was made either way.
+ */
+int wl__loopfs_make(const char *wl, const char *dir, int idx, const char *fs,
+		    __u32 bs, __u64 size, struct wl_loopfs *m);
+/* Undo wl__loopfs_make; -EBUSY (and all kept) when it is still mounted. */
+int wl__loopfs_remove(const char *wl, struct wl_loopfs *m);
 /* Change the options of the mount at dir (MS_REMOUNT); prints nothing. */
 int wl__remount(const char *dir, const char *data);
 /* umount2, retrying briefly while busy and then detaching lazily (with an
@@ -328,6 +347,31 @@ struct dd_expect {
 	bool reaches_prep; /* the fs's remap prep runs (the traced caller) */
 };
 
+/* What the kernel answered for one destination of one ioctl. */
+struct dd_result {
+	int ioctl_err;
+	__s32 status;
+	__u64 bytes;
+};
+
+/* One destination of a FIDEDUPERANGE request, with the files' sizes. */
+struct dd_req {
+	__u64 bs; /* the filesystem's block size */
+	__u64 src_size, dst_size;
+	__u64 src_off, dst_off, len;
+	bool same_file;
+};
+
+/* Everything of the kernel's answer for q but the compare of the bytes:
+ * errors, and the length compared (the answer is SAME unless those
+ * bytes differ). */
+void dd__geometry(const struct dd_req *q, struct dd_expect *e);
+bool dd__answer_ok(const struct dd_expect *e, const struct dd_result *g);
+/* What one destination's answer g (expected e, request of req_len bytes)
+ * counts at each level the probes see (see workload__totals). */
+void dd__count(struct wl_totals *t, __u64 req_len, const struct dd_expect *e,
+	       const struct dd_result *g);
+
 void dd_plan__init(struct dd_plan *p, __u32 page);
 void dd_plan__free(struct dd_plan *p);
 /* Add a filesystem; returns its index or -ENOSPC. */
@@ -484,6 +528,7 @@ unsigned int wl_shrink_seq(__u32 *idx, __u32 *n, wl_seq_fails_fn fails,
  * folio and a bit at most. */
 #define WL_OPS_MAX_SIZE (3 * WL_PMD + (64ULL << 10))
 #define WL_OPS_MAX_LEN (WL_PMD + (64ULL << 10))
+#define WL_OPS_NFILES 4
 
 enum wl_op_kind {
 	OPK_READ,
@@ -494,12 +539,20 @@ enum wl_op_kind {
 	OPK_FALLOC_KEEP,
 	OPK_PUNCH,
 	OPK_ZERO,
-	OPK_MMAP, /* write through a shared mapping, msync */
+	OPK_MMAP,   /* write through a shared mapping, msync */
+	OPK_DEDUPE, /* dedupe's: FIDEDUPERANGE */
+	OPK_CLONE,  /* FICLONERANGE */
+	OPK_COPY,   /* copy_file_range */
 	OPK_NR,
 };
 
 /* How a read enters the kernel. */
 enum wl_op_via { OPV_READ, OPV_PREAD, OPV_READV, OPV_NR };
+
+struct wl_op_dest {
+	__u32 file;
+	__u64 off;
+};
 
 struct wl_op {
 	enum wl_op_kind kind;
@@ -508,13 +561,30 @@ struct wl_op {
 	__u32 iovecs;	    /* readv */
 	__u64 off;	    /* truncate: the new size */
 	__u64 len;
+	/* dedupe: its destinations; clone and copy: dest[0] */
+	__u32 ndest;
+	struct wl_op_dest dest[DD_MAX_DESTS];
 };
 
+/* The files of a run: where each lives and its block size. shmem-read:
+ * a tmpfs per file, one per huge= mode; dedupe: files 0 and 1 on btrfs,
+ * 2 and 3 on xfs with a block size drawn from the seed. */
+struct wl_ops_geom {
+	bool dd;
+	int fs[WL_OPS_NFILES];
+	__u32 bs[WL_OPS_NFILES];
+	char label[WL_OPS_NFILES][24]; /* "huge=advise", "xfs bs=1024" */
+};
+
+void wl_ops__geom(const char *wl, __u64 seed, __u32 page,
+		  struct wl_ops_geom *g);
 /* Operation index of seed, from a stream of its own: it does not depend
  * on the operations before it. */
-void wl_op__draw(__u64 seed, __u32 index, __u32 page, struct wl_op *op);
+void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
+		 struct wl_op *op);
 /* "#17 pwrite file 2 (huge=advise) off 2093056 len 8200" */
-void wl_op__describe(const struct wl_op *op, __u32 index, char *buf, size_t n);
+void wl_op__describe(const struct wl_op *op, __u32 index,
+		     const struct wl_ops_geom *geo, char *buf, size_t n);
 
 /* A file as the operations left it: bytes b[0..size), zero past size. */
 struct wl_ops_model {
@@ -522,13 +592,22 @@ struct wl_ops_model {
 	__u64 size;
 };
 
-/* What op (index of seed) did to m, the kernel having answered ret (< 0:
- * refused, nothing changed). */
-void wl_ops_model__apply(struct wl_ops_model *m, const struct wl_op *op,
-			 __u64 seed, __u32 index, int ret);
+/* What op (index of seed) did to the files' models, the kernel having
+ * answered ret (< 0: refused, nothing changed; copy_file_range: the
+ * bytes it copied). */
+void wl_ops_model__apply(struct wl_ops_model *files, const struct wl_op *op,
+			 __u64 seed, __u32 index, long long ret);
 /* An mmap write's range in m's current size; false when m is empty. */
 bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
 			      const struct wl_op *op, __u64 *off, __u64 *len);
+/* FICLONERANGE's answer on the models: 0 or -EINVAL. */
+int wl_ops_model__clone(const struct wl_ops_model *files,
+			const struct wl_op *op, __u32 bs);
+/* copy_file_range's answer: the bytes copied or -EINVAL; *alt another
+ * right count (whole blocks cloned, or all copied where the filesystem
+ * declines the clone), 0 for none. */
+int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
+		       __u32 bs, __u64 *alt);
 
 /* --ops-only LIST: ascending operation indices under n, comma-separated,
  * into idx (NULL: only checked) and *count. -EINVAL when it is not. */

@@ -1,22 +1,25 @@
 # Sequences of operations (sourced by tests/check.sh): run shmem-read
-# --ops with a fixed seed passes, checks every read and reconciles; the
-# same seed runs the same sequence, another seed another; and under a
-# fake kernel bug (tests/host/progs/fakekernel.c: a truncate down inside
-# a page that leaves the rest of the page as it was) the run fails with
-# kind "data", shrinks the sequence to the few operations that show it,
-# and the replay command fails the same way under the bug and passes
-# without it. Run as root.
+# --ops and run dedupe --ops with a fixed seed pass, check every answer
+# and reconcile; the same seed runs the same sequence, another seed
+# another; and under fake kernel bugs (tests/host/progs/fakekernel.c: a
+# truncate down inside a page that leaves the rest of the page as it
+# was; a dedupe that clones the source onto a destination at another
+# in-page offset first, a false SAME) the run fails with the bug's kind,
+# shrinks the sequence to the few operations that show it, and the
+# replay command fails the same way under the bug and passes without it.
+# Run as root.
 # shellcheck shell=bash
 
 op=$(mktemp -d "${TMPDIR:-/tmp}/fs-ops.XXXXXX")
 OP_BIN=$FS
 OP_ENV=()
-# op_run NAME ARGS...: folioscope run shmem-read ARGS, JSON in
+OP_WL=shmem-read
+# op_run NAME ARGS...: folioscope run $OP_WL ARGS, JSON in
 # $op/NAME.json, stderr in $op/NAME.err, status in op_rc.
 op_run() {
 	local name=$1
 	shift
-	env "${OP_ENV[@]}" timeout 300 "$OP_BIN" run shmem-read "$@" \
+	env "${OP_ENV[@]}" timeout 300 "$OP_BIN" run "$OP_WL" "$@" \
 		-j "$op/$name.json" >"$op/$name.txt" 2>"$op/$name.err"
 	op_rc=$?
 }
@@ -41,6 +44,26 @@ op_run fresh --ops 50
 fresh=$(sed -nE 's/^folioscope: run shmem-read: ops: seed ([0-9]+), 50 operations$/\1/p' "$op/fresh.err")
 expect_eq "ops: without --seed, the seed drawn is printed and in the JSON" \
 	"$op_rc $([ -n "$fresh" ] && jq -r .workload.ops_seed "$op/fresh.json")" "0 $fresh"
+
+# dedupe: btrfs and xfs on loop images, FIDEDUPERANGE with up to 16
+# destinations, FICLONERANGE and copy_file_range among the operations.
+if ! command -v mkfs.xfs >/dev/null || ! command -v mkfs.btrfs >/dev/null; then
+	skip "ops dedupe" "mkfs.xfs or mkfs.btrfs not installed (tests/deps.sh)"
+else
+	OP_WL=dedupe
+	op_run dd1 --ops 1000 --seed 1
+	expect_eq "ops dedupe: 1000 operations of seed 1 (xfs bs=2048): exit 0, 0 failures, reconciled" \
+		"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.mode) \(.workload.ops_run) \(.workload.xfs_block_size)"' "$op/dd1.json" 2>&1)" \
+		"0 0 ok ops 1000 2048"
+	expect_eq "ops dedupe: SAME, DIFFERS and errors answered, as many as the probes saw" \
+		"$(jq -r '[.workload.same > 10, .workload.differs > 10, .workload.errors > 10, .targets.dedupe.counters.same == .workload.same, .targets.dedupe.counters.differs == .workload.differs] | all' "$op/dd1.json" 2>&1)" \
+		true
+	op_run dd1-again --ops 1000 --seed 1
+	expect_eq "ops dedupe: the same seed runs the same sequence" \
+		"$op_rc $(jq -r '"\(.validation.checks) \(.workload.same) \(.workload.differs) \(.workload.errors)"' "$op/dd1-again.json")" \
+		"0 $(jq -r '"\(.validation.checks) \(.workload.same) \(.workload.differs) \(.workload.errors)"' "$op/dd1.json")"
+	OP_WL=shmem-read
+fi
 
 expect_error "ops: --ops with --random refused" 2 \
 	"^folioscope: run: --ops runs its own operations; drop --random$" "$FS" run shmem-read --ops 5 --random 2
@@ -89,5 +112,31 @@ else
 	expect_eq "ops tail: the replay passes without it" \
 		"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile)"' "$op/replay-nobug.json" 2>&1)" \
 		"0 0 ok"
+
+	# dedupe's false SAME: caught as a wrong answer, shrunk, replayed.
+	if command -v mkfs.xfs >/dev/null && command -v mkfs.btrfs >/dev/null; then
+		OP_WL=dedupe
+		OP_ENV=(FS_FAKE_DEDUPE=clone LD_PRELOAD="$op/fakekernel.so")
+		op_run ddclone --ops 500 --seed 1
+		expect_eq "ops dedupe clone: exit 1, its first failure a wrong answer of a dedupe, reconciled" \
+			"$op_rc $(jq -r '"\(.validation.cases[0].kind) \(.validation.cases[0].layout | test(" dedupe file ")) \(.workload.reconcile)"' "$op/ddclone.json" 2>&1)" \
+			"1 wrong answer true ok"
+		replay=$(sed -nE 's/^folioscope: run dedupe: ops: shrunk to ([0-9]+) operations in [0-9]+ trials; replay: folioscope run dedupe (.*)$/\2/p' "$op/ddclone.err")
+		nshrunk=$(sed -nE 's/^folioscope: run dedupe: ops: shrunk to ([0-9]+) operations .*/\1/p' "$op/ddclone.err")
+		expect_eq "ops dedupe clone: shrunk to at most 4 operations, a dedupe last" \
+			"$([ "${nshrunk:-99}" -le 4 ] && echo small) $(grep '^folioscope: run dedupe: ops:   #' "$op/ddclone.err" | tail -1 | grep -c ' dedupe file ')" \
+			"small 1"
+		# shellcheck disable=SC2086
+		op_run ddclone-replay $replay
+		expect_eq "ops dedupe clone: the replay fails with the bug" \
+			"$op_rc $(jq -r '.validation.cases[0].kind' "$op/ddclone-replay.json" 2>&1)" "1 wrong answer"
+		OP_ENV=()
+		# shellcheck disable=SC2086
+		op_run ddclone-nobug $replay
+		expect_eq "ops dedupe clone: the replay passes without it" \
+			"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile)"' "$op/ddclone-nobug.json" 2>&1)" \
+			"0 0 ok"
+		OP_WL=shmem-read
+	fi
 fi
 rm -rf "$op"

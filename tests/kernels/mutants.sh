@@ -65,7 +65,8 @@ else
 fi
 # Sequences of operations, where this folioscope has them.
 if "$FS" run --help 2>&1 | grep -q -- '--ops='; then
-	jobs+=("shmem-ops shmem-read --ops 2000 --seed 1")
+	jobs+=("shmem-ops shmem-read --ops 2000 --seed 1"
+		"dedupe-ops dedupe --ops 2000 --seed 3")
 else
 	echo "mutants: sequences of operations skipped: this folioscope's run has no --ops"
 fi

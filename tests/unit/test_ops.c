@@ -7,6 +7,7 @@
  * shrinking of a failing sequence (src/workload/shrink.c's ddmin) against
  * planted rules.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,20 +21,51 @@
 
 #define PAGE 4096
 
+static struct wl_ops_geom sh_geo, dd_geo;
+
+static int setup(void **state)
+{
+	(void)state;
+	wl_ops__geom("shmem-read", 1, PAGE, &sh_geo);
+	/* Seed 1: xfs with 2048-byte blocks. */
+	wl_ops__geom("dedupe", 1, PAGE, &dd_geo);
+	return 0;
+}
+
+static void test_geom(void **state)
+{
+	struct wl_ops_geom g;
+
+	(void)state;
+	assert_false(sh_geo.dd);
+	assert_string_equal(sh_geo.label[1], "huge=within_size");
+	assert_true(dd_geo.dd);
+	assert_string_equal(dd_geo.label[0], "btrfs");
+	assert_string_equal(dd_geo.label[3], "xfs bs=2048");
+	assert_int_equal(dd_geo.fs[1], 0);
+	assert_int_equal(dd_geo.fs[2], 1);
+	assert_int_equal(dd_geo.bs[0], PAGE);
+	/* Every xfs block size over the seeds. */
+	for (__u64 seed = 0; seed < 3; seed++) {
+		wl_ops__geom("dedupe", seed, PAGE, &g);
+		assert_int_equal(g.bs[2], 1024u << seed);
+	}
+}
+
 static void test_draw_reproducible(void **state)
 {
 	struct wl_op a, b;
-	char da[160], db[160];
+	char da[240], db[240];
 	int differ = 0;
 
 	(void)state;
 	for (__u32 i = 0; i < 200; i++) {
-		wl_op__draw(1, i, PAGE, &a);
-		wl_op__draw(1, i, PAGE, &b);
+		wl_op__draw(1, i, &dd_geo, &a);
+		wl_op__draw(1, i, &dd_geo, &b);
 		assert_memory_equal(&a, &b, sizeof(a));
-		wl_op__draw(2, i, PAGE, &b);
-		wl_op__describe(&a, i, da, sizeof(da));
-		wl_op__describe(&b, i, db, sizeof(db));
+		wl_op__draw(2, i, &dd_geo, &b);
+		wl_op__describe(&a, i, &dd_geo, da, sizeof(da));
+		wl_op__describe(&b, i, &dd_geo, db, sizeof(db));
 		differ += strcmp(da, db) != 0;
 	}
 	/* Another seed, other operations. */
@@ -50,7 +82,7 @@ static void test_draw_coverage(void **state)
 
 	(void)state;
 	for (__u32 i = 0; i < 5000; i++) {
-		wl_op__draw(7, i, PAGE, &op);
+		wl_op__draw(7, i, &sh_geo, &op);
 		kinds[op.kind]++;
 		assert_true(op.file < 4);
 		if (op.kind == OPK_READ) {
@@ -70,11 +102,53 @@ static void test_draw_coverage(void **state)
 		big += op.len >= WL_PMD - PAGE;
 	}
 	for (int k = 0; k < OPK_NR; k++)
-		assert_true(kinds[k] > 50);
+		assert_true(k >= OPK_DEDUPE ? !kinds[k] : kinds[k] > 50);
 	for (int v = 0; v < OPV_NR; v++)
 		assert_true(vias[v] > 100);
 	assert_true(in_page > 100 && near_pmd > 50);
 	assert_true(small > 100 && big > 100 && multi_iov > 100);
+}
+
+/* dedupe's remaps: between files of one filesystem, aligned mostly,
+ * with 1 to 16 destinations, some in the source's page or 64 KiB. */
+static void test_draw_remaps(void **state)
+{
+	int kinds[OPK_NR] = { 0 }, many = 0, same_page = 0, same_64k = 0;
+	int unaligned = 0, tails = 0;
+	struct wl_op op;
+
+	(void)state;
+	for (__u32 i = 0; i < 5000; i++) {
+		wl_op__draw(3, i, &dd_geo, &op);
+		kinds[op.kind]++;
+		if (op.kind < OPK_DEDUPE)
+			continue;
+		__u32 bs = dd_geo.bs[op.file];
+
+		assert_true(op.ndest >= 1 && op.ndest <= DD_MAX_DESTS);
+		assert_true(op.kind == OPK_DEDUPE || op.ndest == 1);
+		many += op.ndest > 4;
+		unaligned += op.off % bs != 0;
+		tails += op.len % bs != 0;
+		if (op.kind == OPK_CLONE)
+			assert_int_equal(op.len % bs, 0);
+		assert_true(op.off + op.len <= WL_OPS_MAX_SIZE);
+		for (__u32 d = 0; d < op.ndest; d++) {
+			const struct wl_op_dest *t = &op.dest[d];
+
+			assert_int_equal(dd_geo.fs[t->file],
+					 dd_geo.fs[op.file]);
+			assert_true(t->off + op.len <= WL_OPS_MAX_SIZE);
+			if (t->file != op.file)
+				continue;
+			same_page += t->off / PAGE == op.off / PAGE;
+			same_64k += t->off / 65536 == op.off / 65536;
+		}
+	}
+	assert_true(kinds[OPK_DEDUPE] > 500 && kinds[OPK_CLONE] > 150 &&
+		    kinds[OPK_COPY] > 150);
+	assert_true(many > 50 && same_page > 50 && same_64k > 100);
+	assert_true(unaligned > 50 && tails > 50);
 }
 
 static unsigned char buf[WL_OPS_MAX_SIZE];
@@ -95,7 +169,8 @@ static bool zero(const struct wl_ops_model *m, __u64 a, __u64 e)
 
 static void test_model(void **state)
 {
-	struct wl_ops_model m = { .b = buf };
+	struct wl_ops_model files[1] = { { .b = buf } }, *mp = files;
+#define m (*mp)
 	struct wl_op op;
 	__u64 o, l;
 
@@ -103,47 +178,47 @@ static void test_model(void **state)
 	memset(buf, 0, sizeof(buf));
 	assert_false(wl_ops_model__mmap_range(&m, &op, &o, &l));
 	op = mk(OPK_PWRITE, 100, 3 * PAGE);
-	wl_ops_model__apply(&m, &op, 1, 0, 0);
+	wl_ops_model__apply(files, &op, 1, 0, 0);
 	assert_int_equal(m.size, 100 + 3 * PAGE);
 	assert_true(zero(&m, 0, 100));
 	assert_false(zero(&m, 100, 101));
 	/* Truncate down inside a page: everything past it is zero, so a
 	 * file grown over it again reads zeros there. */
 	op = mk(OPK_TRUNCATE, PAGE + 10, 0);
-	wl_ops_model__apply(&m, &op, 1, 1, 0);
+	wl_ops_model__apply(files, &op, 1, 1, 0);
 	assert_int_equal(m.size, PAGE + 10);
 	assert_true(zero(&m, PAGE + 10, 100 + 3 * PAGE));
 	op = mk(OPK_TRUNCATE, 5 * PAGE, 0);
-	wl_ops_model__apply(&m, &op, 1, 2, 0);
+	wl_ops_model__apply(files, &op, 1, 2, 0);
 	assert_int_equal(m.size, 5 * PAGE);
 	assert_false(zero(&m, PAGE + 9, PAGE + 10));
 	assert_true(zero(&m, PAGE + 10, 5 * PAGE));
 	/* A punch zeroes inside the size only, and keeps the size. */
 	op = mk(OPK_PUNCH, 200, 1000);
-	wl_ops_model__apply(&m, &op, 1, 3, 0);
+	wl_ops_model__apply(files, &op, 1, 3, 0);
 	assert_true(zero(&m, 200, 1200));
 	assert_false(zero(&m, 199, 200));
 	assert_false(zero(&m, 1200, 1201));
 	assert_int_equal(m.size, 5 * PAGE);
 	/* KEEP_SIZE allocation changes nothing; a plain one grows. */
 	op = mk(OPK_FALLOC_KEEP, 4 * PAGE, 8 * PAGE);
-	wl_ops_model__apply(&m, &op, 1, 4, 0);
+	wl_ops_model__apply(files, &op, 1, 4, 0);
 	assert_int_equal(m.size, 5 * PAGE);
 	op = mk(OPK_FALLOC, 4 * PAGE, 8 * PAGE);
-	wl_ops_model__apply(&m, &op, 1, 5, 0);
+	wl_ops_model__apply(files, &op, 1, 5, 0);
 	assert_int_equal(m.size, 12 * PAGE);
 	/* ZERO_RANGE refused (tmpfs): nothing; done: zeros, and growth. */
 	op = mk(OPK_ZERO, 150, 100 * PAGE);
-	wl_ops_model__apply(&m, &op, 1, 6, -1);
+	wl_ops_model__apply(files, &op, 1, 6, -1);
 	assert_false(zero(&m, 150, 151));
-	wl_ops_model__apply(&m, &op, 1, 6, 0);
+	wl_ops_model__apply(files, &op, 1, 6, 0);
 	assert_true(zero(&m, 150, 150 + 100 * PAGE));
 	assert_int_equal(m.size, 150 + 100 * PAGE);
 	/* Two writes of one range write different bytes. */
 	op = mk(OPK_PWRITE, 0, 64);
-	wl_ops_model__apply(&m, &op, 1, 7, 0);
+	wl_ops_model__apply(files, &op, 1, 7, 0);
 	memcpy(buf + WL_OPS_MAX_SIZE - 64, m.b, 64);
-	wl_ops_model__apply(&m, &op, 1, 8, 0);
+	wl_ops_model__apply(files, &op, 1, 8, 0);
 	assert_true(memcmp(buf + WL_OPS_MAX_SIZE - 64, m.b, 64));
 	/* An mmap write lands inside the current size. */
 	op = mk(OPK_MMAP, 3 * m.size + 7, 10 * PAGE);
@@ -156,8 +231,91 @@ static void test_model(void **state)
 	/* A refused write changes nothing. */
 	l = m.size;
 	op = mk(OPK_PWRITE, l, 64);
-	wl_ops_model__apply(&m, &op, 1, 9, -1);
+	wl_ops_model__apply(files, &op, 1, 9, -1);
 	assert_int_equal(m.size, l);
+#undef m
+}
+
+/* clone and copy_file_range on two files of a filesystem of 2048-byte
+ * blocks: what the kernel must answer, and what the files hold after. */
+static void test_model_remaps(void **state)
+{
+	static unsigned char a[WL_OPS_MAX_SIZE], b[WL_OPS_MAX_SIZE];
+	struct wl_ops_model f[2] = { { .b = a }, { .b = b } };
+	struct wl_op op = { .kind = OPK_PWRITE, .off = 0, .len = 100000 };
+	__u64 alt;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	wl_ops_model__apply(f, &op, 1, 0, 0);
+	/* clone: aligned starts, whole blocks inside the source. */
+	op = (struct wl_op){ .kind = OPK_CLONE,
+			     .file = 0,
+			     .off = 4096,
+			     .len = 8192,
+			     .ndest = 1,
+			     .dest = { { 1, 2048 } } };
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
+	wl_ops_model__apply(f, &op, 1, 1, 0);
+	assert_int_equal(f[1].size, 2048 + 8192);
+	assert_memory_equal(b + 2048, a + 4096, 8192);
+	op.off = 4096 + 1024;
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	op.off = 98304; /* past the source's EOF at 100000 */
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	/* A tail that is not whole blocks, ending at the source's EOF:
+	 * taken; short of it: refused (no shortening for a clone). */
+	op.off = 96256;
+	op.len = 100000 - 96256;
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
+	op.len -= 1;
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	/* Overlapping ranges of one file. */
+	op = (struct wl_op){ .kind = OPK_CLONE,
+			     .file = 0,
+			     .off = 0,
+			     .len = 8192,
+			     .ndest = 1,
+			     .dest = { { 0, 4096 } } };
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	op.dest[0].off = 8192;
+	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
+	/* copy_file_range: up to the source's EOF; 0 past it. */
+	op = (struct wl_op){ .kind = OPK_COPY,
+			     .file = 0,
+			     .off = 99000,
+			     .len = 5000,
+			     .ndest = 1,
+			     .dest = { { 1, 7 } } };
+	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 1000);
+	assert_int_equal(alt, 0);
+	wl_ops_model__apply(f, &op, 1, 2, 1000);
+	assert_memory_equal(b + 7, a + 99000, 1000);
+	op.off = 100000;
+	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 0);
+	/* Aligned, not whole blocks: the clone's whole blocks, or all. */
+	op = (struct wl_op){ .kind = OPK_COPY,
+			     .file = 0,
+			     .off = 2048,
+			     .len = 5000,
+			     .ndest = 1,
+			     .dest = { { 1, 4096 } } };
+	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 4096);
+	assert_int_equal(alt, 5000);
+	/* Overlap within one file. */
+	op.dest[0] = (struct wl_op_dest){ 0, 4096 };
+	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), -EINVAL);
+	/* A copy of nothing changes nothing, not even the size. */
+	op = (struct wl_op){ .kind = OPK_COPY,
+			     .file = 0,
+			     .off = 200000,
+			     .len = 10,
+			     .ndest = 1,
+			     .dest = { { 1, 3 * 1024 * 1024 } } };
+	wl_ops_model__apply(f, &op, 1, 3, 0);
+	assert_int_equal(f[1].size,
+			 2048 + 8192 > 7 + 1000 ? 2048 + 8192 : 1007);
 }
 
 /* Planted rules: fails while all of need[] are in the sequence. */
@@ -223,11 +381,14 @@ static void test_shrink_seq(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_geom),
 		cmocka_unit_test(test_draw_reproducible),
 		cmocka_unit_test(test_draw_coverage),
+		cmocka_unit_test(test_draw_remaps),
 		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_model_remaps),
 		cmocka_unit_test(test_shrink_seq),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, NULL);
 }

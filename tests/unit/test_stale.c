@@ -21,6 +21,8 @@ static void test_names(void **state)
 {
 	assert_true(wl__stale_name("folioscope-shmem-aB3xYz"));
 	assert_true(wl__stale_name("folioscope-dedupe-000000"));
+	assert_true(wl__stale_name("folioscope-ops-Qw12Er"));
+	assert_false(wl__stale_name("folioscope-ops-Qw12E"));
 	assert_false(wl__stale_name("folioscope-shmem-aB3xY"));
 	assert_false(wl__stale_name("folioscope-shmem-aB3xYz0"));
 	assert_false(wl__stale_name("folioscope-shmem-aB.xYz"));
