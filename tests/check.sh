@@ -40,8 +40,9 @@ rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
 host_suites=(checks export live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes random ops kfacts store-lean bench install dwarf)
 vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
 # Only in the full VM tier: shinline builds and boots a test kernel of
-# its own; random runs 256 random layouts of three seeds (15 minutes).
-vm_full_suites=(shinline random)
+# its own; random runs 256 random layouts of three seeds (15 minutes),
+# ops 2000 operations of four sequences.
+vm_full_suites=(shinline random ops)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}
@@ -110,7 +111,7 @@ if want vm; then
 	more=(checks validation)
 	attach_only=1
 	if [ "$what" == vm-full ]; then
-		more+=(accel compare)
+		more+=(accel compare ops)
 		attach_only=
 	fi
 	for d in ${VM_DEBIAN_MORE-6.12}; do

@@ -1139,15 +1139,20 @@ fail:
 int wl_ops__run(struct wl_ops *s, struct fs_report *r)
 {
 	int err;
+	__u64 t0;
 
 	s->r = r;
 	err = wl_watch__start(&s->watch, s->wl, r);
 	if (err)
 		return err;
+	t0 = wl__now_ns();
 	run_seq(s, s->idx, s->nidx);
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
 	model__kv_str(r, "mode", "ops");
+	/* The sequence's own time (its read-back included), for the
+	 * operations per second a machine runs. */
+	model__kv_u64(r, "ops_ms", (wl__now_ns() - t0) / 1000000);
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);

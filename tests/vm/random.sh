@@ -5,6 +5,7 @@
 # Each is set up only while it runs; all of a seed's dedupe layouts
 # together would need about 14 GB. One boot runs them all.
 # shellcheck shell=bash
+jobs_guest=$PWD/tests/vm/jobs-guest.sh
 rnd=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmrandom.XXXXXX")
 rndargs=()
 rndjobs=()
@@ -15,7 +16,7 @@ for seed in 1 2 3; do
 	done
 done
 start=$SECONDS
-(cd "$rnd" && "$FS" vm "${vmargs[@]}" --timeout 3600 --exec "$PWD/tests/vm/jobs-guest.sh" -- "${rndargs[@]}") \
+(cd "$rnd" && "$FS" vm "${vmargs[@]}" --timeout 3600 --exec "$jobs_guest" -- "${rndargs[@]}") \
 	>"$LOGDIR/vm-random.log" 2>"$LOGDIR/vm-random.err"
 echo "  random layouts: $((SECONDS - start)) s in the VM; logs $LOGDIR/vm-random.log, $LOGDIR/vm-random.err"
 i=0

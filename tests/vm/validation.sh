@@ -6,8 +6,10 @@
 # failure with its layout. Six random dedupe layouts of a fixed seed pass
 # too, and are the layouts the host draws from that seed; 64 of seed 1
 # of each workload are set up (one at a time: together they would not
-# fit the guest) and pass. All runs share one boot when `folioscope vm`
-# has --exec; otherwise each gets its own.
+# fit the guest) and pass; so do 300 operations of a sequence of each
+# (tests/vm/ops.sh runs 2000 of several seeds in make check-vm-full). All
+# runs share one boot when `folioscope vm` has --exec; otherwise each gets
+# its own.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
 jobs_guest=$PWD/tests/vm/jobs-guest.sh
@@ -25,6 +27,8 @@ valjobs=(
 	"dedupe-random 0 run dedupe --random 6 --seed 7 -m kprobe"
 	"dedupe-random64 0 run dedupe --random 64 --seed 1"
 	"shmem-random64 0 run shmem-read --random 64 --seed 1"
+	"shmem-ops 0 run shmem-read --ops 300 --seed 1"
+	"dedupe-ops 0 run dedupe --ops 300 --seed 3"
 	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
 	"dedupe-nolf 0 run dedupe --matrix --fs xfs --block-size 1024 --no-large-folio-layouts"
@@ -97,6 +101,12 @@ for job in "${valjobs[@]}"; do
 		fi
 		expect_match "vm validation $name: failed case names its layout" \
 			"$(jq -r '.validation.cases[0].layout' "$j")" "$re"
+		continue
+	fi
+	if [ "$mode" == ops ]; then
+		expect_eq "vm validation $name: 300 operations, 0 failures of > 300 checks" \
+			"$(jq -r '"\(.workload.mode) \(.workload.ops_run) \(.validation.failures) \(.validation.checks > 300)"' "$j")" \
+			"ops 300 0 true"
 		continue
 	fi
 	if [ "$mode" == random64 ]; then
