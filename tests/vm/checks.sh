@@ -243,7 +243,8 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 	# Whole lines: the guest writes long lines to stdout and stderr at
 	# once, both sent to one host file; each line arrives whole, and
 	# no escape reaches a file (the guest's stderr is a serial tty).
-	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$PWD/tests/vm/lines-guest.sh") >"$LOGDIR/vm-lines.log" 2>&1
+	lines_guest=$PWD/tests/vm/lines-guest.sh
+	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$lines_guest") >"$LOGDIR/vm-lines.log" 2>&1
 	expect_eq "vm: whole lines: 200 of each writer's lines, each whole" \
 		"$(grep -cE '^out [0-9]{3} x{3000}$' "$LOGDIR/vm-lines.log") $(grep -cE '^err [0-9]{3} x{3000}$' "$LOGDIR/vm-lines.log")" "200 200"
 	expect_eq "vm: whole lines: no other line holds their text" \
