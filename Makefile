@@ -37,7 +37,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation \
 	  -D_GNU_SOURCE -Isrc -Ibpf -I$(OUT)
 # libdw before libelf, and its compression libraries after (static link).
-LDLIBS := -lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -ljson-c -lmicrohttpd
+LDLIBS := -lbpf -ldw -lelf -lcapstone -lz -llzma -lbz2 -ljson-c -lmicrohttpd -luring
 # Static by default: the same binary runs on the host and in the VM guest.
 LDFLAGS_APP ?= -static
 ifeq ($(SAN),1)

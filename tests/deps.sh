@@ -9,6 +9,8 @@ pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 # archives of libdw's compression libraries. The unit test compares with
 # binutils' readelf/objdump and llvm-dwarfdump (llvm above).
 pkgs+=(libdw-dev libcapstone-dev liblzma-dev libbz2-dev binutils)
+# shmem-read's io_uring entry points.
+pkgs+=(liburing-dev)
 # make bench: the peers folioscope is measured against.
 pkgs+=(bpftrace fio duperemove)
 # make kernel / make ab: test kernels from Debian's 6.1 source, BTF by pahole.

@@ -69,6 +69,7 @@ enum {
 	OPT_LENGTH,
 	OPT_BUF_ALIGN,
 	OPT_SYSCALL,
+	OPT_RWF,
 	OPT_IOVECS,
 	OPT_READERS,
 	OPT_BUF_TMPFS,
@@ -183,8 +184,13 @@ static const struct argp_option options[] = {
 	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
 	  "user buffer = page-aligned base + N (default 0)", 2 },
 	{ "syscall", OPT_SYSCALL, "CALL", 0,
-	  "read, pread or readv (default read)", 2 },
-	{ "iovecs", OPT_IOVECS, "K", 0, "readv: iovecs per call, 1 .. 64", 2 },
+	  "read, pread, readv, preadv2, io_uring-read, io_uring-readv or "
+	  "io_uring-read_fixed (default read)",
+	  2 },
+	{ "rwf", OPT_RWF, "FLAG", 0, "preadv2: none (default), nowait or hipri",
+	  2 },
+	{ "iovecs", OPT_IOVECS, "K", 0,
+	  "readv, preadv2, io_uring-readv: iovecs per call, 1 .. 64", 2 },
 	{ "readers", OPT_READERS, "N", 0, "concurrent reader threads, 1 .. 64",
 	  2 },
 	{ "buf-tmpfs", OPT_BUF_TMPFS, NULL, 0,
@@ -387,12 +393,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SYSCALL:
 		if (sh_call__parse(arg) < 0)
-			cli__usage_error(
-				st,
-				"unknown --syscall '%s' (read, pread, readv)",
-				arg);
+			cli__usage_error(st,
+					 "unknown --syscall '%s' (read, pread, "
+					 "readv, preadv2, io_uring-read, "
+					 "io_uring-readv, io_uring-read_fixed)",
+					 arg);
 		w->syscall = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
+		break;
+	case OPT_RWF:
+		if (sh__rwf_parse(arg) < 0)
+			cli__usage_error(st,
+					 "unknown --rwf '%s' (none, nowait, "
+					 "hipri)",
+					 arg);
+		w->rwf = arg;
+		note(a, OC_SHMEM | OC_LAYOUT, "--rwf");
 		break;
 	case OPT_BUF_TMPFS:
 		w->buf_tmpfs = true;
@@ -460,6 +476,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 						  : "--stop-after");
 		if (w->ops_only && !w->ops)
 			cli__usage_error(st, "--ops-only needs --ops");
+		if (w->rwf && (!w->syscall || strcmp(w->syscall, "preadv2")))
+			cli__usage_error(st, "--rwf needs --syscall preadv2");
 		if (w->ops_only &&
 		    !workload__ops_only_valid(w->ops_only, w->ops))
 			cli__usage_error(st,
@@ -763,6 +781,13 @@ int cmd_run(int argc, char **argv)
 			a.workload, r.validation.disturbed,
 			(uint64_t)r.validation.unjudged);
 		rc = 1;
+	}
+	/* Not a pass: the kernel could not run a single layout of it. */
+	if (!rc && r.validation.nskips && !r.validation.checks) {
+		err__print("run", 0,
+			   "nothing checked: this kernel cannot run any layout "
+			   "of this run (the SKIP lines say why)");
+		rc = 4;
 	}
 	if (common__output(&a.c, &r))
 		rc = 1;

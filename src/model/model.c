@@ -472,6 +472,25 @@ void model__checks_passed(struct fs_report *r, __u64 n)
 	r->validation.checks += n;
 }
 
+void model__skip(struct fs_report *r, const char *what, const char *fmt, ...)
+{
+	struct fs_validation *v = &r->validation;
+	struct fs_skip *k;
+	va_list ap;
+
+	v->ran = true;
+	for (int i = 0; i < v->nskips; i++)
+		if (!strcmp(v->skips[i].what, what))
+			return;
+	if (v->nskips >= FS_MAX_SKIPS)
+		return;
+	k = &v->skips[v->nskips++];
+	snprintf(k->what, sizeof(k->what), "%s", what);
+	va_start(ap, fmt);
+	vsnprintf(k->why, sizeof(k->why), fmt, ap);
+	va_end(ap);
+}
+
 void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
 {
 	struct fs_validation *v = &r->validation;

@@ -107,6 +107,8 @@ struct fs_case {
 #define FS_MAX_CASES 64
 
 /* The kernel's answers checked against ground truth. */
+#define FS_MAX_SKIPS 16
+
 struct fs_validation {
 	bool ran; /* a validating workload ran */
 	__u64 checks;
@@ -121,6 +123,16 @@ struct fs_validation {
 	 */
 	char disturbed[192];
 	__u64 unjudged;
+	/*
+	 * Layouts not run because the kernel lacks what they need (an entry
+	 * point it does not have: io_uring disabled, RWF_NOWAIT refused):
+	 * neither passed nor failed, each with the layout and why.
+	 */
+	int nskips;
+	struct fs_skip {
+		char what[64]; /* "plan=seq-64k syscall=io_uring-read" */
+		char why[160];
+	} skips[FS_MAX_SKIPS];
 };
 
 /* One process of a per-process breakdown (-P), or the "other" bucket. */
@@ -302,6 +314,11 @@ void model__check_kind(struct fs_report *r, bool ok, const char *kind,
 		       const char *got);
 /* Count n ground-truth checks that passed. */
 void model__checks_passed(struct fs_report *r, __u64 n);
+
+/* A layout not run because the kernel lacks what it needs (kept once
+ * per what, FS_MAX_SKIPS at most). */
+void model__skip(struct fs_report *r, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The environment disturbed the run: keep the first reason, count the
  * answers it kept from being judged. */

@@ -196,6 +196,14 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 		jsonb__put(b, e, "unjudged",
 			   json_object_new_uint64(v->unjudged));
 	}
+	if (v->nskips) {
+		arr = jsonb__put(b, o, "skipped", json_object_new_array());
+		for (int i = 0; i < v->nskips && i < FS_MAX_SKIPS; i++) {
+			e = jsonb__push(b, arr, json_object_new_object());
+			jsonb__put(b, e, "layout", JSONB_STR(v->skips[i].what));
+			jsonb__put(b, e, "why", JSONB_STR(v->skips[i].why));
+		}
+	}
 }
 
 static const char *const large_names[] = { "not judged", "no", "yes" };
@@ -867,6 +875,29 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 	}
 	v->ncases = (int)n;
 	v->ran = true;
+	/* Absent when nothing was skipped. */
+	if (json_object_object_get_ex(o, "skipped", &arr)) {
+		if (!json_object_is_type(arr, json_type_array) ||
+		    json_object_array_length(arr) > FS_MAX_SKIPS)
+			return bad(
+				rd,
+				"%s.skipped: expected an array of at most %d",
+				where, FS_MAX_SKIPS);
+		n = json_object_array_length(arr);
+		for (size_t i = 0; i < n; i++) {
+			struct fs_skip *k = &v->skips[i];
+
+			snprintf(w, sizeof(w), "%s.skipped[%zu]", where, i);
+			e = json_object_array_get_idx(arr, i);
+			if (!json_object_is_type(e, json_type_object))
+				return bad(rd, "%s: expected object", w);
+			err = GET_STR(rd, e, w, "layout", k->what);
+			err = err ?: GET_STR(rd, e, w, "why", k->why);
+			if (err)
+				return err;
+		}
+		v->nskips = (int)n;
+	}
 	/* Absent when the run was not disturbed. */
 	if (!json_object_object_get_ex(o, "disturbed", &e))
 		return 0;

@@ -298,6 +298,9 @@ static void print_validation(FILE *f, const struct fs_validation *v)
 			"  DISTURBED (not the kernel's fault): %s; "
 			"unjudged answers: %llu\n",
 			v->disturbed, (unsigned long long)v->unjudged);
+	for (int i = 0; i < v->nskips; i++)
+		fprintf(f, "  SKIP %s: %s\n", v->skips[i].what,
+			v->skips[i].why);
 	for (int i = 0; i < v->ncases; i++)
 		fprintf(f,
 			"  FAIL (%s) %s\n    expected: %s\n    got:      %s\n",

@@ -83,7 +83,9 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		break;
 	}
 	o->size = size;
-	o->syscall = sh_call__name(rng__below(g, SH_CALL_NR));
+	/* read, pread or readv here; the other ways in are drawn last, so
+	 * that a seed's other draws stay what they were. */
+	o->syscall = sh_call__name(rng__below(g, SH_READV + 1));
 	o->iovecs = 1;
 	if (!strcmp(o->syscall, "readv"))
 		o->iovecs = rng__pct(g, 20) ? rng__range(g, 17, FS_MAX_IOVECS)
@@ -149,6 +151,28 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		break;
 	}
 	o->readers = rng__pct(g, 25) ? rng__range(g, 2, 4) : 1;
+	/* preadv2 (with an RWF flag now and then) and io_uring's reads. */
+	o->rwf = NULL;
+	switch (rng__below(g, 10)) {
+	case 0:
+		o->syscall = "preadv2";
+		o->rwf = rng__pct(g, 50)   ? NULL
+			 : rng__pct(g, 50) ? "hipri"
+					   : "nowait";
+		break;
+	case 1:
+		o->syscall = o->iovecs > 1 ? "io_uring-readv" : "io_uring-read";
+		break;
+	case 2:
+		o->syscall = "io_uring-readv";
+		break;
+	case 3:
+		if (o->iovecs == 1 && !o->buf_tmpfs)
+			o->syscall = "io_uring-read_fixed";
+		break;
+	default:
+		break;
+	}
 }
 
 static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,
@@ -307,12 +331,12 @@ void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
 			    (unsigned long long)o->image_size);
 		return;
 	}
-	put(buf, n, &len,
-	    " --huge %s --fill %s --size %llu --syscall %s --iovecs %u "
-	    "--bs %llu --offset %llu",
-	    o->huge, o->fill, (unsigned long long)o->size, o->syscall,
-	    o->iovecs, (unsigned long long)o->bs,
-	    (unsigned long long)o->offset);
+	put(buf, n, &len, " --huge %s --fill %s --size %llu --syscall %s",
+	    o->huge, o->fill, (unsigned long long)o->size, o->syscall);
+	if (o->rwf)
+		put(buf, n, &len, " --rwf %s", o->rwf);
+	put(buf, n, &len, " --iovecs %u --bs %llu --offset %llu", o->iovecs,
+	    (unsigned long long)o->bs, (unsigned long long)o->offset);
 	if (o->length)
 		put(buf, n, &len, " --length %llu",
 		    (unsigned long long)o->length);
@@ -337,7 +361,9 @@ bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page)
 	    o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs || !o->readers ||
 	    o->readers > SH_MAX_READERS || o->buf_align > WL_PMD)
 		return false;
-	if (o->iovecs > 1 && strcmp(o->syscall, "readv"))
+	if (sh_call__parse(o->syscall) < 0 ||
+	    (o->iovecs > 1 &&
+	     !sh_call__info(sh_call__parse(o->syscall))->iovecs))
 		return false;
 	/* Each trial stays short: a bounded number of calls. */
 	{
@@ -498,12 +524,15 @@ static void add_count(struct wl_count *a, const struct wl_count *b)
 	a->same += b->same;
 	a->differs += b->differs;
 	a->errors += b->errors;
+	a->calls_slack += b->calls_slack;
 }
 
 /* Keys every layout sets that add up over the layouts; the others
  * describe one layout (its size, its call) and are dropped. */
 static const char *const sum_keys[] = {
 	"calls",
+	"calls_slack",
+	"io_uring_calls",
 	"bytes",
 	"errors",
 	"same",

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <liburing.h>
 
 #include "workload/workload_internal.h"
 
@@ -95,10 +96,13 @@ struct sh_reader {
 	struct iovec iov[FS_MAX_IOVECS];
 	struct sh_gate *gate;
 	__u64 calls, bytes, errors;
+	__u64 short_uring; /* io_uring reads that returned short */
 	__u64 seq;    /* calls of this reader over all plans: poison seed */
 	__u64 passed; /* checks passed, added to the report at the end */
 	int err;
-	int fd;	   /* the reader's own open file */
+	int fd;		      /* the reader's own open file */
+	struct io_uring ring; /* io_uring plans: the reader's own ring */
+	bool ring_ok;
 	bool stop; /* the file changed under it: read no further */
 	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
 };
@@ -114,6 +118,8 @@ struct shmem {
 	int nplans;
 	const struct sh_plan *plans;
 	struct sh_plan custom;
+	/* Why plan p cannot run on this kernel ("" when it can). */
+	char (*skip)[160];
 	__u64 page, bufsize;
 	__u32 nreaders; /* buffers made */
 	/* --buf-tmpfs: every reader's buffer is a slice of this mapping. */
@@ -128,6 +134,7 @@ struct shmem {
 	__u64 deadline_base;	      /* seconds */
 	struct wl_watch *watch;
 	struct wl_totals tot;
+	__u64 uring_calls; /* reads through io_uring: no syscall of theirs */
 };
 
 static int parse_in(const char *name, const char *const *names, int n)
@@ -143,6 +150,8 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 	const char *huge = o->huge ? o->huge : "always";
 	const char *fill = o->fill ? o->fill : "full";
 	const char *call = o->syscall ? o->syscall : "read";
+	const char *rwf = o->rwf ? o->rwf : "none";
+	const struct sh_call_info *ci;
 	struct sh_plan *pl = &s->custom;
 	int err = -EINVAL;
 
@@ -160,8 +169,26 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 		return err;
 	}
 	if (sh_call__parse(call) < 0) {
-		wl__err_hint(WL, err, "(want read, pread or readv)",
-			     "--syscall '%s'", call);
+		wl__err_hint(
+			WL, err,
+			"(want read, pread, readv, preadv2, io_uring-read, "
+			"io_uring-readv or io_uring-read_fixed)",
+			"--syscall '%s'", call);
+		return err;
+	}
+	ci = sh_call__info(sh_call__parse(call));
+	if (sh__rwf_parse(rwf) < 0 || (o->rwf && !ci->rwf)) {
+		wl__err_hint(WL, err,
+			     "(want none, nowait or hipri, with --syscall "
+			     "preadv2)",
+			     "--rwf '%s'", rwf);
+		return err;
+	}
+	if (o->buf_tmpfs && sh_call__parse(call) == SH_URING_FIXED) {
+		wl__err_hint(WL, err,
+			     "(a registered buffer stays pinned; --buf-tmpfs "
+			     "drops its pages before every read)",
+			     "--buf-tmpfs with --syscall io_uring-read_fixed");
 		return err;
 	}
 	if (!o->size || o->size > (__u64)INT64_MAX - 2 * WL_PMD) {
@@ -174,11 +201,12 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 		return err;
 	}
 	if (!o->iovecs || o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs ||
-	    (o->iovecs > 1 && strcmp(call, "readv"))) {
-		wl__err_hint(WL, err,
-			     "(want 1 .. 64 and at most --bs; more than 1 "
-			     "needs --syscall readv)",
-			     "--iovecs '%u'", o->iovecs);
+	    (o->iovecs > 1 && !ci->iovecs)) {
+		wl__err_hint(
+			WL, err,
+			"(want 1 .. 64 and at most --bs; more than 1 "
+			"needs --syscall readv, preadv2 or io_uring-readv)",
+			"--iovecs '%u'", o->iovecs);
 		return err;
 	}
 	if (!o->readers || o->readers > SH_MAX_READERS) {
@@ -207,6 +235,7 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 	}
 	snprintf(pl->name, sizeof(pl->name), "custom");
 	pl->call = sh_call__parse(call);
+	pl->rwf = sh__rwf_parse(rwf);
 	pl->iovecs = o->iovecs;
 	pl->bs = o->bs;
 	pl->offset = (__s64)o->offset;
@@ -490,6 +519,118 @@ static int make_buffers(struct shmem *s, bool buf_tmpfs)
 	return 0;
 }
 
+/* Why call (with rwf) cannot be used on this kernel's tmpfs, into why
+ * ("" when it can): one call tried on file path, in the traced phase, so
+ * counted in tot as the probes see it (a preadv2 refused for its flag
+ * never reaches shmem_file_read_iter). */
+static void probe_call(enum sh_call call, int rwf, const char *path,
+		       struct wl_totals *tot, char *why, size_t n, int *got)
+{
+	ssize_t ret;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct io_uring ring;
+	int fd, err;
+
+	why[0] = '\0';
+	*got = -2; /* no read */
+	if (sh_call__info(call)->uring) {
+		err = io_uring_queue_init(2, &ring, 0);
+		if (err) {
+			snprintf(why, n,
+				 "io_uring: %s (not built, or "
+				 "kernel.io_uring_disabled)",
+				 strerror(-err));
+			return;
+		}
+		if (call == SH_URING_FIXED) {
+			err = io_uring_register_buffers(&ring, &iov, 1);
+			if (err)
+				snprintf(why, n,
+					 "io_uring registered buffers: %s",
+					 strerror(-err));
+		}
+		io_uring_queue_exit(&ring);
+		return;
+	}
+	if (!rwf)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* the readers say why */
+	ret = preadv2(fd, &iov, 1, 0, rwf);
+	err = ret < 0 ? errno : 0;
+	close(fd);
+	tot->sys.calls++;
+	if (ret < 0)
+		tot->sys.errors++;
+	else
+		tot->sys.bytes += (__u64)ret;
+	if (err == EOPNOTSUPP) {
+		snprintf(why, n,
+			 "preadv2 RWF_%s: EOPNOTSUPP: this kernel's tmpfs "
+			 "does not take it",
+			 rwf == RWF_NOWAIT ? "NOWAIT" : "HIPRI");
+		return;
+	}
+	tot->func.calls++;
+	if (ret < 0)
+		tot->func.errors++;
+	else
+		tot->func.bytes += (__u64)ret;
+	*got = ret == 1 ? byte : -1;
+}
+
+/* The first byte of the first file, as a probe read it (-1: not). */
+static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
+{
+	const struct sh_inst *in = &s->inst[0];
+	unsigned char want = 0;
+	char lay[320], w[48], g[48];
+
+	sh_file__fill(&in->f, 0, &want, 1);
+	snprintf(lay, sizeof(lay),
+		 "huge=%s file=%s size=%llu plan=%s syscall=%s rwf=%s probe "
+		 "pos=0",
+		 s->m[in->mount].huge, sh_fill__name(in->f.fill),
+		 (unsigned long long)in->f.size, pl->name,
+		 sh_call__name(pl->call), sh__rwf_name(pl->rwf));
+	snprintf(w, sizeof(w), "1 byte: 0x%02x", want);
+	if (got < 0)
+		snprintf(g, sizeof(g), "no byte");
+	else
+		snprintf(g, sizeof(g), "0x%02x", got);
+	pthread_mutex_lock(&s->lock);
+	model__check(s->r, got == want, lay, w, g);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Which plans the kernel cannot run (s->skip), each said on stderr. */
+static int probe_calls(struct shmem *s)
+{
+	s->skip = calloc((size_t)s->nplans, sizeof(*s->skip));
+	if (!s->skip) {
+		wl__err(WL, -ENOMEM, "allocate the plans' skips");
+		return -ENOMEM;
+	}
+	for (int p = 0; p < s->nplans; p++) {
+		const struct sh_plan *pl = &s->plans[p];
+
+		int got;
+
+		probe_call(pl->call, pl->rwf, s->inst[0].path, &s->tot,
+			   s->skip[p], sizeof(s->skip[p]), &got);
+		/* The probe's one byte is a read like the others: checked. */
+		if (got != -2)
+			probe_check(s, pl, got);
+		if (s->skip[p][0])
+			wl__err(WL, 0, "skipped plan %s (%s%s%s): %s", pl->name,
+				sh_call__name(pl->call), pl->rwf ? " rwf=" : "",
+				sh__rwf_name(pl->rwf), s->skip[p]);
+	}
+	return 0;
+}
+
 static struct shmem *shmem__alloc(void)
 {
 	struct shmem *s = calloc(1, sizeof(*s));
@@ -589,11 +730,12 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	if (err)
 		goto cleanup;
 	err = make_buffers(s, o->buf_tmpfs);
-	if (err)
+	if (err) {
 		wl__err(WL, err, "allocate %llu-byte read buffers",
 			(unsigned long long)s->bufsize);
-	else
-		*out = s;
+		goto cleanup;
+	}
+	*out = s;
 cleanup:
 	free(buf);
 	if (err)
@@ -875,13 +1017,67 @@ static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
 }
 
 /* One reader: open, read the plan's range call by call, close. */
+/* An io_uring plan's ring, with the reader's buffer registered for
+ * read_fixed. The kernel has io_uring: shmem__prepare checked. */
+static int ring_open(struct sh_reader *rd)
+{
+	struct iovec buf = { rd->mem, rd->s->bufsize };
+	int err;
+
+	err = io_uring_queue_init(4, &rd->ring, 0);
+	if (err)
+		return err;
+	rd->ring_ok = true;
+	if (rd->pl->call == SH_URING_FIXED)
+		err = io_uring_register_buffers(&rd->ring, &buf, 1);
+	return err;
+}
+
+/* One io_uring read at pos, waited for: its result as read(2) gives one
+ * (-1 with errno). */
+static ssize_t ring_read(struct sh_reader *rd, int fd, unsigned char *base,
+			 __u32 n, __u64 pos)
+{
+	const struct sh_plan *pl = rd->pl;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&rd->ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (pl->call == SH_URING_READ)
+		io_uring_prep_read(sqe, fd, base, (unsigned int)pl->bs, pos);
+	else if (pl->call == SH_URING_READV)
+		io_uring_prep_readv(sqe, fd, rd->iov, n, pos);
+	else
+		io_uring_prep_read_fixed(sqe, fd, base, (unsigned int)pl->bs,
+					 pos, 0);
+	ret = io_uring_submit_and_wait(&rd->ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&rd->ring, &cqe);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	ret = cqe->res;
+	io_uring_cqe_seen(&rd->ring, cqe);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
 static void *reader(void *arg)
 {
 	struct sh_reader *rd = arg;
 	const struct sh_plan *pl = rd->pl;
 	__u64 start = sh_plan__start(pl, rd->in->f.size), pos = start;
 	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
-	__u32 n = pl->call == SH_READV ? pl->iovecs : 1;
+	const struct sh_call_info *ci = sh_call__info(pl->call);
+	__u32 n = ci->iovecs ? pl->iovecs : 1;
 	/* The ground truth's bound: the calls the bytes take, plus the
 	 * one that returns 0 at EOF. */
 	__u64 total = plan_bytes(pl, rd->in->f.size, start);
@@ -913,9 +1109,14 @@ static void *reader(void *arg)
 	}
 	rd->fd = fd;
 	/* Each reader has its own file position. */
-	if (pl->call != SH_PREAD && lseek(fd, start, SEEK_SET) < 0) {
+	if (ci->moves && lseek(fd, start, SEEK_SET) < 0) {
 		rd->err = -errno;
 		goto cleanup;
+	}
+	if (ci->uring) {
+		rd->err = ring_open(rd);
+		if (rd->err)
+			goto cleanup;
 	}
 	t0 = wl__now_ns();
 	while (!pl->length || pos - start < pl->length) {
@@ -959,12 +1160,23 @@ static void *reader(void *arg)
 		rd->cur_pos = pos;
 		wl_watch__enter(rd->s->watch, (int)rd->idx, limit - (now - t0),
 				describe, rd);
-		if (pl->call == SH_READ)
+		switch (pl->call) {
+		case SH_READ:
 			ret = read(fd, base, pl->bs);
-		else if (pl->call == SH_PREAD)
+			break;
+		case SH_PREAD:
 			ret = pread(fd, base, pl->bs, pos);
-		else
+			break;
+		case SH_READV:
 			ret = readv(fd, rd->iov, n);
+			break;
+		case SH_PREADV2:
+			ret = preadv2(fd, rd->iov, n, (off_t)pos, pl->rwf);
+			break;
+		default:
+			ret = ring_read(rd, fd, base, n, pos);
+			break;
+		}
 		if (ret < 0)
 			err = -errno;
 		wl_watch__leave(rd->s->watch, (int)rd->idx);
@@ -977,11 +1189,11 @@ static void *reader(void *arg)
 		check_call(rd, base, n, call, pos, ret, err);
 		if (ret > 0)
 			rd->bytes += ret;
+		if (ci->uring && ret > 0 && (__u64)ret < pl->bs)
+			rd->short_uring++;
 		if (!rd->stop &&
 		    !position_ok(rd, fd, call, pos,
-				 pl->call == SH_PREAD
-					 ? 0
-					 : pos + (ret > 0 ? ret : 0)))
+				 !ci->moves ? 0 : pos + (ret > 0 ? ret : 0)))
 			break;
 		call++;
 		/* --stop-after: a test may now change the file. */
@@ -995,6 +1207,9 @@ static void *reader(void *arg)
 	}
 cleanup:
 	reader_done(rd);
+	if (rd->ring_ok)
+		io_uring_queue_exit(&rd->ring);
+	rd->ring_ok = false;
 	close(fd);
 	return NULL;
 }
@@ -1026,6 +1241,7 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->pl = pl;
 		rd->idx = i;
 		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
+		rd->short_uring = 0;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
@@ -1053,6 +1269,16 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		s->tot.func.calls += s->rd[i].calls;
 		s->tot.func.bytes += s->rd[i].bytes;
 		s->tot.func.errors += s->rd[i].errors;
+		s->tot.func.calls_slack += s->rd[i].short_uring;
+		/* io_uring's reads are no read syscall: the syscall level
+		 * does not see them. */
+		if (sh_call__info(pl->call)->uring)
+			s->uring_calls += s->rd[i].calls;
+		if (sh_call__info(pl->call)->syscall) {
+			s->tot.sys.calls += s->rd[i].calls;
+			s->tot.sys.bytes += s->rd[i].bytes;
+			s->tot.sys.errors += s->rd[i].errors;
+		}
 		if (s->rd[i].err && !err) {
 			err = s->rd[i].err;
 			wl__err(WL, err, "reader %u of plan '%s' on '%s'", i,
@@ -1106,8 +1332,23 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	int err = 0;
 
 	s->r = r;
-	/* Before the reads: say whether the huge-page layout holds. */
+	/* Before the reads: say whether the huge-page layout holds, and
+	 * which plans this kernel cannot run. */
 	report_huge(s, r);
+	err = probe_calls(s);
+	if (err)
+		return err;
+	for (int p = 0; p < s->nplans; p++) {
+		const struct sh_plan *pl = &s->plans[p];
+		char what[64];
+
+		if (!s->skip[p][0])
+			continue;
+		snprintf(what, sizeof(what), "plan=%s syscall=%s%s%s", pl->name,
+			 sh_call__name(pl->call), pl->rwf ? " rwf=" : "",
+			 sh__rwf_name(pl->rwf));
+		model__skip(r, what, "%s", s->skip[p]);
+	}
 	s->first_run = true;
 	err = wl_watch__start(&s->watch, WL, r);
 	if (err) {
@@ -1120,6 +1361,8 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 
 		for (int p = 0; !err && !s->inst[i].disturbed && p < s->nplans;
 		     p++) {
+			if (s->skip[p][0])
+				continue;
 			err = run_plan(s, &s->inst[i], &s->plans[p]);
 			s->first_run = false;
 		}
@@ -1135,7 +1378,6 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	}
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
-	s->tot.sys = s->tot.func;
 	model__kv_str(r, "mode", s->mode);
 	if (s->nmount == 1) {
 		const struct sh_plan *pl = &s->plans[0];
@@ -1161,6 +1403,10 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	model__kv_u64(r, "calls", s->tot.func.calls);
 	model__kv_u64(r, "bytes", s->tot.func.bytes);
 	model__kv_u64(r, "errors", s->tot.func.errors);
+	/* How many more the probes may see (wl_count.calls_slack), and
+	 * the reads the syscall level cannot see. */
+	model__kv_u64(r, "calls_slack", s->tot.func.calls_slack);
+	model__kv_u64(r, "io_uring_calls", s->uring_calls);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;
@@ -1175,6 +1421,7 @@ void shmem__destroy(struct shmem *s)
 {
 	if (!s)
 		return;
+	free(s->skip);
 	if (s->bufmap)
 		munmap(s->bufmap, s->buflen);
 	else

@@ -25,9 +25,9 @@ static bool str_eq(const char *a, const char *b)
 static bool same_layout(const struct wl_opts *a, const struct wl_opts *b)
 {
 	return str_eq(a->huge, b->huge) && str_eq(a->fill, b->fill) &&
-	       str_eq(a->syscall, b->syscall) && str_eq(a->fs, b->fs) &&
-	       str_eq(a->differ, b->differ) && a->size == b->size &&
-	       a->bs == b->bs && a->offset == b->offset &&
+	       str_eq(a->syscall, b->syscall) && str_eq(a->rwf, b->rwf) &&
+	       str_eq(a->fs, b->fs) && str_eq(a->differ, b->differ) &&
+	       a->size == b->size && a->bs == b->bs && a->offset == b->offset &&
 	       a->length == b->length && a->buf_align == b->buf_align &&
 	       a->iovecs == b->iovecs && a->readers == b->readers &&
 	       a->block_size == b->block_size && a->range == b->range &&
@@ -76,8 +76,10 @@ static void sh_step(struct wl_opts *o, int k, __u32 page)
 		o->iovecs = half(o->iovecs);
 		break;
 	case 4:
-		if (o->iovecs == 1)
+		if (o->iovecs == 1) {
 			o->syscall = "read";
+			o->rwf = NULL;
+		}
 		break;
 	case 5:
 		o->fill = "full";

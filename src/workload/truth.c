@@ -1064,11 +1064,23 @@ static const char *const fill_names[SH_FILL_NR] = {
 	[SH_FILL_MIXED] = "mixed",
 };
 
-static const char *const call_names[SH_CALL_NR] = {
-	[SH_READ] = "read",
-	[SH_PREAD] = "pread",
-	[SH_READV] = "readv",
+static const struct sh_call_info calls[SH_CALL_NR] = {
+	/* name, iovecs, moves, syscall, rwf, uring */
+	[SH_READ] = { "read", false, true, true, false, false },
+	[SH_PREAD] = { "pread", false, false, true, false, false },
+	[SH_READV] = { "readv", true, true, true, false, false },
+	[SH_PREADV2] = { "preadv2", true, false, true, true, false },
+	[SH_URING_READ] = { "io_uring-read", false, false, false, false, true },
+	[SH_URING_READV] = { "io_uring-readv", true, false, false, false,
+			     true },
+	[SH_URING_FIXED] = { "io_uring-read_fixed", false, false, false, false,
+			     true },
 };
+
+const struct sh_call_info *sh_call__info(enum sh_call c)
+{
+	return &calls[c < SH_CALL_NR ? c : SH_READ];
+}
 
 const char *sh_fill__name(enum sh_fill f)
 {
@@ -1083,15 +1095,36 @@ int sh_fill__parse(const char *name)
 	return -1;
 }
 
+static const struct {
+	const char *name;
+	int flags;
+} rwfs[] = { { "none", 0 }, { "nowait", RWF_NOWAIT }, { "hipri", RWF_HIPRI } };
+
+const char *sh__rwf_name(int rwf)
+{
+	for (size_t i = 1; i < ARRAY_SIZE(rwfs); i++)
+		if (rwf == rwfs[i].flags)
+			return rwfs[i].name;
+	return "";
+}
+
+int sh__rwf_parse(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rwfs); i++)
+		if (!strcmp(name, rwfs[i].name))
+			return rwfs[i].flags;
+	return -1;
+}
+
 const char *sh_call__name(enum sh_call c)
 {
-	return c < SH_CALL_NR ? call_names[c] : "?";
+	return c < SH_CALL_NR ? calls[c].name : "?";
 }
 
 int sh_call__parse(const char *name)
 {
 	for (int c = 0; c < SH_CALL_NR; c++)
-		if (!strcmp(name, call_names[c]))
+		if (!strcmp(name, calls[c].name))
 			return c;
 	return -1;
 }
@@ -1195,19 +1228,32 @@ __u64 sh__expect_ret(__u64 size, __u64 pos, __u64 req)
  */
 static const struct sh_plan matrix_plans[] = {
 	/* name, call, iovecs, bs, offset, from_eof, length, buf_align,
-	 * readers */
-	{ "seq-64k", SH_READ, 1, 64 * KiB, 0, false, 0, 0, 1 },
-	{ "bytes-1", SH_PREAD, 1, 1, 2 * MiB - 300, false, 600, 1, 1 },
-	{ "odd-7", SH_READV, 2, 7, 4090, false, 70, 5, 1 },
-	{ "readv-3m", SH_READV, 3, 3 * MiB + 5, 4095, false, 0, 3, 1 },
-	{ "pages-x4", SH_PREAD, 1, 4096, 4096, false, 256 * KiB, 8, 4 },
-	{ "folio-2m", SH_READ, 1, 2 * MiB, 2 * MiB, false, 0, 4095, 1 },
-	{ "readv16-x2", SH_READV, 16, 64 * KiB + 17, 1, false, 512 * KiB, 1,
-	  2 },
-	{ "read-x3", SH_READ, 1, 100000, 12345, false, 1 * MiB, 2, 3 },
-	{ "to-eof", SH_PREAD, 1, 4096, -12288, true, 0, 0, 1 },
-	{ "past-eof", SH_READV, 2, 4096, -100, true, 0, 7, 1 },
-	{ "beyond-eof", SH_PREAD, 1, 4096, 1, true, 0, 0, 1 },
+	 * readers, rwf */
+	{ "seq-64k", SH_READ, 1, 64 * KiB, 0, false, 0, 0, 1, 0 },
+	{ "bytes-1", SH_PREAD, 1, 1, 2 * MiB - 300, false, 600, 1, 1, 0 },
+	{ "odd-7", SH_READV, 2, 7, 4090, false, 70, 5, 1, 0 },
+	{ "readv-3m", SH_READV, 3, 3 * MiB + 5, 4095, false, 0, 3, 1, 0 },
+	{ "pages-x4", SH_PREAD, 1, 4096, 4096, false, 256 * KiB, 8, 4, 0 },
+	{ "folio-2m", SH_READ, 1, 2 * MiB, 2 * MiB, false, 0, 4095, 1, 0 },
+	{ "readv16-x2", SH_READV, 16, 64 * KiB + 17, 1, false, 512 * KiB, 1, 2,
+	  0 },
+	{ "read-x3", SH_READ, 1, 100000, 12345, false, 1 * MiB, 2, 3, 0 },
+	{ "to-eof", SH_PREAD, 1, 4096, -12288, true, 0, 0, 1, 0 },
+	{ "past-eof", SH_READV, 2, 4096, -100, true, 0, 7, 1, 0 },
+	{ "beyond-eof", SH_PREAD, 1, 4096, 1, true, 0, 0, 1, 0 },
+	/* The other ways in: preadv2 with its flags, io_uring's reads
+	 * (each where the kernel has it; else a skip). */
+	{ "pv2-odd", SH_PREADV2, 3, 5000, 4093, false, 100000, 3, 1, 0 },
+	{ "pv2-nowait", SH_PREADV2, 1, 64 * KiB, 0, false, 1 * MiB, 0, 1,
+	  RWF_NOWAIT },
+	{ "pv2-hipri", SH_PREADV2, 2, 4096 + 13, 2 * MiB - 4096, false,
+	  256 * KiB, 5, 1, RWF_HIPRI },
+	{ "uring-read", SH_URING_READ, 1, 64 * KiB + 3, 7, false, 1 * MiB, 1, 2,
+	  0 },
+	{ "uring-readv", SH_URING_READV, 4, 3 * MiB + 5, 0, false, 0, 2, 1, 0 },
+	{ "uring-fixed", SH_URING_FIXED, 1, 2 * MiB, 2 * MiB - 100, false, 0, 0,
+	  1, 0 },
+	{ "uring-eof", SH_URING_READ, 1, 4096, -100, true, 0, 0, 1, 0 },
 };
 
 int sh_plan__matrix(const struct sh_plan **plans)
@@ -1235,12 +1281,12 @@ void sh__layout(const char *huge, const struct sh_file *f,
 		char *buf, size_t n)
 {
 	snprintf(buf, n,
-		 "huge=%s file=%s size=%llu plan=%s syscall=%s iovecs=%u "
+		 "huge=%s file=%s size=%llu plan=%s syscall=%s%s%s iovecs=%u "
 		 "bs=%llu offset=%llu length=%llu buf_align=%llu readers=%u "
 		 "reader=%u call=%llu pos=%llu",
 		 huge, sh_fill__name(f->fill), (unsigned long long)f->size,
-		 pl->name, sh_call__name(pl->call), pl->iovecs,
-		 (unsigned long long)pl->bs,
+		 pl->name, sh_call__name(pl->call), pl->rwf ? " rwf=" : "",
+		 sh__rwf_name(pl->rwf), pl->iovecs, (unsigned long long)pl->bs,
 		 (unsigned long long)sh_plan__start(pl, f->size),
 		 (unsigned long long)pl->length,
 		 (unsigned long long)pl->buf_align, pl->readers, reader,

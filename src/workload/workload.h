@@ -81,7 +81,11 @@ struct wl_opts {
 	__u64 offset;	      /* first file position read */
 	__u64 length;	      /* bytes to read from offset; 0 = to EOF */
 	__u64 buf_align;      /* buffer = page-aligned base + buf_align */
-	const char *syscall;  /* "read" (default), "pread", "readv" */
+	const char *syscall;  /* "read" (default), "pread", "readv",
+			       * "preadv2", "io_uring-read",
+			       * "io_uring-readv", "io_uring-read_fixed" */
+	const char *rwf;      /* preadv2: "none" (default), "nowait",
+			       * "hipri" */
 	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
 	unsigned int readers; /* concurrent reader threads, default 1 */
 	/* Reader buffers mapped MAP_SHARED from a tmpfs file (a memfd) and
@@ -149,6 +153,10 @@ enum wl_level {
 struct wl_count {
 	__u64 calls, bytes;
 	__u64 same, differs, errors;
+	/* Calls the kernel may make on its own beyond calls: io_uring may
+	 * read the rest of a short read once more (6.1 does, and that call
+	 * returns 0 at EOF), one for each short io_uring read. */
+	__u64 calls_slack;
 };
 
 void workload__totals(const struct workload *w, enum wl_level level,
@@ -194,6 +202,8 @@ void workload__destroy(struct workload *w);
 int dd_diff__parse(const char *name); /* --differ */
 int sh_fill__parse(const char *name); /* --fill */
 int sh_call__parse(const char *name); /* --syscall */
+/* --rwf: the RWF_* flags of "none", "nowait", "hipri"; -1 else. */
+int sh__rwf_parse(const char *name);
 /* The most --readers a shmem-read run starts. */
 #define SH_MAX_READERS 64
 /* The most --random layouts a run draws. */

@@ -420,7 +420,31 @@ enum sh_fill {
 	SH_FILL_NR,
 };
 
-enum sh_call { SH_READ, SH_PREAD, SH_READV, SH_CALL_NR };
+/* How a read enters the kernel (--syscall); sh_call__info says what
+ * each takes and where the probes see it. */
+enum sh_call {
+	SH_READ,
+	SH_PREAD,
+	SH_READV,
+	SH_PREADV2,
+	SH_URING_READ,
+	SH_URING_READV,
+	SH_URING_FIXED,
+	SH_CALL_NR,
+};
+
+struct sh_call_info {
+	const char *name;
+	bool iovecs;  /* takes more than one iovec */
+	bool moves;   /* reads at the file position and moves it */
+	bool syscall; /* one read syscall each: the syscall level sees it */
+	bool rwf;     /* takes --rwf */
+	bool uring;   /* an io_uring request (the run needs io_uring) */
+};
+
+const struct sh_call_info *sh_call__info(enum sh_call c);
+/* preadv2's --rwf as a name: "nowait", "hipri", "" for none. */
+const char *sh__rwf_name(int rwf);
 
 struct sh_file {
 	enum sh_fill fill;
@@ -465,6 +489,7 @@ struct sh_plan {
 	__u64 length; /* 0 = to EOF */
 	__u64 buf_align;
 	__u32 readers;
+	int rwf; /* preadv2's RWF_* flags */
 };
 
 /* The default matrix's read patterns; returns how many. */

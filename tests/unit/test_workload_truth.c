@@ -714,8 +714,30 @@ static void test_sh_expect_and_plans(void **state)
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(pl[i].name, pl[j].name);
 	}
-	assert_int_equal(calls, 7);
+	/* Every way in: read, pread, readv, preadv2, io_uring's three. */
+	assert_int_equal(calls, (1 << SH_CALL_NR) - 1);
 	assert_true(multi && from_eof && tiny && huge);
+	/* preadv2 with each RWF flag; what takes iovecs and what moves. */
+	{
+		int rwf = 0;
+
+		for (int i = 0; i < n; i++)
+			rwf |= pl[i].rwf;
+		assert_int_equal(rwf, RWF_NOWAIT | RWF_HIPRI);
+	}
+	assert_true(sh_call__info(SH_READV)->iovecs &&
+		    sh_call__info(SH_PREADV2)->iovecs &&
+		    sh_call__info(SH_URING_READV)->iovecs &&
+		    !sh_call__info(SH_URING_FIXED)->iovecs);
+	assert_true(sh_call__info(SH_READ)->moves &&
+		    !sh_call__info(SH_PREADV2)->moves &&
+		    !sh_call__info(SH_URING_READ)->moves);
+	assert_true(sh_call__info(SH_PREADV2)->syscall &&
+		    !sh_call__info(SH_URING_FIXED)->syscall);
+	assert_int_equal(sh_call__parse("io_uring-read_fixed"), SH_URING_FIXED);
+	assert_int_equal(sh__rwf_parse("nowait"), RWF_NOWAIT);
+	assert_int_equal(sh__rwf_parse("bogus"), -1);
+	assert_string_equal(sh__rwf_name(RWF_HIPRI), "hipri");
 	/* Offsets from EOF: ending exactly at it, and starting past it. */
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(pl[i].name, "to-eof"))

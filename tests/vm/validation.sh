@@ -81,8 +81,10 @@ job_err() {
 # val_common NAME TARGET: what every run must show.
 val_common() {
 	local name=$1 tgt=$2 j=$valout/$1.json
-	expect_eq "vm validation $name: calls seen = calls made" \
-		"$(jq -r ".targets.$tgt.calls" "$j")" "$(jq -r .workload.calls "$j")"
+	# io_uring may read the rest of a short read once more (6.1 does):
+	# the run counts those it may (calls_slack).
+	expect_eq "vm validation $name: calls seen = calls made (+ io_uring's retries of short reads)" \
+		"$(jq -r "(.targets.$tgt.calls - .workload.calls) as \$d | \$d >= 0 and \$d <= (.workload.calls_slack // 0)" "$j")" true
 	expect_eq "vm validation $name: bytes summed = bytes moved" \
 		"$(jq -r ".targets.$tgt.histograms.bytes.sum" "$j")" "$(jq -r .workload.bytes "$j")"
 	expect_eq "vm validation $name: reconcile (calls, bytes, same, differs, errors)" "$(jq -r .workload.reconcile "$j")" ok
