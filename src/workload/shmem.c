@@ -527,7 +527,7 @@ static void probe_call(enum sh_call call, int rwf, const char *path,
 		       struct wl_totals *tot, char *why, size_t n, int *got)
 {
 	ssize_t ret;
-	char byte;
+	unsigned char byte;
 	struct iovec iov = { &byte, 1 };
 	struct io_uring ring;
 	int fd, err;
