@@ -349,6 +349,14 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r)
 		snprintf(buf, n, "FAILED: %llu of %llu checks%s",
 			 (unsigned long long)v->failures,
 			 (unsigned long long)v->checks, tail);
+	/* Nothing checked, every layout skipped: not a pass. */
+	else if (v->ran && v->nskips && !v->checks)
+		snprintf(buf, n, "SKIPPED: %s: %s%s", v->skips[0].what,
+			 v->skips[0].why, tail);
+	else if (v->ran && v->nskips)
+		snprintf(buf, n, "passed: %llu checks, %d layout%s skipped%s",
+			 (unsigned long long)v->checks, v->nskips,
+			 v->nskips == 1 ? "" : "s", tail);
 	else if (v->ran)
 		snprintf(buf, n, "passed: %llu checks%s",
 			 (unsigned long long)v->checks, tail);

@@ -727,6 +727,45 @@ static void test_roundtrip_disturbed(void **state)
 	remove_dir(dir);
 }
 
+/* Skipped layouts and the VM facts survive JSON; the verdict says what
+ * was skipped, and a run that checked nothing has not passed. */
+static void test_roundtrip_skips(void **state)
+{
+	static struct fs_report r, back;
+	char *dir = make_dir(), path[512], *text, buf[320];
+
+	make_run(&r, false);
+	snprintf(r.vm.accel, sizeof(r.vm.accel), "tcg");
+	r.vm.reboots = 1;
+	model__skip(&r, "plan=pv2-nowait syscall=preadv2 rwf=nowait",
+		    "preadv2 RWF_NOWAIT: EOPNOTSUPP");
+	/* Once per layout. */
+	model__skip(&r, "plan=pv2-nowait syscall=preadv2 rwf=nowait", "again");
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_int_equal(back.validation.nskips, 1);
+	assert_string_equal(back.validation.skips[0].why,
+			    "preadv2 RWF_NOWAIT: EOPNOTSUPP");
+	assert_string_equal(back.vm.accel, "tcg");
+	assert_int_equal(back.vm.reboots, 1);
+	report__verdict(buf, sizeof(buf), &back);
+	assert_string_equal(buf, "SKIPPED: plan=pv2-nowait syscall=preadv2 "
+				 "rwf=nowait: preadv2 RWF_NOWAIT: EOPNOTSUPP; "
+				 "reconcile ok");
+	model__check(&back, true, "", "", "");
+	report__verdict(buf, sizeof(buf), &back);
+	assert_string_equal(buf,
+			    "passed: 1 checks, 1 layout skipped; reconcile ok");
+	text = render(REPORT_FMT_TEXT, &r, NULL, NULL);
+	assert_contains(text, "  SKIP plan=pv2-nowait syscall=preadv2 "
+			      "rwf=nowait: preadv2 RWF_NOWAIT: EOPNOTSUPP\n");
+	assert_contains(text, "WARNING: vm: the guest's kernel died while "
+			      "booting (tcg) and was booted again 1 time");
+	free(text);
+	remove_dir(dir);
+}
+
 /* Folio coverage survives JSON, and every format shows the gap. */
 static void test_roundtrip_coverage(void **state)
 {
@@ -1329,6 +1368,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_same_bytes),
 		cmocka_unit_test(test_optional_histogram),
 		cmocka_unit_test(test_roundtrip_disturbed),
+		cmocka_unit_test(test_roundtrip_skips),
 		cmocka_unit_test(test_roundtrip_coverage),
 		cmocka_unit_test(test_fixtures_current),
 		cmocka_unit_test(test_json_bucket_sums),
