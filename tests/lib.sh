@@ -21,6 +21,18 @@ elif [ -n "${FS_VM_DEBIAN:-}" ]; then
 	vmargs+=(--debian "$FS_VM_DEBIAN")
 fi
 [ -n "${FS_VM_MODULES:-}" ] && vmargs+=(--modules "$FS_VM_MODULES")
+# vm_jobs DIR LOG ERR TIMEOUT ARGS...: one boot that runs each folioscope
+# command in ARGS (each ended by ":::") in turn, from DIR
+# (tests/vm/jobs-guest.sh); its stdout in LOG, stderr in ERR.
+# vm_job_rc LOG I: job I's exit status ("" when it never ended).
+JOBS_GUEST=$PWD/tests/vm/jobs-guest.sh
+vm_jobs() {
+	local dir=$1 log=$2 err=$3 timeout=$4
+	shift 4
+	(cd "$dir" && "$FS" vm "${vmargs[@]}" --timeout "$timeout" --exec "$JOBS_GUEST" -- "$@") \
+		>"$log" 2>"$err"
+}
+vm_job_rc() { sed -n "s/^== job $2 exit \([0-9]*\).*/\1/p" "$1"; }
 # vm_helper SRC OUT LABEL: builds the C helper SRC (tests/vm/*.c) into OUT,
 # static: it runs in the guest, which has no libc of its own. If it
 # cannot, a skip of LABEL that says why, and false.
@@ -259,4 +271,24 @@ summary() {
 	echo
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	[ "$FAIL" -eq 0 ]
+}
+
+# fake_shim DIR: tests/host/progs/fakekernel.c (fake kernel bugs) built
+# into DIR/fakekernel.so, for LD_PRELOAD into the dynamic build: sets
+# FAKE_DYN and FAKE_SO, or returns 1 with the reason in FAKE_WHY.
+fake_shim() {
+	FAKE_DYN=$(dirname "$FS")/folioscope-dyn
+	FAKE_SO=$1/fakekernel.so
+	if [ -n "${SAN:-}" ]; then
+		# ASan must be the first library loaded, before the shim.
+		FAKE_WHY="not with a sanitizer build (the LD_PRELOAD shim cannot come before ASan's runtime)"
+	elif [ ! -x "$FAKE_DYN" ]; then
+		FAKE_WHY="no $FAKE_DYN (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
+	elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
+		-o "$FAKE_SO" -ldl 2>"$1/cc.err"; then
+		FAKE_WHY="cannot build the preload shim: $(head -1 "$1/cc.err")"
+	else
+		return 0
+	fi
+	return 1
 }

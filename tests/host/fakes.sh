@@ -7,16 +7,10 @@
 # shellcheck shell=bash
 
 sf=$(mktemp -d "${TMPDIR:-/tmp}/fs-shfake.XXXXXX")
-sf_dyn=$(dirname "$FS")/folioscope-dyn
-if [ -n "${SAN:-}" ]; then
-	# ASan must be the first library loaded, before the shim.
-	skip "shmem fakes" "not with a sanitizer build (the LD_PRELOAD shim cannot come before ASan's runtime)"
-elif [ ! -x "$sf_dyn" ]; then
-	skip "shmem fakes" "no $sf_dyn (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
-elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
-	-o "$sf/fakekernel.so" -ldl 2>"$sf/cc.err"; then
-	skip "shmem fakes" "cannot build the preload shim: $(head -1 "$sf/cc.err")"
+if ! fake_shim "$sf"; then
+	skip "shmem fakes" "$FAKE_WHY"
 else
+	sf_dyn=$FAKE_DYN
 	# sf_run NAME BUG ARGS...: run shmem-read under bug BUG ("" none),
 	# JSON in $sf/NAME.json, text in $sf/NAME.txt, status in sf_rc.
 	sf_run() {

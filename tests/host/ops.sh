@@ -77,16 +77,10 @@ expect_error "ops: --ops-only not ascending refused" 2 \
 expect_error "ops: --ops-only without --ops refused" 2 \
 	"^folioscope: run: --ops-only needs --ops$" "$FS" run shmem-read --ops-only 3
 
-dyn=$(dirname "$FS")/folioscope-dyn
-if [ -n "${SAN:-}" ]; then
-	skip "ops: shrinking a fake bug" "not with a sanitizer build (the LD_PRELOAD shim cannot come before ASan's runtime)"
-elif [ ! -x "$dyn" ]; then
-	skip "ops: shrinking a fake bug" "no $dyn (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
-elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
-	-o "$op/fakekernel.so" -ldl 2>"$op/cc.err"; then
-	skip "ops: shrinking a fake bug" "cannot build the preload shim: $(head -1 "$op/cc.err")"
+if ! fake_shim "$op"; then
+	skip "ops: shrinking a fake bug" "$FAKE_WHY"
 else
-	OP_BIN=$dyn
+	OP_BIN=$FAKE_DYN
 	OP_ENV=(FS_FAKE_TRUNC=tail LD_PRELOAD="$op/fakekernel.so")
 	op_run tail --ops 300 --seed 6
 	expect_eq "ops tail: exit 1, failures of kind 'data' only, reconciled" \

@@ -72,15 +72,10 @@ expect_eq "random: ... and the calls its length takes (27648 bytes, 27 a call)" 
 		print o["--length"] / o["--bs"] }')"
 
 # A planted failure: a short read that also writes buf[ret] ("past").
-dyn=$(dirname "$FS")/folioscope-dyn
-if [ -n "${SAN:-}" ]; then
-	skip "random: shrinking a fake bug" "not with a sanitizer build (the LD_PRELOAD shim cannot come before ASan's runtime)"
-elif [ ! -x "$dyn" ]; then
-	skip "random: shrinking a fake bug" "no $dyn (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
-elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
-	-o "$rn/fakekernel.so" -ldl 2>"$rn/cc.err"; then
-	skip "random: shrinking a fake bug" "cannot build the preload shim: $(head -1 "$rn/cc.err")"
+if ! fake_shim "$rn"; then
+	skip "random: shrinking a fake bug" "$FAKE_WHY"
 else
+	dyn=$FAKE_DYN
 	RN_BIN=$dyn
 	RN_ENV=(FS_FAKE_READ=past LD_PRELOAD="$rn/fakekernel.so")
 	rn_run past --random 20 --seed 1

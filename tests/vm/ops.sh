@@ -4,7 +4,6 @@
 # in one boot, each clean and reconciled; prints each run's operations
 # per second in the guest (docs/benchmarks.md).
 # shellcheck shell=bash
-jobs_guest=$PWD/tests/vm/jobs-guest.sh
 opsd=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmops.XXXXXX")
 opsjobs=("shmem-read 1" "dedupe 1" "dedupe 2" "dedupe 3")
 opsargs=()
@@ -13,15 +12,14 @@ for job in "${opsjobs[@]}"; do
 	opsargs+=(run "$wl" --ops 2000 --seed "$seed" -j "$opsd/$wl-$seed.json" :::)
 done
 start=$SECONDS
-(cd "$opsd" && "$FS" vm "${vmargs[@]}" --timeout 3600 --exec "$jobs_guest" -- "${opsargs[@]}") \
-	>"$LOGDIR/vm-ops.log" 2>"$LOGDIR/vm-ops.err"
+vm_jobs "$opsd" "$LOGDIR/vm-ops.log" "$LOGDIR/vm-ops.err" 3600 "${opsargs[@]}"
 echo "  sequences of operations: $((SECONDS - start)) s in the VM; logs $LOGDIR/vm-ops.log, $LOGDIR/vm-ops.err"
 i=0
 for job in "${opsjobs[@]}"; do
 	read -r wl seed <<<"$job"
 	j=$opsd/$wl-$seed.json
 	expect_eq "vm ops $wl seed $seed: exit status" \
-		"$(sed -n "s/^== job $i exit \([0-9]*\).*/\1/p" "$LOGDIR/vm-ops.log")" 0
+		"$(vm_job_rc "$LOGDIR/vm-ops.log" "$i")" 0
 	i=$((i + 1))
 	if ! jq -e .workload "$j" >/dev/null 2>&1; then
 		bad "vm ops $wl seed $seed" "no JSON; see $LOGDIR/vm-ops.err"

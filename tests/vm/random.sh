@@ -5,7 +5,6 @@
 # Each is set up only while it runs; all of a seed's dedupe layouts
 # together would need about 14 GB. One boot runs them all.
 # shellcheck shell=bash
-jobs_guest=$PWD/tests/vm/jobs-guest.sh
 rnd=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmrandom.XXXXXX")
 rndargs=()
 rndjobs=()
@@ -16,14 +15,13 @@ for seed in 1 2 3; do
 	done
 done
 start=$SECONDS
-(cd "$rnd" && "$FS" vm "${vmargs[@]}" --timeout 3600 --exec "$jobs_guest" -- "${rndargs[@]}") \
-	>"$LOGDIR/vm-random.log" 2>"$LOGDIR/vm-random.err"
+vm_jobs "$rnd" "$LOGDIR/vm-random.log" "$LOGDIR/vm-random.err" 3600 "${rndargs[@]}"
 echo "  random layouts: $((SECONDS - start)) s in the VM; logs $LOGDIR/vm-random.log, $LOGDIR/vm-random.err"
 i=0
 for job in "${rndjobs[@]}"; do
 	j=$rnd/$job.json
 	expect_eq "vm random $job: exit status" \
-		"$(sed -n "s/^== job $i exit \([0-9]*\).*/\1/p" "$LOGDIR/vm-random.log")" 0
+		"$(vm_job_rc "$LOGDIR/vm-random.log" "$i")" 0
 	i=$((i + 1))
 	if ! jq -e .workload "$j" >/dev/null 2>&1; then
 		bad "vm random $job" "no JSON; see $LOGDIR/vm-random.err: $(grep -m1 'could not\|needs' "$LOGDIR/vm-random.err")"

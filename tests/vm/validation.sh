@@ -12,7 +12,6 @@
 # its own.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
-jobs_guest=$PWD/tests/vm/jobs-guest.sh
 vallog=$LOGDIR/vm-validation.log
 # The guest's stderr on its own: its lines keep their order only among
 # themselves (stdout comes on another serial port).
@@ -49,11 +48,11 @@ if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
 		# shellcheck disable=SC2206
 		valargs+=($args -j "$valout/$name.json" :::)
 	done
-	(cd "$valout" && "$FS" vm "${vmargs[@]}" --exec "$jobs_guest" -- "${valargs[@]}") >"$vallog" 2>"$valerr"
+	vm_jobs "$valout" "$vallog" "$valerr" 900 "${valargs[@]}"
 	i=0
 	for job in "${valjobs[@]}"; do
 		read -r name _ <<<"$job"
-		valrc[$name]=$(sed -n "s/^== job $i exit \([0-9]*\).*/\1/p" "$vallog")
+		valrc[$name]=$(vm_job_rc "$vallog" "$i")
 		i=$((i + 1))
 	done
 else
