@@ -852,6 +852,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	struct answer a = { .call = kind_names[op->kind] };
 	long long ret = 0;
 	int err = 0;
+	bool ok;
 
 	s->done++;
 	switch (op->kind) {
@@ -921,19 +922,31 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	a.want = op->kind == OPK_PWRITE || op->kind == OPK_WRITE
 			 ? (long long)op->len
 			 : 0;
-	if (!answer_ok(s, op, index, ret, err, &a))
-		ret = -1;
-	wl_ops_model__apply(s->models, op, s->seed, index, ret < 0 ? -1 : 0);
+	ok = answer_ok(s, op, index, ret, err, &a);
+	if (!ok && ret > 0 &&
+	    (op->kind == OPK_PWRITE || op->kind == OPK_WRITE)) {
+		/* A short write is one failure: the model then holds what
+		 * the kernel says it wrote, not to fail every read after. */
+		struct wl_op part = *op;
+
+		part.len = (__u64)ret;
+		wl_ops_model__apply(s->models, &part, s->seed, index, 0);
+	} else {
+		/* A refusal the model allows (ZERO_RANGE) changed nothing. */
+		wl_ops_model__apply(s->models, op, s->seed, index,
+				    ok && ret >= 0 ? 0 : -1);
+	}
 	size_check(s, op->file, op, index);
 	if (op->kind == OPK_WRITE) {
 		off_t pos = lseek(f->fd, 0, SEEK_CUR);
 		char w[64], g[64];
 
+		/* Where the bytes it wrote put it. */
 		snprintf(w, sizeof(w), "file position %llu",
-			 (unsigned long long)(op->off + op->len));
+			 (unsigned long long)(op->off + (ret > 0 ? ret : 0)));
 		snprintf(g, sizeof(g), "file position %lld", (long long)pos);
-		check(s, ret < 0 || (__u64)pos == op->off + op->len, "position",
-		      op, index, w, g);
+		check(s, ret < 0 || (__u64)pos == op->off + (__u64)ret,
+		      "position", op, index, w, g);
 	}
 }
 
