@@ -253,6 +253,13 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 		"$(cat "$LOGDIR/vm-lines.log")" "^folioscope: run shmem-read: random: seed 1, 2 layouts\$"
 	expect_eq "vm: no escape or carriage return in a redirected log" \
 		"$(grep -c $'[\033\r]' "$LOGDIR/vm-lines.log")" 0
+
+	# Orphans exiting while /init waits for the command's status send
+	# PID 1 a SIGCHLD each; the status still arrives.
+	rc=0 orphans_guest=$PWD/tests/vm/orphans-guest.sh
+	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$orphans_guest") \
+		>"$LOGDIR/vm-orphans.log" 2>&1 || rc=$?
+	expect_eq "vm: orphans exiting under /init: the command's exit status (7)" "$rc" 7
 fi
 
 rm -rf "$out"
