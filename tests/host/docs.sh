@@ -60,8 +60,9 @@ expect_eq "docs: every long option of --help is in docs/usage.md ($doc_nopts che
 	"$(IFS=';'; echo "${doc_missing[*]}")" ""
 
 # Kernel functions the docs name only in prose: what the shmem read loop
-# copies with (not hooked: its chunks come from the iterator).
-doc_prose="copy_page_to_iter"
+# copies with (not hooked: its chunks come from the iterator), and the
+# frames of kernel stacks the docs quote.
+doc_prose="copy_page_to_iter folio_wait_bit_common vfs_read"
 doc_tmp=$(mktemp -d /tmp/fs-docs.XXXXXX)
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
 	awk '$2 == "FUNC" { print substr($3, 2, length($3) - 2) }' |
