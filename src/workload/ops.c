@@ -83,7 +83,7 @@ static const char *const via_names[OPV_NR] = {
 /* Failure kinds of their own; the reads' are shmem-read's, the dedupe
  * answers' dedupe's. */
 #define K_ANSWER FS_CASE_ANSWER /* a return or errno not the model's */
-#define K_SIZE "size"	  /* st_size is not the model's size */
+#define K_SIZE "size"		/* st_size is not the model's size */
 #define K_DATA "data"
 #define K_UNWRITTEN "unwritten"
 #define K_PAST "past ret"
@@ -800,8 +800,7 @@ static void op_dedupe(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			snprintf(w + strlen(w), sizeof(w) - strlen(w),
 				 " (destination %u)", d);
 		}
-		check(s, ok, K_ANSWER, op, index, ok ? "" : w,
-		      ok ? "" : g);
+		check(s, ok, K_ANSWER, op, index, ok ? "" : w, ok ? "" : g);
 		dd__count(&s->tot, op->len, &e, &res);
 	}
 }
