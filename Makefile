@@ -332,3 +332,38 @@ uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/folioscope \
 		$(patsubst $(OUT)/man/%,$(DESTDIR)$(MAN1DIR)/%,$(MAN_PAGES)) \
 		$(DESTDIR)$(COMPDIR)/folioscope $(DESTDIR)$(UNITDIR)/$(UNIT)
+
+# ---- Debian package ----
+# make deb [DEB_DIR=build/deb]: DEB_DIR/folioscope_VERSION_amd64.deb, with
+# its .buildinfo and .changes, by dpkg-buildpackage from debian/: the
+# static binary, the man pages, bash completion and the exporter's unit,
+# installed by make install above and not enabled. dpkg-buildpackage
+# writes beside the tree it builds and debhelper into debian/, so it builds
+# a copy, DEB_DIR/folioscope-VERSION, and the source tree is left as it
+# was. The copy holds what make install reads, with the binary and man
+# pages already made (timestamps kept: its make finds them up to date).
+# debian/changelog's version must be the binary's.
+DEB_DIR ?= $(OUT)/deb
+.PHONY: deb
+ifeq ($(SAN),1)
+deb:
+	@echo "make deb: packages the static build, not SAN=1's" >&2; exit 1
+else
+deb: $(OUT)/folioscope $(MAN_PAGES)
+	$(Q)v=$$(dpkg-parsechangelog -S Version) && \
+	b=$$($(OUT)/folioscope --version | awk '{ print $$2 }') && \
+	if [ "$$v" != "$$b" ]; then \
+		echo "make deb: debian/changelog is at $$v, the binary at $$b (dch -v $$b)" >&2; exit 1; \
+	fi && \
+	t=$(DEB_DIR)/folioscope-$$v && \
+	rm -rf $$t $(DEB_DIR)/folioscope_$${v}_* $(DEB_DIR)/build.log && mkdir -p $$t/build && \
+	cp -a Makefile README.md contrib debian docs man $$t/ && \
+	cp -a $(OUT)/folioscope $(OUT)/man $$t/build/ && \
+	$(if $(Q),printf '  %-8s %s\n' DEB "$(DEB_DIR)/folioscope_$${v}_amd64.deb",:) && \
+	if (cd $$t && dpkg-buildpackage -b --no-sign) >$(DEB_DIR)/build.log 2>&1; then \
+		$(if $(Q),:,cat $(DEB_DIR)/build.log); rm -rf $$t; \
+	else \
+		tail -20 $(DEB_DIR)/build.log >&2; \
+		echo "make deb: dpkg-buildpackage failed, log in $(DEB_DIR)/build.log" >&2; exit 1; \
+	fi
+endif

@@ -25,6 +25,8 @@ pkgs+=(libclang-rt-14-dev valgrind)
 # make install: man pages from --help (help2man); tests/host/install.sh:
 # bash completion, systemd-analyze for the exporter unit, setpriv.
 pkgs+=(help2man bash-completion man-db systemd util-linux)
+# make deb: Debian's packaging tools; tests/host/deb.sh runs lintian.
+pkgs+=(debhelper dpkg-dev lintian)
 # tests/host/peers.sh: real tools under trace -- CMD.
 pkgs+=(fio duperemove)
 missing=()
