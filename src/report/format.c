@@ -147,6 +147,15 @@ int report__write_atomic(const char *path, const void *buf, size_t len)
 			return -errno;
 		return fd__write_all(STDOUT_FILENO, buf, len);
 	}
+	if (path__write_in_place(path)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		err = fd__write_all(fd, buf, len);
+		if (close(fd) && !err)
+			err = -errno;
+		return err;
+	}
 	/* What a SIGKILLed export of path left (the one thing not blocked). */
 	report__tmp_clean(path);
 	/*

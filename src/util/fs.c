@@ -154,6 +154,13 @@ bool owner__alive(long pid)
 	       (!comm__read(getpid(), own, sizeof(own)) && !strcmp(comm, own));
 }
 
+bool path__write_in_place(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int path__sb_dev(const char *path, dev_t *dev)
 {
 	unsigned int maj, min;

@@ -13,6 +13,14 @@
 /* Write all len bytes, retrying short writes and EINTR; 0 or -errno. */
 int fd__write_all(int fd, const void *buf, size_t len);
 
+/*
+ * Whether an output named path must be written in place, not through a
+ * temp file renamed over it: it exists and is a device, a FIFO or a
+ * socket (-j /dev/null, a pipe a reader waits on). A rename would put a
+ * regular file in its place, even over /dev/null as root.
+ */
+bool path__write_in_place(const char *path);
+
 /* Flags of tree__remove. */
 enum {
 	/* Do not descend into a directory on another file system (a mount

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "report/report.h"
+#include "util/fs.h"
 #include "vm_internal.h"
 
 #define OUT_SKIP (-2) /* outs->cur while ignoring an unknown file's data */
@@ -272,6 +273,11 @@ static int output__open(struct vm_output *o)
 {
 	int err;
 
+	/* A device or a FIFO is written as the bytes come, no temp. */
+	if (path__write_in_place(o->host_path)) {
+		o->fd = open(o->host_path, O_WRONLY | O_CLOEXEC);
+		return o->fd < 0 ? -errno : 0;
+	}
 	report__tmp_clean(o->host_path);
 	err = report__tmp_name(o->host_path, &o->tmp_path);
 	if (err)

@@ -450,5 +450,19 @@ else
 	skip "report: disk full" "cannot mount a tmpfs here"
 fi
 
+# A device or a FIFO as the output file is written in place: a temp
+# renamed over it would put a regular file where /dev/null was.
+mknod "$ex_dir/null" c 1 3
+mkfifo "$ex_dir/fifo"
+jq -r .schema <"$ex_dir/fifo" >"$ex_dir/fifo.out" &
+ex_fifo_reader=$!
+"$FS" report "$ex_base" --format json -o "$ex_dir/null"
+expect_eq "report -o a device node: exit 0, the node still a device" \
+	"$? $(stat -c %F "$ex_dir/null")" "0 character special file"
+"$FS" report "$ex_base" --format json -o "$ex_dir/fifo"
+expect_eq "report -o a FIFO: exit 0, still a FIFO" "$? $(stat -c %F "$ex_dir/fifo")" "0 fifo"
+wait "$ex_fifo_reader"
+expect_eq "report -o a FIFO: its reader gets the report" "$(cat "$ex_dir/fifo.out")" "folioscope/1"
+
 ex_cleanup
 trap - INT TERM

@@ -87,10 +87,14 @@ for mode in auto fentry kprobe; do
 done
 
 j=shmem-never.json
-vm_run vm-shmem-never.log run shmem-read --huge never --size 8M --bs 64K -j "$j"
+# -o to a device node (a /dev/null of our own): written in place, not
+# replaced by a regular file.
+mknod "$out/null" c 1 3
+vm_run vm-shmem-never.log run shmem-read --huge never --size 8M --bs 64K -j "$j" -o null
 if check_run "vm shmem huge=never" "$out/$j" shmem; then
 	expect_eq "vm shmem huge=never: folio sizes" "$(folio_sizes "$out/$j" shmem)" 4096
 fi
+expect_eq "vm: -o to a device node leaves the node" "$(stat -c %F "$out/null")" "character special file"
 
 for mode in auto fentry kprobe; do
 	j=dedupe-btrfs-$mode.json
