@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tmpfs read (shmem_file_read_iter) probes, plus the folio lookups made
- * inside it (shmem_get_folio and kin). The read loop looks up one folio
+ * tmpfs read (shmem_file_read_iter, and shmem_file_splice_read where the
+ * kernel has it) probes, plus the folio lookups made inside them
+ * (shmem_get_folio and kin). The read loop looks up one folio
  * (a page before 6.13) per iteration and then copies to user space, so
  * the iterator's count dropping between lookups is the size of each copy.
  * That works on every version, where hooking the copy itself does not
@@ -173,12 +174,37 @@ static __always_inline struct sh_call *sh__current(void)
 	return c;
 }
 
-/* btf: iocb and to are BTF pointers (fentry), read without helpers. */
+/*
+ * A read that passed the filters, from its file f at pos for req bytes:
+ * kept for its exit. to is shmem_file_read_iter's iterator; NULL for a
+ * splice read, which fills pipe buffers (no user buffer to align, no
+ * iterator whose count marks the copies). btf: f and to are BTF pointers.
+ */
+static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
+					 struct iov_iter *to, bool btf)
+{
+	struct sh_call c, *s;
+
+	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
+	c.pos = pos;
+	c.req = req;
+	c.to = (__u64)to;
+	c.inode = (__u64)FS_READ(btf, f, f_inode);
+	if (!lean && to)
+		c.has_buf = iter__user_addr(to, btf, &c.buf);
+	c.h.ts = bpf_ktime_get_ns();
+	s = sh__save(&c);
+	if (ev_on && s)
+		s->ev = (struct sh_ev){};
+	return 0;
+}
+
+/* shmem_file_read_iter's entry. btf: iocb and to are BTF pointers
+ * (fentry), read without helpers. */
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to,
 				     bool btf)
 {
 	struct file *f;
-	struct sh_call c, *s;
 
 	/* Process filters first: a read they reject leaves no trace, and
 	 * neither does its exit, which checks them again. */
@@ -189,18 +215,27 @@ static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to,
 		sh__skip(true);
 		return 0;
 	}
-	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
-	c.pos = FS_READ(btf, iocb, ki_pos);
-	c.req = FS_READ(btf, to, count);
-	c.to = (__u64)to;
-	c.inode = (__u64)FS_READ(btf, f, f_inode);
-	if (!lean)
-		c.has_buf = iter__user_addr(to, btf, &c.buf);
-	c.h.ts = bpf_ktime_get_ns();
-	s = sh__save(&c);
-	if (ev_on && s)
-		s->ev = (struct sh_ev){};
-	return 0;
+	return sh__open_call(f, FS_READ(btf, iocb, ki_pos),
+			     FS_READ(btf, to, count), to, btf);
+}
+
+/* shmem_file_splice_read's entry (6.5 on: splice, sendfile and
+ * copy_file_range read tmpfs there, not through shmem_file_read_iter).
+ * The position is behind a pointer to a plain integer, which no BTF
+ * pointer reaches. */
+static __always_inline int sh__enter_splice(struct file *in, loff_t *ppos,
+					    __u64 len, bool btf)
+{
+	loff_t pos = 0;
+
+	if (!filter__pass())
+		return 0;
+	if (!filter__file(in)) {
+		sh__skip(true);
+		return 0;
+	}
+	bpf_probe_read_kernel(&pos, sizeof(pos), ppos);
+	return sh__open_call(in, pos, len, NULL, btf);
 }
 
 /* Bytes the read's iterator still wants. A local pointer, so CO-RE
@@ -394,6 +429,34 @@ int BPF_KPROBE(kprobe_read, struct kiocb *iocb, struct iov_iter *to)
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_read, long ret)
+{
+	return sh__exit(ret, NULL);
+}
+
+SEC("fentry")
+int BPF_PROG(fentry_splice, struct file *in, loff_t *ppos,
+	     struct pipe_inode_info *pipe, size_t len)
+{
+	return sh__enter_splice(in, ppos, len, true);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_splice, struct file *in, loff_t *ppos,
+	     struct pipe_inode_info *pipe, size_t len, unsigned int flags,
+	     long ret)
+{
+	return sh__exit(ret, NULL);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_splice, struct file *in, loff_t *ppos,
+	       struct pipe_inode_info *pipe, size_t len)
+{
+	return sh__enter_splice(in, ppos, len, false);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_splice, long ret)
 {
 	return sh__exit(ret, NULL);
 }

@@ -178,6 +178,8 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			printf("  in-flight calls: %s\n",
 			       c->inflight[0] ? c->inflight
 					      : "not tried (not root)");
+			if (c->covers[0])
+				printf("  covers: %s\n", c->covers);
 		} else
 			printf("  would use: nothing (no step can attach)\n");
 		if (p->inlined)
@@ -265,6 +267,8 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 				       c ? plan__mech_name(c->mech) : NULL);
 		jsonb__put_str_or_null(&b, jt, "inflight",
 				       c ? c->inflight : NULL);
+		jsonb__put_str_or_null(&b, jt, "covers",
+				       c && c->covers[0] ? c->covers : NULL);
 		if (p->inlined)
 			doctor_inline__json(
 				&b,

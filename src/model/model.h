@@ -60,6 +60,9 @@ struct fs_attach_info {
 	char mechanism[16]; /* "fentry", "kprobe", "none" */
 	bool inlined;	    /* function has no symbol of its own */
 	char reason[2048];  /* why this step was chosen, and what it sees */
+	/* The ways into the target's path the histograms count on this
+	 * kernel, and those they miss ("" where the target does not say). */
+	char covers[400];
 	/* kprobe-inline: the sites probed and the DWARF they came from
 	 * (0 and "" for other mechanisms). */
 	int inline_sites;

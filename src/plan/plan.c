@@ -98,6 +98,13 @@ static const struct expect expects[] = {
 	[PLAN_H_DD_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_SH_SYSTP] = { 0, FN_MAX_ARGS, { NULL }, NULL },
 	[PLAN_H_DD_INLINE] = { 0, FN_MAX_ARGS, { NULL }, NULL },
+	/* (struct file *in, loff_t *ppos, struct pipe_inode_info *, size_t
+	 *  len, unsigned int flags) -> ssize_t */
+	[PLAN_H_SH_SPLICE] = { 5,
+			       5,
+			       { "ptr:struct file", "ptr:s64",
+				 "ptr:struct pipe_inode_info", "u64", "u32" },
+			       "s64" },
 };
 
 bool plan__proto_ok(int handler, const struct fn_proto *p, char *why, size_t n)

@@ -128,6 +128,9 @@ struct plan_step {
 	/* Where an attached step keeps in-flight calls, and why there:
 	 * "task storage", or "hash (...)". */
 	char inflight[192];
+	/* An attached step: the ways into the target's path its programs
+	 * count on this kernel, and those they miss. */
+	char covers[400];
 };
 
 /* Handler ids: which set of BPF programs serves a step. */
@@ -144,6 +147,7 @@ enum {
 	PLAN_H_DD_SYSTP,   /* FIDEDUPERANGE ioctls, per-syscall tracepoints */
 	PLAN_H_SH_SYSTP,   /* tmpfs reads, per-syscall tracepoints */
 	PLAN_H_DD_INLINE,  /* the compare's inline sites */
+	PLAN_H_SH_SPLICE,  /* tmpfs splice reads, beside PLAN_H_SH_READ */
 };
 
 /* The step symbol of the per-syscall tracepoints (their tracefs group):

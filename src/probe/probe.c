@@ -44,6 +44,10 @@ struct probe {
 	int raw_slot; /* slots filled in the shared raw pair, if raw_added */
 	bool raw_added;
 	char inline_why[256]; /* the inline probe the kernel refused */
+	/* The target's second entry (probe_target.also_symbol) attached
+	 * with the step, or NULL; why it is not, when the kernel has it. */
+	const char *also_sym;
+	char also_why[300];
 };
 
 enum probe_inflight probe__inflight_mode(void)
@@ -385,6 +389,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	const struct probe_set *ps =
 		probe_target__set(pr->tg, s->handler, s->mech);
 	const struct probe_set *sp = sub_sym ? &pr->tg->sub[sub_mech] : NULL;
+	const struct probe_set *ap =
+		pr->also_sym ? &pr->tg->also[s->mech] : NULL;
 	const char *what = "open";
 	int err;
 
@@ -395,6 +401,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	err = ps ? set__enable(pr, ps, s->symbol) : -ENOENT;
 	if (!err)
 		err = set__enable(pr, sp, sub_sym);
+	if (!err)
+		err = set__enable(pr, ap, pr->also_sym);
 	if (err)
 		goto fail;
 	what = "load";
@@ -410,6 +418,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		err = set__attach(pr, ps, s->symbol);
 	if (!err)
 		err = set__attach(pr, sp, sub_sym);
+	if (!err)
+		err = set__attach(pr, ap, pr->also_sym);
 	if (err)
 		goto fail;
 	kevents__done_setup(&pr->kev);
@@ -439,9 +449,9 @@ fail:
  * (unless FOLIOSCOPE_INFLIGHT says otherwise). If the hash fails too,
  * its error is the step's.
  */
-static int probe__try(struct probe *pr, const struct plan_step *s,
-		      const char *sub_sym, enum plan_mech sub_mech,
-		      const struct probe_opts *o, char *msg, size_t n)
+static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
+			       const char *sub_sym, enum plan_mech sub_mech,
+			       const struct probe_opts *o, char *msg, size_t n)
 {
 	enum probe_inflight mode = probe__inflight_mode();
 	const char *stage = "";
@@ -458,6 +468,88 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 		 "task storage refused: %s", msg);
 	pr->cfg.inflight_hash = true;
 	return probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
+}
+
+/*
+ * probe__try_inflight with the target's second entry, and once more
+ * without it when that fails: the step itself still measures, and the
+ * second entry's ways in are named as missed (pr->also_why).
+ */
+static int probe__try(struct probe *pr, const struct plan_step *s,
+		      const char *sub_sym, enum plan_mech sub_mech,
+		      const struct probe_opts *o, char *msg, size_t n)
+{
+	const char *also = pr->also_sym;
+	int err = probe__try_inflight(pr, s, sub_sym, sub_mech, o, msg, n);
+
+	/* Not being allowed is not about which functions. */
+	if (!err || !also || err == -EPERM)
+		return err;
+	pr->also_sym = NULL;
+	if (probe__try_inflight(pr, s, sub_sym, sub_mech, o, msg, n)) {
+		pr->also_sym = also;
+		return err;
+	}
+	snprintf(pr->also_why, sizeof(pr->also_why), "%s %s with it: %s",
+		 plan__mech_name(s->mech), also, msg);
+	return 0;
+}
+
+/*
+ * The target's second entry for step s, or NULL, with why not in
+ * pr->also_why when the kernel has one the step cannot take. Only a step
+ * on the function itself takes it: callers, clones and inline sites are
+ * the one function's, and the syscall level sees no such call.
+ */
+static const char *also__symbol(const struct kfacts *f, struct probe *pr,
+				const struct plan_step *s)
+{
+	const struct probe_target *tg = pr->tg;
+	struct fn_proto proto;
+	char why[200];
+
+	pr->also_why[0] = '\0';
+	if (!tg->also_symbol || s->role != ROLE_FUNC ||
+	    !f->has_symbol(f, tg->also_symbol))
+		return NULL;
+	if (f->btf_proto(f, tg->also_symbol, &proto)) {
+		snprintf(pr->also_why, sizeof(pr->also_why), "no BTF func '%s'",
+			 tg->also_symbol);
+		return NULL;
+	}
+	if (!plan__proto_ok(tg->also_handler, &proto, why, sizeof(why))) {
+		snprintf(pr->also_why, sizeof(pr->also_why), "%s: %s",
+			 tg->also_symbol, why);
+		return NULL;
+	}
+	return tg->also_symbol;
+}
+
+/* What an attached step s counts, and what it misses, into s->covers. */
+static void probe__covers(const struct kfacts *f, const struct probe *pr,
+			  struct plan_step *s)
+{
+	const struct probe_target *tg = pr->tg;
+	const struct probe_set *ps = probe_target__set(tg, s->handler, s->mech);
+	size_t len;
+
+	s->covers[0] = '\0';
+	if (!ps || !ps->covers)
+		return;
+	len = (size_t)snprintf(s->covers, sizeof(s->covers), "%s", ps->covers);
+	if (!tg->also_symbol || s->role != ROLE_FUNC ||
+	    len >= sizeof(s->covers))
+		return;
+	if (pr->also_sym)
+		snprintf(s->covers + len, sizeof(s->covers) - len, "; %s (%s)",
+			 tg->also_covers, pr->also_sym);
+	else if (!f->has_symbol(f, tg->also_symbol))
+		snprintf(s->covers + len, sizeof(s->covers) - len,
+			 "; %s as well (no %s: %s)", tg->also_covers,
+			 tg->also_symbol, tg->also_absent);
+	else
+		snprintf(s->covers + len, sizeof(s->covers) - len,
+			 "; NOT %s (%s)", tg->also_covers, pr->also_why);
 }
 
 /* Where the live probe keeps in-flight calls, for doctor and reports. */
@@ -491,6 +583,12 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
+	pr->also_sym = also__symbol(f, pr, s);
+	if (pr->also_sym && s->mech == MECH_KPROBE && f->kprobes == 0) {
+		snprintf(pr->also_why, sizeof(pr->also_why), "%s",
+			 f->kprobes_why);
+		pr->also_sym = NULL;
+	}
 	pr->cfg.inl = s->role == ROLE_INLINE ? f->inl[pr->target] : NULL;
 	/* File filters at an inline site need the file, which may have no
 	 * location there: then the step would count nothing. */
@@ -587,6 +685,7 @@ done:
 		pr->syscall = s->mech == MECH_SYSCALL;
 		snprintf(s->err_msg, sizeof(s->err_msg), "attached");
 		probe__inflight_desc(pr, s->inflight, sizeof(s->inflight));
+		probe__covers(f, pr, s);
 	}
 	return err;
 }
@@ -836,6 +935,7 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 		 plan__mech_name(s->mech));
 	ai->inlined = p->inlined;
 	plan__reason(p, ai->reason, sizeof(ai->reason));
+	snprintf(ai->covers, sizeof(ai->covers), "%s", s->covers);
 	if (s->role == ROLE_INLINE) {
 		inline__describe(pr, ai->reason, sizeof(ai->reason));
 		ai->inline_sites = pr->cfg.inl->nsites;

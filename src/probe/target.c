@@ -121,6 +121,15 @@ static struct bpf_map *sh__stats(void *skel)
 		}                                                              \
 	}
 
+/* What the tmpfs read programs count. */
+#define SH_COVERS_READ_ITER                                                    \
+	"read, pread, readv, preadv, preadv2, io_uring reads and loop "        \
+	"devices (shmem_file_read_iter)"
+#define SH_COVERS_SYSCALL                                                      \
+	"the read, pread64, readv, preadv and preadv2 syscalls only; NOT "     \
+	"io_uring, splice, sendfile, copy_file_range or loop devices, "        \
+	"which make no read syscall of their own"
+
 static const struct probe_target targets[FS_TGT_NR] = {
 	[FS_TGT_DEDUPE] = {
 		.object = "dedupe",
@@ -193,9 +202,11 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.stats = sh__stats,
 		.set = {
 			{ PLAN_H_SH_READ, MECH_FENTRY, true, false,
-			  PAIR("fentry_read", "fexit_read") },
+			  PAIR("fentry_read", "fexit_read"),
+			  .covers = SH_COVERS_READ_ITER },
 			{ PLAN_H_SH_READ, MECH_KPROBE, true, false,
-			  PAIR("kprobe_read", "kretprobe_read") },
+			  PAIR("kprobe_read", "kretprobe_read"),
+			  .covers = SH_COVERS_READ_ITER },
 			/* The kernel refuses a tracepoint program that reads
 			 * past the record of one it is attached to: read's
 			 * and readv's end at their third argument, and get
@@ -210,11 +221,30 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			    { "tp_enter_sh", false, "sys_enter_preadv" },
 			    { "tp_exit_sh", true, "sys_exit_preadv" },
 			    { "tp_enter_sh", false, "sys_enter_preadv2" },
-			    { "tp_exit_sh", true, "sys_exit_preadv2" } } },
+			    { "tp_exit_sh", true, "sys_exit_preadv2" } },
+			  .covers = SH_COVERS_SYSCALL },
 			{ PLAN_H_SH_SYSCALL, MECH_SYSCALL, false, false,
 			  PAIR("sys_enter_sh", "sys_exit_sh"),
-			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER },
+			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER,
+			  .covers = SH_COVERS_SYSCALL },
 		},
+		/* From 6.5 splice reads of tmpfs have a function of their
+		 * own; before, they call shmem_file_read_iter. */
+		.also = {
+			[MECH_FENTRY] = { PLAN_H_SH_SPLICE, MECH_FENTRY, false,
+					  false,
+					  PAIR("fentry_splice",
+					       "fexit_splice") },
+			[MECH_KPROBE] = { PLAN_H_SH_SPLICE, MECH_KPROBE, false,
+					  false,
+					  PAIR("kprobe_splice",
+					       "kretprobe_splice") },
+		},
+		.also_handler = PLAN_H_SH_SPLICE,
+		.also_symbol = "shmem_file_splice_read",
+		.also_covers = "splice, sendfile and copy_file_range",
+		.also_absent = "they read through shmem_file_read_iter, as "
+			       "before 6.5",
 		.sub = {
 			/* fexit alone: it has the arguments too. */
 			[MECH_FENTRY] = { PLAN_H_SH_LOOKUP, MECH_FENTRY, false,
@@ -308,6 +338,9 @@ static bool target__names(const struct probe_target *tg, const char *name)
 	for (size_t i = 0; i < sizeof(tg->sub) / sizeof(tg->sub[0]); i++)
 		if (set__names(&tg->sub[i], name))
 			return true;
+	for (size_t i = 0; i < sizeof(tg->also) / sizeof(tg->also[0]); i++)
+		if (set__names(&tg->also[i], name))
+			return true;
 	return false;
 }
 
@@ -324,6 +357,9 @@ int probe_target__check_obj(const struct probe_target *tg,
 	for (size_t i = 0; i < sizeof(tg->sub) / sizeof(tg->sub[0]) && !err;
 	     i++)
 		err = set__check(tg, &tg->sub[i], obj, why, n);
+	for (size_t i = 0; i < sizeof(tg->also) / sizeof(tg->also[0]) && !err;
+	     i++)
+		err = set__check(tg, &tg->also[i], obj, why, n);
 	if (err || !all)
 		return err;
 	bpf_object__for_each_program (prog, obj) {

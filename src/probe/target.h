@@ -41,6 +41,9 @@ struct probe_set {
 	 * targets share (sysraw.c), not attached themselves. */
 	bool raw_shared;
 	int raw_slot;
+	/* The ways into the target's path these programs count (NULL:
+	 * the target does not say). */
+	const char *covers;
 };
 
 /* Settings compiled into the programs of one try, besides the filters. */
@@ -75,6 +78,18 @@ struct probe_target {
 	struct probe_set sub[MECH_INLINE + 1];
 	int sub_handler;
 	const char *sub_symbols[6];
+	/*
+	 * A second entry into the traced path, attached beside a step on
+	 * the function itself where the kernel has it (also_symbol; NULL:
+	 * none): its programs per mechanism, the handler its prototype is
+	 * checked against, the ways in it covers, and where those go on a
+	 * kernel without it.
+	 */
+	struct probe_set also[MECH_KPROBE + 1];
+	int also_handler;
+	const char *also_symbol;
+	const char *also_covers;
+	const char *also_absent;
 	/*
 	 * The traced function the sub-probe's lookups are called from
 	 * (NULL: no such check). Where the DWARF has a sub symbol inlined

@@ -102,6 +102,8 @@ static void target_to_json(struct jsonb *b, struct json_object *targets,
 		jsonb__put(b, o, "inlined",
 			   json_object_new_boolean(a->inlined));
 		jsonb__put(b, o, "reason", JSONB_STR(a->reason));
+		if (a->covers[0])
+			jsonb__put(b, o, "covers", JSONB_STR(a->covers));
 		if (a->inline_sites) {
 			jsonb__put(b, o, "inline_sites",
 				   json_object_new_int(a->inline_sites));
@@ -683,6 +685,10 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	err = err ?: GET_STR(rd, v, w, "mechanism", a->mechanism);
 	err = err ?: get_bool(rd, v, w, "inlined", &a->inlined);
 	err = err ?: GET_STR(rd, v, w, "reason", a->reason);
+	/* Only a target that says what it covers has "covers". */
+	a->covers[0] = '\0';
+	if (!err && json_object_object_get_ex(v, "covers", NULL))
+		err = GET_STR(rd, v, w, "covers", a->covers);
 	/* Only a kprobe-inline attach has its sites and DWARF. */
 	a->inline_sites = 0;
 	a->dwarf[0] = '\0';

@@ -258,6 +258,8 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 			fprintf(f, "  inline sites: %d, DWARF: %s\n",
 				a->inline_sites, a->dwarf);
 		fprintf(f, "  reason:    %s\n", or_dash(a->reason));
+		if (a->covers[0])
+			fprintf(f, "  covers:    %s\n", a->covers);
 	}
 	fprintf(f, "  counters: ");
 	for (int c = 0; c < tr->ncounters; c++)
