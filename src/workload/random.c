@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "util/rng.h"
+#include "util/util.h"
 #include "workload/workload_internal.h"
 
 #define KiB 1024ULL
@@ -151,9 +152,10 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		break;
 	}
 	o->readers = rng__pct(g, 25) ? rng__range(g, 2, 4) : 1;
-	/* preadv2 (with an RWF flag now and then) and io_uring's reads. */
+	/* preadv2 (with an RWF flag now and then), io_uring's reads and
+	 * the calls that read through a pipe (one buffer, no iovecs). */
 	o->rwf = NULL;
-	switch (rng__below(g, 10)) {
+	switch (rng__below(g, 14)) {
 	case 0:
 		o->syscall = "preadv2";
 		o->rwf = rng__pct(g, 50)   ? NULL
@@ -170,6 +172,19 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		if (o->iovecs == 1 && !o->buf_tmpfs)
 			o->syscall = "io_uring-read_fixed";
 		break;
+	case 4:
+	case 5:
+	case 6:
+	case 7: {
+		static const char *const piped[] = {
+			"splice", "sendfile", "sendfile-socket",
+			"copy_file_range", "copy_file_range-other-fs"
+		};
+
+		if (o->iovecs == 1 && !o->buf_tmpfs)
+			o->syscall = piped[rng__below(g, ARRAY_SIZE(piped))];
+		break;
+	}
 	default:
 		break;
 	}

@@ -30,10 +30,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <liburing.h>
 
+#include "util/util.h"
 #include "workload/workload_internal.h"
 
 #define WL "shmem-read"
@@ -103,6 +106,11 @@ struct sh_reader {
 	int fd;		      /* the reader's own open file */
 	struct io_uring ring; /* io_uring plans: the reader's own ring */
 	bool ring_ok;
+	/* Piped calls: where the bytes go (a pipe, a file, a socket pair;
+	 * -1 when unused), and the calls the probes may see beyond one per
+	 * call (a pipe's worth of the file per read in the kernel). */
+	int pipe[2], outfd, sock[2];
+	__u64 piped_slack;
 	bool stop; /* the file changed under it: read no further */
 	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
 };
@@ -172,7 +180,9 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 		wl__err_hint(
 			WL, err,
 			"(want read, pread, readv, preadv2, io_uring-read, "
-			"io_uring-readv or io_uring-read_fixed)",
+			"io_uring-readv, io_uring-read_fixed, splice, "
+			"sendfile, sendfile-socket, copy_file_range or "
+			"copy_file_range-other-fs)",
 			"--syscall '%s'", call);
 		return err;
 	}
@@ -605,6 +615,9 @@ static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
+			size_t n, int *got);
+
 /* Which plans the kernel cannot run (s->skip), each said on stderr. */
 static int probe_calls(struct shmem *s)
 {
@@ -618,8 +631,12 @@ static int probe_calls(struct shmem *s)
 
 		int got;
 
-		probe_call(pl->call, pl->rwf, s->inst[0].path, &s->tot,
-			   s->skip[p], sizeof(s->skip[p]), &got);
+		if (sh_call__info(pl->call)->piped)
+			piped_probe(s, pl, s->skip[p], sizeof(s->skip[p]),
+				    &got);
+		else
+			probe_call(pl->call, pl->rwf, s->inst[0].path, &s->tot,
+				   s->skip[p], sizeof(s->skip[p]), &got);
 		/* The probe's one byte is a read like the others: checked. */
 		if (got != -2)
 			probe_check(s, pl, got);
@@ -894,7 +911,11 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
 		return;
 	}
-	if ((__u64)ret != want) {
+	/* splice, sendfile and copy_file_range may move less than asked
+	 * (where a pipe's worth of reading ends at a hole, say), but not
+	 * nothing while there is something to move. */
+	if ((__u64)ret != want &&
+	    !(sh_call__info(pl->call)->piped && ret > 0 && (__u64)ret < want)) {
 		snprintf(got, sizeof(got), "ret=%lld", (long long)ret);
 		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
 		return;
@@ -1016,6 +1037,212 @@ static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
 	return false;
 }
 
+/* What a piped call's output is made of, closed (-1) when unused. */
+static void piped_close(struct sh_reader *rd)
+{
+	int *fds[] = { &rd->pipe[0], &rd->pipe[1], &rd->outfd, &rd->sock[0],
+		       &rd->sock[1] };
+
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/*
+ * Room for one call's bytes where a piped call puts them: a pipe or a
+ * socket's buffers sized past the plan's request (so that a call never
+ * stops short for want of room), or an unnamed output file, on the read
+ * file's own tmpfs or (other_fs) on the memfd one. Root may size past
+ * the usual limits (CAP_SYS_RESOURCE, SO_SNDBUFFORCE).
+ */
+static int piped_open(struct sh_reader *rd, const char *dir)
+{
+	const struct sh_call_info *ci = sh_call__info(rd->pl->call);
+	__u64 room = rd->pl->bs + 2 * rd->s->page, p2 = 4096;
+	int want;
+
+	rd->pipe[0] = rd->pipe[1] = rd->outfd = rd->sock[0] = rd->sock[1] = -1;
+	while (p2 < room)
+		p2 <<= 1;
+	if (p2 > INT_MAX / 2)
+		return -EFBIG;
+	want = (int)p2;
+	switch (ci->out) {
+	case SH_OUT_PIPE:
+		if (pipe2(rd->pipe, O_CLOEXEC | O_NONBLOCK))
+			return -errno;
+		if (fcntl(rd->pipe[1], F_SETPIPE_SZ, want) < 0)
+			return -errno;
+		return 0;
+	case SH_OUT_SOCK:
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+			       rd->sock))
+			return -errno;
+		want *= 2;
+		if (setsockopt(rd->sock[0], SOL_SOCKET, SO_SNDBUFFORCE, &want,
+			       sizeof(want)) ||
+		    setsockopt(rd->sock[1], SOL_SOCKET, SO_RCVBUFFORCE, &want,
+			       sizeof(want)) ||
+		    fcntl(rd->sock[1], F_SETFL, O_NONBLOCK))
+			return -errno;
+		return 0;
+	case SH_OUT_FILE:
+		rd->outfd =
+			ci->other_fs
+				? memfd_create("folioscope-out", MFD_CLOEXEC)
+				: open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC,
+				       0600);
+		return rd->outfd < 0 ? -errno : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The output file's first n bytes into buf, through a mapping: a read
+ * of it would be one more tmpfs read for the probes. */
+static ssize_t piped_file_back(int fd, unsigned char *buf, __u64 n)
+{
+	struct stat st;
+	void *m;
+
+	if (fstat(fd, &st))
+		return -1;
+	if ((__u64)st.st_size < n)
+		n = (__u64)st.st_size;
+	if (!n)
+		return 0;
+	m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	memcpy(buf, m, n);
+	munmap(m, n);
+	return (ssize_t)n;
+}
+
+/* What waits in a non-blocking fd (a pipe or a socket), up to n bytes,
+ * into buf. */
+static ssize_t piped_drain(int fd, unsigned char *buf, __u64 n)
+{
+	__u64 got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r <= 0)
+			return r < 0 ? -1 : (ssize_t)got;
+		got += (__u64)r;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * One piped call of pl->bs bytes at pos (the file's position left
+ * alone), its return as read(2) gives one; then the bytes it moved (and
+ * any past what it returned) back into base, where the checks of every
+ * read look at them. *back says how many came back (-1: could not).
+ */
+static ssize_t piped_read(struct sh_reader *rd, int fd, unsigned char *base,
+			  __u64 pos, ssize_t *back)
+{
+	const struct sh_plan *pl = rd->pl;
+	loff_t in = (loff_t)pos, out = 0;
+	ssize_t ret;
+	int err;
+
+	*back = -1;
+	if (rd->outfd >= 0 &&
+	    (ftruncate(rd->outfd, 0) || lseek(rd->outfd, 0, SEEK_SET) < 0))
+		return -1;
+	switch (pl->call) {
+	case SH_SPLICE:
+		ret = splice(fd, &in, rd->pipe[1], NULL, pl->bs, 0);
+		break;
+	case SH_SENDFILE:
+		ret = sendfile(rd->outfd, fd, &in, pl->bs);
+		break;
+	case SH_SENDFILE_SOCK:
+		ret = sendfile(rd->sock[0], fd, &in, pl->bs);
+		break;
+	default:
+		ret = copy_file_range(fd, &in, rd->outfd, &out, pl->bs, 0);
+		break;
+	}
+	err = errno;
+	if (ret >= 0) {
+		if (rd->pipe[0] >= 0)
+			*back = piped_drain(rd->pipe[0], base, pl->bs);
+		else if (rd->sock[1] >= 0)
+			*back = piped_drain(rd->sock[1], base, pl->bs);
+		else
+			*back = piped_file_back(rd->outfd, base, pl->bs);
+	}
+	errno = err;
+	return ret;
+}
+
+/* The calls the kernel may make for one piped call that returned ret at
+ * pos, beyond the one counted: a read per page at most; none at all
+ * where it had nothing to read (copy_file_range at EOF stops first). */
+static __u64 piped_slack(__u64 pos, ssize_t ret, __u64 page)
+{
+	if (ret <= 0)
+		return 1;
+	return (pos % page + (__u64)ret + page - 1) / page - 1;
+}
+
+/*
+ * Why piped plan pl cannot run here, into why ("" when it can): one byte
+ * of the first file tried the way its readers will, counted in s->tot as
+ * the probes see it; *got is the byte that came back (-1: none, -2: not
+ * tried). A kernel's refusal (EXDEV across filesystems, say) is a skip.
+ */
+static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
+			size_t n, int *got)
+{
+	struct sh_plan one = *pl;
+	struct sh_reader t = { .s = s, .in = &s->inst[0], .pl = &one };
+	unsigned char byte[8] = { 0 };
+	ssize_t ret, back;
+	int fd, err;
+
+	why[0] = '\0';
+	*got = -2;
+	one.bs = 1;
+	fd = open(t.in->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* the readers say why */
+	err = piped_open(&t, s->m[t.in->mount].dir);
+	if (err) {
+		snprintf(why, n, "%s: its output: %s", sh_call__name(pl->call),
+			 strerror(-err));
+		goto out;
+	}
+	ret = piped_read(&t, fd, byte, 0, &back);
+	err = ret < 0 ? errno : 0;
+	if (ret < 0 && (err == EXDEV || err == EINVAL || err == ENOSYS ||
+			err == EOPNOTSUPP)) {
+		snprintf(why, n, "%s: %s: this kernel does not take it",
+			 sh_call__name(pl->call), strerror(err));
+		goto out;
+	}
+	if (ret > 0) {
+		s->tot.func.calls++;
+		s->tot.func.bytes += (__u64)ret;
+	}
+	if (ret >= 0)
+		s->tot.func.calls_slack += piped_slack(0, ret, s->page);
+	*got = ret == 1 && back == 1 ? byte[0] : -1;
+out:
+	piped_close(&t);
+	close(fd);
+}
+
 /* One reader: open, read the plan's range call by call, close. */
 /* An io_uring plan's ring, with the reader's buffer registered for
  * read_fixed. The kernel has io_uring: shmem__prepare checked. */
@@ -1081,11 +1308,13 @@ static void *reader(void *arg)
 	/* The ground truth's bound: the calls the bytes take, plus the
 	 * one that returns 0 at EOF. */
 	__u64 total = plan_bytes(pl, rd->in->f.size, start);
-	__u64 need = (total + pl->bs - 1) / pl->bs + 1;
+	/* A piped call may come back short: once a page at worst. */
+	__u64 need = (total + pl->bs - 1) / pl->bs + 1 +
+		     (ci->piped ? (total + rd->s->page - 1) / rd->s->page : 0);
 	__u64 limit = wl__deadline_ns(rd->s->deadline_base, total, need);
 	__u64 call = 0, t0;
 	char w[96], g[96];
-	ssize_t ret;
+	ssize_t ret, back = 0;
 	int fd;
 
 	p = base;
@@ -1115,6 +1344,11 @@ static void *reader(void *arg)
 	}
 	if (ci->uring) {
 		rd->err = ring_open(rd);
+		if (rd->err)
+			goto cleanup;
+	}
+	if (ci->piped) {
+		rd->err = piped_open(rd, rd->s->m[rd->in->mount].dir);
 		if (rd->err)
 			goto cleanup;
 	}
@@ -1174,16 +1408,36 @@ static void *reader(void *arg)
 			ret = preadv2(fd, rd->iov, n, (off_t)pos, pl->rwf);
 			break;
 		default:
-			ret = ring_read(rd, fd, base, n, pos);
+			ret = ci->piped ? piped_read(rd, fd, base, pos, &back)
+					: ring_read(rd, fd, base, n, pos);
 			break;
 		}
 		if (ret < 0)
 			err = -errno;
 		wl_watch__leave(rd->s->watch, (int)rd->idx);
-		/* Every call reaches shmem_file_read_iter: count it. */
-		rd->calls++;
-		if (ret < 0)
-			rd->errors++;
+		if (ci->piped && ret >= 0 && back < 0) {
+			rd->err = -errno;
+			wl__err(WL, rd->err,
+				"the bytes of a %s back from its "
+				"output",
+				sh_call__name(pl->call));
+			break;
+		}
+		if (ci->piped) {
+			/* At least one read of the file in the kernel for a
+			 * call that moved bytes, a pipe's worth each; one
+			 * that failed was refused before any read. */
+			if (ret > 0)
+				rd->calls++;
+			if (ret >= 0)
+				rd->piped_slack +=
+					piped_slack(pos, ret, rd->s->page);
+		} else {
+			/* Every call reaches shmem_file_read_iter. */
+			rd->calls++;
+			if (ret < 0)
+				rd->errors++;
+		}
 		if (err == -EINTR)
 			continue;
 		check_call(rd, base, n, call, pos, ret, err);
@@ -1210,6 +1464,7 @@ cleanup:
 	if (rd->ring_ok)
 		io_uring_queue_exit(&rd->ring);
 	rd->ring_ok = false;
+	piped_close(rd);
 	close(fd);
 	return NULL;
 }
@@ -1242,6 +1497,9 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->idx = i;
 		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
 		rd->short_uring = 0;
+		rd->piped_slack = 0;
+		rd->pipe[0] = rd->pipe[1] = rd->outfd = -1;
+		rd->sock[0] = rd->sock[1] = -1;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
@@ -1269,7 +1527,8 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		s->tot.func.calls += s->rd[i].calls;
 		s->tot.func.bytes += s->rd[i].bytes;
 		s->tot.func.errors += s->rd[i].errors;
-		s->tot.func.calls_slack += s->rd[i].short_uring;
+		s->tot.func.calls_slack +=
+			s->rd[i].short_uring + s->rd[i].piped_slack;
 		/* io_uring's reads are no read syscall: the syscall level
 		 * does not see them. */
 		if (sh_call__info(pl->call)->uring)

@@ -1065,16 +1065,24 @@ static const char *const fill_names[SH_FILL_NR] = {
 };
 
 static const struct sh_call_info calls[SH_CALL_NR] = {
-	/* name, iovecs, moves, syscall, rwf, uring */
-	[SH_READ] = { "read", false, true, true, false, false },
-	[SH_PREAD] = { "pread", false, false, true, false, false },
-	[SH_READV] = { "readv", true, true, true, false, false },
-	[SH_PREADV2] = { "preadv2", true, false, true, true, false },
-	[SH_URING_READ] = { "io_uring-read", false, false, false, false, true },
-	[SH_URING_READV] = { "io_uring-readv", true, false, false, false,
-			     true },
-	[SH_URING_FIXED] = { "io_uring-read_fixed", false, false, false, false,
-			     true },
+	[SH_READ] = { "read", .moves = true, .syscall = true },
+	[SH_PREAD] = { "pread", .syscall = true },
+	[SH_READV] = { "readv", .iovecs = true, .moves = true,
+		       .syscall = true },
+	[SH_PREADV2] = { "preadv2", .iovecs = true, .syscall = true,
+			 .rwf = true },
+	[SH_URING_READ] = { "io_uring-read", .uring = true },
+	[SH_URING_READV] = { "io_uring-readv", .iovecs = true, .uring = true },
+	[SH_URING_FIXED] = { "io_uring-read_fixed", .uring = true },
+	/* The file's offset given, so its position stays where it is. */
+	[SH_SPLICE] = { "splice", .piped = true, .out = SH_OUT_PIPE },
+	[SH_SENDFILE] = { "sendfile", .piped = true, .out = SH_OUT_FILE },
+	[SH_SENDFILE_SOCK] = { "sendfile-socket", .piped = true,
+			       .out = SH_OUT_SOCK },
+	[SH_COPY_RANGE] = { "copy_file_range", .piped = true,
+			    .out = SH_OUT_FILE },
+	[SH_COPY_OTHER_FS] = { "copy_file_range-other-fs", .piped = true,
+			       .out = SH_OUT_FILE, .other_fs = true },
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c)
@@ -1254,6 +1262,19 @@ static const struct sh_plan matrix_plans[] = {
 	{ "uring-fixed", SH_URING_FIXED, 1, 2 * MiB, 2 * MiB - 100, false, 0, 0,
 	  1, 0 },
 	{ "uring-eof", SH_URING_READ, 1, 4096, -100, true, 0, 0, 1, 0 },
+	/* Reads through a pipe in the kernel: splice into one, sendfile to
+	 * a file and to a socket, copy_file_range to a file of the same
+	 * tmpfs and to one of another. */
+	{ "splice-odd", SH_SPLICE, 1, 5000, 2 * MiB - 3001, false, 200000, 0, 1,
+	  0 },
+	{ "splice-eof", SH_SPLICE, 1, 4096, -100, true, 0, 0, 1, 0 },
+	{ "sendfile-2m", SH_SENDFILE, 1, 2 * MiB + 3, 2 * MiB - 4097, false, 0,
+	  0, 1, 0 },
+	{ "sendsock-x2", SH_SENDFILE_SOCK, 1, 64 * KiB + 1, 4095, false,
+	  1 * MiB, 0, 2, 0 },
+	{ "cfr-all", SH_COPY_RANGE, 1, 300000, 12345, false, 0, 0, 1, 0 },
+	{ "cfr-other-fs", SH_COPY_OTHER_FS, 1, 1 * MiB, 7, false, 3 * MiB, 0, 1,
+	  0 },
 };
 
 int sh_plan__matrix(const struct sh_plan **plans)

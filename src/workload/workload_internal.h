@@ -430,7 +430,21 @@ enum sh_call {
 	SH_URING_READ,
 	SH_URING_READV,
 	SH_URING_FIXED,
+	SH_SPLICE,
+	SH_SENDFILE,
+	SH_SENDFILE_SOCK,
+	SH_COPY_RANGE,
+	SH_COPY_OTHER_FS,
 	SH_CALL_NR,
+};
+
+/* Where a call puts what it read, and so how the reader gets the bytes
+ * back into its buffer to check them. */
+enum sh_out {
+	SH_OUT_USER, /* the user buffer itself */
+	SH_OUT_PIPE, /* a pipe, drained into the buffer */
+	SH_OUT_FILE, /* another file from offset 0, mapped and copied */
+	SH_OUT_SOCK, /* a stream socket, received into the buffer */
 };
 
 struct sh_call_info {
@@ -440,6 +454,16 @@ struct sh_call_info {
 	bool syscall; /* one read syscall each: the syscall level sees it */
 	bool rwf;     /* takes --rwf */
 	bool uring;   /* an io_uring request (the run needs io_uring) */
+	/*
+	 * Read in the kernel through a pipe (splice_read): one call may
+	 * be several reads of the file, a pipe's worth each, so the probes
+	 * may see more calls than the workload makes.
+	 */
+	bool piped;
+	enum sh_out out;
+	/* The output file is on another filesystem: a kernel may refuse
+	 * with EXDEV, which is its rule, not a failure. */
+	bool other_fs;
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c);
