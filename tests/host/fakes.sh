@@ -49,6 +49,17 @@ else
 		"$(jq -r '.validation.cases[0].got' "$sf/hole.json")" \
 		'^ret=65536, file offset 2097152: want 0x00, got 0x[0-9a-f]{2} \(not written\)$'
 
+	# Reads through a pipe: each call's bytes come back through the
+	# pipe, the socket or the output file, checked as a read's are;
+	# under the shifted copy every one fails with kind data.
+	for c in splice sendfile sendfile-socket copy_file_range; do
+		piped=(--huge always --size 3M --offset 4093 --bs 70001 --syscall "$c")
+		sf_run "pipe-base-$c" "" "${piped[@]}"
+		expect_eq "shmem fake: $c without a bug: exit 0, 0 failures of 47 checks" \
+			"$sf_rc $(jq -r '"\(.validation.failures) \(.validation.checks)"' "$sf/pipe-base-$c.json" 2>&1)" "0 0 47"
+		FS_FAKE_PIPE=shift sf_expect "pipe-$c" "" data "${piped[@]}"
+	done
+
 	# A short read at EOF that writes buf[ret]; odd EOF for "pos".
 	eof=(--huge never --size 1000001 --bs 64K)
 	sf_run eof-base "" "${eof[@]}"

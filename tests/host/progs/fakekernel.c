@@ -33,6 +33,12 @@
  * again, reads return the old bytes there, but for those written since
  * (by write or pwrite) or cut off by a later truncate. Reads by read,
  * pread and preadv.
+ *
+ * FS_FAKE_PIPE=shift: splice, sendfile and copy_file_range from the
+ * shmem-read workload's files, at an offset inside a page, move the
+ * bytes from one before it (the return and the offset after it as the
+ * kernel would give them): a kernel whose reads into a pipe copy from
+ * the wrong place.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -370,4 +376,91 @@ int ioctl(int fd, unsigned long req, ...)
 		}
 	}
 	return real_ioctl(fd, req, arg);
+}
+
+/* The count that ends at in's EOF from *off, so that a call shifted
+ * back by a byte returns what the unshifted one would. */
+static size_t pipe_cap(int in, const loff_t *off, size_t count)
+{
+	struct stat st;
+
+	if (fstat(in, &st) || *off >= st.st_size)
+		return count;
+	return (size_t)(st.st_size - *off) < count ? (size_t)(st.st_size - *off)
+						   : count;
+}
+
+/* FS_FAKE_PIPE=shift on in's offset *off: the real call's offset, and
+ * the one to report afterwards. */
+static int pipe_shift(int in, const loff_t *off)
+{
+	const char *b = getenv("FS_FAKE_PIPE");
+	char link[64], path[4096];
+	ssize_t n;
+
+	if (!b || strcmp(b, "shift") || !off || *off % 4096 == 0)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", in);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return 0;
+	path[n] = '\0';
+	return strstr(path, "/folioscope-shmem-") != NULL;
+}
+
+typedef ssize_t (*splice_fn)(int, loff_t *, int, loff_t *, size_t,
+			     unsigned int);
+typedef ssize_t (*sendfile_fn)(int, int, off_t *, size_t);
+typedef ssize_t (*cfr_fn)(int, loff_t *, int, loff_t *, size_t, unsigned int);
+
+ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len,
+	       unsigned int flags)
+{
+	splice_fn real = (splice_fn)dlsym(RTLD_NEXT, "splice");
+	loff_t o;
+	ssize_t ret;
+
+	if (!pipe_shift(in, off_in))
+		return real(in, off_in, out, off_out, len, flags);
+	o = *off_in - 1;
+	ret = real(in, &o, out, off_out, pipe_cap(in, off_in, len), flags);
+	if (ret > 0)
+		*off_in += ret;
+	return ret;
+}
+
+ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	sendfile_fn real = (sendfile_fn)dlsym(RTLD_NEXT, "sendfile");
+	off_t o;
+	ssize_t ret;
+
+	if (!pipe_shift(in, (const loff_t *)off))
+		return real(out, in, off, count);
+	o = *off - 1;
+	ret = real(out, in, &o, pipe_cap(in, (const loff_t *)off, count));
+	if (ret > 0)
+		*off += ret;
+	return ret;
+}
+
+ssize_t sendfile64(int out, int in, off_t *off, size_t count)
+{
+	return sendfile(out, in, off, count);
+}
+
+ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
+			size_t len, unsigned int flags)
+{
+	cfr_fn real = (cfr_fn)dlsym(RTLD_NEXT, "copy_file_range");
+	loff_t o;
+	ssize_t ret;
+
+	if (!pipe_shift(in, off_in))
+		return real(in, off_in, out, off_out, len, flags);
+	o = *off_in - 1;
+	ret = real(in, &o, out, off_out, pipe_cap(in, off_in, len), flags);
+	if (ret > 0)
+		*off_in += ret;
+	return ret;
 }
