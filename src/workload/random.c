@@ -548,6 +548,7 @@ static const char *const sum_keys[] = {
 	"calls",
 	"calls_slack",
 	"io_uring_calls",
+	"piped_calls",
 	"bytes",
 	"errors",
 	"same",

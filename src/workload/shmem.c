@@ -30,8 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <liburing.h>
@@ -106,12 +104,12 @@ struct sh_reader {
 	int fd;		      /* the reader's own open file */
 	struct io_uring ring; /* io_uring plans: the reader's own ring */
 	bool ring_ok;
-	/* Piped calls: where the bytes go (a pipe, a file, a socket pair;
-	 * -1 when unused), and the calls the probes may see beyond one per
-	 * call (a pipe's worth of the file per read in the kernel). */
-	int pipe[2], outfd, sock[2];
+	/* Piped calls: where the bytes go, and the calls the probes may
+	 * see beyond one per call. */
+	struct wl_piped piped;
 	__u64 piped_slack;
-	bool stop; /* the file changed under it: read no further */
+	__u64 made; /* piped calls made (the others: calls) */
+	bool stop;  /* the file changed under it: read no further */
 	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
 };
 
@@ -143,6 +141,8 @@ struct shmem {
 	struct wl_watch *watch;
 	struct wl_totals tot;
 	__u64 uring_calls; /* reads through io_uring: no syscall of theirs */
+	__u64 piped_calls; /* splice, sendfile, copy_file_range: no read
+			    * syscall either */
 };
 
 static int parse_in(const char *name, const char *const *names, int n)
@@ -1042,165 +1042,6 @@ static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
 	return false;
 }
 
-/* What a piped call's output is made of, closed (-1) when unused. */
-static void piped_close(struct sh_reader *rd)
-{
-	int *fds[] = { &rd->pipe[0], &rd->pipe[1], &rd->outfd, &rd->sock[0],
-		       &rd->sock[1] };
-
-	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
-	}
-}
-
-/*
- * Room for one call's bytes where a piped call puts them: a pipe or a
- * socket's buffers sized past the plan's request (so that a call never
- * stops short for want of room), or an unnamed output file, on the read
- * file's own tmpfs or (other_fs) on the memfd one. Root may size past
- * the usual limits (CAP_SYS_RESOURCE, SO_SNDBUFFORCE).
- */
-static int piped_open(struct sh_reader *rd, const char *dir)
-{
-	const struct sh_call_info *ci = sh_call__info(rd->pl->call);
-	__u64 room = rd->pl->bs + 2 * rd->s->page, p2 = 4096;
-	int want;
-
-	rd->pipe[0] = rd->pipe[1] = rd->outfd = rd->sock[0] = rd->sock[1] = -1;
-	while (p2 < room)
-		p2 <<= 1;
-	if (p2 > INT_MAX / 2)
-		return -EFBIG;
-	want = (int)p2;
-	switch (ci->out) {
-	case SH_OUT_PIPE:
-		if (pipe2(rd->pipe, O_CLOEXEC | O_NONBLOCK))
-			return -errno;
-		if (fcntl(rd->pipe[1], F_SETPIPE_SZ, want) < 0)
-			return -errno;
-		return 0;
-	case SH_OUT_SOCK:
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-			       rd->sock))
-			return -errno;
-		want *= 2;
-		if (setsockopt(rd->sock[0], SOL_SOCKET, SO_SNDBUFFORCE, &want,
-			       sizeof(want)) ||
-		    setsockopt(rd->sock[1], SOL_SOCKET, SO_RCVBUFFORCE, &want,
-			       sizeof(want)) ||
-		    fcntl(rd->sock[1], F_SETFL, O_NONBLOCK))
-			return -errno;
-		return 0;
-	case SH_OUT_FILE:
-		rd->outfd =
-			ci->other_fs
-				? memfd_create("folioscope-out", MFD_CLOEXEC)
-				: open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC,
-				       0600);
-		return rd->outfd < 0 ? -errno : 0;
-	default:
-		return 0;
-	}
-}
-
-/* The output file's first n bytes into buf, through a mapping: a read
- * of it would be one more tmpfs read for the probes. */
-static ssize_t piped_file_back(int fd, unsigned char *buf, __u64 n)
-{
-	struct stat st;
-	void *m;
-
-	if (fstat(fd, &st))
-		return -1;
-	if ((__u64)st.st_size < n)
-		n = (__u64)st.st_size;
-	if (!n)
-		return 0;
-	m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	memcpy(buf, m, n);
-	munmap(m, n);
-	return (ssize_t)n;
-}
-
-/* What waits in a non-blocking fd (a pipe or a socket), up to n bytes,
- * into buf. */
-static ssize_t piped_drain(int fd, unsigned char *buf, __u64 n)
-{
-	__u64 got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
-			break;
-		if (r <= 0)
-			return r < 0 ? -1 : (ssize_t)got;
-		got += (__u64)r;
-	}
-	return (ssize_t)got;
-}
-
-/*
- * One piped call of pl->bs bytes at pos (the file's position left
- * alone), its return as read(2) gives one; then the bytes it moved (and
- * any past what it returned) back into base, where the checks of every
- * read look at them. *back says how many came back (-1: could not).
- */
-static ssize_t piped_read(struct sh_reader *rd, int fd, unsigned char *base,
-			  __u64 pos, ssize_t *back)
-{
-	const struct sh_plan *pl = rd->pl;
-	loff_t in = (loff_t)pos, out = 0;
-	ssize_t ret;
-	int err;
-
-	*back = -1;
-	if (rd->outfd >= 0 &&
-	    (ftruncate(rd->outfd, 0) || lseek(rd->outfd, 0, SEEK_SET) < 0))
-		return -1;
-	switch (pl->call) {
-	case SH_SPLICE:
-		ret = splice(fd, &in, rd->pipe[1], NULL, pl->bs, 0);
-		break;
-	case SH_SENDFILE:
-		ret = sendfile(rd->outfd, fd, &in, pl->bs);
-		break;
-	case SH_SENDFILE_SOCK:
-		ret = sendfile(rd->sock[0], fd, &in, pl->bs);
-		break;
-	default:
-		ret = copy_file_range(fd, &in, rd->outfd, &out, pl->bs, 0);
-		break;
-	}
-	err = errno;
-	if (ret >= 0) {
-		if (rd->pipe[0] >= 0)
-			*back = piped_drain(rd->pipe[0], base, pl->bs);
-		else if (rd->sock[1] >= 0)
-			*back = piped_drain(rd->sock[1], base, pl->bs);
-		else
-			*back = piped_file_back(rd->outfd, base, pl->bs);
-	}
-	errno = err;
-	return ret;
-}
-
-/* The calls the kernel may make for one piped call that returned ret at
- * pos, beyond the one counted: a read per page at most; none at all
- * where it had nothing to read (copy_file_range at EOF stops first). */
-static __u64 piped_slack(__u64 pos, ssize_t ret, __u64 page)
-{
-	if (ret <= 0)
-		return 1;
-	return (pos % page + (__u64)ret + page - 1) / page - 1;
-}
-
 /*
  * Why piped plan pl cannot run here, into why ("" when it can): one byte
  * of the first file tried the way its readers will, counted in s->tot as
@@ -1210,25 +1051,24 @@ static __u64 piped_slack(__u64 pos, ssize_t ret, __u64 page)
 static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
 			size_t n, int *got)
 {
-	struct sh_plan one = *pl;
-	struct sh_reader t = { .s = s, .in = &s->inst[0], .pl = &one };
+	const struct sh_inst *in = &s->inst[0];
+	struct wl_piped t;
 	unsigned char byte[8] = { 0 };
 	ssize_t ret, back;
 	int fd, err;
 
 	why[0] = '\0';
 	*got = -2;
-	one.bs = 1;
-	fd = open(t.in->path, O_RDONLY | O_CLOEXEC);
+	fd = open(in->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return; /* the readers say why */
-	err = piped_open(&t, s->m[t.in->mount].dir);
+	err = wl_piped__open(&t, pl->call, 1, s->m[in->mount].dir);
 	if (err) {
 		snprintf(why, n, "%s: its output: %s", sh_call__name(pl->call),
 			 strerror(-err));
 		goto out;
 	}
-	ret = piped_read(&t, fd, byte, 0, &back);
+	ret = wl_piped__read(&t, fd, byte, 1, 0, &back);
 	err = ret < 0 ? errno : 0;
 	if (ret < 0 && (err == EXDEV || err == EINVAL || err == ENOSYS ||
 			err == EOPNOTSUPP)) {
@@ -1241,10 +1081,12 @@ static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
 		s->tot.func.bytes += (__u64)ret;
 	}
 	if (ret >= 0)
-		s->tot.func.calls_slack += piped_slack(0, ret, s->page);
+		s->tot.func.calls_slack += wl_piped__slack(0, ret, s->page);
+	/* Checked like the readers' calls. */
+	s->piped_calls++;
 	*got = ret == 1 && back == 1 ? byte[0] : -1;
 out:
-	piped_close(&t);
+	wl_piped__close(&t);
 	close(fd);
 }
 
@@ -1353,7 +1195,8 @@ static void *reader(void *arg)
 			goto cleanup;
 	}
 	if (ci->piped) {
-		rd->err = piped_open(rd, rd->s->m[rd->in->mount].dir);
+		rd->err = wl_piped__open(&rd->piped, pl->call, pl->bs,
+					 rd->s->m[rd->in->mount].dir);
 		if (rd->err)
 			goto cleanup;
 	}
@@ -1413,7 +1256,8 @@ static void *reader(void *arg)
 			ret = preadv2(fd, rd->iov, n, (off_t)pos, pl->rwf);
 			break;
 		default:
-			ret = ci->piped ? piped_read(rd, fd, base, pos, &back)
+			ret = ci->piped ? wl_piped__read(&rd->piped, fd, base,
+							 pl->bs, pos, &back)
 					: ring_read(rd, fd, base, n, pos);
 			break;
 		}
@@ -1429,6 +1273,7 @@ static void *reader(void *arg)
 			break;
 		}
 		if (ci->piped) {
+			rd->made++;
 			/* At least one read of the file in the kernel for a
 			 * call that moved bytes, a pipe's worth each; one
 			 * that failed was refused before any read. */
@@ -1436,7 +1281,7 @@ static void *reader(void *arg)
 				rd->calls++;
 			if (ret >= 0)
 				rd->piped_slack +=
-					piped_slack(pos, ret, rd->s->page);
+					wl_piped__slack(pos, ret, rd->s->page);
 		} else {
 			/* Every call reaches shmem_file_read_iter. */
 			rd->calls++;
@@ -1469,7 +1314,7 @@ cleanup:
 	if (rd->ring_ok)
 		io_uring_queue_exit(&rd->ring);
 	rd->ring_ok = false;
-	piped_close(rd);
+	wl_piped__close(&rd->piped);
 	close(fd);
 	return NULL;
 }
@@ -1503,8 +1348,9 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
 		rd->short_uring = 0;
 		rd->piped_slack = 0;
-		rd->pipe[0] = rd->pipe[1] = rd->outfd = -1;
-		rd->sock[0] = rd->sock[1] = -1;
+		rd->made = 0;
+		rd->piped.pipe[0] = rd->piped.pipe[1] = rd->piped.outfd = -1;
+		rd->piped.sock[0] = rd->piped.sock[1] = -1;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
@@ -1538,6 +1384,8 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		 * does not see them. */
 		if (sh_call__info(pl->call)->uring)
 			s->uring_calls += s->rd[i].calls;
+		if (sh_call__info(pl->call)->piped)
+			s->piped_calls += s->rd[i].made;
 		if (sh_call__info(pl->call)->syscall) {
 			s->tot.sys.calls += s->rd[i].calls;
 			s->tot.sys.bytes += s->rd[i].bytes;
@@ -1671,6 +1519,7 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	 * the reads the syscall level cannot see. */
 	model__kv_u64(r, "calls_slack", s->tot.func.calls_slack);
 	model__kv_u64(r, "io_uring_calls", s->uring_calls);
+	model__kv_u64(r, "piped_calls", s->piped_calls);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "workload/workload.h"
@@ -467,6 +468,34 @@ struct sh_call_info {
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c);
+
+/* Where a piped call (sh_call_info.piped) puts its bytes: fds, -1 when
+ * unused. */
+struct wl_piped {
+	enum sh_call call;
+	int pipe[2], outfd, sock[2];
+};
+
+/* Make p's output for call's bs bytes (dir: the tmpfs of the output
+ * file, where the call has one). 0 or -errno; wl_piped__close either way. */
+int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
+		   const char *dir);
+/*
+ * One call of bs bytes from fd at pos (the file's position left alone),
+ * its return as read(2) gives one; then the bytes it moved, and any past
+ * what it returned, back into buf. *back: how many came back (-1: could
+ * not, errno says why).
+ */
+ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
+		       __u64 pos, ssize_t *back);
+void wl_piped__close(struct wl_piped *p);
+/*
+ * The reads of the file the kernel may make for one call that returned
+ * ret at pos, beyond one: a pipe's worth each, so at most one a page;
+ * and for a call that moved nothing, perhaps one, perhaps none
+ * (copy_file_range at EOF stops before reading).
+ */
+__u64 wl_piped__slack(__u64 pos, ssize_t ret, __u64 page);
 /* preadv2's --rwf as a name: "nowait", "hipri", "" for none. */
 const char *sh__rwf_name(int rwf);
 
@@ -596,7 +625,15 @@ enum wl_op_kind {
 };
 
 /* How a read enters the kernel. */
-enum wl_op_via { OPV_READ, OPV_PREAD, OPV_READV, OPV_NR };
+enum wl_op_via {
+	OPV_READ,
+	OPV_PREAD,
+	OPV_READV,
+	OPV_SPLICE,
+	OPV_SENDFILE,
+	OPV_COPY,
+	OPV_NR
+};
 
 struct wl_op_dest {
 	__u32 file;

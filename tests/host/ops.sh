@@ -31,7 +31,7 @@ expect_eq "ops: 1000 operations of seed 1: exit 0, 0 failures, reconciled, mode 
 	"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.mode) \(.workload.ops_seed) \(.workload.ops) \(.workload.ops_run)"' "$op/seed1.json" 2>&1)" \
 	"0 0 ok ops 1 1000 1000"
 expect_eq "ops: reads checked, calls and bytes are the probes'" \
-	"$(jq -r '(.validation.checks > 1000) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.calls > 300) and (.workload.bytes > 0)' "$op/seed1.json" 2>&1)" \
+	"$(jq -r '(.validation.checks > 1000) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.calls > 100) and (.workload.bytes > 0)' "$op/seed1.json" 2>&1)" \
 	true
 expect_match "ops: the seed is printed" "$(cat "$op/seed1.err")" \
 	'^folioscope: run shmem-read: ops: seed 1, 1000 operations$'

@@ -30,10 +30,10 @@ expect_eq "random: 20 layouts of seed 1: exit 0, 0 failures, reconciled, mode ra
 	"$rn_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.mode) \(.workload.random_seed) \(.workload.random_layouts) \(.workload.random_failed)"' "$rn/seed1.json" 2>&1)" \
 	"0 0 ok random 1 20 0"
 # Every call is checked but a preadv2 refused for its flag (an error,
-# a skip); io_uring's reads are checked though the syscall level here
-# does not see them.
+# a skip); io_uring's reads and the piped calls are checked though the
+# syscall level here does not see them.
 expect_eq "random: every call checked, calls and bytes are the probes'" \
-	"$(jq -r '(.validation.checks > 100) and (.validation.checks == .workload.calls - .targets.shmem.counters.errors + .workload.io_uring_calls) and (.workload.io_uring_calls > 0) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.bytes > 0)' "$rn/seed1.json" 2>&1)" \
+	"$(jq -r '(.validation.checks > 100) and (.validation.checks == .workload.calls - .targets.shmem.counters.errors + .workload.io_uring_calls + .workload.piped_calls) and (.workload.io_uring_calls > 0) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.bytes > 0)' "$rn/seed1.json" 2>&1)" \
 	true
 expect_match "random: the seed is printed" "$(cat "$rn/seed1.err")" \
 	'^folioscope: run shmem-read: random: seed 1, 20 layouts$'
