@@ -44,6 +44,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include <liburing.h>
+
 #include "util/rng.h"
 #include "util/util.h"
 #include "workload/workload_internal.h"
@@ -77,6 +79,7 @@ static const char *const kind_names[OPK_NR] = {
 static const char *const via_names[OPV_NR] = {
 	[OPV_READ] = "read",	     [OPV_PREAD] = "pread",
 	[OPV_READV] = "readv",	     [OPV_SPLICE] = "splice",
+	[OPV_PREADV2] = "preadv2",   [OPV_URING] = "io_uring-read",
 	[OPV_SENDFILE] = "sendfile", [OPV_COPY] = "copy_file_range",
 };
 
@@ -283,7 +286,7 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 	case OPK_READ:
 		op->via = (enum wl_op_via)rng__below(&g, OPV_NR);
 		op->iovecs =
-			op->via == OPV_READV
+			op->via == OPV_READV || op->via == OPV_PREADV2
 				? (__u32)min_u64(rng__range(&g, 1, MAX_IOV),
 						 op->len)
 				: 1;
@@ -323,9 +326,8 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
 		snprintf(buf, n,
 			 "#%u read file %u (%s) by %s%s%.0u off %llu len %llu",
 			 index, op->file, geo->label[op->file],
-			 via_names[op->via],
-			 op->via == OPV_READV ? " iovecs " : "",
-			 op->via == OPV_READV ? op->iovecs : 0,
+			 via_names[op->via], op->iovecs > 1 ? " iovecs " : "",
+			 op->iovecs > 1 ? op->iovecs : 0,
 			 (unsigned long long)op->off,
 			 (unsigned long long)op->len);
 		return;
@@ -516,6 +518,12 @@ struct wl_ops {
 	/* A shrink trial looks for this kind only. */
 	const char *want_kind;
 	bool trial_failed;
+	/* io_uring reads: the ring, made at the first; or why there is
+	 * none (those reads are skipped, counted in uring_skipped). */
+	struct io_uring ring;
+	bool ring_ok;
+	char ring_why[96];
+	__u64 uring_skipped;
 };
 
 static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
@@ -626,6 +634,57 @@ static void size_check(struct wl_ops *s, __u32 file, const struct wl_op *op,
 	check(s, ok, K_SIZE, op, index, ok ? "" : w, ok ? "" : g);
 }
 
+/* The ring of io_uring reads, made at the first: false (once said on
+ * stderr) where the kernel has none. */
+static bool uring_ready(struct wl_ops *s)
+{
+	int err;
+
+	if (s->ring_ok)
+		return true;
+	if (s->ring_why[0])
+		return false;
+	err = io_uring_queue_init(2, &s->ring, 0);
+	if (!err) {
+		s->ring_ok = true;
+		return true;
+	}
+	snprintf(s->ring_why, sizeof(s->ring_why), "%s", strerror(-err));
+	wl__err(s->wl, err,
+		"io_uring: its reads of the sequence are skipped (not built, "
+		"or kernel.io_uring_disabled)");
+	return false;
+}
+
+/* One io_uring read of op, waited for: its result as pread(2) gives one
+ * (-1 with errno). */
+static ssize_t uring_read(struct wl_ops *s, int fd, const struct wl_op *op)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe) {
+		errno = EBUSY;
+		return -1;
+	}
+	io_uring_prep_read(sqe, fd, s->rbuf, (unsigned int)op->len, op->off);
+	ret = io_uring_submit_and_wait(&s->ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&s->ring, &cqe);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	ret = cqe->res;
+	io_uring_cqe_seen(&s->ring, cqe);
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}
+
 /* The piped call of a read's entry point, SH_CALL_NR for one that
  * reads into user memory. */
 static enum sh_call piped_call(enum wl_op_via v)
@@ -652,6 +711,11 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 				       : 0,
 	      seed = WL_POISON_BASE + (s->reads++) * 4099, x;
 	enum sh_call pc = piped_call(op->via);
+
+	if (op->via == OPV_URING && !uring_ready(s)) {
+		s->uring_skipped++;
+		return;
+	}
 	struct answer a = { .call = via_names[op->via],
 			    .want = (long long)want,
 			    .short_ok = pc != SH_CALL_NR };
@@ -692,6 +756,17 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		ret = wl_piped__read(&p, f->fd, s->rbuf, op->len, op->off,
 				     &back);
 		break;
+	case OPV_URING:
+		ret = uring_read(s, f->fd, op);
+		break;
+	case OPV_PREADV2:
+		for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
+			iov[j].iov_base = s->rbuf + at;
+			iov[j].iov_len = sh__iov_len(op->len, op->iovecs, j);
+			at += iov[j].iov_len;
+		}
+		ret = preadv2(f->fd, iov, (int)op->iovecs, (off_t)op->off, 0);
+		break;
 	default:
 		for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
 			iov[j].iov_base = s->rbuf + at;
@@ -724,8 +799,19 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			s->tot.func.calls_slack +=
 				wl_piped__slack(op->off, ret, s->page);
 	}
+	/* An io_uring read is one call of shmem_file_read_iter and no
+	 * syscall; 6.1 reads the rest of a short one once more. */
+	if (!s->geo.dd && op->via == OPV_URING) {
+		s->tot.func.calls++;
+		if (ret < 0)
+			s->tot.func.errors++;
+		else
+			s->tot.func.bytes += (__u64)ret;
+		if (ret > 0 && (__u64)ret < op->len)
+			s->tot.func.calls_slack++;
+	}
 	/* Every other read is one call of shmem_file_read_iter. */
-	if (!s->geo.dd && pc == SH_CALL_NR) {
+	if (!s->geo.dd && pc == SH_CALL_NR && op->via != OPV_URING) {
 		s->tot.func.calls++;
 		s->tot.sys.calls++;
 		if (ret < 0) {
@@ -1231,6 +1317,8 @@ int wl_ops__run(struct wl_ops *s, struct fs_report *r)
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);
+	if (s->uring_skipped)
+		model__kv_u64(r, "ops_uring_skipped", s->uring_skipped);
 	if (s->geo.dd) {
 		model__kv_u64(r, "same", s->tot.sys.same);
 		model__kv_u64(r, "differs", s->tot.sys.differs);
@@ -1355,6 +1443,8 @@ void wl_ops__destroy(struct wl_ops *s)
 		busy |= wl__loopfs_remove(s->wl, &s->lfs[k]) != 0;
 	if (s->tmpdir[0] && !busy)
 		wl__remove(s->wl, s->tmpdir, true);
+	if (s->ring_ok)
+		io_uring_queue_exit(&s->ring);
 	free(s->idx);
 	free(s->rbuf);
 	free(s->wbuf);

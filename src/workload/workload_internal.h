@@ -632,6 +632,8 @@ enum wl_op_via {
 	OPV_SPLICE,
 	OPV_SENDFILE,
 	OPV_COPY,
+	OPV_PREADV2,
+	OPV_URING,
 	OPV_NR
 };
 
