@@ -108,6 +108,11 @@ struct sh_reader {
 	 * see beyond one per call. */
 	struct wl_piped piped;
 	__u64 piped_slack;
+	/* loop: the device, its node if we made it, what it reads up to */
+	char loopdev[64];
+	int loop_fd;
+	bool loop_node;
+	__u64 eof;
 	__u64 made; /* piped calls made (the others: calls) */
 	bool stop;  /* the file changed under it: read no further */
 	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
@@ -141,6 +146,7 @@ struct shmem {
 	struct wl_watch *watch;
 	struct wl_totals tot;
 	__u64 uring_calls; /* reads through io_uring: no syscall of theirs */
+	__u64 loop_calls;  /* reads of a loop device: the loop worker's */
 	__u64 piped_calls; /* splice, sendfile, copy_file_range: no read
 			    * syscall either */
 };
@@ -181,8 +187,8 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 			WL, err,
 			"(want read, pread, readv, preadv2, io_uring-read, "
 			"io_uring-readv, io_uring-read_fixed, splice, "
-			"sendfile, sendfile-socket, copy_file_range or "
-			"copy_file_range-other-fs)",
+			"sendfile, sendfile-socket, copy_file_range, "
+			"copy_file_range-other-fs or loop)",
 			"--syscall '%s'", call);
 		return err;
 	}
@@ -227,6 +233,16 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 	if (o->buf_align > WL_PMD) {
 		wl__err_hint(WL, err, "(want 0 .. 2 MiB)", "--buf-align '%llu'",
 			     (unsigned long long)o->buf_align);
+		return err;
+	}
+	if (ci->loop && (o->bs % 512 || o->buf_align % 512)) {
+		wl__err_hint(
+			WL, err,
+			"(--syscall loop reads whole 512-byte sectors with "
+			"O_DIRECT)",
+			"--bs '%llu' --buf-align '%llu'",
+			(unsigned long long)o->bs,
+			(unsigned long long)o->buf_align);
 		return err;
 	}
 	if (o->offset > (__u64)INT64_MAX / 2 ||
@@ -617,6 +633,7 @@ static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
 
 static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
 			size_t n, int *got);
+static void loop_probe(struct shmem *s, char *why, size_t n, int *got);
 
 /* Which plans the kernel cannot run (s->skip), each said on stderr. */
 static int probe_calls(struct shmem *s)
@@ -634,6 +651,8 @@ static int probe_calls(struct shmem *s)
 		if (sh_call__info(pl->call)->piped)
 			piped_probe(s, pl, s->skip[p], sizeof(s->skip[p]),
 				    &got);
+		else if (sh_call__info(pl->call)->loop)
+			loop_probe(s, s->skip[p], sizeof(s->skip[p]), &got);
 		else
 			probe_call(pl->call, pl->rwf, s->inst[0].path, &s->tot,
 				   s->skip[p], sizeof(s->skip[p]), &got);
@@ -896,7 +915,7 @@ static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
 		       __u64 call, __u64 pos, ssize_t ret, int err)
 {
 	const struct sh_plan *pl = rd->pl;
-	__u64 want = sh__expect_ret(rd->in->f.size, pos, pl->bs);
+	__u64 want = sh__expect_ret(rd->eof, pos, pl->bs);
 	/* The test hook: the first call of the first run expects its first
 	 * byte flipped, so that one check must fail. */
 	bool inject = rd->s->inject && rd->s->first_run && !rd->idx && !call &&
@@ -1090,6 +1109,53 @@ out:
 	close(fd);
 }
 
+/* A loop device over the reader's file, opened for O_DIRECT reads: the
+ * fd, or -1 with errno. */
+static int loop_open(struct sh_reader *rd)
+{
+	int err = wl__loop_attach(WL, rd->in->path, rd->loopdev,
+				  sizeof(rd->loopdev), &rd->loop_fd,
+				  &rd->loop_node);
+	int fd;
+
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	fd = open(rd->loopdev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		wl__err(WL, -errno, "open '%s' with O_DIRECT", rd->loopdev);
+	return fd;
+}
+
+/* The loop device's binding fd (autoclear: the device unbinds at its
+ * last close) and the node, if loop_open made it. */
+static void loop_close(struct sh_reader *rd)
+{
+	if (rd->loop_fd >= 0)
+		close(rd->loop_fd);
+	rd->loop_fd = -1;
+	if (rd->loop_node)
+		unlink(rd->loopdev);
+	rd->loop_node = false;
+}
+
+/* Why loop plans cannot run here, into why ("" when they can): a loop
+ * device bound to the first file and unbound again. No read. */
+static void loop_probe(struct shmem *s, char *why, size_t n, int *got)
+{
+	struct sh_reader t = { .s = s, .in = &s->inst[0], .loop_fd = -1 };
+	int err = wl__loop_attach(WL, t.in->path, t.loopdev, sizeof(t.loopdev),
+				  &t.loop_fd, &t.loop_node);
+
+	*got = -2;
+	why[0] = '\0';
+	if (err)
+		snprintf(why, n, "loop: no loop device to bind: %s",
+			 strerror(-err));
+	loop_close(&t);
+}
+
 /* One reader: open, read the plan's range call by call, close. */
 /* An io_uring plan's ring, with the reader's buffer registered for
  * read_fixed. The kernel has io_uring: shmem__prepare checked. */
@@ -1148,13 +1214,16 @@ static void *reader(void *arg)
 {
 	struct sh_reader *rd = arg;
 	const struct sh_plan *pl = rd->pl;
-	__u64 start = sh_plan__start(pl, rd->in->f.size), pos = start;
-	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
 	const struct sh_call_info *ci = sh_call__info(pl->call);
+	/* A loop device holds the file's whole sectors; O_DIRECT reads
+	 * start on one. */
+	__u64 sector = ci->loop ? ~511ULL : ~0ULL;
+	__u64 start = sh_plan__start(pl, rd->in->f.size) & sector, pos = start;
+	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
 	__u32 n = ci->iovecs ? pl->iovecs : 1;
 	/* The ground truth's bound: the calls the bytes take, plus the
 	 * one that returns 0 at EOF. */
-	__u64 total = plan_bytes(pl, rd->in->f.size, start);
+	__u64 total = plan_bytes(pl, rd->in->f.size & sector, start);
 	/* A piped call may come back short: once a page at worst. */
 	__u64 need = (total + pl->bs - 1) / pl->bs + 1 +
 		     (ci->piped ? (total + rd->s->page - 1) / rd->s->page : 0);
@@ -1178,9 +1247,12 @@ static void *reader(void *arg)
 		if (rd->gate->state < 0)
 			return NULL;
 	}
-	fd = open(rd->in->path, O_RDONLY | O_CLOEXEC);
+	rd->eof = rd->in->f.size & sector;
+	fd = ci->loop ? loop_open(rd)
+		      : open(rd->in->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rd->err = -errno;
+		loop_close(rd);
 		return NULL;
 	}
 	rd->fd = fd;
@@ -1255,6 +1327,9 @@ static void *reader(void *arg)
 		case SH_PREADV2:
 			ret = preadv2(fd, rd->iov, n, (off_t)pos, pl->rwf);
 			break;
+		case SH_LOOP:
+			ret = pread(fd, base, pl->bs, (off_t)pos);
+			break;
 		default:
 			ret = ci->piped ? wl_piped__read(&rd->piped, fd, base,
 							 pl->bs, pos, &back)
@@ -1272,7 +1347,10 @@ static void *reader(void *arg)
 				sh_call__name(pl->call));
 			break;
 		}
-		if (ci->piped) {
+		if (ci->loop) {
+			/* Read by the loop worker: not this process's. */
+			rd->made++;
+		} else if (ci->piped) {
 			rd->made++;
 			/* At least one read of the file in the kernel for a
 			 * call that moved bytes, a pipe's worth each; one
@@ -1316,6 +1394,8 @@ cleanup:
 	rd->ring_ok = false;
 	wl_piped__close(&rd->piped);
 	close(fd);
+	/* After the device's last fd: autoclear unbinds it. */
+	loop_close(rd);
 	return NULL;
 }
 
@@ -1348,6 +1428,9 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
 		rd->short_uring = 0;
 		rd->piped_slack = 0;
+		rd->loop_fd = -1;
+		rd->loop_node = false;
+		rd->eof = in->f.size;
 		rd->made = 0;
 		rd->piped.pipe[0] = rd->piped.pipe[1] = rd->piped.outfd = -1;
 		rd->piped.sock[0] = rd->piped.sock[1] = -1;
@@ -1386,6 +1469,8 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 			s->uring_calls += s->rd[i].calls;
 		if (sh_call__info(pl->call)->piped)
 			s->piped_calls += s->rd[i].made;
+		if (sh_call__info(pl->call)->loop)
+			s->loop_calls += s->rd[i].made;
 		if (sh_call__info(pl->call)->syscall) {
 			s->tot.sys.calls += s->rd[i].calls;
 			s->tot.sys.bytes += s->rd[i].bytes;
@@ -1520,6 +1605,7 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	model__kv_u64(r, "calls_slack", s->tot.func.calls_slack);
 	model__kv_u64(r, "io_uring_calls", s->uring_calls);
 	model__kv_u64(r, "piped_calls", s->piped_calls);
+	model__kv_u64(r, "loop_calls", s->loop_calls);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;

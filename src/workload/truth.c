@@ -1083,6 +1083,7 @@ static const struct sh_call_info calls[SH_CALL_NR] = {
 			    .out = SH_OUT_FILE },
 	[SH_COPY_OTHER_FS] = { "copy_file_range-other-fs", .piped = true,
 			       .out = SH_OUT_FILE, .other_fs = true },
+	[SH_LOOP] = { "loop", .loop = true },
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c)
@@ -1275,6 +1276,11 @@ static const struct sh_plan matrix_plans[] = {
 	{ "cfr-all", SH_COPY_RANGE, 1, 300000, 12345, false, 0, 0, 1, 0 },
 	{ "cfr-other-fs", SH_COPY_OTHER_FS, 1, 1 * MiB, 7, false, 3 * MiB, 0, 1,
 	  0 },
+	/* A loop device over the file, read with O_DIRECT: whole sectors,
+	 * across a 2 MiB folio and up to the device's end. */
+	{ "loop-64k", SH_LOOP, 1, 64 * KiB, 2 * MiB - 8192, false, 1 * MiB, 0,
+	  1, 0 },
+	{ "loop-eof", SH_LOOP, 1, 8192, -12800, true, 0, 0, 1, 0 },
 };
 
 int sh_plan__matrix(const struct sh_plan **plans)

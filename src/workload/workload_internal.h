@@ -436,6 +436,7 @@ enum sh_call {
 	SH_SENDFILE_SOCK,
 	SH_COPY_RANGE,
 	SH_COPY_OTHER_FS,
+	SH_LOOP,
 	SH_CALL_NR,
 };
 
@@ -465,6 +466,13 @@ struct sh_call_info {
 	/* The output file is on another filesystem: a kernel may refuse
 	 * with EXDEV, which is its rule, not a failure. */
 	bool other_fs;
+	/*
+	 * Reads a loop device over the file (O_DIRECT, in 512-byte sectors
+	 * up to the last whole one) with pread: the kernel's loop worker
+	 * reads the file, in a thread not of this process, which run's
+	 * own-process filter leaves out.
+	 */
+	bool loop;
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c);
