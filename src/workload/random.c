@@ -185,6 +185,15 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 			o->syscall = piped[rng__below(g, ARRAY_SIZE(piped))];
 		break;
 	}
+	case 8:
+		/* A loop device reads whole sectors: the request and the
+		 * buffer on them. */
+		if (o->iovecs == 1 && !o->buf_tmpfs) {
+			o->syscall = "loop";
+			o->bs = o->bs < 512 ? 512 : o->bs / 512 * 512;
+			o->buf_align = 0;
+		}
+		break;
 	default:
 		break;
 	}
@@ -549,6 +558,7 @@ static const char *const sum_keys[] = {
 	"calls_slack",
 	"io_uring_calls",
 	"piped_calls",
+	"loop_calls",
 	"bytes",
 	"errors",
 	"same",

@@ -33,7 +33,7 @@ expect_eq "random: 20 layouts of seed 1: exit 0, 0 failures, reconciled, mode ra
 # a skip); io_uring's reads and the piped calls are checked though the
 # syscall level here does not see them.
 expect_eq "random: every call checked, calls and bytes are the probes'" \
-	"$(jq -r '(.validation.checks > 100) and (.validation.checks == .workload.calls - .targets.shmem.counters.errors + .workload.io_uring_calls + .workload.piped_calls) and (.workload.io_uring_calls > 0) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.bytes > 0)' "$rn/seed1.json" 2>&1)" \
+	"$(jq -r '(.validation.checks > 100) and (.validation.checks == .workload.calls - .targets.shmem.counters.errors + .workload.io_uring_calls + .workload.piped_calls + .workload.loop_calls) and (.workload.io_uring_calls > 0) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.bytes > 0)' "$rn/seed1.json" 2>&1)" \
 	true
 expect_match "random: the seed is printed" "$(cat "$rn/seed1.err")" \
 	'^folioscope: run shmem-read: random: seed 1, 20 layouts$'
