@@ -18,6 +18,12 @@ declare -A vm_dd_auto=([6.1]='kprobe __generic_remap_file_range_prep'
 declare -A vm_dd_fentry=([6.1]='fentry generic_remap_file_range_prep'
 	[6.12]='fentry __generic_remap_file_range_prep')
 declare -A vm_xfs_large=([6.1]=false [6.12]=true)
+# Where splice, sendfile and copy_file_range read tmpfs: 6.1 through
+# shmem_file_read_iter, 6.12 through shmem_file_splice_read, which the
+# function-level plans attach to as well.
+declare -A vm_sh_covers=(
+	[6.1]='; splice, sendfile and copy_file_range as well \(no shmem_file_splice_read: '
+	[6.12]='; splice, sendfile and copy_file_range \(shmem_file_splice_read\)$')
 
 # vm_run LOG ARGS...: run folioscope ARGS in the guest from $out.
 vm_run() {
@@ -44,6 +50,8 @@ else
 			"$(jq -r '.targets.dedupe.mechanism + " " + .targets.dedupe.chosen' <<<"$doc")" \
 			"${vm_dd_auto[$vmk]}"
 	fi
+	expect_match "vm doctor: what the shmem histograms cover on $vmk" \
+		"$(jq -r .targets.shmem.covers <<<"$doc")" "${vm_sh_covers[$vmk]}"
 	# Every in-flight call is kept in task storage on these kernels.
 	expect_eq "vm doctor: in-flight calls in task storage" \
 		"$(jq -r '[.targets[].inflight] | unique | join(",")' <<<"$doc")" "task storage"
