@@ -83,8 +83,8 @@ static const char *const via_names[OPV_NR] = {
 	[OPV_SENDFILE] = "sendfile", [OPV_COPY] = "copy_file_range",
 };
 
-/* Failure kinds of their own; the reads' are shmem-read's, the dedupe
- * answers' dedupe's. */
+/* Failure kinds of the operations that change files; the reads' are
+ * shmem-read's, the dedupe answers' dedupe's. */
 #define K_ANSWER FS_CASE_ANSWER /* a return or errno not the model's */
 #define K_SIZE "size"		/* st_size is not the model's size */
 #define K_DATA "data"
@@ -998,6 +998,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
 	struct ops_file *f = &s->f[op->file];
 	struct answer a = { .call = kind_names[op->kind] };
+	bool writes = op->kind == OPK_PWRITE || op->kind == OPK_WRITE;
 	long long ret = 0;
 	int err = 0;
 	bool ok;
@@ -1023,7 +1024,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	default:
 		break;
 	}
-	if (op->kind == OPK_PWRITE || op->kind == OPK_WRITE)
+	if (writes)
 		wl__pattern_fill(s->wbuf, op->off + write_tag(s->seed, index),
 				 op->len);
 	if (op->kind != OPK_MMAP)
@@ -1067,12 +1068,9 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			err = errno;
 		wl_watch__leave(s->watch, 0);
 	}
-	a.want = op->kind == OPK_PWRITE || op->kind == OPK_WRITE
-			 ? (long long)op->len
-			 : 0;
+	a.want = writes ? (long long)op->len : 0;
 	ok = answer_ok(s, op, index, ret, err, &a);
-	if (!ok && ret > 0 &&
-	    (op->kind == OPK_PWRITE || op->kind == OPK_WRITE)) {
+	if (!ok && ret > 0 && writes) {
 		/* A short write is one failure: the model then holds what
 		 * the kernel says it wrote, not to fail every read after. */
 		struct wl_op part = *op;
