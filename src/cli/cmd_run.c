@@ -183,9 +183,7 @@ static const struct argp_option options[] = {
 	  2 },
 	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
 	  "user buffer = page-aligned base + N (default 0)", 2 },
-	{ "syscall", OPT_SYSCALL, "CALL", 0,
-	  "read, pread, readv, preadv2, io_uring-read, io_uring-readv or "
-	  "io_uring-read_fixed (default read)",
+	{ "syscall", OPT_SYSCALL, "CALL", 0, SH_CALL_NAMES " (default read)",
 	  2 },
 	{ "rwf", OPT_RWF, "FLAG", 0, "preadv2: none (default), nowait or hipri",
 	  2 },
@@ -393,11 +391,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SYSCALL:
 		if (sh_call__parse(arg) < 0)
-			cli__usage_error(st,
-					 "unknown --syscall '%s' (read, pread, "
-					 "readv, preadv2, io_uring-read, "
-					 "io_uring-readv, io_uring-read_fixed)",
-					 arg);
+			cli__usage_error(
+				st,
+				"unknown --syscall '%s' (" SH_CALL_NAMES ")",
+				arg);
 		w->syscall = arg;
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
@@ -761,6 +758,7 @@ int cmd_run(int argc, char **argv)
 	workload__totals(w, level, &want);
 	model__kv_u64(&r, "calls", want.calls);
 	model__kv_u64(&r, "bytes", want.bytes);
+	model__kv_u64(&r, "calls_slack", want.calls_slack);
 	rc = workload__reconcile(&r, t, &want) ? 1 : 0;
 	coverage_warn(&r, t);
 	if (kmsg)

@@ -33,6 +33,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,9 +519,8 @@ struct wl_ops {
 	/* A shrink trial looks for this kind only. */
 	const char *want_kind;
 	bool trial_failed;
-	/* io_uring reads: the ring, made at the first; or why there is
-	 * none (those reads are skipped, counted in uring_skipped). */
-	struct io_uring ring;
+	/* io_uring reads: whether they can run, found at the first; or why
+	 * not (those reads are skipped, counted in uring_skipped). */
 	bool ring_ok;
 	char ring_why[96];
 	__u64 uring_skipped;
@@ -634,17 +634,74 @@ static void size_check(struct wl_ops *s, __u32 file, const struct wl_op *op,
 	check(s, ok, K_SIZE, op, index, ok ? "" : w, ok ? "" : g);
 }
 
-/* The ring of io_uring reads, made at the first: false (once said on
- * stderr) where the kernel has none. */
+/*
+ * io_uring's reads, each on a thread of its own with a ring of its own:
+ * a ring's io-wq workers and task work belong to the thread that made it
+ * and outlive the ring, and their task work marks that thread as
+ * signalled, which would cut a later sendfile or copy_file_range of the
+ * sequence short (the kernel then drops the rest of a pipe's worth it had
+ * read, and the probes count bytes no call moved). fd < 0: only whether
+ * a ring can be made.
+ */
+struct uring_job {
+	int fd;
+	unsigned char *buf;
+	unsigned int len;
+	__u64 off;
+	int res; /* the read's result, or -errno */
+};
+
+static void *uring_job(void *arg)
+{
+	struct uring_job *j = arg;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int ret = io_uring_queue_init(2, &ring, 0);
+
+	if (ret < 0 || j->fd < 0) {
+		j->res = ret;
+		if (!ret)
+			io_uring_queue_exit(&ring);
+		return NULL;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, j->fd, j->buf, j->len, j->off);
+	ret = io_uring_submit_and_wait(&ring, 1);
+	if (ret >= 0)
+		ret = io_uring_wait_cqe(&ring, &cqe);
+	if (ret >= 0) {
+		ret = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	j->res = ret;
+	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+static int uring_run(struct uring_job *j)
+{
+	pthread_t t;
+	int err = pthread_create(&t, NULL, uring_job, j);
+
+	if (err)
+		return -err;
+	pthread_join(t, NULL);
+	return j->res;
+}
+
+/* Whether io_uring reads can run, found at the first: false (once said
+ * on stderr) where the kernel has none. */
 static bool uring_ready(struct wl_ops *s)
 {
+	struct uring_job probe = { .fd = -1 };
 	int err;
 
 	if (s->ring_ok)
 		return true;
 	if (s->ring_why[0])
 		return false;
-	err = io_uring_queue_init(2, &s->ring, 0);
+	err = uring_run(&probe);
 	if (!err) {
 		s->ring_ok = true;
 		return true;
@@ -660,24 +717,12 @@ static bool uring_ready(struct wl_ops *s)
  * (-1 with errno). */
 static ssize_t uring_read(struct wl_ops *s, int fd, const struct wl_op *op)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
+	struct uring_job j = { .fd = fd,
+			       .buf = s->rbuf,
+			       .len = (unsigned int)op->len,
+			       .off = op->off };
+	int ret = uring_run(&j);
 
-	if (!sqe) {
-		errno = EBUSY;
-		return -1;
-	}
-	io_uring_prep_read(sqe, fd, s->rbuf, (unsigned int)op->len, op->off);
-	ret = io_uring_submit_and_wait(&s->ring, 1);
-	if (ret >= 0)
-		ret = io_uring_wait_cqe(&s->ring, &cqe);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	ret = cqe->res;
-	io_uring_cqe_seen(&s->ring, cqe);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -1441,8 +1486,6 @@ void wl_ops__destroy(struct wl_ops *s)
 		busy |= wl__loopfs_remove(s->wl, &s->lfs[k]) != 0;
 	if (s->tmpdir[0] && !busy)
 		wl__remove(s->wl, s->tmpdir, true);
-	if (s->ring_ok)
-		io_uring_queue_exit(&s->ring);
 	free(s->idx);
 	free(s->rbuf);
 	free(s->wbuf);

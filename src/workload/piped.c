@@ -4,12 +4,15 @@
  * sendfile to a file or a socket, copy_file_range to a file. Each moves a
  * file's bytes somewhere other than a user buffer; this brings them back
  * into one, where the checks of every read look at them, without another
- * read of a tmpfs file (the probes would count it): the pipe and the
- * socket are drained, the output file is mapped.
+ * read of a tmpfs file (the probes would count it): the pipe is drained,
+ * the socket read by a thread while the call runs, the output file
+ * mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -22,8 +25,7 @@
 
 void wl_piped__close(struct wl_piped *p)
 {
-	int *fds[] = { &p->pipe[0], &p->pipe[1], &p->outfd, &p->sock[0],
-		       &p->sock[1] };
+	int *fds[] = { &p->pipe[0], &p->pipe[1], &p->outfd };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++) {
 		if (*fds[i] >= 0)
@@ -33,9 +35,9 @@ void wl_piped__close(struct wl_piped *p)
 }
 
 /*
- * Room for one call's bs bytes: a pipe or a socket's buffers sized past
- * them (so that a call never stops short for want of room; root may size
- * past the usual limits: CAP_SYS_RESOURCE, SO_SNDBUFFORCE), or an
+ * Room for one call's bs bytes: a pipe sized past them (so that a call
+ * never stops short for want of room; root may size past the usual
+ * limits: CAP_SYS_RESOURCE), a socket pair made by each call, or an
  * unnamed output file in dir (a tmpfs) or, for other_fs, a memfd (the
  * kernel's own tmpfs: another filesystem to copy_file_range).
  */
@@ -47,7 +49,7 @@ int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
 	int want;
 
 	p->call = call;
-	p->pipe[0] = p->pipe[1] = p->outfd = p->sock[0] = p->sock[1] = -1;
+	p->pipe[0] = p->pipe[1] = p->outfd = -1;
 	while (p2 < room)
 		p2 <<= 1;
 	if (p2 > INT_MAX / 2)
@@ -66,24 +68,8 @@ int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
 		}
 		return 0;
 	case SH_OUT_SOCK:
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p->sock))
-			return -errno;
-		/* Both ends non-blocking: a socket buffer that fills makes
-		 * sendfile stop short instead of waiting for a reader that
-		 * is this thread. FORCE needs CAP_NET_ADMIN; else the
-		 * sysctl's maximum. */
-		want *= 2;
-		if (setsockopt(p->sock[0], SOL_SOCKET, SO_SNDBUFFORCE, &want,
-			       sizeof(want)))
-			setsockopt(p->sock[0], SOL_SOCKET, SO_SNDBUF, &want,
-				   sizeof(want));
-		if (setsockopt(p->sock[1], SOL_SOCKET, SO_RCVBUFFORCE, &want,
-			       sizeof(want)))
-			setsockopt(p->sock[1], SOL_SOCKET, SO_RCVBUF, &want,
-				   sizeof(want));
-		if (fcntl(p->sock[0], F_SETFL, O_NONBLOCK) ||
-		    fcntl(p->sock[1], F_SETFL, O_NONBLOCK))
-			return -errno;
+		/* A socket pair per call (wl_piped__read): its end of stream
+		 * tells the receiver that the call is over. */
 		return 0;
 	case SH_OUT_FILE:
 		p->outfd = ci->other_fs
@@ -116,8 +102,7 @@ static ssize_t file_back(int fd, unsigned char *buf, __u64 n)
 	return (ssize_t)n;
 }
 
-/* What waits in a non-blocking fd (a pipe or a socket), up to n bytes,
- * into buf. */
+/* What waits in a non-blocking pipe, up to n bytes, into buf. */
 static ssize_t drain(int fd, unsigned char *buf, __u64 n)
 {
 	__u64 got = 0;
@@ -134,6 +119,74 @@ static ssize_t drain(int fd, unsigned char *buf, __u64 n)
 		got += (__u64)r;
 	}
 	return (ssize_t)got;
+}
+
+/* The receiving end of a sendfile to a socket, drained while the call
+ * runs: the first n bytes into buf, any more (a kernel that sends more
+ * than asked) counted past it and dropped. */
+struct sock_rx {
+	int fd;
+	unsigned char *buf;
+	__u64 n, got;
+	int err;
+};
+
+static void *sock_rx(void *arg)
+{
+	struct sock_rx *rx = arg;
+	unsigned char spill[4096];
+
+	for (;;) {
+		bool in = rx->got < rx->n;
+		ssize_t r =
+			in ? recv(rx->fd, rx->buf + rx->got, rx->n - rx->got, 0)
+			   : recv(rx->fd, spill, sizeof(spill), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rx->err = r < 0 ? errno : 0;
+			return NULL;
+		}
+		rx->got += (__u64)r;
+	}
+}
+
+/*
+ * sendfile to a blocking stream socket whose other end a thread drains,
+ * as a server's would be: the call waits for room instead of stopping
+ * short. Stopping short would drop the rest of the pipe's worth the
+ * kernel had already read from the file, so that the probes would count
+ * bytes no call moved. back: the bytes received, at most bs.
+ */
+static ssize_t sendfile_sock(int fd, loff_t *in, unsigned char *buf, __u64 bs,
+			     ssize_t *back)
+{
+	struct sock_rx rx = { .buf = buf, .n = bs };
+	int sv[2], err;
+	pthread_t t;
+	ssize_t ret;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	rx.fd = sv[1];
+	err = pthread_create(&t, NULL, sock_rx, &rx);
+	if (err) {
+		close(sv[0]);
+		close(sv[1]);
+		errno = err;
+		return -1;
+	}
+	ret = sendfile(sv[0], fd, in, bs);
+	err = errno;
+	shutdown(sv[0], SHUT_WR);
+	pthread_join(t, NULL);
+	close(sv[0]);
+	close(sv[1]);
+	if (ret >= 0 && !rx.err)
+		*back = (ssize_t)(rx.got < bs ? rx.got : bs);
+	errno = err;
+	return ret;
 }
 
 ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
@@ -155,8 +208,7 @@ ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
 		ret = sendfile(p->outfd, fd, &in, bs);
 		break;
 	case SH_SENDFILE_SOCK:
-		ret = sendfile(p->sock[0], fd, &in, bs);
-		break;
+		return sendfile_sock(fd, &in, buf, bs, back);
 	default:
 		ret = copy_file_range(fd, &in, p->outfd, &out, bs, 0);
 		break;
@@ -165,8 +217,6 @@ ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
 	if (ret >= 0) {
 		if (p->pipe[0] >= 0)
 			*back = drain(p->pipe[0], buf, bs);
-		else if (p->sock[1] >= 0)
-			*back = drain(p->sock[1], buf, bs);
 		else
 			*back = file_back(p->outfd, buf, bs);
 	}

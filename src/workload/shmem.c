@@ -113,7 +113,7 @@ struct sh_reader {
 	int loop_fd;
 	bool loop_node;
 	__u64 eof;
-	__u64 made; /* piped calls made (the others: calls) */
+	__u64 made; /* piped and loop calls made (the others: calls) */
 	bool stop;  /* the file changed under it: read no further */
 	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
 };
@@ -277,16 +277,28 @@ static __u64 roundup_pmd(__u64 v)
 }
 
 /* Mount i (its files chosen), tmpfs sized for its files in whole huge
- * folios. */
+ * folios, and for the output files of the calls that copy into one on
+ * the same tmpfs (sendfile, copy_file_range), a reader's each: one the
+ * mount could not hold would make the call stop short, and the kernel
+ * drop bytes it had read. */
 static int mount_tmpfs(struct shmem *s, int i, const char *huge)
 {
 	struct sh_mount *m = &s->m[i];
-	__u64 limit = WL_PMD;
+	__u64 limit = WL_PMD, out = 0;
 	int err;
 
 	for (int j = 0; j < s->ninst; j++)
 		if (s->inst[j].mount == i)
 			limit += roundup_pmd(s->inst[j].f.size);
+	for (int p = 0; p < s->nplans; p++) {
+		const struct sh_call_info *ci = sh_call__info(s->plans[p].call);
+
+		__u64 need = s->plans[p].readers * roundup_pmd(s->plans[p].bs);
+
+		if (ci->out == SH_OUT_FILE && !ci->other_fs && need > out)
+			out = need;
+	}
+	limit += out;
 	err = wl__mkdtemp(WL, NULL, "shmem", m->dir, sizeof(m->dir));
 	if (err)
 		return err;
@@ -1369,7 +1381,8 @@ static void *reader(void *arg)
 		if (err == -EINTR)
 			continue;
 		check_call(rd, base, n, call, pos, ret, err);
-		if (ret > 0)
+		/* The loop worker's reads are not this run's to count. */
+		if (ret > 0 && !ci->loop)
 			rd->bytes += ret;
 		if (ci->uring && ret > 0 && (__u64)ret < pl->bs)
 			rd->short_uring++;
@@ -1433,13 +1446,17 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->eof = in->f.size;
 		rd->made = 0;
 		rd->piped.pipe[0] = rd->piped.pipe[1] = rd->piped.outfd = -1;
-		rd->piped.sock[0] = rd->piped.sock[1] = -1;
 		rd->err = 0;
 		rd->fd = -1;
 		rd->stop = false;
 		rd->gate = pl->readers > 1 ? &gate : NULL;
 	}
-	if (pl->readers == 1) {
+	/* io_uring's reads on threads of their own even alone: the io-wq
+	 * workers and task work of a ring belong to the thread that made it
+	 * and outlive the ring, and their task work marks that thread as
+	 * signalled, which cuts a later sendfile or copy_file_range short
+	 * (the kernel then drops the rest of a pipe's worth it had read). */
+	if (pl->readers == 1 && !sh_call__info(pl->call)->uring) {
 		reader(&s->rd[0]);
 	} else {
 		for (; made < pl->readers; made++) {

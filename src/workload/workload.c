@@ -166,7 +166,7 @@ int workload__reconcile(struct fs_report *r, enum fs_target t,
 			"%s, probes %" PRIu64,
 			used ? "; " : "", n[i].name, (uint64_t)n[i].want,
 			slack ? " (+ up to " : "", (uint64_t)slack,
-			slack ? " io_uring retries)" : "", (uint64_t)saw);
+			slack ? " the kernel may add)" : "", (uint64_t)saw);
 	}
 	model__kv_str(r, "reconcile", msg[0] ? "MISMATCH" : "ok");
 	if (msg[0])

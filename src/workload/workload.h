@@ -81,9 +81,7 @@ struct wl_opts {
 	__u64 offset;	      /* first file position read */
 	__u64 length;	      /* bytes to read from offset; 0 = to EOF */
 	__u64 buf_align;      /* buffer = page-aligned base + buf_align */
-	const char *syscall;  /* "read" (default), "pread", "readv",
-			       * "preadv2", "io_uring-read",
-			       * "io_uring-readv", "io_uring-read_fixed" */
+	const char *syscall;  /* one of SH_CALL_NAMES, default "read" */
 	const char *rwf;      /* preadv2: "none" (default), "nowait",
 			       * "hipri" */
 	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
@@ -155,7 +153,9 @@ struct wl_count {
 	__u64 same, differs, errors;
 	/* Calls the kernel may make on its own beyond calls: io_uring may
 	 * read the rest of a short read once more (6.1 does, and that call
-	 * returns 0 at EOF), one for each short io_uring read. */
+	 * returns 0 at EOF), one for each short io_uring read; a call
+	 * through a pipe reads a pipe's worth at a time, so up to one a
+	 * page it moved (wl_piped__slack). */
 	__u64 calls_slack;
 };
 
@@ -202,6 +202,11 @@ void workload__destroy(struct workload *w);
 int dd_diff__parse(const char *name); /* --differ */
 int sh_fill__parse(const char *name); /* --fill */
 int sh_call__parse(const char *name); /* --syscall */
+/* What sh_call__parse takes, for --help and its usage error. */
+#define SH_CALL_NAMES                                                          \
+	"read, pread, readv, preadv2, io_uring-read, io_uring-readv, "         \
+	"io_uring-read_fixed, splice, sendfile, sendfile-socket, "             \
+	"copy_file_range, copy_file_range-other-fs or loop"
 /* --rwf: the RWF_* flags of "none", "nowait", "hipri"; -1 else. */
 int sh__rwf_parse(const char *name);
 /* The most --readers a shmem-read run starts. */

@@ -481,7 +481,7 @@ const struct sh_call_info *sh_call__info(enum sh_call c);
  * unused. */
 struct wl_piped {
 	enum sh_call call;
-	int pipe[2], outfd, sock[2];
+	int pipe[2], outfd;
 };
 
 /* Make p's output for call's bs bytes (dir: the tmpfs of the output
