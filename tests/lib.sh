@@ -292,3 +292,56 @@ fake_shim() {
 	fi
 	return 1
 }
+
+# kunit_parser_dir: the kernel's own KTAP parser, tools/testing/kunit/ of
+# Debian's linux-source-6.1 (tests/deps.sh installs it), extracted into
+# $BUILD/kunit once and again only when the tarball changes (the whole
+# tarball is decompressed for it: half a minute). Sets KUNIT_DIR, or
+# returns 1 with the reason in KUNIT_WHY.
+KUNIT_TARBALL=${KUNIT_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+kunit_parser_dir() {
+	local dir=${BUILD:-build}/kunit stamp tmp src
+	KUNIT_DIR=$PWD/$dir
+	[[ "$dir" == /* ]] && KUNIT_DIR=$dir
+	if ! command -v python3 >/dev/null; then
+		KUNIT_WHY="no python3"
+		return 1
+	fi
+	if [ ! -r "$KUNIT_TARBALL" ]; then
+		KUNIT_WHY="no $KUNIT_TARBALL (package linux-source-6.1, tests/deps.sh)"
+		return 1
+	fi
+	stamp=$(stat -c '%s %Y' "$KUNIT_TARBALL")
+	if [ "$(cat "$KUNIT_DIR/.stamp" 2>/dev/null)" == "$stamp" ] &&
+		[ -f "$KUNIT_DIR/kunit_parser.py" ]; then
+		return 0
+	fi
+	mkdir -p "$(dirname "$KUNIT_DIR")"
+	tmp=$(mktemp -d "$KUNIT_DIR.XXXXXX")
+	tar -xJf "$KUNIT_TARBALL" -C "$tmp" --wildcards '*/tools/testing/kunit/*' 2>"$tmp/err"
+	src=$(compgen -G "$tmp/*/tools/testing/kunit" | head -1)
+	if [ ! -f "$src/kunit_parser.py" ]; then
+		KUNIT_WHY="cannot extract tools/testing/kunit/ from $KUNIT_TARBALL: $(head -1 "$tmp/err")"
+		rm -rf "$tmp"
+		return 1
+	fi
+	rm -rf "$KUNIT_DIR"
+	mv "$src" "$KUNIT_DIR"
+	echo "$stamp" >"$KUNIT_DIR/.stamp"
+	rm -rf "$tmp"
+}
+# ktap_counts FILE: what the kernel's parser makes of KTAP FILE, "PASSED
+# FAILED CRASHED SKIPPED ERRORS STATUS" (kunit_parser_dir first).
+ktap_counts() {
+	python3 tests/host/ktap-counts.py "$KUNIT_DIR" "$1" 2>&1
+}
+# json_ktap_counts JSON: the same numbers as a run's KTAP must give them,
+# from its JSON report: a leaf per check (failed ones failed), a skip per
+# validation.skipped entry and for a disturbed environment, and
+# reconcile (ok, skipped: ..., absent: skipped; else failed).
+json_ktap_counts() {
+	jq -r '(.validation.checks // 0) as $c | (.validation.failures // 0) as $f |
+		(.workload.reconcile // "") as $r |
+		(if $r == "ok" then "pass" elif $r == "" or ($r | startswith("skipped: ")) then "skip" else "fail" end) as $rv |
+		"\($c - $f + (if $rv == "pass" then 1 else 0 end)) \($f + (if $rv == "fail" then 1 else 0 end)) 0 \((.validation.skipped // [] | length) + (if .validation.disturbed then 1 else 0 end) + (if $rv == "skip" then 1 else 0 end)) 0"' "$1" 2>&1
+}

@@ -20,6 +20,7 @@ enum {
 	OPT_VS = 0x100,
 	OPT_FORCE,
 	OPT_FORMAT,
+	OPT_KTAP,
 };
 
 /* At most this many runs per side: the run-to-run test's table limit. */
@@ -34,6 +35,7 @@ struct compare_args {
 	bool quiet;
 	const char *output; /* -o FILE: the picture */
 	const char *format; /* --format html|svg */
+	const char *ktap;   /* --ktap FILE, "-" = stdout */
 	struct cmp_rule rules[MAX_RULES];
 	int nrules;
 };
@@ -56,6 +58,11 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FORMAT", 0,
 	  "html or svg: the picture's format (without -o, on stdout instead "
 	  "of the text)",
+	  0 },
+	{ "ktap", OPT_KTAP, "FILE", 0,
+	  "also write the rules' verdicts as KTAP version 1 to FILE "
+	  "(atomically), a test per --expect rule; - is stdout, and the "
+	  "text goes to stderr",
 	  0 },
 	{},
 };
@@ -88,6 +95,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_FORMAT:
 		a->format = arg;
 		break;
+	case OPT_KTAP:
+		cli__check_output(arg);
+		a->ktap = arg;
+		break;
 	case OPT_VS:
 		if (a->vs)
 			cli__usage_error(st, "--vs given twice");
@@ -118,6 +129,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		} else if (!a->npaths[1]) {
 			cli__usage_error(st, "--vs needs new runs after it");
 		}
+		if (a->ktap && !a->nrules)
+			cli__usage_error(st,
+					 "--ktap writes a test per --expect "
+					 "rule: give one");
+		/* stdout carries one thing: KTAP, or the picture. */
+		if (a->ktap && !strcmp(a->ktap, "-") && a->format &&
+		    (!a->output || !strcmp(a->output, "-")))
+			cli__usage_error(st, "--ktap - and the picture both "
+					     "write stdout; give -o FILE");
+		if (a->ktap && !strcmp(a->ktap, "-") && a->output &&
+		    !strcmp(a->output, "-"))
+			cli__usage_error(st, "--ktap - and -o - both write "
+					     "stdout");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -222,7 +246,31 @@ static void side__free(struct cmp_side *s)
 	free(s->runs);
 }
 
-static int rules__check(const struct compare_args *a,
+/* The KTAP into memory, then written atomically ("-": stdout). */
+static int ktap__write(const struct compare_args *a,
+		       const struct cmp_side *base, const struct cmp_side *new,
+		       const char *warning)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	err = cmp__ktap(f, a->rules, a->nrules, base, new, warning);
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (!err)
+		err = report__write_atomic(a->ktap, buf, len);
+	if (err)
+		err__print("compare", err, "cannot write '%s'", a->ktap);
+	free(buf);
+	return err;
+}
+
+static int rules__check(FILE *out, const struct compare_args *a,
 			const struct cmp_side *base, const struct cmp_side *new)
 {
 	struct cmp_verdict v;
@@ -231,27 +279,28 @@ static int rules__check(const struct compare_args *a,
 
 	if (!a->nrules)
 		return 0;
-	printf("%s", a->quiet ? "" : "\nrules\n");
+	fprintf(out, "%s", a->quiet ? "" : "\nrules\n");
 	for (int i = 0; i < a->nrules; i++) {
 		const struct cmp_rule *rule = &a->rules[i];
 
 		cmp__rule_eval(rule, base, new, &v);
 		if (!v.evaluated) {
-			printf("  FAIL  %s: no value (%s)\n", rule->text,
-			       v.why);
+			fprintf(out, "  FAIL  %s: no value (%s)\n", rule->text,
+				v.why);
 			failed++;
 			continue;
 		}
 		cmp__fmt_value(l, sizeof(l), v.lhs, NULL);
 		cmp__fmt_value(r, sizeof(r), v.rhs, NULL);
-		printf("  %s  %s: new %s %s %s%s\n", v.pass ? "ok  " : "FAIL",
-		       rule->text, l, cmp__op_str(rule->op), r,
-		       rule->rhs_base ? " (from base)" : "");
+		fprintf(out, "  %s  %s: new %s %s %s%s\n",
+			v.pass ? "ok  " : "FAIL", rule->text, l,
+			cmp__op_str(rule->op), r,
+			rule->rhs_base ? " (from base)" : "");
 		if (!v.pass)
 			failed++;
 	}
-	printf("%s%d of %d rules hold\n", a->quiet ? "" : "\n",
-	       a->nrules - failed, a->nrules);
+	fprintf(out, "%s%d of %d rules hold\n", a->quiet ? "" : "\n",
+		a->nrules - failed, a->nrules);
 	return failed;
 }
 
@@ -275,6 +324,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_args *a;
 	char why[1024];
 	bool html = false, forced = false, to_stdout;
+	FILE *out;
 	int rc = 2;
 
 	/* A few hundred KiB of rules: not for the stack. */
@@ -288,6 +338,8 @@ int cmd_compare(int argc, char **argv)
 		html = picture_html(a);
 	/* The picture on stdout replaces the text there. */
 	to_stdout = a->format && (!a->output || !strcmp(a->output, "-"));
+	/* KTAP on stdout moves the text to stderr. */
+	out = a->ktap && !strcmp(a->ktap, "-") ? stderr : stdout;
 	if (side__load(&base, "base", a->paths[0], a->npaths[0]) ||
 	    side__load(&new, "new", a->paths[1], a->npaths[1]))
 		goto cleanup;
@@ -299,24 +351,27 @@ int cmd_compare(int argc, char **argv)
 			goto cleanup;
 		}
 		if (!to_stdout)
-			printf("warning: compared with --force although runs "
-			       "differ: %s\n",
-			       why);
+			fprintf(out,
+				"warning: compared with --force although runs "
+				"differ: %s\n",
+				why);
 		forced = true;
 	}
 	if ((a->output || a->format) &&
 	    picture__write(a, html, &base, &new, forced ? why : NULL))
 		goto cleanup;
+	if (a->ktap && ktap__write(a, &base, &new, forced ? why : NULL))
+		goto cleanup;
 	if (to_stdout) {
 		rc = rules__count(a, &base, &new) ? 1 : 0;
 		goto cleanup;
 	}
-	if (!a->quiet && cmp__report(stdout, &base, &new)) {
+	if (!a->quiet && cmp__report(out, &base, &new)) {
 		err__print("compare", 0, "cannot write the report");
 		goto cleanup;
 	}
-	rc = rules__check(a, &base, &new) ? 1 : 0;
-	if (fflush(stdout))
+	rc = rules__check(out, a, &base, &new) ? 1 : 0;
+	if (fflush(out))
 		rc = 2;
 cleanup:
 	side__free(&base);

@@ -39,7 +39,8 @@ struct run_args {
 	const char *workload;
 	struct wl_opts w;
 	bool kmsg_user;
-	bool quiet; /* -q: no header lines before the events */
+	bool quiet;	  /* -q: no header lines before the events */
+	const char *ktap; /* --ktap FILE, "-" = stdout */
 	/* The first option given of each class, for conflict errors. */
 	const char *first[16];
 	bool seed_set;
@@ -82,6 +83,7 @@ enum {
 	OPT_OPS,
 	OPT_OPS_ONLY,
 	OPT_NO_LARGE_LAYOUTS,
+	OPT_KTAP,
 };
 
 /* --dests' help spells out the workload's destination limit. */
@@ -116,6 +118,12 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "seed", OPT_SEED, "S", 0,
 	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
+	  0 },
+	{ "ktap", OPT_KTAP, "FILE", 0,
+	  "also write the verdicts as KTAP version 1 to FILE (atomically): "
+	  "a test per group of layouts with its checks as subtests, a "
+	  "skipped one per layout the kernel cannot run, and reconcile; - "
+	  "is stdout, and the report goes to stderr",
 	  0 },
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
@@ -307,6 +315,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case 'q':
 		a->quiet = true;
 		break;
+	case OPT_KTAP:
+		cli__check_output(arg);
+		a->ktap = arg;
+		break;
 	case OPT_RANGE:
 		w->range = parse_bytes(st, "--range", arg, false);
 		note(a, OC_DEDUPE | OC_LAYOUT, "--range");
@@ -488,6 +500,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(
 				st, "--files runs the seed's layout; drop %s",
 				a->first[3]);
+		/* stdout carries one thing: KTAP, or one report. */
+		if (a->ktap && !strcmp(a->ktap, "-") &&
+		    ((a->c.json && !strcmp(a->c.json, "-")) ||
+		     (a->c.output && !strcmp(a->c.output, "-"))))
+			cli__usage_error(st,
+					 "--ktap - and %s - both write "
+					 "stdout",
+					 a->c.json && !strcmp(a->c.json, "-")
+						 ? "-j"
+						 : "-o");
+		a->c.stdout_taken = a->ktap && !strcmp(a->ktap, "-");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -610,11 +633,27 @@ static void kernel_log(struct fs_report *r, struct wl_kmsg *k, char *klog,
 		found, found > 1 ? "s" : "", first);
 }
 
+/*
+ * The report (text, -j, -o), then the verdicts as KTAP: what every run
+ * that ends with a verdict writes. Returns 0 or -errno.
+ */
+static int run__output(const struct run_args *a, const struct fs_report *r)
+{
+	int err = common__output(&a->c, r), e;
+
+	if (a->ktap) {
+		e = report__ktap_write(r, a->ktap);
+		if (e)
+			err = e;
+	}
+	return err;
+}
+
 /* What a stuck call's report needs (run__stuck). */
 struct run_stuck {
 	struct session *s;
 	struct fs_report *r;
-	struct common_opts *c;
+	const struct run_args *a;
 };
 
 /*
@@ -633,7 +672,7 @@ static void run__stuck(void *ctx, const char *stack)
 		err__print("run", 0, "the probes' counts could not be read");
 	model__kv_str(st->r, "reconcile", "skipped: a call never returned");
 	model__kv_str(st->r, "kernel_log", "not read: a call never returned");
-	common__output(st->c, st->r);
+	run__output(st->a, st->r);
 }
 
 int cmd_run(int argc, char **argv)
@@ -652,7 +691,7 @@ int cmd_run(int argc, char **argv)
 	struct wl_count want;
 	struct wl_kmsg *kmsg = NULL;
 	struct run_cov cov = {};
-	struct run_stuck stuck = { .s = &s, .r = &r, .c = &a.c };
+	struct run_stuck stuck = { .s = &s, .r = &r, .a = &a };
 	char klog[160] = "";
 	int err, rc = 1;
 
@@ -715,7 +754,8 @@ int cmd_run(int argc, char **argv)
 		goto cleanup;
 	if (probe_events__on(&po.ev)) {
 		progress__done();
-		err = evout__open(&ev, a.ev.json, &s, stdout, a.quiet);
+		err = evout__open(&ev, a.ev.json, &s,
+				  a.c.stdout_taken ? stderr : stdout, a.quiet);
 		re.s = &s;
 		if (!err)
 			err = -pthread_create(&re.thread, NULL,
@@ -729,6 +769,8 @@ int cmd_run(int argc, char **argv)
 	workload__on_stuck(run__stuck, &stuck);
 	err = workload__run(w, &r);
 	workload__on_stuck(NULL, NULL);
+	/* Checks from here on (the kernel log's) are of no group. */
+	model__check_group(&r, NULL);
 	if (err)
 		goto cleanup;
 	if (ev_thread) {
@@ -787,7 +829,7 @@ int cmd_run(int argc, char **argv)
 			   "of this run (the SKIP lines say why)");
 		rc = 4;
 	}
-	if (common__output(&a.c, &r))
+	if (run__output(&a, &r))
 		rc = 1;
 cleanup:
 	progress__done();

@@ -43,22 +43,28 @@ static const struct argp_option options[] = {
 
 static int output__check(const char *path);
 
+void cli__check_output(const char *path)
+{
+	int err;
+
+	if (!strcmp(path, "-"))
+		return;
+	err = output__check(path);
+	if (err) {
+		err__print(NULL, err, "cannot write '%s'", path);
+		exit(1);
+	}
+}
+
 /*
  * -o's format and a writable place for it, before anything is traced: a
  * long run should not end in "cannot write".
  */
 static void output__resolve(const struct argp_state *st, struct common_opts *c)
 {
-	int err;
-
 	/* -j too: an unwritable JSON path is refused before the run. */
-	if (c->json && strcmp(c->json, "-")) {
-		err = output__check(c->json);
-		if (err) {
-			err__print(NULL, err, "cannot write '%s'", c->json);
-			exit(1);
-		}
-	}
+	if (c->json)
+		cli__check_output(c->json);
 	if (!c->output || !strcmp(c->output, "-"))
 		return;
 	if (!c->format_set && report__format_guess(c->output, &c->format))
@@ -67,11 +73,7 @@ static void output__resolve(const struct argp_state *st, struct common_opts *c)
 				 "name; add --format (%s)",
 				 c->output, REPORT_FORMATS);
 	c->format_set = true;
-	err = output__check(c->output);
-	if (err) {
-		err__print(NULL, err, "cannot write '%s'", c->output);
-		exit(1);
-	}
+	cli__check_output(c->output);
 }
 
 /* The directory must take a new file, and path must not be a directory. */
@@ -177,14 +179,18 @@ const struct argp common_argp = {
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {
+	FILE *out = c->stdout_taken ? stderr : stdout;
 	int err = 0, e;
 
 	if (!c->output && c->format_set && c->format != REPORT_FMT_TEXT) {
 		/* --format alone: that format replaces the text on stdout. */
-		err = report__write("-", c->format, r, NULL);
+		if (c->stdout_taken)
+			err = report__emit(out, c->format, r, NULL);
+		else
+			err = report__write("-", c->format, r, NULL);
 	} else if (!c->output || strcmp(c->output, "-")) {
-		err = report__text(stdout, r);
-		fflush(stdout);
+		err = report__text(out, r);
+		fflush(out);
 	}
 	if (c->json) {
 		e = report__json_write(r, c->json);

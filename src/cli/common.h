@@ -21,6 +21,9 @@ struct common_opts {
 	double duration;	   /* -d SECONDS, 0 = none */
 	const char *btf;	   /* --btf FILE, NULL = the kernel's */
 	const char *debuginfo;	   /* --debuginfo FILE, NULL = looked for */
+	/* stdout carries another output (run --ktap -): the report that
+	 * would go there goes to stderr. */
+	bool stdout_taken;
 };
 
 extern const struct argp common_argp;
@@ -46,8 +49,16 @@ error_t cli__argp_parse(const struct argp *argp, int argc, char **argv,
 void cli__check_btf(const struct argp_state *st, const char *path);
 
 /*
- * Print the report (as text, or in --format when there is no -o), then
- * write -j and -o when asked; returns 0 or -errno.
+ * An output file option's value: exit 1 with one line unless path can be
+ * written (its directory takes a new file, and it is no directory), so
+ * that a long run does not end in "cannot write". "-" always can.
+ */
+void cli__check_output(const char *path);
+
+/*
+ * Print the report (as text, or in --format when there is no -o; on
+ * stderr when stdout_taken), then write -j and -o when asked; returns 0
+ * or -errno.
  */
 int common__output(const struct common_opts *c, const struct fs_report *r);
 

@@ -190,6 +190,18 @@ const char *cmp__op_str(enum cmp_op op);
 int cmp__report(FILE *f, const struct cmp_side *base,
 		const struct cmp_side *new);
 
+/* ---- KTAP (ktap.c) ---- */
+
+/*
+ * The rules' verdicts as KTAP version 1: the plan (one test per rule),
+ * the sides as diagnostic lines (and warning, when set), then per rule
+ * "ok N RULE # new L OP R" or "not ok N RULE # new L, not OP R" ("# no
+ * value: why" for a rule a side had no value for). Returns 0 or -EIO.
+ */
+int cmp__ktap(FILE *f, const struct cmp_rule *rule, int nrules,
+	      const struct cmp_side *base, const struct cmp_side *new,
+	      const char *warning);
+
 /* ---- the picture (picture.c) ---- */
 
 /*

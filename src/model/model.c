@@ -448,13 +448,19 @@ void model__check_kind(struct fs_report *r, bool ok, const char *kind,
 		       const char *got)
 {
 	struct fs_validation *v = &r->validation;
+	struct fs_vgroup *g =
+		v->cur_group ? &v->groups[v->cur_group - 1] : NULL;
 	struct fs_case *c;
 
 	v->ran = true;
 	v->checks++;
+	if (g)
+		g->checks++;
 	if (ok)
 		return;
 	v->failures++;
+	if (g)
+		g->failures++;
 	if (v->ncases >= FS_MAX_CASES)
 		return;
 	c = &v->cases[v->ncases++];
@@ -462,14 +468,46 @@ void model__check_kind(struct fs_report *r, bool ok, const char *kind,
 	snprintf(c->layout, sizeof(c->layout), "%s", layout);
 	snprintf(c->expected, sizeof(c->expected), "%s", expected);
 	snprintf(c->got, sizeof(c->got), "%s", got);
+	c->group = v->cur_group;
 }
 
 void model__checks_passed(struct fs_report *r, __u64 n)
 {
+	struct fs_validation *v = &r->validation;
+
 	if (!n)
 		return;
-	r->validation.ran = true;
-	r->validation.checks += n;
+	v->ran = true;
+	v->checks += n;
+	if (v->cur_group)
+		v->groups[v->cur_group - 1].checks += n;
+}
+
+void model__check_group(struct fs_report *r, const char *name)
+{
+	struct fs_validation *v = &r->validation;
+	int i;
+
+	v->cur_group = 0;
+	if (!name)
+		return;
+	for (i = 0; i < v->ngroups; i++)
+		if (!strcmp(v->groups[i].name, name))
+			break;
+	if (i == v->ngroups) {
+		/* The last slot is the catch-all: a run that made more
+		 * groups still counts every check in one. */
+		if (i == FS_MAX_VGROUPS - 1)
+			name = FS_VGROUP_MORE;
+		else if (i == FS_MAX_VGROUPS)
+			i--;
+		if (i == v->ngroups) {
+			snprintf(v->groups[i].name, sizeof(v->groups[i].name),
+				 "%s", name);
+			v->ngroups++;
+		}
+	}
+	v->cur_group = i + 1;
 }
 
 void model__skip(struct fs_report *r, const char *what, const char *fmt, ...)

@@ -105,12 +105,27 @@ struct fs_case {
 	char layout[320]; /* e.g. "fs=xfs bs=1024 src_off=1024 ..." */
 	char expected[96];
 	char got[96];
+	int group; /* 1 + its index in fs_validation.groups, 0: none */
 };
 
 #define FS_MAX_CASES 64
 
 /* The kernel's answers checked against ground truth. */
 #define FS_MAX_SKIPS 16
+
+/*
+ * The checks of one group of layouts (model__check_group), so that a
+ * report can give each group a verdict of its own (KTAP: one test per
+ * group). Not in the JSON: only the run that made the checks has them.
+ */
+#define FS_MAX_VGROUPS 96
+/* Where the checks of group names past FS_MAX_VGROUPS - 1 go. */
+#define FS_VGROUP_MORE "more groups"
+
+struct fs_vgroup {
+	char name[64];
+	__u64 checks, failures;
+};
 
 struct fs_validation {
 	bool ran; /* a validating workload ran */
@@ -136,6 +151,11 @@ struct fs_validation {
 		char what[64]; /* "plan=seq-64k syscall=io_uring-read" */
 		char why[160];
 	} skips[FS_MAX_SKIPS];
+	/* Groups the checks were made in, and the one they go to now
+	 * (1 + index, 0: none). */
+	int ngroups;
+	int cur_group;
+	struct fs_vgroup groups[FS_MAX_VGROUPS];
 };
 
 /* One process of a per-process breakdown (-P), or the "other" bucket. */
@@ -317,6 +337,14 @@ void model__check_kind(struct fs_report *r, bool ok, const char *kind,
 		       const char *got);
 /* Count n ground-truth checks that passed. */
 void model__checks_passed(struct fs_report *r, __u64 n);
+/*
+ * The checks from now on belong to group name, the layouts one verdict
+ * covers (dedupe: a filesystem and block size, "xfs bs=1024"; shmem-read:
+ * a mount and a read pattern, "tmpfs huge=always plan=seq-64k"); NULL:
+ * to none. A name met before takes them as well; past FS_MAX_VGROUPS - 1
+ * names, the last group, FS_VGROUP_MORE, takes the rest.
+ */
+void model__check_group(struct fs_report *r, const char *name);
 
 /* A layout not run because the kernel lacks what it needs (kept once
  * per what, FS_MAX_SKIPS at most). */

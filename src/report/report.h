@@ -42,6 +42,26 @@ int report__json_write(const struct fs_report *r, const char *path);
  */
 int report__json_read(const char *path, struct fs_report *r);
 
+/* ---- KTAP (ktap.c) ---- */
+
+/*
+ * The run's verdicts as KTAP version 1: a plan; per group of layouts
+ * (fs_validation.groups) a test whose subtests are its checks, failed
+ * ones "not ok" with "# KIND: LAYOUT" (the first FS_MAX_CASES failures
+ * kept), the group "not ok" with its first failure's kind and layout;
+ * checks of no group in a test "the whole run"; "ok WHAT # SKIP WHY" per
+ * layout skipped; "environment # SKIP" when the environment was
+ * disturbed; last, "reconcile" (workload key reconcile: ok, MISMATCH,
+ * "skipped: why"). Returns 0, or -EIO if writing to f failed.
+ */
+int report__ktap(FILE *f, const struct fs_report *r);
+/* report__ktap to path atomically ("-" is stdout); on failure one line
+ * on stderr, no file left behind, -errno. */
+int report__ktap_write(const struct fs_report *r, const char *path);
+/* s as a KTAP description or directive text: '#' (which would start the
+ * directive) becomes '.', control characters spaces. */
+void report__ktap_text(FILE *f, const char *s);
+
 /* ---- export formats ---- */
 
 enum report_format {

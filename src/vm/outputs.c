@@ -24,7 +24,8 @@
 #define OUT_SKIP (-2) /* outs->cur while ignoring an unknown file's data */
 
 /* Options of folioscope's subcommands that name a file to write. */
-static const char *const file_opts[] = { "-j", "--json", "-o", "--output" };
+static const char *const file_opts[] = { "-j", "--json", "-o", "--output",
+					 "--ktap" };
 
 static bool is_file_opt(const char *a)
 {
@@ -36,7 +37,8 @@ static bool is_file_opt(const char *a)
 	return false;
 }
 
-/* "--json=F" / "--output=F" -> length of the "--json=" part, else 0. */
+/* "--json=F" / "--output=F" / "--ktap=F" -> length of the "--json="
+ * part, else 0. */
 static size_t long_eq_opt(const char *a)
 {
 	size_t i, n;

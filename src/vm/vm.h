@@ -3,7 +3,7 @@
  * The VM runner: boots a kernel in qemu with a busybox initramfs that holds
  * a static folioscope, runs "folioscope ARGS..." inside, streams its
  * stdout/stderr live, returns its exit status and brings back the files it
- * wrote (-j/--json/-o/--output).
+ * wrote (-j/--json/-o/--output/--ktap).
  */
 #ifndef FS_VM_H
 #define FS_VM_H

@@ -899,6 +899,15 @@ static void note_disturbed(struct dedupe *d, struct fs_report *r,
 	model__disturbed(r, unjudged, "%s during the run", why);
 }
 
+/* Case ci's group of layouts: its filesystem and block size. */
+static void group_name(const struct dedupe *d, int ci, char *name, size_t n)
+{
+	const struct dd_plan *p = &d->plan;
+	int fs = p->files[p->cases[ci].src].fs;
+
+	snprintf(name, n, "%s bs=%u", p->fs[fs].fs, p->fs[fs].bs);
+}
+
 /* Case ci ran: was it its filesystem's last? Then that group ends. */
 static void group_done(const struct dedupe *d, int ci)
 {
@@ -909,7 +918,7 @@ static void group_done(const struct dedupe *d, int ci)
 	if (!d->group_end ||
 	    (ci + 1 < p->ncases && p->files[p->cases[ci + 1].src].fs == fs))
 		return;
-	snprintf(name, sizeof(name), "%s bs=%u", p->fs[fs].fs, p->fs[fs].bs);
+	group_name(d, ci, name, sizeof(name));
 	d->group_end(d->group_ctx, p->fs[fs].fs, name);
 }
 
@@ -920,6 +929,7 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	      deduped = 0;
 	__u64 rereads = 0, unjudged = 0;
 	char lay[320], want[96], got[96], fsl[64] = "", bsl[64] = "";
+	char group[32];
 	int err = 0, first_err = 0;
 
 	/* A kernel call that never returns still ends the run with a
@@ -931,6 +941,9 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	}
 	/* Traced phase: the ioctls (and open/close), nothing else. */
 	for (int c = 0; !err && c < p->ncases; c++) {
+		/* A timeout the watchdog finds is this group's failure. */
+		group_name(d, c, group, sizeof(group));
+		model__check_group(r, group);
 		err = run_case(d, c);
 		if (!err)
 			d->ncases_run = c + 1;
@@ -950,6 +963,8 @@ int dedupe__run(struct dedupe *d, struct fs_report *r)
 	for (int ci = 0; ci < d->ncases_run; ci++) {
 		const struct dd_case *c = &p->cases[ci];
 
+		group_name(d, ci, group, sizeof(group));
+		model__check_group(r, group);
 		for (__u32 k = 0; k < c->count; k++) {
 			bool src_read = false;
 

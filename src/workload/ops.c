@@ -546,9 +546,19 @@ static void check(struct wl_ops *s, bool ok, const char *kind,
 		  const struct wl_op *op, __u32 index, const char *want,
 		  const char *got)
 {
-	char lay[320];
+	char lay[320], group[48];
 
 	layout(s, op, index, lay, sizeof(lay));
+	/* The groups of the other runs: a filesystem and block size, a
+	 * tmpfs mount. */
+	if (s->geo.dd)
+		snprintf(group, sizeof(group), "%s bs=%u",
+			 s->geo.fs[op->file] ? "xfs" : "btrfs",
+			 s->geo.bs[op->file]);
+	else
+		snprintf(group, sizeof(group), "tmpfs %s",
+			 s->geo.label[op->file]);
+	model__check_group(s->r, group);
 	model__check_kind(s->r, ok, kind, lay, want, got);
 	if (ok)
 		return;

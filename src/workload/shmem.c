@@ -619,6 +619,23 @@ static void probe_call(enum sh_call call, int rwf, const char *path,
 	*got = ret == 1 ? byte : -1;
 }
 
+/*
+ * The checks from now on are of mount mi read with plan pl: one group of
+ * the matrix; one layout (of the command line, or of --random) is one
+ * group per mount, as its coverage is.
+ */
+static void check_group(struct shmem *s, int mi, const struct sh_plan *pl)
+{
+	char name[64];
+
+	if (!strcmp(s->mode, "matrix"))
+		snprintf(name, sizeof(name), "tmpfs huge=%s plan=%s",
+			 s->m[mi].huge, pl->name);
+	else
+		snprintf(name, sizeof(name), "tmpfs huge=%s", s->m[mi].huge);
+	model__check_group(s->r, name);
+}
+
 /* The first byte of the first file, as a probe read it (-1: not). */
 static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
 {
@@ -639,6 +656,7 @@ static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
 	else
 		snprintf(g, sizeof(g), "0x%02x", got);
 	pthread_mutex_lock(&s->lock);
+	check_group(s, in->mount, pl);
 	model__check(s->r, got == want, lay, w, g);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -1546,6 +1564,12 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	int err = 0;
 
 	s->r = r;
+	/* The groups in the order they run, though the probes' checks
+	 * come first. */
+	for (int mi = 0; mi < s->nmount; mi++)
+		for (int p = 0; p < s->nplans; p++)
+			check_group(s, mi, &s->plans[p]);
+	model__check_group(r, NULL);
 	/* Before the reads: say whether the huge-page layout holds, and
 	 * which plans this kernel cannot run. */
 	report_huge(s, r);
@@ -1577,6 +1601,7 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 		     p++) {
 			if (s->skip[p][0])
 				continue;
+			check_group(s, mi, &s->plans[p]);
 			err = run_plan(s, &s->inst[i], &s->plans[p]);
 			s->first_run = false;
 		}

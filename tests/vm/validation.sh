@@ -7,9 +7,10 @@
 # too, and are the layouts the host draws from that seed; 64 of seed 1
 # of each workload are set up (one at a time: together they would not
 # fit the guest) and pass; so do 300 operations of a sequence of each
-# (tests/vm/ops.sh runs 2000 of several seeds in make check-vm-full). All
-# runs share one boot when `folioscope vm` has --exec; otherwise each gets
-# its own.
+# (tests/vm/ops.sh runs 2000 of several seeds in make check-vm-full). The
+# kprobe matrices and the wrong expectations also write KTAP, which the
+# kernel's own parser reads with the JSON's counts. All runs share one
+# boot when `folioscope vm` has --exec; otherwise each gets its own.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
 vallog=$LOGDIR/vm-validation.log
@@ -38,6 +39,13 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 		"shmem-random64 0 run shmem-read --random 64 --seed 1")
 fi
 declare -A valrc=()
+# The runs that also write KTAP ($valout/NAME.ktap).
+valktap=" dedupe-kprobe shmem-kprobe dedupe-wrong shmem-wrong "
+# val_files NAME: the report files' options of job NAME, in valfiles.
+val_files() {
+	valfiles=(-j "$valout/$1.json")
+	[[ "$valktap" != *" $1 "* ]] || valfiles+=(--ktap "$valout/$1.ktap")
+}
 
 valstart=$SECONDS
 if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
@@ -45,8 +53,9 @@ if "$FS" vm --help 2>/dev/null | grep -q -- '--exec'; then
 	valargs=()
 	for job in "${valjobs[@]}"; do
 		read -r name _ args <<<"$job"
+		val_files "$name"
 		# shellcheck disable=SC2206
-		valargs+=($args -j "$valout/$name.json" :::)
+		valargs+=($args "${valfiles[@]}" :::)
 	done
 	vm_jobs "$valout" "$vallog" "$valerr" 900 "${valargs[@]}"
 	i=0
@@ -61,8 +70,9 @@ else
 	i=0
 	for job in "${valjobs[@]}"; do
 		read -r name _ args <<<"$job"
+		val_files "$name"
 		# shellcheck disable=SC2086
-		(cd "$valout" && "$FS" vm "${vmargs[@]}" -- $args -j "$valout/$name.json") >>"$vallog" 2>>"$valerr"
+		(cd "$valout" && "$FS" vm "${vmargs[@]}" -- $args "${valfiles[@]}") >>"$vallog" 2>>"$valerr"
 		valrc[$name]=$?
 		echo "== job $i ends" >>"$valerr"
 		i=$((i + 1))
@@ -91,6 +101,8 @@ val_common() {
 	echo "  $name: $(jq -r '"\(.validation.checks) checks, \(.validation.failures) failures"' "$j")"
 }
 
+valkunit=
+if kunit_parser_dir; then valkunit=1; else skip "vm validation: KTAP" "$KUNIT_WHY"; fi
 ji=-1
 for job in "${valjobs[@]}"; do
 	ji=$((ji + 1))
@@ -104,6 +116,11 @@ for job in "${valjobs[@]}"; do
 		continue
 	fi
 	val_common "$name" "$tgt"
+	if [[ "$valktap" == *" $name "* ]] && [ -n "$valkunit" ]; then
+		expect_eq "vm validation $name: kunit_parser reads the KTAP with the JSON's counts" \
+			"$(ktap_counts "$valout/$name.ktap" | cut -d' ' -f1-5)" "$(json_ktap_counts "$j")"
+		echo "  $name: KTAP: $(ktap_counts "$valout/$name.ktap")"
+	fi
 	if [ "$mode" == wrong ]; then
 		# The checker can fail: the flipped answer is a failure, with
 		# the layout that was run.
@@ -116,6 +133,9 @@ for job in "${valjobs[@]}"; do
 		fi
 		expect_match "vm validation $name: failed case names its layout" \
 			"$(jq -r '.validation.cases[0].layout' "$j")" "$re"
+		expect_match "vm validation $name: KTAP: its group not ok, with the kind and layout" \
+			"$(grep -m1 '^not ok ' "$valout/$name.ktap" 2>&1)" \
+			"^not ok 1 [^#]+ # [a-z ]+: ${re:1:-1}( \(and [0-9]+ more failures?\))?\$"
 		continue
 	fi
 	if [ "$mode" == ops ]; then
