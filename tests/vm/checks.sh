@@ -98,7 +98,7 @@ j=shmem-never.json
 # -o to a device node (a /dev/null of our own): written in place, not
 # replaced by a regular file.
 mknod "$out/null" c 1 3
-vm_run vm-shmem-never.log run shmem-read --huge never --size 8M --bs 64K -j "$j" -o null
+vm_run vm-shmem-never.log run shmem-read --huge never --size 8M --bs 64K -j "$j" -o null --format text
 if check_run "vm shmem huge=never" "$out/$j" shmem; then
 	expect_eq "vm shmem huge=never: folio sizes" "$(folio_sizes "$out/$j" shmem)" 4096
 fi
