@@ -67,10 +67,19 @@ int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
 			want /= 2;
 		}
 		return 0;
-	case SH_OUT_SOCK:
+	case SH_OUT_SOCK: {
 		/* A socket pair per call (wl_piped__read): its end of stream
-		 * tells the receiver that the call is over. */
+		 * tells the receiver that the call is over. This one only
+		 * asks whether the kernel has AF_UNIX (a small test kernel
+		 * may not: EAFNOSUPPORT). */
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			return -errno;
+		close(sv[0]);
+		close(sv[1]);
 		return 0;
+	}
 	case SH_OUT_FILE:
 		p->outfd = ci->other_fs
 				   ? memfd_create("folioscope-out", MFD_CLOEXEC)
