@@ -557,6 +557,39 @@ static int make_buffers(struct shmem *s, bool buf_tmpfs)
 	return 0;
 }
 
+/* Whether a ring for call's reads can be made: why not into why. */
+struct uring_probe {
+	enum sh_call call;
+	char *why;
+	size_t n;
+};
+
+static void *uring_probe(void *arg)
+{
+	struct uring_probe *up = arg;
+	unsigned char byte;
+	struct iovec iov = { &byte, 1 };
+	struct io_uring ring;
+	int err = io_uring_queue_init(2, &ring, 0);
+
+	if (err) {
+		snprintf(
+			up->why, up->n,
+			"io_uring: %s (not built, or kernel.io_uring_disabled)",
+			strerror(-err));
+		return NULL;
+	}
+	if (up->call == SH_URING_FIXED) {
+		err = io_uring_register_buffers(&ring, &iov, 1);
+		if (err)
+			snprintf(up->why, up->n,
+				 "io_uring registered buffers: %s",
+				 strerror(-err));
+	}
+	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
 /* Why call (with rwf) cannot be used on this kernel's tmpfs, into why
  * ("" when it can): one call tried on file path, in the traced phase, so
  * counted in tot as the probes see it (a preadv2 refused for its flag
@@ -567,28 +600,22 @@ static void probe_call(enum sh_call call, int rwf, const char *path,
 	ssize_t ret;
 	unsigned char byte;
 	struct iovec iov = { &byte, 1 };
-	struct io_uring ring;
 	int fd, err;
 
 	why[0] = '\0';
 	*got = -2; /* no read */
 	if (sh_call__info(call)->uring) {
-		err = io_uring_queue_init(2, &ring, 0);
-		if (err) {
-			snprintf(why, n,
-				 "io_uring: %s (not built, or "
-				 "kernel.io_uring_disabled)",
-				 strerror(-err));
-			return;
-		}
-		if (call == SH_URING_FIXED) {
-			err = io_uring_register_buffers(&ring, &iov, 1);
-			if (err)
-				snprintf(why, n,
-					 "io_uring registered buffers: %s",
-					 strerror(-err));
-		}
-		io_uring_queue_exit(&ring);
+		struct uring_probe up = { .call = call, .why = why, .n = n };
+		pthread_t t;
+
+		/* On a thread of its own, as the readers' rings are: see
+		 * run_plan. */
+		err = pthread_create(&t, NULL, uring_probe, &up);
+		if (err)
+			snprintf(why, n, "io_uring: cannot start its probe: %s",
+				 strerror(err));
+		else
+			pthread_join(t, NULL);
 		return;
 	}
 	if (!rwf)
@@ -1186,7 +1213,6 @@ static void loop_probe(struct shmem *s, char *why, size_t n, int *got)
 	loop_close(&t);
 }
 
-/* One reader: open, read the plan's range call by call, close. */
 /* An io_uring plan's ring, with the reader's buffer registered for
  * read_fixed. The kernel has io_uring: shmem__prepare checked. */
 static int ring_open(struct sh_reader *rd)
@@ -1240,6 +1266,7 @@ static ssize_t ring_read(struct sh_reader *rd, int fd, unsigned char *base,
 	return ret;
 }
 
+/* One reader: open, read the plan's range call by call, close. */
 static void *reader(void *arg)
 {
 	struct sh_reader *rd = arg;
@@ -1471,9 +1498,10 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 	}
 	/* io_uring's reads on threads of their own even alone: the io-wq
 	 * workers and task work of a ring belong to the thread that made it
-	 * and outlive the ring, and their task work marks that thread as
-	 * signalled, which cuts a later sendfile or copy_file_range short
-	 * (the kernel then drops the rest of a pipe's worth it had read). */
+	 * and outlive the ring (its teardown adds task work to that thread
+	 * after the ring is closed), and that task work marks the thread as
+	 * signalled, which cuts a later sendfile or copy_file_range short or
+	 * restarts it (the kernel then reads again what it had read). */
 	if (pl->readers == 1 && !sh_call__info(pl->call)->uring) {
 		reader(&s->rd[0]);
 	} else {

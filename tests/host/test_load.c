@@ -62,12 +62,14 @@ static void test_shmem_loads(void **state)
 	struct shmem_bpf *s = shmem_bpf__open();
 
 	assert_non_null(s);
-	/* kprobe_read, kretprobe_read, kprobe_lookup, kretprobe_lookup,
-	 * sys_enter_sh, sys_exit_sh, and at the lookup's inline sites
-	 * kprobe_lookup_inline_entry/exit */
-	assert_int_equal(kprobe_only(s->obj), 8);
+	/* kprobe_read, kretprobe_read, kprobe_splice, kretprobe_splice,
+	 * kprobe_lookup, kretprobe_lookup, sys_enter_sh, sys_exit_sh, and at
+	 * the lookup's inline sites kprobe_lookup_inline_entry/exit */
+	assert_int_equal(kprobe_only(s->obj), 10);
 	assert_int_equal(shmem_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_splice) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_splice) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_entry) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_exit) >= 0);
 	assert_true(bpf_program__fd(s->progs.sys_enter_sh) >= 0);
