@@ -193,28 +193,39 @@ static bool picture_html(const struct compare_args *a)
 	return fmt == REPORT_FMT_HTML;
 }
 
-/* The picture into memory, then written atomically ("-": stdout). */
-static int picture__write(const struct compare_args *a, bool html,
-			  const struct cmp_side *base,
-			  const struct cmp_side *new, const char *warning)
-{
-	const char *path = a->output ? a->output : "-";
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
+/* What the picture and the KTAP of a compare are drawn from. */
+struct cmp_render {
+	const struct compare_args *a;
+	bool html;
+	const struct cmp_side *base, *new;
+	const char *warning;
+};
 
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	err = cmp__picture(f, html, base, new, a->rules, a->nrules, warning);
-	if (fclose(f) && !err)
-		err = -ENOMEM;
-	if (!err)
-		err = report__write_atomic(path, buf, len);
+static int picture_render(FILE *f, void *arg)
+{
+	const struct cmp_render *c = arg;
+
+	return cmp__picture(f, c->html, c->base, c->new, c->a->rules,
+			    c->a->nrules, c->warning);
+}
+
+static int ktap_render(FILE *f, void *arg)
+{
+	const struct cmp_render *c = arg;
+
+	return cmp__ktap(f, c->a->rules, c->a->nrules, c->base, c->new,
+			 c->warning);
+}
+
+/* The picture or the KTAP, rendered whole and written atomically to path
+ * ("-": stdout). */
+static int cmp__write(const char *path, int (*render)(FILE *, void *),
+		      const struct cmp_render *c)
+{
+	int err = report__render_atomic(path, render, (void *)c);
+
 	if (err)
 		err__print("compare", err, "cannot write '%s'", path);
-	free(buf);
 	return err;
 }
 
@@ -244,30 +255,6 @@ static void side__free(struct cmp_side *s)
 	for (int i = 0; s->runs && i < s->nruns; i++)
 		model__free(&s->runs[i]);
 	free(s->runs);
-}
-
-/* The KTAP into memory, then written atomically ("-": stdout). */
-static int ktap__write(const struct compare_args *a,
-		       const struct cmp_side *base, const struct cmp_side *new,
-		       const char *warning)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
-
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	err = cmp__ktap(f, a->rules, a->nrules, base, new, warning);
-	if (fclose(f) && !err)
-		err = -ENOMEM;
-	if (!err)
-		err = report__write_atomic(a->ktap, buf, len);
-	if (err)
-		err__print("compare", err, "cannot write '%s'", a->ktap);
-	free(buf);
-	return err;
 }
 
 static int rules__check(FILE *out, const struct compare_args *a,
@@ -357,10 +344,16 @@ int cmd_compare(int argc, char **argv)
 				why);
 		forced = true;
 	}
+	struct cmp_render c = { .a = a,
+				.html = html,
+				.base = &base,
+				.new = &new,
+				.warning = forced ? why : NULL };
+
 	if ((a->output || a->format) &&
-	    picture__write(a, html, &base, &new, forced ? why : NULL))
+	    cmp__write(a->output ? a->output : "-", picture_render, &c))
 		goto cleanup;
-	if (a->ktap && ktap__write(a, &base, &new, forced ? why : NULL))
+	if (a->ktap && cmp__write(a->ktap, ktap_render, &c))
 		goto cleanup;
 	if (to_stdout) {
 		rc = rules__count(a, &base, &new) ? 1 : 0;

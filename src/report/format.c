@@ -214,27 +214,46 @@ cleanup:
 	return err;
 }
 
-int report__write(const char *path, enum report_format fmt,
-		  const struct fs_report *base, const struct fs_report *next)
+int report__render_atomic(const char *path, int (*render)(FILE *f, void *arg),
+			  void *arg)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int err;
 
-	/* Whole output in memory first: a failure to render writes nothing. */
 	f = open_memstream(&buf, &len);
-	if (!f) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = report__emit(f, fmt, base, next);
+	if (!f)
+		return -ENOMEM;
+	err = render(f, arg);
+	if (!err && (fflush(f) || ferror(f)))
+		err = -EIO;
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err)
 		err = report__write_atomic(path, buf, len);
+	free(buf);
+	return err;
+}
 
-cleanup:
+struct emit_args {
+	enum report_format fmt;
+	const struct fs_report *base, *next;
+};
+
+static int emit_render(FILE *f, void *arg)
+{
+	const struct emit_args *e = arg;
+
+	return report__emit(f, e->fmt, e->base, e->next);
+}
+
+int report__write(const char *path, enum report_format fmt,
+		  const struct fs_report *base, const struct fs_report *next)
+{
+	struct emit_args e = { .fmt = fmt, .base = base, .next = next };
+	int err = report__render_atomic(path, emit_render, &e);
+
 	if (err == -EINVAL && next && !report__format_ab(fmt))
 		err__print(NULL, 0,
 			   "cannot write '%s': format %s shows one run; two "
@@ -242,7 +261,6 @@ cleanup:
 			   path, report__format_name(fmt));
 	else if (err)
 		err__print(NULL, err, "cannot write '%s'", path);
-	free(buf);
 	return err;
 }
 

@@ -194,26 +194,17 @@ int report__ktap(FILE *f, const struct fs_report *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+static int ktap_render(FILE *f, void *arg)
+{
+	return report__ktap(f, arg);
+}
+
 int report__ktap_write(const struct fs_report *r, const char *path)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
-
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		err = -ENOMEM;
-	} else {
-		err = report__ktap(f, r);
-		if (fclose(f) && !err)
-			err = -ENOMEM;
-	}
 	/* The same temp + fsync + rename as every report. */
-	if (!err)
-		err = report__write_atomic(path, buf, len);
+	int err = report__render_atomic(path, ktap_render, (void *)r);
+
 	if (err)
 		err__print(NULL, err, "cannot write '%s'", path);
-	free(buf);
 	return err;
 }

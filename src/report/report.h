@@ -150,6 +150,13 @@ int report__write(const char *path, enum report_format fmt,
  */
 int report__write_atomic(const char *path, const void *buf, size_t len);
 /*
+ * What render writes to its FILE, rendered whole in memory and then
+ * written with report__write_atomic: a render that fails (its return
+ * < 0, or a stream error) writes nothing. No message printed.
+ */
+int report__render_atomic(const char *path, int (*render)(FILE *f, void *arg),
+			  void *arg);
+/*
  * Temp files of atomic writes (tmpfile.c): "DIR/.BASE.folioscope-PID.
  * XXXXXX" for path DIR/BASE, a mkstemp template in *out (malloc'd);
  * 0 or -ENOMEM.

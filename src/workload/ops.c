@@ -42,6 +42,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -82,6 +83,10 @@ static const char *const via_names[OPV_NR] = {
 	[OPV_READV] = "readv",	     [OPV_SPLICE] = "splice",
 	[OPV_PREADV2] = "preadv2",   [OPV_URING] = "io_uring-read",
 	[OPV_SENDFILE] = "sendfile", [OPV_COPY] = "copy_file_range",
+	[OPV_URING_READV] = "io_uring-readv",
+	[OPV_URING_FIXED] = "io_uring-read_fixed",
+	[OPV_SENDFILE_SOCK] = "sendfile-socket",
+	[OPV_LOOP] = "loop",
 };
 
 /* Failure kinds of the operations that change files; the reads' are
@@ -169,7 +174,8 @@ static __u64 draw_len(struct rng *g, __u64 P)
 	}
 }
 
-/* The other file on f's filesystem (dedupe: two files on each). */
+/* f's pair: the other file on f's filesystem for dedupe (two on each),
+ * a file on another tmpfs for shmem-read. */
 static __u32 sibling(__u32 f)
 {
 	return f ^ 1;
@@ -215,7 +221,10 @@ static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 	for (__u32 d = 0; d < op->ndest; d++) {
 		struct wl_op_dest *t = &op->dest[d];
 
-		t->file = rng__pct(g, 35) ? op->file : sibling(op->file);
+		/* shmem-read's other file is on another tmpfs: EXDEV, now
+		 * and then; its copies are to the file itself. */
+		t->file = rng__pct(g, geo->dd ? 35 : 85) ? op->file
+							  : sibling(op->file);
 		if (t->file == op->file && rng__pct(g, 50)) {
 			/* Near the source: its page, or its 64 KiB. */
 			__u64 span = rng__pct(g, 50) ? P : 64 * KiB;
@@ -247,7 +256,8 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 		  [OPK_FALLOC_KEEP] = 4,
 		  [OPK_PUNCH] = 8,
 		  [OPK_ZERO] = 4,
-		  [OPK_MMAP] = 10 },
+		  [OPK_MMAP] = 10,
+		  [OPK_COPY] = 5 },
 		{ [OPK_READ] = 22,
 		  [OPK_PWRITE] = 17,
 		  [OPK_WRITE] = 4,
@@ -287,13 +297,21 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 	case OPK_READ:
 		op->via = (enum wl_op_via)rng__below(&g, OPV_NR);
 		op->iovecs =
-			op->via == OPV_READV || op->via == OPV_PREADV2
+			op->via == OPV_READV || op->via == OPV_PREADV2 ||
+					op->via == OPV_URING_READV
 				? (__u32)min_u64(rng__range(&g, 1, MAX_IOV),
 						 op->len)
 				: 1;
 		/* Reads may start past EOF and past MAX_SIZE. */
 		if (rng__pct(&g, 10))
 			op->off += rng__range(&g, 0, P);
+		/* A loop device reads whole sectors with O_DIRECT. */
+		if (op->via == OPV_LOOP) {
+			op->off = op->off / 512 * 512;
+			op->len = (op->len + 511) / 512 * 512;
+			if (op->len > MAX_LEN)
+				op->len = MAX_LEN / 512 * 512;
+		}
 		break;
 	case OPK_TRUNCATE:
 		op->len = 0; /* off is the new size */
@@ -453,12 +471,17 @@ int wl_ops_model__clone(const struct wl_ops_model *files,
 }
 
 int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
-		       __u32 bs, __u64 *alt)
+		       const struct wl_ops_geom *geo, __u64 *alt)
 {
 	const struct wl_ops_model *src = &files[op->file];
-	__u64 so = op->off, doff = op->dest[0].off, count;
+	__u64 so = op->off, doff = op->dest[0].off, count,
+	      bs = geo->bs[op->file];
 
 	*alt = 0;
+	/* Between two tmpfs mounts: tmpfs has no copy_file_range of its
+	 * own, and the splice fallback takes one superblock only. */
+	if (geo->fs[op->dest[0].file] != geo->fs[op->file])
+		return -EXDEV;
 	if (so >= src->size)
 		return 0;
 	count = min_u64(op->len, src->size - so);
@@ -466,6 +489,9 @@ int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
 	if (op->dest[0].file == op->file && doff + count > so &&
 	    doff < so + count)
 		return -EINVAL;
+	/* tmpfs: a splice of it all. */
+	if (!geo->dd)
+		return (int)count;
 	/* One filesystem: a clone first, which may stop at the last whole
 	 * block (always short of the source's EOF; at EOF when the
 	 * destination goes on past the range), then, had it cloned
@@ -479,6 +505,43 @@ int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
 }
 
 /* ---- running them ---- */
+
+/* The ways into a read that a kernel may lack (a small test kernel has no
+ * AF_UNIX, a distribution may turn io_uring off): each is tried at its
+ * first read; the reads of one it lacks are skipped, said once on stderr
+ * and counted in the report under kv. */
+enum way { WAY_URING, WAY_LOOP, WAY_SOCKET, WAY_NR };
+
+static const struct way_info {
+	const char *kv;
+	const char *lacks;
+} way_info[WAY_NR] = {
+	[WAY_URING] = { "ops_uring_skipped",
+			"io_uring: its reads of the sequence are skipped (not "
+			"built, or kernel.io_uring_disabled)" },
+	[WAY_LOOP] = { "ops_loop_skipped",
+		       "loop: its reads of the sequence are skipped (no loop "
+		       "device)" },
+	[WAY_SOCKET] = { "ops_socket_skipped",
+			 "sendfile-socket: its reads of the sequence are "
+			 "skipped (no AF_UNIX sockets)" },
+};
+
+static enum way way_of(enum wl_op_via v)
+{
+	switch (v) {
+	case OPV_URING:
+	case OPV_URING_READV:
+	case OPV_URING_FIXED:
+		return WAY_URING;
+	case OPV_LOOP:
+		return WAY_LOOP;
+	case OPV_SENDFILE_SOCK:
+		return WAY_SOCKET;
+	default:
+		return WAY_NR;
+	}
+}
 
 struct ops_file {
 	char dir[PATH_MAX]; /* shmem-read: its own mount */
@@ -519,11 +582,11 @@ struct wl_ops {
 	/* A shrink trial looks for this kind only. */
 	const char *want_kind;
 	bool trial_failed;
-	/* io_uring reads: whether they can run, found at the first; or why
-	 * not (those reads are skipped, counted in uring_skipped). */
-	bool ring_ok;
-	char ring_why[96];
-	__u64 uring_skipped;
+	/* The ways in a kernel may lack (way_ready). */
+	struct {
+		bool ok, lacking;
+		__u64 skipped;
+	} way[WAY_NR];
 };
 
 static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
@@ -644,99 +707,104 @@ static void size_check(struct wl_ops *s, __u32 file, const struct wl_op *op,
 	check(s, ok, K_SIZE, op, index, ok ? "" : w, ok ? "" : g);
 }
 
-/*
- * io_uring's reads, each on a thread of its own with a ring of its own:
- * a ring's io-wq workers and task work belong to the thread that made it
- * and outlive the ring, and their task work marks that thread as
- * signalled, which would cut a later sendfile or copy_file_range of the
- * sequence short (the kernel then drops the rest of a pipe's worth it had
- * read, and the probes count bytes no call moved). fd < 0: only whether
- * a ring can be made.
- */
-struct uring_job {
-	int fd;
-	unsigned char *buf;
-	unsigned int len;
-	__u64 off;
-	int res; /* the read's result, or -errno */
-};
-
-static void *uring_job(void *arg)
+/* op's read as an io_uring request (read, readv over iov, or read_fixed
+ * into the buffer the ring registers), on a thread and a ring of its own
+ * (wl_uring__run), waited for: its result as pread(2) gives one (-1 with
+ * errno). */
+static ssize_t uring_read(struct wl_ops *s, int fd, const struct wl_op *op,
+			  const struct iovec *iov)
 {
-	struct uring_job *j = arg;
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
-	struct io_uring ring;
-	int ret = io_uring_queue_init(2, &ring, 0);
-
-	if (ret < 0 || j->fd < 0) {
-		j->res = ret;
-		if (!ret)
-			io_uring_queue_exit(&ring);
-		return NULL;
-	}
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_read(sqe, j->fd, j->buf, j->len, j->off);
-	ret = io_uring_submit_and_wait(&ring, 1);
-	if (ret >= 0)
-		ret = io_uring_wait_cqe(&ring, &cqe);
-	if (ret >= 0) {
-		ret = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
-	}
-	j->res = ret;
-	io_uring_queue_exit(&ring);
-	return NULL;
-}
-
-static int uring_run(struct uring_job *j)
-{
-	pthread_t t;
-	int err = pthread_create(&t, NULL, uring_job, j);
-
-	if (err)
-		return -err;
-	pthread_join(t, NULL);
-	return j->res;
-}
-
-/* Whether io_uring reads can run, found at the first: false (once said
- * on stderr) where the kernel has none. */
-static bool uring_ready(struct wl_ops *s)
-{
-	struct uring_job probe = { .fd = -1 };
-	int err;
-
-	if (s->ring_ok)
-		return true;
-	if (s->ring_why[0])
-		return false;
-	err = uring_run(&probe);
-	if (!err) {
-		s->ring_ok = true;
-		return true;
-	}
-	snprintf(s->ring_why, sizeof(s->ring_why), "%s", strerror(-err));
-	wl__err(s->wl, err,
-		"io_uring: its reads of the sequence are skipped (not built, "
-		"or kernel.io_uring_disabled)");
-	return false;
-}
-
-/* One io_uring read of op, waited for: its result as pread(2) gives one
- * (-1 with errno). */
-static ssize_t uring_read(struct wl_ops *s, int fd, const struct wl_op *op)
-{
-	struct uring_job j = { .fd = fd,
-			       .buf = s->rbuf,
-			       .len = (unsigned int)op->len,
-			       .off = op->off };
-	int ret = uring_run(&j);
+	struct iovec one = { s->rbuf, op->len };
+	struct wl_uring_req r = {
+		.call = op->via == OPV_URING_READV   ? SH_URING_READV
+			: op->via == OPV_URING_FIXED ? SH_URING_FIXED
+						     : SH_URING_READ,
+		.fd = fd,
+		.iov = op->via == OPV_URING_READV ? iov : &one,
+		.niov = op->via == OPV_URING_READV ? op->iovecs : 1,
+		.off = op->off,
+	};
+	int ret = wl_uring__run(&r);
 
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
+	return ret;
+}
+
+/* Whether way w can run here: a ring with a registered buffer, a loop
+ * device bound to file 0, a socket pair, made and undone. */
+static bool way_ready(struct wl_ops *s, enum way w)
+{
+	char dev[PATH_MAX];
+	struct iovec iov = { s->rbuf, 1 };
+	struct wl_uring_req r = { .call = SH_URING_FIXED, .fd = -1,
+				  .iov = &iov };
+	int sv[2], lfd = -1, err = 0;
+	bool node = false;
+
+	if (s->way[w].ok || s->way[w].lacking)
+		return s->way[w].ok;
+	switch (w) {
+	case WAY_URING:
+		err = wl_uring__run(&r);
+		break;
+	case WAY_LOOP:
+		err = wl__loop_attach(s->wl, s->f[0].path, dev, sizeof(dev),
+				      &lfd, &node);
+		if (lfd >= 0)
+			close(lfd);
+		if (node)
+			unlink(dev);
+		break;
+	default:
+		err = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)
+			      ? -errno
+			      : 0;
+		if (!err) {
+			close(sv[0]);
+			close(sv[1]);
+		}
+		break;
+	}
+	s->way[w].ok = !err;
+	s->way[w].lacking = err != 0;
+	if (err)
+		wl__err(s->wl, err, "%s", way_info[w].lacks);
+	return !err;
+}
+
+/*
+ * op's read through a loop device bound to the file now, as big as the
+ * file in whole sectors, read with O_DIRECT (op's range is in sectors,
+ * the buffer page-aligned): its result as pread(2) gives one. The loop
+ * worker reads the file, in a thread not of this process.
+ */
+static ssize_t loop_read(struct wl_ops *s, const struct ops_file *f,
+			 const struct wl_op *op)
+{
+	char dev[PATH_MAX];
+	ssize_t ret = -1;
+	bool node;
+	int lfd, fd, err;
+
+	err = wl__loop_attach(s->wl, f->path, dev, sizeof(dev), &lfd, &node);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	fd = open(dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	err = errno;
+	if (fd >= 0) {
+		ret = pread(fd, s->rbuf, op->len, (off_t)op->off);
+		err = errno;
+		close(fd);
+	}
+	close(lfd);
+	if (node)
+		unlink(dev);
+	errno = err;
 	return ret;
 }
 
@@ -751,6 +819,8 @@ static enum sh_call piped_call(enum wl_op_via v)
 		return SH_SENDFILE;
 	case OPV_COPY:
 		return SH_COPY_RANGE;
+	case OPV_SENDFILE_SOCK:
+		return SH_SENDFILE_SOCK;
 	default:
 		return SH_CALL_NR;
 	}
@@ -762,13 +832,15 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
 	struct ops_file *f = &s->f[op->file];
 	const struct wl_ops_model *m = &s->models[op->file];
-	__u64 want = op->off < m->size ? min_u64(op->len, m->size - op->off)
-				       : 0,
+	bool uring = way_of(op->via) == WAY_URING;
+	/* A loop device ends at the file's last whole sector. */
+	__u64 end = op->via == OPV_LOOP ? m->size / 512 * 512 : m->size,
+	      want = op->off < end ? min_u64(op->len, end - op->off) : 0,
 	      seed = WL_POISON_BASE + (s->reads++) * 4099, x;
 	enum sh_call pc = piped_call(op->via);
 
-	if (op->via == OPV_URING && !uring_ready(s)) {
-		s->uring_skipped++;
+	if (way_of(op->via) < WAY_NR && !way_ready(s, way_of(op->via))) {
+		s->way[way_of(op->via)].skipped++;
 		return;
 	}
 	struct answer a = { .call = via_names[op->via],
@@ -781,6 +853,11 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	int err = 0;
 
 	wl__poison_fill(s->rbuf, seed, op->len + GUARD);
+	for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
+		iov[j].iov_base = s->rbuf + at;
+		iov[j].iov_len = sh__iov_len(op->len, op->iovecs, j);
+		at += iov[j].iov_len;
+	}
 	if (pc != SH_CALL_NR) {
 		char dir[PATH_MAX];
 
@@ -807,27 +884,23 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		break;
 	case OPV_SPLICE:
 	case OPV_SENDFILE:
+	case OPV_SENDFILE_SOCK:
 	case OPV_COPY:
 		ret = wl_piped__read(&p, f->fd, s->rbuf, op->len, op->off,
 				     &back);
 		break;
 	case OPV_URING:
-		ret = uring_read(s, f->fd, op);
+	case OPV_URING_READV:
+	case OPV_URING_FIXED:
+		ret = uring_read(s, f->fd, op, iov);
+		break;
+	case OPV_LOOP:
+		ret = loop_read(s, f, op);
 		break;
 	case OPV_PREADV2:
-		for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
-			iov[j].iov_base = s->rbuf + at;
-			iov[j].iov_len = sh__iov_len(op->len, op->iovecs, j);
-			at += iov[j].iov_len;
-		}
 		ret = preadv2(f->fd, iov, (int)op->iovecs, (off_t)op->off, 0);
 		break;
 	default:
-		for (__u32 j = 0, at = 0; j < op->iovecs; j++) {
-			iov[j].iov_base = s->rbuf + at;
-			iov[j].iov_len = sh__iov_len(op->len, op->iovecs, j);
-			at += iov[j].iov_len;
-		}
 		ret = preadv(f->fd, iov, (int)op->iovecs, (off_t)op->off);
 		break;
 	}
@@ -856,7 +929,7 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	}
 	/* An io_uring read is one call of shmem_file_read_iter and no
 	 * syscall; 6.1 reads the rest of a short one once more. */
-	if (!s->geo.dd && op->via == OPV_URING) {
+	if (!s->geo.dd && uring) {
 		s->tot.func.calls++;
 		if (ret < 0)
 			s->tot.func.errors++;
@@ -865,8 +938,9 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		if (ret > 0 && (__u64)ret < op->len)
 			s->tot.func.calls_slack++;
 	}
-	/* Every other read is one call of shmem_file_read_iter. */
-	if (!s->geo.dd && pc == SH_CALL_NR && op->via != OPV_URING) {
+	/* A loop read is none of this process's. Every other read is one
+	 * call of shmem_file_read_iter. */
+	if (!s->geo.dd && pc == SH_CALL_NR && !uring && op->via != OPV_LOOP) {
 		s->tot.func.calls++;
 		s->tot.sys.calls++;
 		if (ret < 0) {
@@ -1032,8 +1106,7 @@ static long long op_remap(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	} else {
 		loff_t in = (loff_t)op->off, out = (loff_t)op->dest[0].off;
 
-		a.want = wl_ops_model__copy(s->models, op, s->geo.bs[op->file],
-					    &alt);
+		a.want = wl_ops_model__copy(s->models, op, &s->geo, &alt);
 		a.alt_ret = (long long)alt;
 		a.has_alt_ret = alt != 0;
 		watch_enter(s, op, index, op->len);
@@ -1046,6 +1119,35 @@ static long long op_remap(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	 * kernel says it did, not to fail every read after it. */
 	answer_ok(s, op, index, ret, err, &a);
 	return ret;
+}
+
+/* A copy's destination range [off, off + n) of file against the model,
+ * through a mapping (a page fault, no read the probes count): a copy
+ * that wrote other bytes than it read fails here, at its own index. */
+static void dest_check(struct wl_ops *s, __u32 file, __u64 off, __u64 n,
+		       const struct wl_op *op, __u32 index)
+{
+	const struct wl_ops_model *m = &s->models[file];
+	__u64 skip = off % s->page, x;
+	char w[96], g[96];
+	unsigned char *p;
+
+	p = mmap(NULL, skip + n, PROT_READ, MAP_SHARED, s->f[file].fd,
+		 (off_t)(off - skip));
+	if (p == MAP_FAILED) {
+		snprintf(g, sizeof(g), "%s", strerror(errno));
+		check(s, false, K_ANSWER, op, index, "its destination mapped",
+		      g);
+		return;
+	}
+	x = wl__first_diff(p + skip, m->b + off, (size_t)n);
+	if (x < n) {
+		snprintf(w, sizeof(w), "destination offset %llu: 0x%02x",
+			 (unsigned long long)(off + x), m->b[off + x]);
+		snprintf(g, sizeof(g), "0x%02x", p[skip + x]);
+	}
+	check(s, x >= n, K_DATA, op, index, x < n ? w : "", x < n ? g : "");
+	munmap(p, skip + n);
 }
 
 /* Runs one operation and checks the kernel's answers. */
@@ -1071,6 +1173,20 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		ret = op_remap(s, op, index);
 		wl_ops_model__apply(s->models, op, s->seed, index, ret);
 		size_check(s, op->dest[0].file, op, index);
+		if (op->kind == OPK_COPY && ret > 0)
+			dest_check(s, op->dest[0].file, op->dest[0].off,
+				   (__u64)ret, op, index);
+		/* tmpfs copies through a pipe in the kernel: as piped
+		 * reads count (op_read). */
+		if (!s->geo.dd && op->kind == OPK_COPY) {
+			if (ret > 0) {
+				s->tot.func.calls++;
+				s->tot.func.bytes += (__u64)ret;
+			}
+			if (ret >= 0)
+				s->tot.func.calls_slack +=
+					wl_piped__slack(op->off, ret, s->page);
+		}
 		return;
 	case OPK_MMAP:
 		ret = op_mmap(s, f, op, index, &a.call);
@@ -1305,8 +1421,11 @@ int wl_ops__prepare(struct wl_ops **out, const char *wl,
 	for (int i = 0; i < NFILES; i++)
 		s->f[i].fd = -1;
 	s->idx = calloc(s->n, sizeof(*s->idx));
-	s->rbuf =
-		malloc(READBACK > MAX_LEN ? READBACK + GUARD : MAX_LEN + GUARD);
+	/* Page-aligned: loop reads take it with O_DIRECT. */
+	s->rbuf = aligned_alloc(s->page,
+				((READBACK > MAX_LEN ? READBACK : MAX_LEN) +
+				 GUARD + s->page - 1) /
+					s->page * s->page);
 	s->wbuf = malloc(MAX_LEN);
 	s->req = calloc(1, sizeof(*s->req) +
 				   DD_MAX_DESTS * sizeof(s->req->info[0]));
@@ -1370,8 +1489,9 @@ int wl_ops__run(struct wl_ops *s, struct fs_report *r)
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);
-	if (s->uring_skipped)
-		model__kv_u64(r, "ops_uring_skipped", s->uring_skipped);
+	for (int w = 0; w < WAY_NR; w++)
+		if (s->way[w].skipped)
+			model__kv_u64(r, way_info[w].kv, s->way[w].skipped);
 	if (s->geo.dd) {
 		model__kv_u64(r, "same", s->tot.sys.same);
 		model__kv_u64(r, "differs", s->tot.sys.differs);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Reads that go through a pipe in the kernel: splice into a pipe,
- * sendfile to a file or a socket, copy_file_range to a file. Each moves a
- * file's bytes somewhere other than a user buffer; this brings them back
- * into one, where the checks of every read look at them, without another
- * read of a tmpfs file (the probes would count it): the pipe is drained,
- * the socket read by a thread while the call runs, the output file
- * mapped.
+ * sendfile to a file or a socket, copy_file_range to a file or to a range
+ * of the file itself. Each moves a file's bytes somewhere other than a
+ * user buffer; this brings them back into one, where the checks of every
+ * read look at them, without another read of a tmpfs file (the probes
+ * would count it): the pipe is drained, the socket read by a thread while
+ * the call runs, the output file mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,52 +34,46 @@ void wl_piped__close(struct wl_piped *p)
 	}
 }
 
+/* A non-blocking pipe sized past bs bytes, so that a call never stops
+ * short for want of room (root may size past the usual limits:
+ * CAP_SYS_RESOURCE); without that, as much as the limits allow: a smaller
+ * pipe makes a call stop short, which is allowed. */
+static int pipe_open(int fds[2], __u64 bs)
+{
+	__u64 room = bs + 2 * (__u64)sysconf(_SC_PAGESIZE), p2 = 4096;
+	int want;
+
+	while (p2 < room)
+		p2 <<= 1;
+	if (p2 > INT_MAX / 2)
+		return -EFBIG;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	for (want = (int)p2; fcntl(fds[1], F_SETPIPE_SZ, want) < 0; want /= 2)
+		if (errno != EPERM || want <= 65536)
+			return -errno;
+	return 0;
+}
+
 /*
- * Room for one call's bs bytes: a pipe sized past them (so that a call
- * never stops short for want of room; root may size past the usual
- * limits: CAP_SYS_RESOURCE), a socket pair made by each call, or an
+ * Room for one call's bs bytes: a pipe, a socket pair made by each call
+ * (its end of stream tells the receiver that the call is over), or an
  * unnamed output file in dir (a tmpfs) or, for other_fs, a memfd (the
- * kernel's own tmpfs: another filesystem to copy_file_range).
+ * kernel's own tmpfs: another filesystem to copy_file_range). same_file
+ * needs nothing: the read file is its output.
  */
 int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
 		   const char *dir)
 {
 	const struct sh_call_info *ci = sh_call__info(call);
-	__u64 room = bs + 2 * (__u64)sysconf(_SC_PAGESIZE), p2 = 4096;
-	int want;
 
 	p->call = call;
 	p->pipe[0] = p->pipe[1] = p->outfd = -1;
-	while (p2 < room)
-		p2 <<= 1;
-	if (p2 > INT_MAX / 2)
-		return -EFBIG;
-	want = (int)p2;
+	if (ci->same_file || ci->out == SH_OUT_SOCK)
+		return 0;
 	switch (ci->out) {
 	case SH_OUT_PIPE:
-		if (pipe2(p->pipe, O_CLOEXEC | O_NONBLOCK))
-			return -errno;
-		/* Without CAP_SYS_RESOURCE, as much as the limits allow: a
-		 * smaller pipe makes a call stop short, which is allowed. */
-		while (fcntl(p->pipe[1], F_SETPIPE_SZ, want) < 0) {
-			if (errno != EPERM || want <= 65536)
-				return -errno;
-			want /= 2;
-		}
-		return 0;
-	case SH_OUT_SOCK: {
-		/* A socket pair per call (wl_piped__read): its end of stream
-		 * tells the receiver that the call is over. This one only
-		 * asks whether the kernel has AF_UNIX (a small test kernel
-		 * may not: EAFNOSUPPORT). */
-		int sv[2];
-
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-			return -errno;
-		close(sv[0]);
-		close(sv[1]);
-		return 0;
-	}
+		return pipe_open(p->pipe, bs);
 	case SH_OUT_FILE:
 		p->outfd = ci->other_fs
 				   ? memfd_create("folioscope-out", MFD_CLOEXEC)
@@ -91,24 +85,61 @@ int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
 	}
 }
 
-/* The output file's first n bytes into buf, through a mapping. */
-static ssize_t file_back(int fd, unsigned char *buf, __u64 n)
+/* An output file's n bytes from off (up to its end) into buf, through a
+ * mapping: a page fault, not a read the probes would count. */
+static ssize_t file_back(int fd, __u64 off, unsigned char *buf, __u64 n)
 {
+	__u64 skip = off % (__u64)sysconf(_SC_PAGESIZE);
 	struct stat st;
 	void *m;
 
 	if (fstat(fd, &st))
 		return -1;
-	if ((__u64)st.st_size < n)
-		n = (__u64)st.st_size;
+	n = (__u64)st.st_size <= off		 ? 0
+	    : (__u64)st.st_size - off < n ? (__u64)st.st_size - off
+					 : n;
 	if (!n)
 		return 0;
-	m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+	m = mmap(NULL, skip + n, PROT_READ, MAP_SHARED, fd,
+		 (off_t)(off - skip));
 	if (m == MAP_FAILED)
 		return -1;
-	memcpy(buf, m, n);
-	munmap(m, n);
+	memcpy(buf, (unsigned char *)m + skip, n);
+	munmap(m, skip + n);
 	return (ssize_t)n;
+}
+
+/*
+ * copy_file_range from [pos, pos + bs) of fd to a range of fd past its
+ * end: at the next 2 MiB boundary, so that no folio holds both (huge=
+ * always puts a 2 MiB folio there), plus pos's offset in its page, so
+ * that source and destination are as unaligned as each other. The bytes
+ * come back through a mapping; then the file is cut back to its size.
+ */
+static ssize_t copy_same(int fd, loff_t *in, unsigned char *buf, __u64 bs,
+			 ssize_t *back)
+{
+	__u64 page = (__u64)sysconf(_SC_PAGESIZE), dst;
+	struct stat st;
+	loff_t out;
+	ssize_t ret;
+	int err;
+
+	if (fstat(fd, &st))
+		return -1;
+	dst = ((__u64)st.st_size + WL_PMD - 1) / WL_PMD * WL_PMD +
+	      (__u64)*in % page;
+	out = (loff_t)dst;
+	ret = copy_file_range(fd, in, fd, &out, bs, 0);
+	err = errno;
+	if (ret >= 0)
+		*back = file_back(fd, dst, buf, bs);
+	if (ftruncate(fd, st.st_size)) {
+		*back = -1;
+		return -1;
+	}
+	errno = err;
+	return ret;
 }
 
 /* What waits in a non-blocking pipe, up to n bytes, into buf. */
@@ -218,6 +249,8 @@ ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
 		break;
 	case SH_SENDFILE_SOCK:
 		return sendfile_sock(fd, &in, buf, bs, back);
+	case SH_COPY_SAME:
+		return copy_same(fd, &in, buf, bs, back);
 	default:
 		ret = copy_file_range(fd, &in, p->outfd, &out, bs, 0);
 		break;
@@ -227,7 +260,7 @@ ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
 		if (p->pipe[0] >= 0)
 			*back = drain(p->pipe[0], buf, bs);
 		else
-			*back = file_back(p->outfd, buf, bs);
+			*back = file_back(p->outfd, 0, buf, bs);
 	}
 	errno = err;
 	return ret;

@@ -178,11 +178,15 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	case 7: {
 		static const char *const piped[] = {
 			"splice", "sendfile", "sendfile-socket",
-			"copy_file_range", "copy_file_range-other-fs"
+			"copy_file_range", "copy_file_range-other-fs",
+			"copy_file_range-same-file"
 		};
 
 		if (o->iovecs == 1 && !o->buf_tmpfs)
 			o->syscall = piped[rng__below(g, ARRAY_SIZE(piped))];
+		/* It writes the file it reads: one reader. */
+		if (sh_call__info(sh_call__parse(o->syscall))->same_file)
+			o->readers = 1;
 		break;
 	}
 	case 8:
@@ -386,6 +390,8 @@ bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page)
 	    o->readers > SH_MAX_READERS || o->buf_align > WL_PMD)
 		return false;
 	if (sh_call__parse(o->syscall) < 0 ||
+	    (sh_call__info(sh_call__parse(o->syscall))->same_file &&
+	     o->readers > 1) ||
 	    (o->iovecs > 1 &&
 	     !sh_call__info(sh_call__parse(o->syscall))->iovecs))
 		return false;

@@ -183,13 +183,8 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 		return err;
 	}
 	if (sh_call__parse(call) < 0) {
-		wl__err_hint(
-			WL, err,
-			"(want read, pread, readv, preadv2, io_uring-read, "
-			"io_uring-readv, io_uring-read_fixed, splice, "
-			"sendfile, sendfile-socket, copy_file_range, "
-			"copy_file_range-other-fs or loop)",
-			"--syscall '%s'", call);
+		wl__err_hint(WL, err, "(want " SH_CALL_NAMES ")",
+			     "--syscall '%s'", call);
 		return err;
 	}
 	ci = sh_call__info(sh_call__parse(call));
@@ -228,6 +223,13 @@ static int check_opts(struct shmem *s, const struct wl_opts *o)
 	if (!o->readers || o->readers > SH_MAX_READERS) {
 		wl__err_hint(WL, err, "(want 1 .. 64)", "--readers '%u'",
 			     o->readers);
+		return err;
+	}
+	if (ci->same_file && o->readers > 1) {
+		wl__err_hint(WL, err,
+			     "(--syscall copy_file_range-same-file writes the "
+			     "file it reads: one reader)",
+			     "--readers '%u'", o->readers);
 		return err;
 	}
 	if (o->buf_align > WL_PMD) {
@@ -295,6 +297,9 @@ static int mount_tmpfs(struct shmem *s, int i, const char *huge)
 
 		__u64 need = s->plans[p].readers * roundup_pmd(s->plans[p].bs);
 
+		/* The file itself takes a copy from the next 2 MiB on. */
+		if (ci->same_file)
+			need += WL_PMD;
 		if (ci->out == SH_OUT_FILE && !ci->other_fs && need > out)
 			out = need;
 	}
@@ -557,39 +562,6 @@ static int make_buffers(struct shmem *s, bool buf_tmpfs)
 	return 0;
 }
 
-/* Whether a ring for call's reads can be made: why not into why. */
-struct uring_probe {
-	enum sh_call call;
-	char *why;
-	size_t n;
-};
-
-static void *uring_probe(void *arg)
-{
-	struct uring_probe *up = arg;
-	unsigned char byte;
-	struct iovec iov = { &byte, 1 };
-	struct io_uring ring;
-	int err = io_uring_queue_init(2, &ring, 0);
-
-	if (err) {
-		snprintf(
-			up->why, up->n,
-			"io_uring: %s (not built, or kernel.io_uring_disabled)",
-			strerror(-err));
-		return NULL;
-	}
-	if (up->call == SH_URING_FIXED) {
-		err = io_uring_register_buffers(&ring, &iov, 1);
-		if (err)
-			snprintf(up->why, up->n,
-				 "io_uring registered buffers: %s",
-				 strerror(-err));
-	}
-	io_uring_queue_exit(&ring);
-	return NULL;
-}
-
 /* Why call (with rwf) cannot be used on this kernel's tmpfs, into why
  * ("" when it can): one call tried on file path, in the traced phase, so
  * counted in tot as the probes see it (a preadv2 refused for its flag
@@ -605,17 +577,17 @@ static void probe_call(enum sh_call call, int rwf, const char *path,
 	why[0] = '\0';
 	*got = -2; /* no read */
 	if (sh_call__info(call)->uring) {
-		struct uring_probe up = { .call = call, .why = why, .n = n };
-		pthread_t t;
+		struct wl_uring_req r = { .call = call, .fd = -1, .iov = &iov };
 
-		/* On a thread of its own, as the readers' rings are: see
-		 * run_plan. */
-		err = pthread_create(&t, NULL, uring_probe, &up);
-		if (err)
-			snprintf(why, n, "io_uring: cannot start its probe: %s",
-				 strerror(err));
-		else
-			pthread_join(t, NULL);
+		err = wl_uring__run(&r);
+		if (err && !strcmp(r.failed, "ring"))
+			snprintf(why, n,
+				 "io_uring: %s (not built, or "
+				 "kernel.io_uring_disabled)",
+				 strerror(-err));
+		else if (err)
+			snprintf(why, n, "io_uring %s: %s", r.failed,
+				 strerror(-err));
 		return;
 	}
 	if (!rwf)
@@ -1135,7 +1107,9 @@ static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
 
 	why[0] = '\0';
 	*got = -2;
-	fd = open(in->path, O_RDONLY | O_CLOEXEC);
+	fd = open(in->path,
+		  (sh_call__info(pl->call)->same_file ? O_RDWR : O_RDONLY) |
+			  O_CLOEXEC);
 	if (fd < 0)
 		return; /* the readers say why */
 	err = wl_piped__open(&t, pl->call, 1, s->m[in->mount].dir);
@@ -1146,8 +1120,10 @@ static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
 	}
 	ret = wl_piped__read(&t, fd, byte, 1, 0, &back);
 	err = ret < 0 ? errno : 0;
+	/* EAFNOSUPPORT: no AF_UNIX (a small test kernel) for
+	 * sendfile-socket's socket pair. */
 	if (ret < 0 && (err == EXDEV || err == EINVAL || err == ENOSYS ||
-			err == EOPNOTSUPP)) {
+			err == EOPNOTSUPP || err == EAFNOSUPPORT)) {
 		snprintf(why, n, "%s: %s: this kernel does not take it",
 			 sh_call__name(pl->call), strerror(err));
 		goto out;
@@ -1306,7 +1282,8 @@ static void *reader(void *arg)
 	}
 	rd->eof = rd->in->f.size & sector;
 	fd = ci->loop ? loop_open(rd)
-		      : open(rd->in->path, O_RDONLY | O_CLOEXEC);
+		      : open(rd->in->path,
+			     (ci->same_file ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0) {
 		rd->err = -errno;
 		loop_close(rd);

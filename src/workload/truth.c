@@ -1083,6 +1083,8 @@ static const struct sh_call_info calls[SH_CALL_NR] = {
 			    .out = SH_OUT_FILE },
 	[SH_COPY_OTHER_FS] = { "copy_file_range-other-fs", .piped = true,
 			       .out = SH_OUT_FILE, .other_fs = true },
+	[SH_COPY_SAME] = { "copy_file_range-same-file", .piped = true,
+			   .out = SH_OUT_FILE, .same_file = true },
 	[SH_LOOP] = { "loop", .loop = true },
 };
 
@@ -1265,7 +1267,7 @@ static const struct sh_plan matrix_plans[] = {
 	{ "uring-eof", SH_URING_READ, 1, 4096, -100, true, 0, 0, 1, 0 },
 	/* Reads through a pipe in the kernel: splice into one, sendfile to
 	 * a file and to a socket, copy_file_range to a file of the same
-	 * tmpfs and to one of another. */
+	 * tmpfs, to one of another and to the file itself. */
 	{ "splice-odd", SH_SPLICE, 1, 5000, 2 * MiB - 3001, false, 200000, 0, 1,
 	  0 },
 	{ "splice-eof", SH_SPLICE, 1, 4096, -100, true, 0, 0, 1, 0 },
@@ -1276,6 +1278,11 @@ static const struct sh_plan matrix_plans[] = {
 	{ "cfr-all", SH_COPY_RANGE, 1, 300000, 12345, false, 0, 0, 1, 0 },
 	{ "cfr-other-fs", SH_COPY_OTHER_FS, 1, 1 * MiB, 7, false, 3 * MiB, 0, 1,
 	  0 },
+	/* copy_file_range to a range of the file it reads (past its end,
+	 * cut back after each call): one reader, the file grows meanwhile. */
+	{ "cfr-same", SH_COPY_SAME, 1, 2 * MiB + 5, 2 * MiB - 4097, false, 0, 0,
+	  1, 0 },
+	{ "cfr-same-eof", SH_COPY_SAME, 1, 4096, -100, true, 0, 0, 1, 0 },
 	/* A loop device over the file, read with O_DIRECT: whole sectors,
 	 * across a 2 MiB folio and up to the device's end. */
 	{ "loop-64k", SH_LOOP, 1, 64 * KiB, 2 * MiB - 8192, false, 1 * MiB, 0,

@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -436,6 +437,7 @@ enum sh_call {
 	SH_SENDFILE_SOCK,
 	SH_COPY_RANGE,
 	SH_COPY_OTHER_FS,
+	SH_COPY_SAME,
 	SH_LOOP,
 	SH_CALL_NR,
 };
@@ -466,6 +468,10 @@ struct sh_call_info {
 	/* The output file is on another filesystem: a kernel may refuse
 	 * with EXDEV, which is its rule, not a failure. */
 	bool other_fs;
+	/* The output is a range of the file it reads, past its end (the
+	 * file is cut back after): the reader opens it for writing, and
+	 * alone, since the file grows while the call runs. */
+	bool same_file;
 	/*
 	 * Reads a loop device over the file (O_DIRECT, in 512-byte sectors
 	 * up to the last whole one) with pread: the kernel's loop worker
@@ -476,6 +482,20 @@ struct sh_call_info {
 };
 
 const struct sh_call_info *sh_call__info(enum sh_call c);
+
+/* One io_uring read (src/workload/uring.c), on a thread of its own. */
+struct wl_uring_req {
+	enum sh_call call; /* SH_URING_READ, SH_URING_READV, SH_URING_FIXED */
+	int fd;		   /* < 0: only the ring (and its registered buffer) */
+	const struct iovec *iov; /* read, read_fixed: iov[0], registered */
+	unsigned int niov;
+	__u64 off;
+	int res;	    /* the read's result, or -errno */
+	const char *failed; /* what failed before the read: "ring", ... */
+};
+
+/* Runs r and waits for it: r->res. */
+int wl_uring__run(struct wl_uring_req *r);
 
 /* Where a piped call (sh_call_info.piped) puts its bytes: fds, -1 when
  * unused. */
@@ -642,6 +662,10 @@ enum wl_op_via {
 	OPV_COPY,
 	OPV_PREADV2,
 	OPV_URING,
+	OPV_URING_READV,
+	OPV_URING_FIXED,
+	OPV_SENDFILE_SOCK,
+	OPV_LOOP,
 	OPV_NR
 };
 
@@ -699,11 +723,11 @@ bool wl_ops_model__mmap_range(const struct wl_ops_model *m,
 /* FICLONERANGE's answer on the models: 0 or -EINVAL. */
 int wl_ops_model__clone(const struct wl_ops_model *files,
 			const struct wl_op *op, __u32 bs);
-/* copy_file_range's answer: the bytes copied or -EINVAL; *alt another
- * right count (whole blocks cloned, or all copied where the filesystem
- * declines the clone), 0 for none. */
+/* copy_file_range's answer: the bytes copied, -EINVAL or -EXDEV; *alt
+ * another right count (whole blocks cloned, or all copied where the
+ * filesystem declines the clone), 0 for none. */
 int wl_ops_model__copy(const struct wl_ops_model *files, const struct wl_op *op,
-		       __u32 bs, __u64 *alt);
+		       const struct wl_ops_geom *geo, __u64 *alt);
 
 /* --ops-only LIST: ascending operation indices under n, comma-separated,
  * into idx (NULL: only checked) and *count. -EINVAL when it is not. */

@@ -102,7 +102,8 @@ static void test_draw_coverage(void **state)
 		big += op.len >= WL_PMD - PAGE;
 	}
 	for (int k = 0; k < OPK_NR; k++)
-		assert_true(k >= OPK_DEDUPE ? !kinds[k] : kinds[k] > 50);
+		assert_true(k == OPK_DEDUPE || k == OPK_CLONE ? !kinds[k]
+							    : kinds[k] > 50);
 	for (int v = 0; v < OPV_NR; v++)
 		assert_true(vias[v] > 100);
 	assert_true(in_page > 100 && near_pmd > 50);
@@ -236,6 +237,43 @@ static void test_model(void **state)
 #undef m
 }
 
+/* shmem-read's copy_file_range: within a file, through a pipe, all of
+ * it up to the source's EOF; to another tmpfs, EXDEV. */
+static void test_model_tmpfs_copy(void **state)
+{
+	static unsigned char a[WL_OPS_MAX_SIZE], b[WL_OPS_MAX_SIZE];
+	struct wl_ops_model f[2] = { { .b = a }, { .b = b } };
+	struct wl_op op = { .kind = OPK_PWRITE, .off = 0, .len = 10000 };
+	__u64 alt = 1;
+
+	(void)state;
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	wl_ops_model__apply(f, &op, 1, 0, 0);
+	/* Unaligned, past the source's EOF: the rest, never a clone's
+	 * whole blocks. */
+	op = (struct wl_op){ .kind = OPK_COPY,
+			     .file = 0,
+			     .off = 4096,
+			     .len = 8193,
+			     .ndest = 1,
+			     .dest = { { 0, WL_PMD + 3 } } };
+	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt),
+			 10000 - 4096);
+	assert_int_equal(alt, 0);
+	wl_ops_model__apply(f, &op, 1, 1, 10000 - 4096);
+	assert_int_equal(f[0].size, WL_PMD + 3 + 10000 - 4096);
+	assert_memory_equal(a + WL_PMD + 3, a + 4096, 10000 - 4096);
+	/* Overlapping within the file. */
+	op.dest[0].off = 4096 + 100;
+	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EINVAL);
+	/* To the other file: another tmpfs mount, even past EOF. */
+	op.dest[0] = (struct wl_op_dest){ 1, 0 };
+	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EXDEV);
+	op.off = 3 * WL_PMD;
+	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EXDEV);
+}
+
 /* clone and copy_file_range on two files of a filesystem of 2048-byte
  * blocks: what the kernel must answer, and what the files hold after. */
 static void test_model_remaps(void **state)
@@ -243,6 +281,10 @@ static void test_model_remaps(void **state)
 	static unsigned char a[WL_OPS_MAX_SIZE], b[WL_OPS_MAX_SIZE];
 	struct wl_ops_model f[2] = { { .b = a }, { .b = b } };
 	struct wl_op op = { .kind = OPK_PWRITE, .off = 0, .len = 100000 };
+	/* Both files on one filesystem of 2048-byte blocks. */
+	const struct wl_ops_geom g2k = { .dd = true,
+					 .fs = { 0, 0, 1, 1 },
+					 .bs = { 2048, 2048, 2048, 2048 } };
 	__u64 alt;
 
 	(void)state;
@@ -288,12 +330,12 @@ static void test_model_remaps(void **state)
 			     .len = 5000,
 			     .ndest = 1,
 			     .dest = { { 1, 7 } } };
-	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 1000);
+	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 1000);
 	assert_int_equal(alt, 0);
 	wl_ops_model__apply(f, &op, 1, 2, 1000);
 	assert_memory_equal(b + 7, a + 99000, 1000);
 	op.off = 100000;
-	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 0);
+	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 0);
 	/* Aligned, not whole blocks: the clone's whole blocks, or all. */
 	op = (struct wl_op){ .kind = OPK_COPY,
 			     .file = 0,
@@ -301,11 +343,11 @@ static void test_model_remaps(void **state)
 			     .len = 5000,
 			     .ndest = 1,
 			     .dest = { { 1, 4096 } } };
-	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), 4096);
+	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 4096);
 	assert_int_equal(alt, 5000);
 	/* Overlap within one file. */
 	op.dest[0] = (struct wl_op_dest){ 0, 4096 };
-	assert_int_equal(wl_ops_model__copy(f, &op, 2048, &alt), -EINVAL);
+	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), -EINVAL);
 	/* A copy of nothing changes nothing, not even the size. */
 	op = (struct wl_op){ .kind = OPK_COPY,
 			     .file = 0,
@@ -387,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_draw_remaps),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_model_remaps),
+		cmocka_unit_test(test_model_tmpfs_copy),
 		cmocka_unit_test(test_shrink_seq),
 	};
 
