@@ -31,7 +31,7 @@ pkgs+=(debhelper dpkg-dev lintian)
 pkgs+=(fio duperemove)
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+	grep -q 'ok installed' <<<"$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" ||
 		missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then

@@ -225,7 +225,9 @@ expect_bpf_gone() {
 	if left=$(bpf_gone "$2"); then ok "$1"; else bad "$1" "$left"; fi
 }
 # has_link PID: PID holds a BPF link (it has attached).
-has_link() { ls -l /proc/"$1"/fd 2>/dev/null | grep -q bpf_link; }
+# (Output into grep's here-string, not a pipe: grep -q stops reading at a
+# match, and the writer's SIGPIPE would fail the pipe under pipefail.)
+has_link() { grep -q bpf_link <<<"$(ls -l /proc/"$1"/fd 2>/dev/null)"; }
 # proc_gone PID: PID has exited, or is a zombie no one has reaped yet
 # (its memory and files are freed).
 proc_gone() {

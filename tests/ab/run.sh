@@ -158,7 +158,8 @@ key_lines() {
 
 # ---- dedupe: the validation matrix ----
 # TAG=WORKLOAD ARGS, one per workload to run.
-if "$FS" run --help 2>&1 | grep -q -- '--matrix'; then
+run_help=$("$FS" run --help 2>&1)
+if grep -q -- '--matrix' <<<"$run_help"; then
 	wl_list=("dedupe-matrix=dedupe --matrix")
 else
 	wl_list=("dedupe-btrfs=dedupe --fs btrfs --count 64 --range 128K"

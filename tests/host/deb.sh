@@ -67,7 +67,7 @@ deb_main() {
 
 	# Run-time dependencies: the binary is static, so no library; the
 	# tools of `vm` recommended.
-	if readelf -d "$FS" 2>/dev/null | grep -q NEEDED; then
+	if grep -q NEEDED <<<"$(readelf -d "$FS" 2>/dev/null)"; then
 		expect_match "deb: Depends names the libraries of the dynamic binary" \
 			"$(dpkg-deb -f "$deb" Depends)" 'libc6'
 	else
@@ -153,7 +153,7 @@ deb_main() {
 		"$(grep '/man1/.' <<<"$pkgfiles" | sort)" "$(sort <<<"$want")"
 	n=0
 	while read -r f; do
-		zcat "$root$f" 2>/dev/null | grep -q '^\.TH ' || { bad "deb: man page $f" "no .TH in it"; n=$((n + 1)); }
+		grep -q '^\.TH ' <<<"$(zcat "$root$f" 2>/dev/null)" || { bad "deb: man page $f" "no .TH in it"; n=$((n + 1)); }
 	done < <(grep '/man1/.' <<<"$pkgfiles")
 	[ $n -eq 0 ] && ok "deb: the man pages are man pages"
 	expect_match "deb: the completion" "$pkgfiles" '^/usr/share/bash-completion/completions/folioscope$'

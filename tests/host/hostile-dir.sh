@@ -45,7 +45,13 @@ if truncate -s 256M "$SCRATCH/bt.img" && mkfs.btrfs -q -f "$SCRATCH/bt.img" >/de
 	hd_ddirs() { find "$hd_bt/mine" -mindepth 1 -maxdepth 1 -type d -name 'folioscope-dedupe-*'; }
 	hd_has_ddir() { [ -n "$(hd_ddirs)" ]; }
 	# hd_has_new_ddir: a dedupe temp dir other than $hd_left is there.
-	hd_has_new_ddir() { hd_ddirs | grep -qvxF "$hd_left"; }
+	# (A here-string, not a pipe, for pipefail; an empty one is still a
+	# line, which -v would match.)
+	hd_has_new_ddir() {
+		local d
+		d=$(hd_ddirs)
+		[ -n "$d" ] && grep -qvxF "$hd_left" <<<"$d"
+	}
 	"$FS" run "${hd_dd[@]}" --dir "$hd_bt/mine" >/dev/null 2>&1 &
 	pid=$!
 	wait_until 30 hd_has_ddir

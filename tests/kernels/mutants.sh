@@ -55,7 +55,10 @@ jobs=(
 	"shmem shmem-read --matrix"
 )
 # Random layouts over the same space, where this folioscope has them.
-if "$FS" run --help 2>&1 | grep -q -- '--random'; then
+# (The help in a variable: grep -q stops reading at its match, and the
+# writer's SIGPIPE would fail the pipe under pipefail.)
+run_help=$("$FS" run --help 2>&1)
+if grep -q -- '--random' <<<"$run_help"; then
 	jobs+=(
 		"dedupe-random dedupe --random 16 --seed 1"
 		"shmem-random shmem-read --random 64 --seed 1"
@@ -64,7 +67,7 @@ else
 	echo "mutants: random layouts skipped: this folioscope's run has no --random"
 fi
 # Sequences of operations, where this folioscope has them.
-if "$FS" run --help 2>&1 | grep -q -- '--ops='; then
+if grep -q -- '--ops=' <<<"$run_help"; then
 	jobs+=("shmem-ops shmem-read --ops 2000 --seed 1"
 		"dedupe-ops dedupe --ops 2000 --seed 3")
 else
