@@ -235,7 +235,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- benchmarks ----
-# make bench [ROUNDS=N] [PART=host|vm|all]: overhead per call, BPF program
+# make bench [ROUNDS=N] [PART=host|vm|all|quick|breakdown]: overhead per call, BPF program
 # cost, workload speed and scale, side by side with bpftrace and an empty
 # probe floor; writes bench/results.json and prints a table (bench/README.md).
 BENCH_OUT := $(OUT)/bench

@@ -9,7 +9,8 @@
 #              --bt DIR --mechs "fentry kprobe" [--combined] [--workloads]
 #              [--scale] [--pread-calls N] [--dedupe-calls N] [--budget S]
 #              [--deadline EPOCH] [--bystander] [--only-bystander]
-#              [--inline] [--variants "V..."] -o RAW|-
+#              [--inline] [--variants "V..."]
+#              [--breakdown|--breakdown-nohists] -o RAW|-
 #
 # --budget S: seconds for the overhead rounds; --deadline EPOCH: the
 # rounds must end by then (date +%s; a guest's clock is the host's). No
@@ -29,6 +30,12 @@
 # as without DWARF. --variants: only these of the overhead variants (for
 # a partial run; the aggregation takes what is there).
 #
+# --breakdown: also folioscope with one part of its work left out at a
+# time (FOLIOSCOPE_COST_DROP: folioscope-dropPART-M, PART one of file,
+# inflight, time, folio, hists, hist.NAME), each with a "part" record:
+# cost_bpf_ns and cost_added_ns, full folioscope's figure minus the
+# variant's, per round: what that part costs a call.
+#
 # --combined: one tracer start per round serves both loops (function
 # level: the dedupe probes never fire during preads, nor the reverse);
 # without it each target gets its own start, as the syscall level needs
@@ -36,7 +43,7 @@
 set -u
 SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
 SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
-INLINE=0 ONLY_VARIANTS=
+INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
 while [ $# -gt 0 ]; do
@@ -54,6 +61,8 @@ while [ $# -gt 0 ]; do
 	--only-bystander) BYSTANDER=1 ONLY_BYSTANDER=1 ;;
 	--inline) INLINE=1 ;;
 	--variants) ONLY_VARIANTS=$2; shift ;;
+	--breakdown) BREAKDOWN=1 ;;
+	--breakdown-nohists) BREAKDOWN=1 BREAKDOWN_HISTS=0 ;;
 	--budget) BUDGET=$2; shift ;;
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
@@ -170,8 +179,13 @@ all_probes() { # all_probes MECH TARGET
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0
-	local log=$W/tracer.log lean= exclude=$NOINLINE
+	local log=$W/tracer.log lean= exclude=$NOINLINE drop=
 	: >"$log"
+	# A part of the work left out (--breakdown): hist.NAME is hist=NAME.
+	case $mech in
+	drop*-*) drop=${mech%%-*} mech=${mech#*-}
+		drop=$(echo "${drop#drop}" | tr . =) ;;
+	esac
 	case $mech in
 	# The compare's inline site: kprobe's plan with the DWARF in reach.
 	inline) exclude=${FOLIOSCOPE_EXCLUDE:-} mech=kprobe ;;
@@ -184,7 +198,7 @@ start_tracer() {
 	case $tool in
 	folioscope)
 		# shellcheck disable=SC2086
-		FOLIOSCOPE_EXCLUDE=$exclude \
+		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop \
 			"$FS" trace -t "$target" -m "$mech" $lean -j "$W/trace.json" \
 			>"$W/trace.out" 2>"$log" &
 		ready="folioscope: tracing" ;;
@@ -329,8 +343,10 @@ variant_round() { # variant_round VARIANT ROUND
 		targets="shmem dedupe"
 	fi
 	for t in $targets; do
-		# bpftrace's one-liner traces preads only.
+		# bpftrace's one-liner traces preads only; a histogram left
+		# out one by one is one of tmpfs reads'.
 		[ "$v" = bpftrace-oneliner ] && [ "$t" = dedupe ] && continue
+		case $v in folioscope-drophist.*) [ "$t" = dedupe ] && continue ;; esac
 		# Untraced runs right before and after the session: the
 		# baseline its added_ns_per_call is taken against.
 		untraced_pair "$v" "$r" "$t" pre
@@ -423,6 +439,33 @@ done
 for m in $MECHS; do
 	rec "ratio $SCOPE startup startup_s folioscope-$m bpftrace-$m ratio_startup_to_bpftrace"
 done
+# The parts of folioscope's work, one left out at a time. The histograms
+# one by one are tmpfs reads' (a name dedupe lacks drops nothing there);
+# folio_size and copy_bytes exist at function level only.
+# --breakdown-nohists: the parts without the histograms one by one (a
+# shorter run under TCG). The run is then the breakdown alone: unless
+# --variants says otherwise, the variants declared so far and these.
+if [ "$BREAKDOWN" = 1 ]; then
+	bmechs=$MECHS
+	[ "$INLINE" = 1 ] && bmechs="$bmechs inline"
+	for m in $bmechs; do
+		parts="file inflight time folio hists"
+		[ "$BREAKDOWN_HISTS" = 0 ] ||
+			parts="$parts hist.bytes hist.req_bytes hist.pos_align hist.buf_align hist.latency_ns"
+		[ "$BREAKDOWN_HISTS" = 0 ] || [ "$m" = syscall ] ||
+			parts="$parts hist.folio_size hist.copy_bytes"
+		for p in $parts; do
+			VARIANTS="$VARIANTS folioscope-drop$p-$m"
+			for b in pread4k dedupe4k; do
+				case $b$p in dedupe4khist.*) continue ;; esac
+				rec "part $SCOPE $b bpf_ns_per_call folioscope-drop$p-$m folioscope-$m cost_bpf_ns"
+				rec "part $SCOPE $b added_ns_per_call folioscope-drop$p-$m folioscope-$m cost_added_ns"
+			done
+		done
+	done
+	rec "note $SCOPE folioscope-dropPART-M: folioscope with PART of its work left out (FOLIOSCOPE_COST_DROP); cost_bpf_ns and cost_added_ns are full folioscope's BPF and added ns per call minus the variant's, per round."
+	[ -n "$ONLY_VARIANTS" ] || ONLY_VARIANTS=$VARIANTS
+fi
 # ftrace hist-trigger variants where the kernel has them, else a note why
 # not (bench/ftrace.sh).
 FT=$(sh "$FTRACE" declare "$SCOPE" "$MECHS")

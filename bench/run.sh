@@ -4,7 +4,8 @@
 # VM part (fentry and kprobe on each of Debian 12's cloud kernels, in
 # qemu), then the aggregation into bench/results.json and a table.
 #
-#   bench/run.sh [--rounds N] [--vm-rounds N] [--part host|vm|all|quick]
+#   bench/run.sh [--rounds N] [--vm-rounds N]
+#                [--part host|vm|all|quick|breakdown]
 #                [--vm-kernels "6.1 6.12"] [--out FILE]
 #   (BENCH_BUDGET=SECONDS: the time budget, default 840 plus 420 per VM
 #   kernel after the first)
@@ -15,6 +16,10 @@
 # both. Debian's 6.1 records scope "vm", any other kernel K "vm-K".
 # --part quick: the host's bystander rounds and its traced tmpfs preads
 # against bpftrace's one-liner only, in a few minutes.
+# --part breakdown: where a traced call's BPF time goes (measure.sh
+# --breakdown) on the host and the VM kernels, into
+# bench/results-breakdown.json; BREAKDOWN_HISTS=0 leaves out the
+# histograms one by one.
 # Each VM gets its kernel's DWARF (vm --debuginfo: the -dbg package,
 # fetched once), so the dedupe compare's inline-site kprobes are measured
 # beside the caller's fentry and kprobe (measure.sh --inline);
@@ -39,9 +44,12 @@ done
 VM_ROUNDS=${VM_ROUNDS:-3}
 read -ra vm_kernels <<<"$VM_KERNELS"
 [ "$PART" = host ] || [ "$PART" = quick ] && vm_kernels=()
-# The quick tier's figures go beside the full run's, not over them.
+# The quick tier's and the breakdown's figures go beside the full run's,
+# not over them.
 [ "$PART" = quick ] && [ "$RESULTS" = bench/results.json ] &&
 	RESULTS=bench/results-quick.json
+[ "$PART" = breakdown ] && [ "$RESULTS" = bench/results.json ] &&
+	RESULTS=bench/results-breakdown.json
 # The whole run's time budget: `make bench` must end within 15 minutes
 # with one VM kernel, 7 more per further kernel. Rounds that would not fit
 # are not started (see measure.sh --budget).
@@ -61,10 +69,13 @@ cp build/folioscope "$B/folioscope"
 T0=$(date +%s)
 raws=()
 
-if [ "$PART" = all ] || [ "$PART" = host ] || [ "$PART" = quick ]; then
+if [ "$PART" != vm ]; then
 	echo "== bench: host ($(uname -r)), $ROUNDS rounds"
 	HOST_PARTS="--scale --workloads --bystander"
 	[ "$PART" = quick ] && HOST_PARTS=--only-bystander
+	bd=--breakdown
+	[ "${BREAKDOWN_HISTS:-1}" = 0 ] && bd=--breakdown-nohists
+	[ "$PART" = breakdown ] && HOST_PARTS=$bd
 	tracefs=
 	if [ ! -e /sys/kernel/tracing/events ]; then
 		mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
@@ -106,12 +117,16 @@ for ((ki = 0; ki < nk; ki++)); do
 		inl=(--inline)
 	fi
 	[ -n "${BENCH_VARIANTS:-}" ] && only=(--variants "$BENCH_VARIANTS")
+	parts=(--scale --bystander)
+	bd=--breakdown
+	[ "${BREAKDOWN_HISTS:-1}" = 0 ] && bd=--breakdown-nohists
+	[ "$PART" = breakdown ] && parts=("$bd")
 	# The guest's kernel console (-v) and stderr go to $scope.console;
 	# the bench's own progress lines also to the terminal.
 	"$B/folioscope" vm -v --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined --scale --bystander \
+		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
 		-o - >"$B/$scope.raw" 2>"$B/$scope.console" &
 	vm_pid=$!

@@ -242,22 +242,23 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			}
 			return 0;
 		}
-		if (!strcmp(f[0], "ratio")) {
+		if (!strcmp(f[0], "ratio") || !strcmp(f[0], "part")) {
 			struct bench_ratio *r;
 
 			if (n != 7)
 				return fail(err, errlen,
-					    "ratio: want 6 fields, got %d",
+					    "%s: want 6 fields, got %d", f[0],
 					    n - 1);
 			r = GROW(s, ratios, nratios, cap_ratios);
 			if (!r)
 				return -ENOMEM;
+			r->diff = !strcmp(f[0], "part");
 			if (key_set(&r->k, f[1], f[2], f[4], f[3]) ||
 			    put(r->den, sizeof(r->den), f[5]) ||
 			    put(r->name, sizeof(r->name), f[6])) {
 				s->nratios--;
-				return fail(err, errlen,
-					    "ratio: name too long");
+				return fail(err, errlen, "%s: name too long",
+					    f[0]);
 			}
 			return 0;
 		}
@@ -452,9 +453,10 @@ static int derive_ratio(struct bench_set *s, const struct bench_ratio *q)
 			continue;
 		if (!value_at(s, q->k.scope, q->k.bench, q->den, q->k.metric,
 			      x.round, &d) ||
-		    d <= 0)
+		    (d <= 0 && !q->diff))
 			continue;
-		err = add_derived(s, &x.k, q->name, x.round, x.value / d);
+		err = add_derived(s, &x.k, q->name, x.round,
+				  q->diff ? d - x.value : x.value / d);
 		if (err)
 			return err;
 	}
@@ -718,6 +720,8 @@ bool bench__in_summary(const char *metric)
 		"ratio_to_floor_all",
 		"bpf_ratio_to_floor_all",
 		"bpf_ns_per_call",
+		"cost_bpf_ns",
+		"cost_added_ns",
 		"startup_s",
 		"rss_kb",
 		"map_memlock_bytes",

@@ -46,11 +46,14 @@ struct bench_baseline {
 };
 
 /* "ratio SCOPE BENCH METRIC NUM DEN NAME": NAME for variant NUM, per
- * round NUM/DEN of METRIC; rounds where DEN <= 0 are left out. */
+ * round NUM/DEN of METRIC; rounds where DEN <= 0 are left out.
+ * "part SCOPE BENCH METRIC NUM DEN NAME": per round DEN - NUM, what the
+ * work variant NUM leaves out of DEN costs (a breakdown). */
 struct bench_ratio {
 	struct bench_key k; /* k.variant = NUM */
 	char den[BENCH_NAME];
 	char name[BENCH_NAME];
+	bool diff; /* a part: DEN - NUM */
 };
 
 enum bench_op { BENCH_LE, BENCH_GE };

@@ -31,6 +31,17 @@ const volatile __u64 filter_magic = 0;	/* superblock magic (fs type) */
 const volatile __u32 lean = 0;
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
+/* Bench only: parts of the work left out (FS_DROP_*), histograms left
+ * out by index. 0 in every trace. */
+const volatile __u32 cost_drop = 0;
+const volatile __u32 cost_drop_hist = 0;
+
+/* A timestamp, or 1 where the bench leaves timestamps out (a record's
+ * timestamp must not be 0: that marks it free). */
+static __always_inline __u64 fs_now(void)
+{
+	return (cost_drop & FS_DROP_TIME) ? 1 : bpf_ktime_get_ns();
+}
 
 /* Sized by user space: 1 entry, or FS_STATS_ENTRIES with -P. */
 struct {
@@ -123,6 +134,12 @@ struct inflight_head {
 
 #define FS_INFLIGHT_MAPS(vtype)                                                \
 	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                       \
+		__uint(max_entries, 1);                                        \
+		__type(key, __u32);                                            \
+		__type(value, vtype);                                          \
+	} inflight_cpu SEC(".maps");                                           \
+	struct {                                                               \
 		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                       \
 		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
 		__type(key, int);                                              \
@@ -142,12 +159,17 @@ struct inflight_head {
  * thread's open entries of the attached function, so that an exit is
  * tied to its entry; in the hash it stays while that count is not 0.
  */
-static __always_inline void *inflight__slot(void *tmap, void *hmap,
+static __always_inline void *inflight__slot(void *tmap, void *hmap, void *cmap,
 					    const void *zero, bool create)
 {
+	__u32 key = 0;
 	__u64 tid;
 	void *c;
 
+	/* Bench only: the cheapest store there is, which a call that
+	 * sleeps and wakes on another CPU would not find. */
+	if (cost_drop & FS_DROP_INFLIGHT)
+		return bpf_map_lookup_elem(cmap, &key);
 	if (!inflight_hash)
 		return bpf_task_storage_get(
 			tmap, bpf_get_current_task_btf(), NULL,
@@ -166,7 +188,7 @@ static __always_inline void inflight__forget(void *hmap)
 {
 	__u64 tid;
 
-	if (!inflight_hash)
+	if (!inflight_hash || (cost_drop & FS_DROP_INFLIGHT))
 		return;
 	tid = bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(hmap, &tid);
@@ -274,7 +296,7 @@ static __always_inline bool filter__file_sb(const struct super_block *sb)
 
 static __always_inline bool filter__file(const struct file *f)
 {
-	if (!filter_dev && !filter_magic)
+	if ((!filter_dev && !filter_magic) || (cost_drop & FS_DROP_FILE))
 		return true;
 	return f && filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
 }
@@ -318,11 +340,21 @@ static __always_inline __u32 hist__slot(int *h, __u64 v)
 	return slot;
 }
 
+/* Bench only: histogram h left out (h a constant where inlined, so the
+ * test costs nothing in a trace). */
+static __always_inline bool hist__dropped(int h)
+{
+	return (cost_drop & FS_DROP_HISTS) || (cost_drop_hist & (1U << h));
+}
+
 /* For a histogram several programs write. */
 static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
 {
-	__u32 slot = hist__slot(&h, v);
+	__u32 slot;
 
+	if (hist__dropped(h))
+		return;
+	slot = hist__slot(&h, v);
 	__sync_fetch_and_add(&st->hist[h].slot[slot], 1);
 	__sync_fetch_and_add(&st->hist[h].sum, v);
 }
@@ -330,7 +362,11 @@ static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
 /* For a histogram only the calling program writes. */
 static __always_inline void hist__add_own(struct fs_stats *st, int h, __u64 v)
 {
-	__u32 slot = hist__slot(&h, v);
+	__u32 slot;
+
+	if (hist__dropped(h))
+		return;
+	slot = hist__slot(&h, v);
 
 	st->hist[h].slot[slot]++;
 	st->hist[h].sum += v;
@@ -462,6 +498,8 @@ static __always_inline __u64 folio__bytes(const void *page)
 	const void *head = page, *tail1;
 	__u32 order;
 
+	if (cost_drop & FS_DROP_FOLIO)
+		return psize;
 	ch = BPF_CORE_READ((struct page *)page, compound_head);
 	if (ch & 1)
 		head = (const void *)(ch - 1);

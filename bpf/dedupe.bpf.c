@@ -137,7 +137,8 @@ static __always_inline const struct super_block *dd__sb_of(const void *p,
  */
 static __always_inline struct dd_call *dd__slot(bool create)
 {
-	return inflight__slot(&inflight_task, &inflight, &dd_zero, create);
+	return inflight__slot(&inflight_task, &inflight, &inflight_cpu,
+			      &dd_zero, create);
 }
 
 static __always_inline void dd__count(int counter)
@@ -208,7 +209,7 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 					      (void *)e->at_exit.fn.len_ptr);
 	}
 	c->h.call_depth = c->h.depth;
-	c->h.ts = bpf_ktime_get_ns();
+	c->h.ts = fs_now();
 	return 0;
 }
 
@@ -374,11 +375,10 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 		goto out;
 	}
 	if (c->kind != DD_KIND_INLINE) {
-		c->lat = bpf_ktime_get_ns() - c->h.ts;
+		c->lat = fs_now() - c->h.ts;
 		hist__add_own(st, FS_DD_LATENCY, c->lat);
 	} else if (caller_t0) {
-		hist__add_own(st, FS_DD_CALLER_LAT,
-			      bpf_ktime_get_ns() - caller_t0);
+		hist__add_own(st, FS_DD_CALLER_LAT, fs_now() - caller_t0);
 	}
 	if (c->kind == DD_KIND_SYSCALL) {
 		dd__sys_exit(st, c, ret);
@@ -687,7 +687,7 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	if (!c || !c->h.ts || c->kind != DD_KIND_INLINE ||
 	    (c->flags & DD_F_EXITED))
 		return 0;
-	c->lat = bpf_ktime_get_ns() - c->h.ts;
+	c->lat = fs_now() - c->h.ts;
 	st = stats__get();
 	if (st)
 		hist__add_own(st, FS_DD_LATENCY, c->lat);
@@ -704,7 +704,7 @@ SEC("kprobe")
 int kprobe_inline_caller_entry(struct pt_regs *ctx)
 {
 	__u64 tid = bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = fs_now();
 
 	bpf_map_update_elem(&caller_ts, &tid, &now, BPF_ANY);
 	return 0;

@@ -268,4 +268,19 @@ struct fs_event {
 	char comm[16];
 };
 
+/*
+ * Parts of a traced call's work that a bench variant leaves out, to
+ * measure what each costs (FOLIOSCOPE_COST_DROP, docs/benchmarks.md).
+ * A trace that leaves one out measures wrong: never set otherwise. The
+ * histograms are left out one by one by their index (cost_drop_hist).
+ */
+#define FS_DROP_FILE (1U << 0)	   /* the fd -> file -> inode checks */
+#define FS_DROP_INFLIGHT (1U << 1) /* the store: a per-CPU slot instead */
+#define FS_DROP_TIME (1U << 2)	   /* the timestamps */
+#define FS_DROP_FOLIO (1U << 3)	   /* the folio's order: a page each */
+#define FS_DROP_HISTS (1U << 4)	   /* every histogram update */
+#define FS_DROP_ALL                                                            \
+	(FS_DROP_FILE | FS_DROP_INFLIGHT | FS_DROP_TIME | FS_DROP_FOLIO |      \
+	 FS_DROP_HISTS)
+
 #endif /* FOLIOSCOPE_SHARED_H */

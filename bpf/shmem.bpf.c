@@ -114,7 +114,8 @@ static __always_inline void sh__count_dropped(void)
  */
 static __always_inline struct sh_call *sh__slot(bool create)
 {
-	return inflight__slot(&inflight_task, &inflight, &sh_zero, create);
+	return inflight__slot(&inflight_task, &inflight, &inflight_cpu,
+			      &sh_zero, create);
 }
 
 /*
@@ -189,10 +190,13 @@ static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
 	c.pos = pos;
 	c.req = req;
 	c.to = (__u64)to;
-	c.inode = (__u64)FS_READ(btf, f, f_inode);
+	/* Bench: without the file's inode, lookups are matched to any
+	 * read (sh__lookup_begin). */
+	if (!(cost_drop & FS_DROP_FILE))
+		c.inode = (__u64)FS_READ(btf, f, f_inode);
 	if (!lean && to)
 		c.has_buf = iter__user_addr(to, btf, &c.buf);
-	c.h.ts = bpf_ktime_get_ns();
+	c.h.ts = fs_now();
 	s = sh__save(&c);
 	if (ev_on && s)
 		s->ev = (struct sh_ev){};
@@ -273,7 +277,7 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 {
 	struct sh_call *c = sh__current();
 
-	if (!c || c->inode != inode)
+	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
 		return NULL;
 	*st = stats__get();
 	if (!*st)
@@ -390,7 +394,7 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 	if (!st)
 		goto out;
 	counter__inc_own(st, FS_SH_CALLS);
-	lat = bpf_ktime_get_ns() - c->h.ts;
+	lat = fs_now() - c->h.ts;
 	hist__add_own(st, FS_SH_LATENCY, lat);
 	hist__add_own(st, FS_SH_REQ_BYTES, c->req);
 	hist__add_align_own(st, FS_SH_POS_ALIGN, c->pos);
@@ -569,22 +573,31 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
  * Reads of other files leave after the fewest reads: the fd's file, its
  * inode's head (mode and superblock), the superblock's magic.
  */
-static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
+static __always_inline bool sh__sys_file(long fd, struct file **fp)
 {
 	struct super_block *sb;
-	struct sh_call c, *s;
-	struct fs_stats *st;
-	struct iovec iov;
 	struct file *f;
 	__u32 mode;
 
-	f = fd__file(a->di);
+	*fp = f = fd__file(fd);
 	/* Regular files only: a fifo, socket or device node on tmpfs (or
 	 * devtmpfs) is not read by shmem_file_read_iter. */
-	if (!f || inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) ||
-	    (mode & S_IFMT) != S_IFREG ||
-	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC ||
-	    ((filter_dev || filter_magic) && !filter__file_sb(sb))) {
+	return f && !inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) &&
+	       (mode & S_IFMT) == S_IFREG &&
+	       BPF_CORE_READ(sb, s_magic) == TMPFS_MAGIC &&
+	       (!(filter_dev || filter_magic) || filter__file_sb(sb));
+}
+
+static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
+{
+	struct sh_call c, *s;
+	struct fs_stats *st;
+	struct iovec iov;
+	struct file *f = NULL;
+
+	/* Bench: without the checks, every read is taken as a tmpfs read,
+	 * read and readv at position 0. */
+	if (!(cost_drop & FS_DROP_FILE) && !sh__sys_file(a->di, &f)) {
 		sh__skip(false);
 		return 0;
 	}
@@ -593,7 +606,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 	if (id == FS_NR_PREAD64 ||
 	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
 		c.pos = a->r10;
-	else
+	else if (f)
 		c.pos = BPF_CORE_READ(f, f_pos);
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
 		c.buf = a->si;
@@ -619,10 +632,10 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 			c.req += iov.iov_len;
 		}
 	}
-	c.h.ts = bpf_ktime_get_ns();
+	c.h.ts = fs_now();
 	s = sh__save(&c);
 	/* The file for an event's path: its inode and fd. */
-	if (ev_on && s) {
+	if (ev_on && s && f) {
 		s->inode = (__u64)BPF_CORE_READ(f, f_inode);
 		s->ev = (struct sh_ev){ .fd = a->di, .has_fd = 1 };
 	}

@@ -68,6 +68,19 @@ static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_EV_LOST] = { "events_lost", true },
 };
 
+int model__hist_index(enum fs_target t, const char *name)
+{
+	const struct fs_hist_spec *spec = t == FS_TGT_DEDUPE  ? dedupe_hists
+					  : t == FS_TGT_SHMEM ? shmem_hists
+							      : NULL;
+	int n = t == FS_TGT_DEDUPE ? FS_DD_NHIST : FS_SH_NHIST;
+
+	for (int i = 0; spec && i < n; i++)
+		if (!strcmp(spec[i].name, name))
+			return i;
+	return -1;
+}
+
 static const char *const target_names[FS_TGT_NR] = {
 	[FS_TGT_DEDUPE] = "dedupe",
 	[FS_TGT_SHMEM] = "shmem",

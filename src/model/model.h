@@ -389,5 +389,7 @@ bool model__coverage_warning(const struct fs_report *r, int g);
 
 const char *model__target_name(enum fs_target t);
 int model__target_from_name(const char *name); /* -1 if unknown */
+/* Index of target t's histogram named name, or -1. */
+int model__hist_index(enum fs_target t, const char *name);
 
 #endif /* FS_MODEL_H */

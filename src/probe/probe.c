@@ -690,6 +690,29 @@ done:
 	return err;
 }
 
+/* The bench's FOLIOSCOPE_COST_DROP into the programs' configuration,
+ * said on stderr: a trace with it set measures wrong. */
+static int probe__cost_cfg(struct probe *pr)
+{
+	struct probe_cost_drop d;
+	char why[160];
+	int err = probe__cost_drop(pr->target, &d, why, sizeof(why));
+
+	if (err) {
+		err__print(NULL, 0, "%s", why);
+		return err;
+	}
+	pr->cfg.cost_drop = d.parts;
+	pr->cfg.cost_drop_hist = d.hists;
+	if (d.parts || d.hists)
+		err__print(NULL, 0,
+			   "warning: %s: FOLIOSCOPE_COST_DROP leaves work out "
+			   "of the programs (a bench variant): what it feeds "
+			   "is not measured right",
+			   model__target_name(pr->target));
+	return 0;
+}
+
 int probe__attach(const struct kfacts *f, struct plan *p,
 		  const struct probe_opts *o, struct probe **out)
 {
@@ -702,6 +725,11 @@ int probe__attach(const struct kfacts *f, struct plan *p,
 		return -ENOMEM;
 	pr->target = p->target;
 	pr->tg = probe_target__get(p->target);
+	err = probe__cost_cfg(pr);
+	if (err) {
+		free(pr);
+		return err;
+	}
 	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
 		err = probe__step(f, pr, &p->step[i], o);
 		if (!err) {

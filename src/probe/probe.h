@@ -68,6 +68,20 @@ int probe__attach(const struct kfacts *f, struct plan *p,
  */
 int probe__read(const struct probe *pr, struct fs_stats *sum,
 		struct fs_stats *slots, struct fs_proc_info *info);
+/* FOLIOSCOPE_COST_DROP's parts (FS_DROP_*) and histograms (by index). */
+struct probe_cost_drop {
+	__u32 parts, hists;
+};
+
+/*
+ * The bench's FOLIOSCOPE_COST_DROP=PART,... for target t: file, inflight,
+ * time, folio, hists, all, hist=NAME (target t's histogram NAME; the
+ * other target's names are taken and left to it). 0, or -EINVAL with
+ * why.
+ */
+int probe__cost_drop(enum fs_target t, struct probe_cost_drop *d, char *why,
+		     size_t n);
+
 /*
  * In-flight store: task local storage, falling back to a hash map when
  * the kernel refuses a step's programs with it (EINVAL/EACCES at load).

@@ -26,6 +26,8 @@
 		(rd)->per_proc = (o)->per_proc;                                \
 		(rd)->lean = (o)->lean;                                        \
 		(rd)->inflight_hash = (c)->inflight_hash;                      \
+		(rd)->cost_drop = (c)->cost_drop;                              \
+		(rd)->cost_drop_hist = (c)->cost_drop_hist;                    \
 		(rd)->ev_on = probe_events__on(&(o)->ev);                      \
 		(rd)->ev_all = (o)->ev.all;                                    \
 		(rd)->ev_errors = (o)->ev.errors;                              \

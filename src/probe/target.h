@@ -48,7 +48,10 @@ struct probe_set {
 
 /* Settings compiled into the programs of one try, besides the filters. */
 struct probe_load_cfg {
-	bool inflight_hash;    /* in-flight calls in the hash map */
+	bool inflight_hash; /* in-flight calls in the hash map */
+	/* Bench only (FOLIOSCOPE_COST_DROP): FS_DROP_* parts and
+	 * histograms by index left out. */
+	__u32 cost_drop, cost_drop_hist;
 	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
 	int sub_arg; /* shmem lookup: index of the folio out-pointer */
 	const struct plan_inline *inl; /* inline step: sites and fetches */

@@ -79,10 +79,14 @@ static const char *const kind_names[OPK_NR] = {
 };
 
 static const char *const via_names[OPV_NR] = {
-	[OPV_READ] = "read",	     [OPV_PREAD] = "pread",
-	[OPV_READV] = "readv",	     [OPV_SPLICE] = "splice",
-	[OPV_PREADV2] = "preadv2",   [OPV_URING] = "io_uring-read",
-	[OPV_SENDFILE] = "sendfile", [OPV_COPY] = "copy_file_range",
+	[OPV_READ] = "read",
+	[OPV_PREAD] = "pread",
+	[OPV_READV] = "readv",
+	[OPV_SPLICE] = "splice",
+	[OPV_PREADV2] = "preadv2",
+	[OPV_URING] = "io_uring-read",
+	[OPV_SENDFILE] = "sendfile",
+	[OPV_COPY] = "copy_file_range",
 	[OPV_URING_READV] = "io_uring-readv",
 	[OPV_URING_FIXED] = "io_uring-read_fixed",
 	[OPV_SENDFILE_SOCK] = "sendfile-socket",
@@ -224,7 +228,7 @@ static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 		/* shmem-read's other file is on another tmpfs: EXDEV, now
 		 * and then; its copies are to the file itself. */
 		t->file = rng__pct(g, geo->dd ? 35 : 85) ? op->file
-							  : sibling(op->file);
+							 : sibling(op->file);
 		if (t->file == op->file && rng__pct(g, 50)) {
 			/* Near the source: its page, or its 64 KiB. */
 			__u64 span = rng__pct(g, 50) ? P : 64 * KiB;
@@ -739,7 +743,8 @@ static bool way_ready(struct wl_ops *s, enum way w)
 {
 	char dev[PATH_MAX];
 	struct iovec iov = { s->rbuf, 1 };
-	struct wl_uring_req r = { .call = SH_URING_FIXED, .fd = -1,
+	struct wl_uring_req r = { .call = SH_URING_FIXED,
+				  .fd = -1,
 				  .iov = &iov };
 	int sv[2], lfd = -1, err = 0;
 	bool node = false;

@@ -95,9 +95,9 @@ static ssize_t file_back(int fd, __u64 off, unsigned char *buf, __u64 n)
 
 	if (fstat(fd, &st))
 		return -1;
-	n = (__u64)st.st_size <= off		 ? 0
+	n = (__u64)st.st_size <= off	  ? 0
 	    : (__u64)st.st_size - off < n ? (__u64)st.st_size - off
-					 : n;
+					  : n;
 	if (!n)
 		return 0;
 	m = mmap(NULL, skip + n, PROT_READ, MAP_SHARED, fd,

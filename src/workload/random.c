@@ -177,8 +177,11 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	case 6:
 	case 7: {
 		static const char *const piped[] = {
-			"splice", "sendfile", "sendfile-socket",
-			"copy_file_range", "copy_file_range-other-fs",
+			"splice",
+			"sendfile",
+			"sendfile-socket",
+			"copy_file_range",
+			"copy_file_range-other-fs",
 			"copy_file_range-same-file"
 		};
 

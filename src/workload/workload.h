@@ -206,7 +206,7 @@ int sh_call__parse(const char *name); /* --syscall */
 #define SH_CALL_NAMES                                                          \
 	"read, pread, readv, preadv2, io_uring-read, io_uring-readv, "         \
 	"io_uring-read_fixed, splice, sendfile, sendfile-socket, "             \
-	"copy_file_range, copy_file_range-other-fs, "                         \
+	"copy_file_range, copy_file_range-other-fs, "                          \
 	"copy_file_range-same-file or loop"
 /* --rwf: the RWF_* flags of "none", "nowait", "hipri"; -1 else. */
 int sh__rwf_parse(const char *name);

@@ -251,6 +251,42 @@ static void test_target_ge(void **state)
 	bench__free(&s);
 }
 
+/* A breakdown's part: the full variant's figure minus the one without
+ * that part, per round; a part that costs nothing may come out below 0. */
+static void test_part(void **state)
+{
+	const struct bench_stat *st;
+	struct bench_result r;
+	struct bench_set s;
+
+	(void)state;
+	bench__init(&s);
+	feed(&s,
+	     "part host pread4k bpf_ns_per_call folioscope-droptime-syscall "
+	     "folioscope-syscall cost_bpf_ns\n"
+	     "sample host pread4k folioscope-syscall 0 bpf_ns_per_call 600\n"
+	     "sample host pread4k folioscope-droptime-syscall 0 "
+	     "bpf_ns_per_call 450\n"
+	     "sample host pread4k folioscope-syscall 1 bpf_ns_per_call 640\n"
+	     "sample host pread4k folioscope-droptime-syscall 1 "
+	     "bpf_ns_per_call 660\n"
+	     "sample host pread4k folioscope-syscall 2 bpf_ns_per_call 500\n"
+	     "sample host pread4k folioscope-droptime-syscall 2 "
+	     "bpf_ns_per_call 400\n");
+	assert_int_equal(bench__aggregate(&s, &r), 0);
+	st = bench__find(&r, "host", "pread4k", "folioscope-droptime-syscall",
+			 "cost_bpf_ns");
+	assert_non_null(st);
+	assert_int_equal(st->runs, 3);
+	assert_true(st->median > 99.99 && st->median < 100.01);
+	assert_true(st->min > -20.01 && st->min < -19.99);
+	assert_true(st->max > 149.99 && st->max < 150.01);
+	assert_string_equal(bench__unit("cost_bpf_ns"), "ns");
+	assert_true(bench__in_summary("cost_bpf_ns"));
+	bench__result_free(&r);
+	bench__free(&s);
+}
+
 static void test_units(void **state)
 {
 	assert_string_equal(bench__unit("ns_per_call"), "ns");
@@ -380,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_added_pre_post),
 		cmocka_unit_test(test_target_ge),
+		cmocka_unit_test(test_part),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),

@@ -103,7 +103,7 @@ static void test_draw_coverage(void **state)
 	}
 	for (int k = 0; k < OPK_NR; k++)
 		assert_true(k == OPK_DEDUPE || k == OPK_CLONE ? !kinds[k]
-							    : kinds[k] > 50);
+							      : kinds[k] > 50);
 	for (int v = 0; v < OPV_NR; v++)
 		assert_true(vias[v] > 100);
 	assert_true(in_page > 100 && near_pmd > 50);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdlib.h>
+#include "probe/probe.h"
 #include "probe/target.h"
 
 static void test_tables_match_objects(void **state)
@@ -144,12 +146,54 @@ static void test_sets_for_plan_handlers(void **state)
 				      PLAN_H_DD_CLONE, MECH_FENTRY));
 }
 
+/* The bench's FOLIOSCOPE_COST_DROP: parts by name, histograms by the
+ * target's own names (the other target's left to it), anything else
+ * refused with its name. */
+static void test_cost_drop(void **state)
+{
+	struct probe_cost_drop d;
+	char why[160];
+
+	(void)state;
+	unsetenv("FOLIOSCOPE_COST_DROP");
+	assert_int_equal(probe__cost_drop(FS_TGT_SHMEM, &d, why, sizeof(why)),
+			 0);
+	assert_int_equal(d.parts | d.hists, 0);
+	setenv("FOLIOSCOPE_COST_DROP", "time,hist=copy_bytes,inflight", 1);
+	assert_int_equal(probe__cost_drop(FS_TGT_SHMEM, &d, why, sizeof(why)),
+			 0);
+	assert_int_equal(d.parts, FS_DROP_TIME | FS_DROP_INFLIGHT);
+	assert_int_equal(d.hists, 1U << FS_SH_COPY_BYTES);
+	/* copy_bytes is not dedupe's: nothing of dedupe's is left out. */
+	assert_int_equal(probe__cost_drop(FS_TGT_DEDUPE, &d, why, sizeof(why)),
+			 0);
+	assert_int_equal(d.hists, 0);
+	setenv("FOLIOSCOPE_COST_DROP", "hist=latency_ns", 1);
+	assert_int_equal(probe__cost_drop(FS_TGT_DEDUPE, &d, why, sizeof(why)),
+			 0);
+	assert_int_equal(d.hists, 1U << FS_DD_LATENCY);
+	setenv("FOLIOSCOPE_COST_DROP", "all", 1);
+	assert_int_equal(probe__cost_drop(FS_TGT_SHMEM, &d, why, sizeof(why)),
+			 0);
+	assert_int_equal(d.parts, FS_DROP_ALL);
+	setenv("FOLIOSCOPE_COST_DROP", "time,nothing", 1);
+	assert_int_equal(probe__cost_drop(FS_TGT_SHMEM, &d, why, sizeof(why)),
+			 -EINVAL);
+	assert_non_null(strstr(why, "'nothing'"));
+	setenv("FOLIOSCOPE_COST_DROP", "hist=nope", 1);
+	assert_int_equal(probe__cost_drop(FS_TGT_SHMEM, &d, why, sizeof(why)),
+			 -EINVAL);
+	assert_non_null(strstr(why, "'nope'"));
+	unsetenv("FOLIOSCOPE_COST_DROP");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables_match_objects),
 		cmocka_unit_test(test_check_catches_mismatch),
 		cmocka_unit_test(test_sets_for_plan_handlers),
+		cmocka_unit_test(test_cost_drop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
