@@ -85,9 +85,9 @@ else
 	op_run tail --ops 300 --seed 4
 	expect_eq "ops tail: exit 1, failures of kind 'data' only, reconciled" \
 		"$op_rc $(jq -r '"\(.validation.failures > 0) \([.validation.cases[].kind] | unique | join(",")) \(.workload.reconcile) \(.workload.ops_failed_at)"' "$op/tail.json" 2>&1)" \
-		"1 true data ok 59"
+		"1 true data ok 198"
 	expect_match "ops tail: the failing operation, with the seed and its index" "$(cat "$op/tail.err")" \
-		'^folioscope: run shmem-read: ops: seed 4: operation 59 FAILED \(data\): #59 read file 2 '
+		'^folioscope: run shmem-read: ops: seed 4: operation 198 FAILED \(data\): #198 read file 3 '
 	replay=$(sed -nE 's/^folioscope: run shmem-read: ops: shrunk to ([0-9]+) operations in [0-9]+ trials; replay: folioscope run shmem-read (.*)$/\2/p' "$op/tail.err")
 	nshrunk=$(sed -nE 's/^folioscope: run shmem-read: ops: shrunk to ([0-9]+) operations .*/\1/p' "$op/tail.err")
 	# What shows the bug: data written, a truncate down into it, and
