@@ -19,7 +19,7 @@
 # --part breakdown: where a traced call's BPF time goes (measure.sh
 # --breakdown) on the host and the VM kernels, into
 # bench/results-breakdown.json; BREAKDOWN_HISTS=0 leaves out the
-# histograms one by one.
+# histograms one by one in the VM (the host always has them).
 # Each VM gets its kernel's DWARF (vm --debuginfo: the -dbg package,
 # fetched once), so the dedupe compare's inline-site kprobes are measured
 # beside the caller's fentry and kprobe (measure.sh --inline);
@@ -73,9 +73,7 @@ if [ "$PART" != vm ]; then
 	echo "== bench: host ($(uname -r)), $ROUNDS rounds"
 	HOST_PARTS="--scale --workloads --bystander"
 	[ "$PART" = quick ] && HOST_PARTS=--only-bystander
-	bd=--breakdown
-	[ "${BREAKDOWN_HISTS:-1}" = 0 ] && bd=--breakdown-nohists
-	[ "$PART" = breakdown ] && HOST_PARTS=$bd
+	[ "$PART" = breakdown ] && HOST_PARTS=--breakdown
 	tracefs=
 	if [ ! -e /sys/kernel/tracing/events ]; then
 		mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
