@@ -134,7 +134,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	st=$?
 	# Records only (the guest's stdout carries nothing else, but a stray
 	# line must not cost the run); streamed before a failure: kept.
-	grep -E '^(env|sample|baseline|ratio|target|note) ' "$B/$scope.raw" \
+	grep -E '^(env|sample|baseline|ratio|part|target|note) ' "$B/$scope.raw" \
 		>"$B/$scope.raw.tmp" && mv "$B/$scope.raw.tmp" "$B/$scope.raw"
 	# A guest kernel that oopsed or panicked is part of the result: which
 	# variant was running, and the first line of the report.
