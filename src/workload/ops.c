@@ -309,6 +309,9 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 		/* Reads may start past EOF and past MAX_SIZE. */
 		if (rng__pct(&g, 10))
 			op->off += rng__range(&g, 0, P);
+		/* preadv2 with its flags now and then. */
+		if (op->via == OPV_PREADV2 && rng__pct(&g, 40))
+			op->rwf = rng__pct(&g, 50) ? RWF_HIPRI : RWF_NOWAIT;
 		/* A loop device reads whole sectors with O_DIRECT. */
 		if (op->via == OPV_LOOP) {
 			op->off = op->off / 512 * 512;
@@ -347,9 +350,13 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
 	}
 	if (op->kind == OPK_READ) {
 		snprintf(buf, n,
-			 "#%u read file %u (%s) by %s%s%.0u off %llu len %llu",
+			 "#%u read file %u (%s) by %s%s%s%.0u off %llu len %llu",
 			 index, op->file, geo->label[op->file],
-			 via_names[op->via], op->iovecs > 1 ? " iovecs " : "",
+			 via_names[op->via],
+			 op->rwf == RWF_HIPRI	? " hipri"
+			 : op->rwf == RWF_NOWAIT ? " nowait"
+						 : "",
+			 op->iovecs > 1 ? " iovecs " : "",
 			 op->iovecs > 1 ? op->iovecs : 0,
 			 (unsigned long long)op->off,
 			 (unsigned long long)op->len);
@@ -848,8 +855,11 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		s->way[way_of(op->via)].skipped++;
 		return;
 	}
+	/* tmpfs may refuse RWF_NOWAIT (6.1 and 6.12 do: EOPNOTSUPP), which
+	 * is its rule; a kernel that takes it must read right. */
 	struct answer a = { .call = via_names[op->via],
 			    .want = (long long)want,
+			    .alt = op->rwf == RWF_NOWAIT ? EOPNOTSUPP : 0,
 			    .short_ok = pc != SH_CALL_NR };
 	struct iovec iov[MAX_IOV];
 	struct wl_piped p;
@@ -903,7 +913,8 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		ret = loop_read(s, f, op);
 		break;
 	case OPV_PREADV2:
-		ret = preadv2(f->fd, iov, (int)op->iovecs, (off_t)op->off, 0);
+		ret = preadv2(f->fd, iov, (int)op->iovecs, (off_t)op->off,
+			      op->rwf);
 		break;
 	default:
 		ret = preadv(f->fd, iov, (int)op->iovecs, (off_t)op->off);
@@ -944,19 +955,23 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			s->tot.func.calls_slack++;
 	}
 	/* A loop read is none of this process's. Every other read is one
-	 * call of shmem_file_read_iter. */
+	 * call of shmem_file_read_iter, but for a preadv2 refused for its
+	 * flag, which never gets there. */
 	if (!s->geo.dd && pc == SH_CALL_NR && !uring && op->via != OPV_LOOP) {
-		s->tot.func.calls++;
+		bool refused = op->rwf && ret < 0 && err == EOPNOTSUPP;
+
+		s->tot.func.calls += !refused;
+		s->tot.func.errors += ret < 0 && !refused;
 		s->tot.sys.calls++;
 		if (ret < 0) {
-			s->tot.func.errors++;
 			s->tot.sys.errors++;
 		} else {
 			s->tot.func.bytes += (__u64)ret;
 			s->tot.sys.bytes += (__u64)ret;
 		}
 	}
-	if (!answer_ok(s, op, index, ret, err, &a))
+	/* A refusal the model allows (RWF_NOWAIT) reads nothing. */
+	if (!answer_ok(s, op, index, ret, err, &a) || ret < 0)
 		return;
 	/* [0, ret): the model's bytes; a byte still the poison was never
 	 * written (a hole the kernel did not zero). */

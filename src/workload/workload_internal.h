@@ -679,6 +679,7 @@ struct wl_op {
 	__u32 file;
 	enum wl_op_via via; /* reads */
 	__u32 iovecs;	    /* readv */
+	int rwf;	    /* preadv2: 0, RWF_HIPRI or RWF_NOWAIT */
 	__u64 off;	    /* truncate: the new size */
 	__u64 len;
 	/* dedupe: its destinations; clone and copy: dest[0] */
