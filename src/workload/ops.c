@@ -337,6 +337,12 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 	}
 }
 
+/* A preadv2's flag as the description shows it. */
+static const char *rwf_name(int rwf)
+{
+	return rwf == RWF_HIPRI ? " hipri" : rwf == RWF_NOWAIT ? " nowait" : "";
+}
+
 void wl_op__describe(const struct wl_op *op, __u32 index,
 		     const struct wl_ops_geom *geo, char *buf, size_t n)
 {
@@ -349,17 +355,15 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
 		return;
 	}
 	if (op->kind == OPK_READ) {
-		snprintf(buf, n,
-			 "#%u read file %u (%s) by %s%s%s%.0u off %llu len %llu",
-			 index, op->file, geo->label[op->file],
-			 via_names[op->via],
-			 op->rwf == RWF_HIPRI	? " hipri"
-			 : op->rwf == RWF_NOWAIT ? " nowait"
-						 : "",
-			 op->iovecs > 1 ? " iovecs " : "",
-			 op->iovecs > 1 ? op->iovecs : 0,
-			 (unsigned long long)op->off,
-			 (unsigned long long)op->len);
+		snprintf(
+			buf, n,
+			"#%u read file %u (%s) by %s%s%s%.0u off %llu len %llu",
+			index, op->file, geo->label[op->file],
+			via_names[op->via], rwf_name(op->rwf),
+			op->iovecs > 1 ? " iovecs " : "",
+			op->iovecs > 1 ? op->iovecs : 0,
+			(unsigned long long)op->off,
+			(unsigned long long)op->len);
 		return;
 	}
 	used = (size_t)snprintf(
