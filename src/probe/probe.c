@@ -717,7 +717,7 @@ int probe__attach(const struct kfacts *f, struct plan *p,
 		  const struct probe_opts *o, struct probe **out)
 {
 	struct probe *pr;
-	int err = -ENOENT;
+	int err;
 
 	*out = NULL;
 	pr = calloc(1, sizeof(*pr));
@@ -725,11 +725,12 @@ int probe__attach(const struct kfacts *f, struct plan *p,
 		return -ENOMEM;
 	pr->target = p->target;
 	pr->tg = probe_target__get(p->target);
-	err = probe__cost_cfg(pr);
-	if (err) {
+	if (probe__cost_cfg(pr)) {
 		free(pr);
-		return err;
+		return -EINVAL;
 	}
+	/* A plan without a step the kernel may take attaches nothing. */
+	err = -ENOENT;
 	for (int i = plan__next(p, 0); i >= 0; i = plan__next(p, i + 1)) {
 		err = probe__step(f, pr, &p->step[i], o);
 		if (!err) {
