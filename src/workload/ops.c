@@ -842,6 +842,22 @@ static enum sh_call piped_call(enum wl_op_via v)
 	}
 }
 
+/* A read through a pipe in the kernel from off that returned ret (a
+ * piped read, or a tmpfs copy): at most a pipe's worth each, with no
+ * read syscall (dedupe's probes see none). */
+static void count_piped(struct wl_ops *s, __u64 off, long long ret)
+{
+	if (s->geo.dd)
+		return;
+	if (ret > 0) {
+		s->tot.func.calls++;
+		s->tot.func.bytes += (__u64)ret;
+	}
+	if (ret >= 0)
+		s->tot.func.calls_slack +=
+			wl_piped__slack(off, (ssize_t)ret, s->page);
+}
+
 /* A read by op's entry point, checked against the model; index
  * UINT32_MAX is the final read-back's. */
 static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
@@ -936,17 +952,8 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			return;
 		}
 	}
-	/* A piped read is a read of at most a pipe's worth each in the
-	 * kernel, with no read syscall (dedupe's probes see none). */
-	if (!s->geo.dd && pc != SH_CALL_NR) {
-		if (ret > 0) {
-			s->tot.func.calls++;
-			s->tot.func.bytes += (__u64)ret;
-		}
-		if (ret >= 0)
-			s->tot.func.calls_slack +=
-				wl_piped__slack(op->off, ret, s->page);
-	}
+	if (pc != SH_CALL_NR)
+		count_piped(s, op->off, ret);
 	/* An io_uring read is one call of shmem_file_read_iter and no
 	 * syscall; 6.1 reads the rest of a short one once more. */
 	if (!s->geo.dd && uring) {
@@ -1200,17 +1207,9 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		if (op->kind == OPK_COPY && ret > 0)
 			dest_check(s, op->dest[0].file, op->dest[0].off,
 				   (__u64)ret, op, index);
-		/* tmpfs copies through a pipe in the kernel: as piped
-		 * reads count (op_read). */
-		if (!s->geo.dd && op->kind == OPK_COPY) {
-			if (ret > 0) {
-				s->tot.func.calls++;
-				s->tot.func.bytes += (__u64)ret;
-			}
-			if (ret >= 0)
-				s->tot.func.calls_slack +=
-					wl_piped__slack(op->off, ret, s->page);
-		}
+		/* tmpfs copies through a pipe in the kernel. */
+		if (op->kind == OPK_COPY)
+			count_piped(s, op->off, ret);
 		return;
 	case OPK_MMAP:
 		ret = op_mmap(s, f, op, index, &a.call);
