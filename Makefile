@@ -178,24 +178,27 @@ clean:
 LDLIBS += -lm
 
 .PHONY: kernel ab mutants
-# make kernel [PATCHES="a.patch b.patch"] [NAME=name] [KASAN=1]: a small 6.1
-# test kernel from Debian's linux-source-6.1, cached by source version,
-# config and patch hashes; prints the bzImage path (build/kernels/NAME/
-# bzImage). KASAN=1: with generic KASAN (tests/kernels/kasan.fragment), a
-# full build of its own the first time (25-40 min on 2 cores).
+# make kernel [SERIES=6.1|6.12] [PATCHES="a.patch b.patch"] [NAME=name]
+# [KASAN=1]: a small test kernel from Debian's linux-source-SERIES (6.1 by
+# default), cached by source version, config and patch hashes; prints the
+# bzImage path (build/kernels/NAME/bzImage). KASAN=1: with generic KASAN
+# (tests/kernels/kasan.fragment), a full build of its own the first time
+# (25-40 min on 2 cores).
 kernel:
-	$(Q)tests/kernels/build.sh $(if $(filter 1,$(KASAN)),-k) $(if $(NAME),-n $(NAME)) $(PATCHES)
+	$(Q)tests/kernels/build.sh $(if $(SERIES),-s $(SERIES)) $(if $(filter 1,$(KASAN)),-k) $(if $(NAME),-n $(NAME)) $(PATCHES)
 
-# make mutants [MUTANTS="name ..."]: the validator's mutation score
-# (tests/kernels/mutants.sh): a kernel per tests/kernels/mutants/*.patch,
-# the matrices on each and on the base and KASAN kernels, a table of what
-# caught what. Builds are cached; the first run takes about an hour.
+# make mutants [SERIES=6.1|6.12] [MUTANTS="name ..."]: the validator's
+# mutation score (tests/kernels/mutants.sh): a kernel per
+# tests/kernels/mutants/*.patch (mutants/6.12/ for 6.12), the matrices on
+# each and on the base and KASAN kernels, a table of what caught what.
+# Builds are cached; the first run of a series takes about an hour.
 mutants: folioscope
-	$(Q)tests/kernels/mutants.sh -t $(MUTANTS)
+	$(Q)tests/kernels/mutants.sh -t $(if $(SERIES),-s $(SERIES)) $(MUTANTS)
 
-# make ab [RUNS=N]: base vs patched kernels, end to end (tests/ab/run.sh).
+# make ab [SERIES=6.1|6.12] [RUNS=N] [SIZE=BYTES]: base vs patched kernels,
+# end to end (tests/ab/run.sh).
 ab: folioscope
-	$(Q)tests/ab/run.sh $(if $(RUNS),--runs $(RUNS))
+	$(Q)tests/ab/run.sh $(if $(SERIES),--series $(SERIES)) $(if $(RUNS),--runs $(RUNS)) $(if $(SIZE),--size $(SIZE))
 
 # ---- valgrind ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
@@ -235,7 +238,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- benchmarks ----
-# make bench [ROUNDS=N] [PART=host|vm|all|quick|breakdown]: overhead per call, BPF program
+# make bench [ROUNDS=N] [PART=host|vm|all|quick|breakdown|throughput]: overhead per call, BPF program
 # cost, workload speed and scale, side by side with bpftrace and an empty
 # probe floor; writes bench/results.json and prints a table (bench/README.md).
 BENCH_OUT := $(OUT)/bench

@@ -5,7 +5,7 @@
 # qemu), then the aggregation into bench/results.json and a table.
 #
 #   bench/run.sh [--rounds N] [--vm-rounds N]
-#                [--part host|vm|all|quick|breakdown]
+#                [--part host|vm|all|quick|breakdown|throughput]
 #                [--vm-kernels "6.1 6.12"] [--out FILE]
 #   (BENCH_BUDGET=SECONDS: the time budget, default 840 plus 420 per VM
 #   kernel after the first)
@@ -20,6 +20,10 @@
 # --breakdown) on the host and the VM kernels, into
 # bench/results-breakdown.json; BREAKDOWN_HISTS=0 leaves out the
 # histograms one by one in the VM (the host always has them).
+# --part throughput: `run shmem-read --throughput` against fio
+# (bench/throughput.sh) on the host and in a guest per VM kernel, into
+# bench/results-throughput.json; --part all runs it too, in a boot of
+# its own per kernel.
 # Each VM gets its kernel's DWARF (vm --debuginfo: the -dbg package,
 # fetched once), so the dedupe compare's inline-site kprobes are measured
 # beside the caller's fentry and kprobe (measure.sh --inline);
@@ -50,6 +54,12 @@ read -ra vm_kernels <<<"$VM_KERNELS"
 	RESULTS=bench/results-quick.json
 [ "$PART" = breakdown ] && [ "$RESULTS" = bench/results.json ] &&
 	RESULTS=bench/results-breakdown.json
+[ "$PART" = throughput ] && [ "$RESULTS" = bench/results.json ] &&
+	RESULTS=bench/results-throughput.json
+# run shmem-read --throughput against fio: alone (PART=throughput) or
+# after each place's other parts (PART=all).
+tput=
+[ "$PART" = all ] || [ "$PART" = throughput ] && tput=1
 # The whole run's time budget: `make bench` must end within 15 minutes
 # with one VM kernel, 7 more per further kernel. Rounds that would not fit
 # are not started (see measure.sh --budget).
@@ -75,19 +85,28 @@ if [ "$PART" != vm ]; then
 	[ "$PART" = quick ] && HOST_PARTS=--only-bystander
 	[ "$PART" = breakdown ] && HOST_PARTS=--breakdown
 	tracefs=
-	if [ ! -e /sys/kernel/tracing/events ]; then
-		mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
+	if [ "$PART" != throughput ]; then
+		if [ ! -e /sys/kernel/tracing/events ]; then
+			mount -t tracefs tracefs /sys/kernel/tracing && tracefs=1
+		fi
+		# Own mount namespace: our tmpfs and btrfs mounts stay out of other
+		# users' /proc/mounts.
+		unshare -m --propagation private bench/measure.sh --scope host \
+			--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
+			--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS \
+			--budget $(( BUDGET / 8 )) \
+			-o "$B/host.raw"
+		st=$?
+		[ -n "$tracefs" ] && umount /sys/kernel/tracing
+		[ $st -eq 0 ] && raws+=("$B/host.raw") || echo "bench: host part failed ($st)" >&2
 	fi
-	# Own mount namespace: our tmpfs and btrfs mounts stay out of other
-	# users' /proc/mounts.
-	unshare -m --propagation private bench/measure.sh --scope host \
-		--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
-		--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS \
-		--budget $(( BUDGET / 8 )) \
-		-o "$B/host.raw"
-	st=$?
-	[ -n "$tracefs" ] && umount /sys/kernel/tracing
-	[ $st -eq 0 ] && raws+=("$B/host.raw") || echo "bench: host part failed ($st)" >&2
+	if [ -n "$tput" ]; then
+		rm -f "$B/host-tput.raw.tmp"
+		unshare -m --propagation private bench/throughput.sh --scope host \
+			--fs "$B/folioscope" --rounds "$ROUNDS" -o "$B/host-tput.raw.tmp" &&
+			mv "$B/host-tput.raw.tmp" "$B/host-tput.raw" && raws+=("$B/host-tput.raw") ||
+			echo "bench: host throughput part failed" >&2
+	fi
 	echo "   host part: $(( $(date +%s) - T0 )) s"
 fi
 
@@ -95,6 +114,24 @@ nk=${#vm_kernels[@]}
 for ((ki = 0; ki < nk; ki++)); do
 	k=${vm_kernels[$ki]}
 	scope=${VM_SCOPE[$k]:-vm-$k}
+	if [ -n "$tput" ]; then
+		echo "== bench: VM (Debian 12's $k cloud kernel, qemu), throughput, $VM_ROUNDS rounds"
+		T1=$(date +%s)
+		"$B/folioscope" vm --debian "$k" --mem 2048 --timeout 1200 \
+			--with "$(command -v fio)" --exec bench/throughput.sh -- \
+			--scope "$scope" --fs /bin/folioscope --rounds "$VM_ROUNDS" -o - \
+			>"$B/$scope-tput.raw" 2>"$B/$scope-tput.console"
+		st=$?
+		grep -E '^(env|sample|ratio|target|note) ' "$B/$scope-tput.raw" \
+			>"$B/$scope-tput.raw.tmp" && mv "$B/$scope-tput.raw.tmp" "$B/$scope-tput.raw"
+		if grep -q '^sample' "$B/$scope-tput.raw"; then
+			raws+=("$B/$scope-tput.raw")
+		else
+			echo "bench: VM throughput part on $k failed ($st; $B/$scope-tput.console)" >&2
+		fi
+		echo "   VM throughput part on $k: $(( $(date +%s) - T1 )) s"
+		[ "$PART" = throughput ] && continue
+	fi
 	T1=$(date +%s)
 	# Each kernel gets an equal share of the budget left; the guest's
 	# rounds must end 30 s before that share (teardown, and for the last

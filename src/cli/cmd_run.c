@@ -74,6 +74,7 @@ enum {
 	OPT_IOVECS,
 	OPT_READERS,
 	OPT_BUF_TMPFS,
+	OPT_THROUGHPUT,
 	OPT_IMAGE_SIZE,
 	OPT_STOP_AFTER,
 	OPT_DEADLINE_BASE,
@@ -202,6 +203,13 @@ static const struct argp_option options[] = {
 	{ "buf-tmpfs", OPT_BUF_TMPFS, NULL, 0,
 	  "user buffers mapped from a tmpfs file (memfd, MAP_SHARED) and "
 	  "unmapped before every call: each copy faults them in",
+	  2 },
+	{ "throughput", OPT_THROUGHPUT, "N", OPTION_ARG_OPTIONAL,
+	  "first N timed passes (default 3, at most 32) of --syscall read or "
+	  "pread over the file, nothing checked or traced, as lean as fio's "
+	  "psync; "
+	  "then the checked pass. Reports mb_per_s and cpu_us_per_gib of the "
+	  "middle pass",
 	  2 },
 	{},
 };
@@ -423,6 +431,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		w->buf_tmpfs = true;
 		note(a, OC_SHMEM, "--buf-tmpfs");
 		break;
+	case OPT_THROUGHPUT:
+		w->throughput = arg ? parse_count(st, "--throughput", arg,
+						  WL_TPUT_MAX_PASSES)
+				    : 3;
+		note(a, OC_SHMEM | OC_LAYOUT, "--throughput");
+		break;
 	case OPT_IOVECS:
 		w->iovecs = parse_count(st, "--iovecs", arg, FS_MAX_IOVECS);
 		note(a, OC_SHMEM | OC_LAYOUT, "--iovecs");
@@ -487,6 +501,27 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(st, "--ops-only needs --ops");
 		if (w->rwf && (!w->syscall || strcmp(w->syscall, "preadv2")))
 			cli__usage_error(st, "--rwf needs --syscall preadv2");
+		/* The timed passes read the whole file in order into one
+		 * buffer, as fio's psync engine does. */
+		if (w->throughput && w->syscall && strcmp(w->syscall, "read") &&
+		    strcmp(w->syscall, "pread"))
+			cli__usage_error(st,
+					 "--throughput reads with --syscall "
+					 "read or pread, not %s",
+					 w->syscall);
+		if (w->throughput &&
+		    (w->readers > 1 || w->offset || w->length || w->buf_align ||
+		     w->iovecs > 1 || w->buf_tmpfs))
+			cli__usage_error(st,
+					 "--throughput reads the whole file "
+					 "with one reader into one buffer; "
+					 "drop %s",
+					 w->readers > 1	 ? "--readers"
+					 : w->offset	 ? "--offset"
+					 : w->length	 ? "--length"
+					 : w->buf_align	 ? "--buf-align"
+					 : w->iovecs > 1 ? "--iovecs"
+							 : "--buf-tmpfs");
 		if (w->ops_only &&
 		    !workload__ops_only_valid(w->ops_only, w->ops))
 			cli__usage_error(st,
@@ -743,6 +778,12 @@ int cmd_run(int argc, char **argv)
 	err = workload__prepare(&w, a.workload, &a.w);
 	if (err)
 		goto cleanup;
+	if (a.w.throughput) {
+		progress__step("run", "timing %u passes", a.w.throughput);
+		err = workload__timed(w, &r);
+		if (err)
+			goto cleanup;
+	}
 	/* Only this process runs the workload: keep its events only. */
 	po.filter_tgid = (__u32)getpid();
 	po.btf_path = a.c.btf;

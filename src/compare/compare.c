@@ -72,9 +72,10 @@ void cmp__pool(struct cmp_side *side)
  * mode, fill, syscall), except the few that report an outcome.
  */
 static const char *const param_keys[] = {
-	"range",  "count",   "dests",  "files",	 "file_size",
-	"size",	  "bs",	     "offset", "length", "buf_align",
-	"iovecs", "readers", "cases",  "plans",	 "block_size",
+	"range",     "count",	  "dests",	"files",
+	"file_size", "size",	  "bs",		"offset",
+	"length",    "buf_align", "iovecs",	"readers",
+	"cases",     "plans",	  "block_size", "throughput_passes",
 };
 
 static const char *const result_strings[] = { "reconcile", "huge_folios" };

@@ -395,6 +395,44 @@ static void validation(FILE *f, const struct cmp_side *base,
 	}
 }
 
+/*
+ * What a workload measured besides the histograms (run shmem-read
+ * --throughput): each side's per-run mean, the change, and the runs'
+ * spread, so a throughput change is read against its noise.
+ */
+static const struct {
+	const char *key, *what;
+} results[] = {
+	{ "mb_per_s", "read throughput, MB/s (middle timed pass)" },
+	{ "cpu_us_per_gib", "CPU time per GiB read, us (user + system)" },
+};
+
+static void workload_results(FILE *f, const struct cmp_side *base,
+			     const struct cmp_side *new)
+{
+	struct cmp_quantity q = { .kind = CMP_Q_WORKLOAD };
+	bool head = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(results); i++) {
+		if (!model__kv_find(&base->pooled, results[i].key) ||
+		    !model__kv_find(&new->pooled, results[i].key))
+			continue;
+		if (!head) {
+			fprintf(f, "\nworkload results:\n");
+			line_end(f, "  %-9s %14s %12s  %-22s %s", "", "base",
+				 "new", "change (per run)",
+				 base->nruns > 1 && new->nruns > 1
+					 ? "runs: base | new"
+					 : "");
+			head = true;
+		}
+		fprintf(f, "  workload.%s: %s\n", results[i].key,
+			results[i].what);
+		snprintf(q.key, sizeof(q.key), "%s", results[i].key);
+		stat_line(f, "mean", NULL, base, new, &q);
+	}
+}
+
 int cmp__report(FILE *f, const struct cmp_side *base,
 		const struct cmp_side *new)
 {
@@ -439,6 +477,7 @@ int cmp__report(FILE *f, const struct cmp_side *base,
 		for (int h = 0; h < tb->nhists; h++)
 			histogram(f, base, new, t, h);
 	}
+	workload_results(f, base, new);
 	validation(f, base, new);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

@@ -10,6 +10,10 @@
  *             one pattern (--syscall, --bs, --offset, --length,
  *             --buf-align, --iovecs, --readers); --buf-tmpfs maps the
  *             buffers from a memfd, faulted in by the reads' copies
+ *   --throughput  first N timed passes of read or pread over the file
+ *             with nothing checked and nothing traced (throughput.c),
+ *             then the checked pass; the report gets the middle pass's
+ *             MB/s and CPU time
  *   --matrix  the default matrix: full, sparse and mixed files on
  *             huge=always, within_size, advise and never mounts, each read
  *             with every pattern of truth.c's table
@@ -149,6 +153,7 @@ struct shmem {
 	__u64 loop_calls;  /* reads of a loop device: the loop worker's */
 	__u64 piped_calls; /* splice, sendfile, copy_file_range: no read
 			    * syscall either */
+	unsigned int tput_passes; /* --throughput */
 };
 
 static int parse_in(const char *name, const char *const *names, int n)
@@ -775,6 +780,7 @@ int shmem__prepare(struct shmem **out, const struct wl_opts *o)
 	}
 	s->inject = o->inject_wrong;
 	s->stop_after = o->stop_after;
+	s->tput_passes = o->throughput;
 	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
 	s->group_end = o->group_end;
 	s->group_ctx = o->group_ctx;
@@ -1523,6 +1529,51 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		}
 	}
 	return err;
+}
+
+/*
+ * --throughput: the timed passes over the one file, before the probes
+ * attach (the kernel's throughput, not the tracer's: a probe per copy
+ * would cost a kernel that copies in smaller pieces more). The figures
+ * go into the report as whole numbers: MB/s (10^6 bytes) and CPU
+ * microseconds per GiB; the checked pass comes in shmem__run.
+ */
+int shmem__timed(struct shmem *s, struct fs_report *r)
+{
+	const struct sh_plan *pl = &s->plans[0];
+	struct wl_tput_opts o = {
+		.size = s->inst[0].f.size,
+		.bs = pl->bs,
+		.pread = pl->call == SH_PREAD,
+		.passes = s->tput_passes,
+	};
+	struct wl_tput t;
+	int err;
+
+	if (!s->tput_passes)
+		return 0;
+	o.fd = open(s->inst[0].path, O_RDONLY | O_CLOEXEC);
+	if (o.fd < 0) {
+		err = -errno;
+		wl__err(WL, err, "open '%s'", s->inst[0].path);
+		return err;
+	}
+	err = wl_tput__run(&o, &t);
+	close(o.fd);
+	if (err) {
+		wl__err(WL, err, "timed pass %u of '%s'", t.npasses + 1,
+			s->inst[0].path);
+		return err;
+	}
+	model__kv_u64(r, "throughput_passes", t.npasses);
+	model__kv_u64(r, "mb_per_s", (__u64)(t.bytes_per_s / 1e6 + 0.5));
+	model__kv_u64(r, "mb_per_s_min",
+		      (__u64)(t.min_bytes_per_s / 1e6 + 0.5));
+	model__kv_u64(r, "mb_per_s_max",
+		      (__u64)(t.max_bytes_per_s / 1e6 + 0.5));
+	model__kv_u64(r, "cpu_us_per_gib",
+		      (__u64)(t.cpu_ns_per_gib / 1e3 + 0.5));
+	return 0;
 }
 
 static void report_huge(struct shmem *s, struct fs_report *r)

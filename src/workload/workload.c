@@ -101,6 +101,11 @@ int workload__run(struct workload *w, struct fs_report *r)
 	return shmem__run(w->sh, r);
 }
 
+int workload__timed(struct workload *w, struct fs_report *r)
+{
+	return w->sh ? shmem__timed(w->sh, r) : 0;
+}
+
 void workload__totals(const struct workload *w, enum wl_level level,
 		      struct wl_count *out)
 {

@@ -90,7 +90,12 @@ struct wl_opts {
 	 * unmapped before every call, so each read's copy faults them in:
 	 * folio lookups of another file inside the read. */
 	bool buf_tmpfs;
+	/* --throughput: this many timed passes as lean as fio's before the
+	 * checked one (0 = off, at most WL_TPUT_MAX_PASSES) */
+	unsigned int throughput;
 };
+
+#define WL_TPUT_MAX_PASSES 32
 
 struct workload; /* opaque */
 
@@ -118,6 +123,12 @@ void workload__defaults(struct wl_opts *o);
  */
 int workload__prepare(struct workload **w, const char *name,
 		      const struct wl_opts *o);
+/*
+ * The untraced timed passes of run shmem-read --throughput, between
+ * prepare and the probes' attach; their figures go into r. 0 with
+ * nothing to time.
+ */
+int workload__timed(struct workload *w, struct fs_report *r);
 /*
  * Run the traced phase and record the workload's totals in r. Returns 0,
  * or a negative errno on a setup-like failure; ground-truth mismatches are

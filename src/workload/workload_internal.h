@@ -39,6 +39,7 @@ int shmem__prepare(struct shmem **s, const struct wl_opts *o);
  * anything up. */
 int shmem__space(const struct wl_opts *o, __u64 *bytes);
 int shmem__run(struct shmem *s, struct fs_report *r);
+int shmem__timed(struct shmem *s, struct fs_report *r);
 const struct wl_totals *shmem__totals(const struct shmem *s);
 void shmem__destroy(struct shmem *s);
 
@@ -753,5 +754,36 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r);
 const struct wl_totals *wl_random__totals(const struct wl_random *rw);
 int wl_random__shrink(struct wl_random *rw, struct fs_report *r);
 void wl_random__destroy(struct wl_random *rw);
+
+/* ---- timed reads as lean as fio's (throughput.c) ---- */
+
+struct wl_tput_opts {
+	int fd;
+	__u64 size; /* bytes per pass, from offset 0 */
+	__u64 bs;
+	bool pread; /* pread(2) at the position, else read(2) from 0 */
+	unsigned int passes;
+};
+
+struct wl_tput_pass {
+	__u64 calls, bytes, wall_ns, cpu_ns;
+};
+
+struct wl_tput {
+	struct wl_tput_pass pass[WL_TPUT_MAX_PASSES];
+	unsigned int npasses; /* passes that read to the end */
+	__u64 calls, bytes;   /* every call made, the failed pass's too */
+	/* The middle pass by rate (the slower middle one of an even
+	 * count), and the slowest and fastest. */
+	double bytes_per_s, min_bytes_per_s, max_bytes_per_s;
+	double cpu_ns_per_gib; /* the middle pass's user + system time */
+};
+
+/* o->passes timed passes over o->fd into t; 0 or a negative errno (the
+ * passes before the failing one are kept in t). */
+int wl_tput__run(const struct wl_tput_opts *o, struct wl_tput *t);
+/* The figures of t->pass[0 .. npasses) (run does it; unit tests too). */
+void wl_tput__summarize(struct wl_tput *t);
+double wl_tput__rate(const struct wl_tput_pass *p);
 
 #endif /* FS_WORKLOAD_INTERNAL_H */

@@ -68,6 +68,13 @@ B "vm: unknown option" 2 "vm: unrecognized option '--nope'" "$FS" vm --nope -- d
 B "doctor: stray argument" 2 "unexpected argument 'extra'" "$FS" doctor extra
 B "run: no workload" 2 "which workload" "$FS" run
 B "run: two workloads" 2 "one workload at a time" "$FS" run dedupe shmem-read
+B "run: --throughput with readv" 2 "^folioscope: run: --throughput reads with --syscall read or pread, not readv" "$FS" run shmem-read --throughput --syscall readv
+B "run: --throughput with --readers" 2 "^folioscope: run: --throughput reads the whole file with one reader into one buffer; drop --readers" "$FS" run shmem-read --throughput --readers 2
+B "run: --throughput with --buf-tmpfs" 2 "drop --buf-tmpfs" "$FS" run shmem-read --buf-tmpfs --throughput=4
+B "run: --throughput=0" 2 "invalid --throughput '0'" "$FS" run shmem-read --throughput=0
+B "run: --throughput=33" 2 "--throughput 33 is too large \\(at most 32\\)" "$FS" run shmem-read --throughput=33
+B "run: --throughput with --matrix" 2 "--matrix runs its own layouts; drop --throughput" "$FS" run shmem-read --matrix --throughput
+B "run: --throughput on dedupe" 2 "--throughput is a shmem-read option" "$FS" run dedupe --throughput
 # Sizes, counts and durations.
 B "--size -1" 2 "invalid size '-1' for --size" "$FS" run shmem-read --size -1
 B "--size 0" 2 "invalid size '0' for --size" "$FS" run shmem-read --size 0

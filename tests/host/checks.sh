@@ -114,4 +114,24 @@ for wl in "shmem-read --size 8M --bs 64K" "dedupe --count 16 --range 128K"; do
 			"$(jq -r ".targets.$tgt.attach.reason" "$j")" '^syscall-level'
 	fi
 done
+
+# --throughput: the timed passes as lean as fio's, before the probes
+# attach, then the checked pass: 8 MiB in 64 KiB reads, 129 calls with
+# the one at EOF, all the probes see.
+if "$FS" run shmem-read --size 8M --bs 64K --throughput=2 -j "$hout/tp.json" \
+	>"$LOGDIR/host-throughput.log" 2>&1; then
+	ok "host run shmem-read --throughput=2"
+	j=$hout/tp.json
+	expect_eq "--throughput: passes; the checked pass's calls and bytes" \
+		"$(jq -r '.workload | "\(.throughput_passes) \(.calls) \(.bytes)"' "$j")" \
+		"2 129 $((8 << 20))"
+	expect_eq "--throughput: the probes saw the checked pass only" \
+		"$(jq -r '.targets.shmem.calls' "$j")" 129
+	expect_eq "--throughput: reconciled, checked pass validated" \
+		"$(jq -r '.workload | "\(.reconcile) \(.validation_failures) \(.validation_checks > 0)"' "$j")" "ok 0 true"
+	expect_eq "--throughput: MB/s and CPU time, slowest <= middle <= fastest" \
+		"$(jq -r '.workload | .mb_per_s > 0 and .cpu_us_per_gib > 0 and .mb_per_s_min <= .mb_per_s and .mb_per_s <= .mb_per_s_max' "$j")" true
+else
+	bad "host run shmem-read --throughput=2" "exit $?; see $LOGDIR/host-throughput.log"
+fi
 rm -rf "$hout"

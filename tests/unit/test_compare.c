@@ -626,6 +626,79 @@ static void test_picture(void **state)
 	free(sn);
 }
 
+/* ---- a workload's own figures: throughput and its spread ---- */
+
+static char *report_of(const struct cmp_side *b, const struct cmp_side *n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(cmp__report(f, b, n), 0);
+	fclose(f);
+	return text;
+}
+
+static void test_workload_results(void **state)
+{
+	static const char *paths[] = { "b1", "b2", "b3", "n1", "n2", "n3" };
+	/* base 1000, 1100, 1200 MB/s; new 1250, 1300, 1400 or, overlapping
+	 * the base, 1150, 1300, 1400. */
+	static const __u64 bmb[] = { 1000, 1100, 1200 };
+	static const __u64 nmb[] = { 1250, 1300, 1400 };
+	struct fs_report *runs = calloc(6, sizeof(*runs));
+	struct cmp_side *sb = calloc(1, sizeof(*sb));
+	struct cmp_side *sn = calloc(1, sizeof(*sn));
+	char *text;
+	bool ev;
+
+	assert_non_null(runs);
+	assert_non_null(sb);
+	assert_non_null(sn);
+	for (int i = 0; i < 6; i++) {
+		snprintf(runs[i].workload_name, sizeof(runs[i].workload_name),
+			 "shmem-read");
+		model__kv_u64(&runs[i], "throughput_passes", 3);
+		model__kv_u64(&runs[i], "mb_per_s",
+			      i < 3 ? bmb[i] : nmb[i - 3]);
+		model__kv_u64(&runs[i], "cpu_us_per_gib", 1000);
+	}
+	side_of(sb, runs, 3, paths);
+	side_of(sn, runs + 3, 3, paths + 3);
+	text = report_of(sb, sn);
+	/* The per-run mean, the change and both sides' spread. */
+	assert_non_null(strstr(text, "workload results:"));
+	assert_non_null(strstr(text, "workload.mb_per_s: read throughput"));
+	assert_non_null(
+		strstr(text, "mean            1100       1316.7  +19.7%"));
+	assert_non_null(strstr(text, "1000..1200 | 1250..1400  runs separate"));
+	/* An unchanged value says neither. */
+	assert_non_null(strstr(text, "1000..1000 | 1000..1000\n"));
+	free(text);
+	assert_true(holds("workload.mb_per_s>=base*1.1", sb, sn, &ev) && ev);
+	assert_false(holds("workload.mb_per_s>=base*1.2", sb, sn, &ev));
+	assert_true(ev);
+
+	model__kv_u64(&runs[3], "mb_per_s", 1150);
+	cmp__pool(sn);
+	text = report_of(sb, sn);
+	assert_non_null(strstr(text, "1000..1200 | 1150..1400  runs overlap"));
+	free(text);
+
+	/* Without the values (a run that timed nothing), no section. */
+	for (int i = 0; i < 6; i++)
+		runs[i].nkv = 0;
+	cmp__pool(sb);
+	cmp__pool(sn);
+	text = report_of(sb, sn);
+	assert_null(strstr(text, "workload results"));
+	free(text);
+	free(runs);
+	free(sb);
+	free(sn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_rule_eval),
 		cmocka_unit_test(test_pool_and_mismatch),
 		cmocka_unit_test(test_picture),
+		cmocka_unit_test(test_workload_results),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
