@@ -46,11 +46,14 @@ host_suites=(checks export live syscalls events docs peers badinput signals sign
 # strace's holds turn LeakSanitizer off; under ASan they only take longer
 # (3.5 of its 10 minutes). make check SAN=1 runs them.
 host_quick_out=(killns signals-attach)
-vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf)
+vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf dwarfbuilt)
 # Only in the full VM tier: shinline builds and boots a test kernel of
 # its own; random runs 256 random layouts of three seeds (15 minutes),
 # ops 2000 operations of four sequences.
 vm_full_suites=(shinline random ops)
+# The suites that boot `make kernel` builds: vm-full runs them on the 6.12
+# series as well.
+vm_kernel_suites=(dwarfbuilt shinline)
 if [[ "$what" == *:* ]]; then
 	kind=${what%%:*}
 	suite=${what#*:}
@@ -119,6 +122,15 @@ if want vm; then
 	echo "== vm"
 	suites vm "${vm_suites[@]}"
 	if [ "$what" == vm-full ]; then suites vm "${vm_full_suites[@]}"; fi
+	# The suites that boot `make kernel` builds, on a 6.12 build too
+	# (built if missing): names tagged "[k6.12] ", logs in
+	# $LOGDIR/vm-k6.12/.
+	if [ "$what" == vm-full ] && [ -z "$check_interrupted" ]; then
+		echo "== vm (test kernel 6.12)"
+		mkdir -p "$LOGDIR/vm-k6.12"
+		FS_KERNEL_SERIES=6.12 FS_VM_KERNEL= CHECK_TAG="[k6.12] " \
+			LOGDIR=$LOGDIR/vm-k6.12 suites vm "${vm_kernel_suites[@]}"
+	fi
 	# Debian's other kernels (VM_DEBIAN_MORE, default 6.12; empty: none),
 	# each in a pass of its own: names tagged "[6.12] ", logs in
 	# $LOGDIR/vm-6.12/. In make check the attach plan, one reconciled run

@@ -11,6 +11,21 @@ LOGDIR=${LOGDIR:-$PWD/build/test-logs}
 # the kernel is built if it is missing.
 KBUILD_OPT=-c
 [ "${FS_KERNEL_BUILD:-}" = 1 ] && KBUILD_OPT=
+# The series of those kernels (build.sh reads FS_KERNEL_SERIES too):
+# kpatch NAME is that series' tests/kernels/patches/NAME.patch (6.12's in
+# patches/6.12/), kname NAME the build's name (6.12's with -6.12).
+kpatch() {
+	case ${FS_KERNEL_SERIES:-6.1} in
+	6.1) echo "tests/kernels/patches/$1.patch" ;;
+	*) echo "tests/kernels/patches/$FS_KERNEL_SERIES/$1.patch" ;;
+	esac
+}
+kname() {
+	case ${FS_KERNEL_SERIES:-6.1} in
+	6.1) echo "$1" ;;
+	*) echo "$1-$FS_KERNEL_SERIES" ;;
+	esac
+}
 mkdir -p "$LOGDIR"
 # `folioscope vm` arguments of the VM suites: $FS_VM_KERNEL, else Debian's
 # $FS_VM_DEBIAN (6.1 when unset), and $FS_VM_MODULES.
@@ -141,6 +156,11 @@ interval_rows() {
 interval_sum() {
 	awk -v f="$2" -v lo="$3" -v hi="$4" '$1 > lo && $1 <= hi { s += $f } END { print s + 0 }' <<<"$1"
 }
+
+# jq: the lower bound of the bucket holding a histogram's median.
+# shellcheck disable=SC2016 # jq's variables
+JQ_P50='def p50: .count as $n | reduce .buckets[] as $b ({c: 0, lo: null};
+	.c += $b.count | if .lo == null and .c * 2 >= $n then .lo = $b.lo else . end) | .lo;'
 
 # expect_eq NAME GOT WANT
 expect_eq() {

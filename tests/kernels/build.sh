@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Builds a small x86_64 test kernel from Debian's linux-source-6.1, optionally
-# with patches, for `folioscope vm --kernel`.
+# Builds a small x86_64 test kernel from Debian's linux-source-SERIES,
+# optionally with patches, for `folioscope vm --kernel`.
 #
-#   tests/kernels/build.sh [-k] [-d] [-c] [-n NAME] [-j JOBS] [PATCH...]
+#   tests/kernels/build.sh [-s SERIES] [-k] [-d] [-c] [-n NAME] [-j JOBS] [PATCH...]
 #
-# Config: `make tinyconfig` + tests/kernels/config.fragment + olddefconfig.
+# -s: 6.1 (default) or 6.12, the Debian 12 source package it builds from
+# ($FS_KERNEL_SERIES sets the default).
+# Config: `make tinyconfig` + tests/kernels/config.fragment (and
+# config-SERIES.fragment when there is one) + olddefconfig.
 # Everything the guest needs is built in, so no modules dir is needed.
 # -k adds tests/kernels/kasan.fragment (generic KASAN): a base of its own,
 # a full build (the whole kernel is instrumented), patched builds on top of
@@ -35,8 +38,7 @@ set -euo pipefail
 BUILD_REV=1
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-fragments=("$here/config.fragment")
-tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+series=${FS_KERNEL_SERIES:-6.1}
 jobs=$(nproc)
 name=
 kasan=
@@ -48,17 +50,25 @@ die() {
 	exit 2
 }
 
-while getopts "kdcn:j:h" o; do
+while getopts "s:kdcn:j:h" o; do
 	case $o in
+	s) series=$OPTARG ;;
 	k) kasan=1 ;;
 	c) cached_only=1 ;;
 	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $series in
+6.1 | 6.12) ;;
+*) die "no series '$series' (want 6.1 or 6.12)" ;;
+esac
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$series.tar.xz}
+fragments=("$here/config.fragment")
+[ ! -f "$here/config-$series.fragment" ] || fragments+=("$here/config-$series.fragment")
 [ -z "$kasan" ] || fragments+=("$here/kasan.fragment")
 patches=()
 for p in "$@"; do
@@ -67,7 +77,7 @@ for p in "$@"; do
 done
 
 [ -r "$tarball" ] ||
-	die "no $tarball: apt-get install linux-source-6.1 (or make deps)"
+	die "no $tarball: apt-get install linux-source-$series (or make deps)"
 for t in gcc make bc bison flex pahole xz cpio patch; do
 	command -v "$t" >/dev/null || die "'$t' missing: run make deps"
 done
@@ -83,7 +93,7 @@ built=$cache/kernels-built
 mkdir -p "$built"
 
 # The package version names the source; a tarball from elsewhere is hashed.
-srcver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || true)
+srcver=$(dpkg-query -W -f '${Version}' "linux-source-$series" 2>/dev/null || true)
 if [ -z "$srcver" ] || [ -n "${LINUX_SOURCE_TARBALL:-}" ]; then
 	srcver=$(sha256sum "$tarball" | cut -c1-16)
 fi
@@ -104,7 +114,27 @@ kmake() {
 	fi
 }
 
-# Every line of the fragments must hold in the final .config.
+# The fragments as merged: every line but the symbols a series fragment
+# drops ("# drop CONFIG_X": the series has no such symbol; if its tree
+# still defines one, that is an error, not a line to skip).
+fragment_write() {
+	local tree=$1 out=$2 drops=() d sym
+	mapfile -t drops < <(sed -n 's/^# drop \(CONFIG_[A-Z0-9_]*\)$/\1/p' "${fragments[@]}")
+	for d in "${drops[@]}"; do
+		sym=${d#CONFIG_}
+		if grep -rqx --include='Kconfig*' "config $sym" "$tree"; then
+			die "a fragment drops $d, but linux-source-$series defines it"
+		fi
+	done
+	cat "${fragments[@]}" |
+		if [ ${#drops[@]} -gt 0 ]; then
+			grep -vE "^($(IFS='|'; echo "${drops[*]}"))=|^# ($(IFS='|'; echo "${drops[*]}")) is not set"
+		else
+			cat
+		fi >"$out"
+}
+
+# Every line of the merged fragment must hold in the final .config.
 config_check() {
 	local cfg=$1 missing=() line opt
 	while read -r line; do
@@ -115,7 +145,7 @@ config_check() {
 			opt=${opt%% *}
 			grep -q "^$opt=" "$cfg" && missing+=("$line") ;;
 		esac
-	done < <(cat "${fragments[@]}")
+	done <"$2"
 	if [ ${#missing[@]} -gt 0 ]; then
 		die "config fragment lines lost to Kconfig dependencies: ${missing[*]}"
 	fi
@@ -141,11 +171,12 @@ build_base() {
 	mv "$tmp"/linux-source-* "$tmp/linux"
 	echo "kernel: base $base_key: configuring" >&2
 	kmake "$tmp/linux" "$log" tinyconfig
+	fragment_write "$tmp/linux" "$tmp/fragment"
 	(cd "$tmp/linux" &&
-		scripts/kconfig/merge_config.sh -m .config "${fragments[@]}") >>"$log" 2>&1 ||
+		scripts/kconfig/merge_config.sh -m .config "$tmp/fragment") >>"$log" 2>&1 ||
 		die "merge_config failed, see $log"
 	kmake "$tmp/linux" "$log" olddefconfig
-	config_check "$tmp/linux/.config"
+	config_check "$tmp/linux/.config" "$tmp/fragment"
 	touch "$tmp/configured"
 	echo "kernel: base $base_key: building with -j$jobs (10-15 min on 2 cores, KASAN 25-40), log $log" >&2
 	kmake "$tmp/linux" "$log" -j"$jobs" bzImage
@@ -241,6 +272,8 @@ if [ -z "$name" ]; then
 			paste -sd+)
 		[ -z "$kasan" ] || name=kasan+$name
 	fi
+	# 6.1's names stay as they were; another series' carry it.
+	[ "$series" = 6.1 ] || name=$name-$series
 fi
 mkdir -p "$repo/build/kernels"
 ln -sfn "$result" "$repo/build/kernels/$name"

@@ -10,10 +10,14 @@
 # must come out with 0 failures, and the KASAN one must say in its log
 # that KASAN is on.
 #
-#   tests/kernels/mutants.sh [-o DIR] [-t] [MUTANT...]
+#   tests/kernels/mutants.sh [-s SERIES] [-o DIR] [-t] [MUTANT...]
 #
 #   MUTANT  a patch's name without .patch (default: all); base and kasan
 #           run whatever is asked
+#   -s      6.1 (default) or 6.12: the kernels are built from Debian's
+#           linux-source-SERIES, the mutants are tests/kernels/mutants/
+#           (6.1) or tests/kernels/mutants/6.12/ (the same bugs in 6.12's
+#           code, each header saying where it differs)
 #   -o DIR  keep the reports there: NAME-JOB.json, NAME.log (the VM's
 #           output) and results.tsv (NAME, kernel, expected kinds, caught
 #           kinds per job); default a temp dir, removed at the end
@@ -31,14 +35,21 @@ repo=$(cd "$here/../.." && pwd)
 FS=${FS:-$repo/build/folioscope}
 out=
 markdown=
-while getopts "o:th" o; do
+series=6.1
+while getopts "s:o:th" o; do
 	case $o in
+	s) series=$OPTARG ;;
 	o) out=$OPTARG ;;
 	t) markdown=1 ;;
-	*) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $series in
+6.1) mdir=$here/mutants sfx= ;;
+6.12) mdir=$here/mutants/6.12 sfx=-6.12 ;;
+*) echo "mutants: no series '$series' (want 6.1 or 6.12)" >&2; exit 2 ;;
+esac
 [ -x "$FS" ] || { echo "mutants: no $FS (make folioscope)" >&2; exit 2; }
 if [ -n "$out" ]; then
 	mkdir -p "$out"
@@ -80,7 +91,7 @@ hdr() { sed -n "s/^$2: //p;/^--- /q" "$1" | head -n 1; }
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
 	names=(base kasan)
-	for p in "$here"/mutants/*.patch; do
+	for p in "$mdir"/*.patch; do
 		names+=("$(basename "$p" .patch)")
 	done
 fi
@@ -111,7 +122,7 @@ for n in "${names[@]}"; do
 	base) ;;
 	kasan) kasan=-k ;;
 	*)
-		patch=$here/mutants/$n.patch
+		patch=$mdir/$n.patch
 		if [ ! -r "$patch" ]; then
 			echo "mutants: no $patch" >&2
 			status=1
@@ -124,7 +135,7 @@ for n in "${names[@]}"; do
 	esac
 	kernel=$([ -n "$kasan" ] && echo kasan || echo plain)
 	# shellcheck disable=SC2086
-	if ! bz=$("$here/build.sh" $kasan -d -n "mut-$n" $patch 2>"$out/$n.build.log" | tail -n 1) ||
+	if ! bz=$("$here/build.sh" -s "$series" $kasan -d -n "mut-$n$sfx" $patch 2>"$out/$n.build.log" | tail -n 1) ||
 		[ ! -f "$bz" ]; then
 		echo "mutants: $n: kernel not built: $(tail -n 1 "$out/$n.build.log")"
 		printf '%s\t%s\t%s\t%s\n' "$n" "$kernel" "$expected" "not built" >>"$out/results.tsv"
@@ -191,7 +202,7 @@ done
 echo
 column -t -s "$(printf '\t')" "$out/results.tsv"
 echo
-echo "mutation score: $caught/$total caught"
+echo "mutation score ($series): $caught/$total caught"
 if [ -n "$markdown" ]; then
 	echo
 	# The table README carries: kind and bug from each patch's header.
@@ -205,9 +216,9 @@ if [ -n "$markdown" ]; then
 			kind=-
 			bug="none (the base kernel)"
 			[ "$n" != kasan ] || bug="none (the base kernel with KASAN)"
-			if [ -r "$here/mutants/$n.patch" ]; then
-				kind=$(hdr "$here/mutants/$n.patch" Kind)
-				bug=$(hdr "$here/mutants/$n.patch" Subject | sed 's/^\[TEST MUTANT\] //')
+			if [ -r "$mdir/$n.patch" ]; then
+				kind=$(hdr "$mdir/$n.patch" Kind)
+				bug=$(hdr "$mdir/$n.patch" Subject | sed 's/^\[TEST MUTANT\] //')
 			fi
 			printf '| %s | %s | %s | %s |' "$n" "$kind" "$bug" "$kernel"
 			IFS=$'\t' read -ra cols <<<"$rest"

@@ -145,7 +145,7 @@ if [ -z "${MUTANTS:-}" ]; then
 	FS=$FS tests/kernels/mutants.sh -t -o "$mu/score" >"$LOGDIR/vm-mutants-score.log" 2>&1
 	rc=$?
 	echo "  score: $((SECONDS - start)) s; log $LOGDIR/vm-mutants-score.log"
-	sed -n 's/^mutation score: /  mutation score: /p' "$LOGDIR/vm-mutants-score.log"
+	sed -n 's/^mutation score/  mutation score/p' "$LOGDIR/vm-mutants-score.log"
 	rows=0
 	while IFS=$'\t' read -r n _ expected verdict _; do
 		rows=$((rows + 1))

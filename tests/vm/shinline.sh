@@ -79,7 +79,7 @@ si_boot() {
 	done
 }
 
-if si_boot shinline tests/kernels/patches/shmem-lookup-inline.patch "$si/inline"; then
+if si_boot "$(kname shinline)" "$(kpatch shmem-lookup-inline)" "$si/inline"; then
 	d=$si/inline/doctor.json
 	j=$si/inline/run.json
 	expect_eq "vm shinline doctor: the inlined lookup and its site in the read loop" \
@@ -101,7 +101,7 @@ if si_boot shinline tests/kernels/patches/shmem-lookup-inline.patch "$si/inline"
 	fi
 fi
 
-if si_boot shinline-addressable tests/kernels/patches/shmem-lookup-inline-addressable.patch "$si/addr"; then
+if si_boot "$(kname shinline-addressable)" "$(kpatch shmem-lookup-inline-addressable)" "$si/addr"; then
 	d=$si/addr/doctor.json
 	j=$si/addr/run.json
 	sa='.targets.shmem.sub_inline.sites[] | select(.caller == "shmem_file_read_iter")'
