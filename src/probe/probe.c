@@ -713,6 +713,17 @@ static int probe__cost_cfg(struct probe *pr)
 	return 0;
 }
 
+int probe__cost_check(enum fs_target t)
+{
+	struct probe_cost_drop d;
+	char why[160];
+	int err = probe__cost_drop(t, &d, why, sizeof(why));
+
+	if (err)
+		err__print(NULL, 0, "%s", why);
+	return err;
+}
+
 int probe__attach(const struct kfacts *f, struct plan *p,
 		  const struct probe_opts *o, struct probe **out)
 {

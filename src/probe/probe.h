@@ -81,6 +81,10 @@ struct probe_cost_drop {
  */
 int probe__cost_drop(enum fs_target t, struct probe_cost_drop *d, char *why,
 		     size_t n);
+/* FOLIOSCOPE_COST_DROP holds no part t lacks: 0, else -EINVAL with the
+ * reason on stderr (before a plan is tried, so that the reason is the
+ * one error said). */
+int probe__cost_check(enum fs_target t);
 
 /*
  * In-flight store: task local storage, falling back to a hash map when

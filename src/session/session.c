@@ -238,6 +238,11 @@ int session__start(struct session *s, enum plan_mode m,
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!s->want[t])
 			continue;
+		/* A bench switch set wrong is the error, not the plan's
+		 * steps. */
+		err = probe__cost_check(t);
+		if (err)
+			return err;
 		plan__build(&s->facts, t, m, &s->plan[t]);
 		err = probe__attach(&s->facts, &s->plan[t], o, &s->probe[t]);
 		if (err) {
