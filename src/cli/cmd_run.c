@@ -207,9 +207,8 @@ static const struct argp_option options[] = {
 	{ "throughput", OPT_THROUGHPUT, "N", OPTION_ARG_OPTIONAL,
 	  "first N timed passes (default 3, at most 32) of --syscall read or "
 	  "pread over the file, nothing checked or traced, as lean as fio's "
-	  "psync; "
-	  "then the checked pass. Reports mb_per_s and cpu_us_per_gib of the "
-	  "middle pass",
+	  "psync, then the checked pass; reports mb_per_s and cpu_us_per_gib "
+	  "of the middle pass",
 	  2 },
 	{},
 };

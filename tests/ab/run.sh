@@ -133,21 +133,31 @@ peer() {
 }
 
 # spread NAME UNIT BASE NEW: one line from each side's values (one per
-# line): its mean and its runs' range, the change, and whether the ranges
-# are apart.
+# line): its median (one slow run, common under TCG on a shared host,
+# moves a mean of three a lot), its runs' range, the change of the
+# medians, and whether the ranges are apart.
 spread() {
 	{ printf '%s\n' "$3" | grep .; echo --; printf '%s\n' "$4" | grep .; } |
 		awk -v name="$1" -v unit="$2" '
+		function median(side,   i, j, t, m, a) {
+			m = n[side]
+			for (i = 1; i <= m; i++) a[i] = v[side, i]
+			for (i = 2; i <= m; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
 		BEGIN { side = 0 }
 		$0 == "--" { side = 1; next }
-		{ v = $0 + 0; n[side]++; s[side] += v
-		  if (n[side] == 1 || v < lo[side]) lo[side] = v
-		  if (n[side] == 1 || v > hi[side]) hi[side] = v }
+		{ x = $0 + 0; v[side, ++n[side]] = x
+		  if (n[side] == 1 || x < lo[side]) lo[side] = x
+		  if (n[side] == 1 || x > hi[side]) hi[side] = x }
 		END {
 			if (!n[0] || !n[1]) { printf "  %s: not measured\n", name; exit }
-			b = s[0] / n[0]; w = s[1] / n[1]
+			b = median(0); w = median(1)
 			sep = (hi[0] < lo[1] || hi[1] < lo[0]) ? "runs separate" : "runs overlap"
-			printf "  %s: base %.6g %s (%d runs, %.6g..%.6g), new %.6g (%d runs, %.6g..%.6g), change %+.1f%%, %s\n",
+			printf "  %s: base median %.6g %s (%d runs, %.6g..%.6g), new median %.6g (%d runs, %.6g..%.6g), change %+.1f%%, %s\n",
 				name, b, unit, n[0], lo[0], hi[0], w, n[1], lo[1], hi[1],
 				b ? (w - b) * 100 / b : 0, sep
 		}'
@@ -208,7 +218,7 @@ rc=0
 
 # The headline lines: copy sizes, then latency with its run-to-run noise.
 key_lines() {
-	sed -n "/^  $2 /,/^\$/p" "$1" | grep -E '^    (p50|max) |G-test|run to run'
+	sed -n "/^  $2 /,/^\$/p" "$1" | grep -E '^    (p50|max) |G-test|run to run|identical on both sides'
 }
 
 # ---- shmem: folio-sized copies, and the throughput ----
