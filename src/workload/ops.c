@@ -676,22 +676,32 @@ struct answer {
 	/* Less than want, but not nothing, is right too (splice, sendfile
 	 * and copy_file_range may stop short). */
 	bool short_ok;
+	/* RWF_NOWAIT: the read may stop where it would block (short, or
+	 * EAGAIN before its first byte), or the filesystem refuses the flag
+	 * (EOPNOTSUPP: tmpfs on 6.1 and 6.12). */
+	bool nowait;
 };
 
 static bool answer_ok(struct wl_ops *s, const struct wl_op *op, __u32 index,
 		      long long ret, int err, const struct answer *a)
 {
 	char w[96], g[96];
-	bool ok = (a->want >= 0 ? ret == a->want
-				: ret < 0 && err == (int)-a->want) ||
-		  (a->has_alt_ret && ret == a->alt_ret) ||
-		  (a->alt && ret < 0 && err == a->alt) ||
-		  (a->short_ok && ret > 0 && ret < a->want);
+	bool ok =
+		(a->want >= 0 ? ret == a->want
+			      : ret < 0 && err == (int)-a->want) ||
+		(a->has_alt_ret && ret == a->alt_ret) ||
+		(a->alt && ret < 0 && err == a->alt) ||
+		((a->short_ok || a->nowait) && ret > 0 && ret < a->want) ||
+		(a->nowait && ret < 0 && (err == EAGAIN || err == EOPNOTSUPP));
 
 	if (!ok) {
 		if (a->want < 0)
 			snprintf(w, sizeof(w), "%s fails with %s", a->call,
 				 strerror((int)-a->want));
+		else if (a->nowait)
+			snprintf(w, sizeof(w),
+				 "%s returns %lld, fewer, EAGAIN or EOPNOTSUPP",
+				 a->call, a->want);
 		else
 			snprintf(w, sizeof(w), "%s returns %lld%s%s", a->call,
 				 a->want, a->alt ? " or " : "",
@@ -875,12 +885,13 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		s->way[way_of(op->via)].skipped++;
 		return;
 	}
-	/* tmpfs may refuse RWF_NOWAIT (6.1 and 6.12 do: EOPNOTSUPP), which
-	 * is its rule; a kernel that takes it must read right. */
+	/* RWF_NOWAIT: tmpfs may refuse it (6.1 and 6.12 do), xfs reads
+	 * what it has without blocking (6.12); what it returns must be
+	 * right. */
 	struct answer a = { .call = via_names[op->via],
 			    .want = (long long)want,
-			    .alt = op->rwf == RWF_NOWAIT ? EOPNOTSUPP : 0,
-			    .short_ok = pc != SH_CALL_NR };
+			    .short_ok = pc != SH_CALL_NR,
+			    .nowait = op->rwf == RWF_NOWAIT };
 	struct iovec iov[MAX_IOV];
 	struct wl_piped p;
 	char w[96], g[128];
@@ -969,6 +980,7 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	 * call of shmem_file_read_iter, but for a preadv2 refused for its
 	 * flag, which never gets there. */
 	if (!s->geo.dd && pc == SH_CALL_NR && !uring && op->via != OPV_LOOP) {
+		/* EAGAIN comes from inside the read; EOPNOTSUPP before it. */
 		bool refused = op->rwf && ret < 0 && err == EOPNOTSUPP;
 
 		s->tot.func.calls += !refused;

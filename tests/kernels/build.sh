@@ -11,7 +11,8 @@
 # Config: `make tinyconfig` + tests/kernels/config.fragment (and
 # config-SERIES.fragment when there is one) + olddefconfig.
 # Everything the guest needs is built in, so no modules dir is needed.
-# -k adds tests/kernels/kasan.fragment (generic KASAN): a base of its own,
+# -k adds tests/kernels/kasan.fragment (generic KASAN; and
+# kasan-SERIES.fragment when there is one): a base of its own,
 # a full build (the whole kernel is instrumented), patched builds on top of
 # it as usual. -d drops a patched build's tree once its bzImage is out
 # (2.4 GB each; a later build of the same patches just boots the bzImage).
@@ -58,7 +59,7 @@ while getopts "s:kdcn:j:h" o; do
 	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -69,7 +70,10 @@ esac
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-$series.tar.xz}
 fragments=("$here/config.fragment")
 [ ! -f "$here/config-$series.fragment" ] || fragments+=("$here/config-$series.fragment")
-[ -z "$kasan" ] || fragments+=("$here/kasan.fragment")
+if [ -n "$kasan" ]; then
+	fragments+=("$here/kasan.fragment")
+	[ ! -f "$here/kasan-$series.fragment" ] || fragments+=("$here/kasan-$series.fragment")
+fi
 patches=()
 for p in "$@"; do
 	[ -r "$p" ] || die "cannot read patch '$p'"
