@@ -132,6 +132,24 @@ peer() {
 		--exec "$repo/tests/ab/peers-guest.sh" -- "$@") >"$out/$log" 2>&1
 }
 
+# peer_pair PEER NEWKERNEL DONE ARGS...: N interleaved boots of the peer
+# on base and new, logs PEER-SIDE-I.log; a boot whose log has no line
+# matching DONE (its last result) is said with the guest's error.
+peer_pair() {
+	local what=$1 knew=$2 done=$3 i side k log
+	shift 3
+	for i in $(seq 1 "$runs"); do
+		for side in base new; do
+			k=$k_base
+			[ $side = new ] && k=$knew
+			log=$out/$what-$side-$i.log
+			peer "$k" "$(basename "$log")" "$what" "$@"
+			grep -q "$done" "$log" ||
+				say "$what $side run $i: $(grep -m1 '^== error' "$log" || tail -n 1 "$log")"
+		done
+	done
+}
+
 # spread NAME UNIT BASE NEW: one line from each side's values (one per
 # line): its median (one slow run, common under TCG on a shared host,
 # moves a mean of three a lot), its runs' range, the change of the
@@ -259,15 +277,7 @@ done
 
 # ---- fio in the guest: the same file size and block sizes ----
 echo "ab: fio in the guest, $runs runs per kernel" >&2
-for i in $(seq 1 "$runs"); do
-	for side in base new; do
-		k=$k_base
-		[ $side = new ] && k=$k_shmem
-		peer "$k" "fio-$side-$i.log" fio "$size_b" 64k 4k
-		grep -q '^== fio bs=4k' "$out/fio-$side-$i.log" ||
-			say "fio $side run $i: $(grep -m1 '^== error' "$out/fio-$side-$i.log" || tail -n 1 "$out/fio-$side-$i.log")"
-	done
-done
+peer_pair fio "$k_shmem" '^== fio bs=4k' "$size_b" 64k 4k
 fio_bw() { # SIDE BS: bw_bytes / 1e6 of every run
 	sed -n "s/^== fio bs=$2 bw_bytes=\([0-9]*\).*/\1/p" "$out"/fio-"$1"-*.log |
 		awk '{ printf "%.0f\n", $1 / 1e6 }'
@@ -320,15 +330,7 @@ done
 
 # ---- duperemove in the guest: the seed's own measure, system time ----
 echo "ab: duperemove -d of $dd_files x 4 MiB identical files on btrfs, $runs runs per kernel" >&2
-for i in $(seq 1 "$runs"); do
-	for side in base new; do
-		k=$k_base
-		[ $side = new ] && k=$k_dedupe
-		peer "$k" "duperemove-$side-$i.log" duperemove "$dd_files" 4
-		grep -q '^== duperemove ' "$out/duperemove-$side-$i.log" ||
-			say "duperemove $side run $i: $(grep -m1 '^== error' "$out/duperemove-$side-$i.log" || tail -n 1 "$out/duperemove-$side-$i.log")"
-	done
-done
+peer_pair duperemove "$k_dedupe" '^== duperemove ' "$dd_files" 4
 dr_field() { # SIDE FIELD
 	sed -n "s/^== duperemove .* $2=\([0-9.]*\).*/\1/p" "$out"/duperemove-"$1"-*.log
 }
