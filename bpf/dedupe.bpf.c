@@ -77,6 +77,9 @@ struct dd_call {
 	__u32 has_fd;
 	__u32 dst_unknown; /* syscall level: the destination was unreadable */
 	__u64 lat;
+	/* 1 + the inline site whose entry is a loop's head, entered and not
+	 * left yet (0: none): arriving there again is the loop's next turn. */
+	__u32 loop_site;
 };
 
 /* An entry of the attached function, as its SEC() wrapper read it. */
@@ -91,6 +94,7 @@ struct dd_entry {
 	__u64 len;
 	__u64 flags; /* remap flags (PREP) */
 	union dd_at_exit at_exit;
+	__u32 loop_site; /* see dd_call */
 };
 
 FS_INFLIGHT_MAPS(struct dd_call);
@@ -180,6 +184,7 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 	/* A filtered call opens an entry too, so that its exit does not
 	 * take the slot of a call around it. */
 	c->h.depth++;
+	c->loop_site = e->loop_site;
 	if (skip)
 		return 0;
 	/* A live call in the slot lost its exit (a missed kretprobe) or
@@ -649,12 +654,29 @@ static __always_inline bool inline__arg(struct pt_regs *r, __u32 site, int a,
 	return fetch__do(r, &inline_fetch[site][a], v);
 }
 
+/* Sites whose entry is also a loop's head, one bit each (user space,
+ * from the machine code): the loop comes back to the entry on every
+ * turn without leaving the site, so only the first arrival is a call. */
+const volatile __u32 inline_loop_sites = 0;
+
+_Static_assert(FS_INLINE_MAX_SITES <= 32,
+	       "inline_loop_sites has a bit per site");
+
 SEC("kprobe")
 int kprobe_inline_entry(struct pt_regs *ctx)
 {
 	__u32 site = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 src, srcoff, dstoff, len, same;
+	__u32 loop = 0;
 
+	site &= FS_INLINE_MAX_SITES - 1;
+	if (inline_loop_sites & (1u << site)) {
+		struct dd_call *c = dd__slot(false);
+
+		if (c && c->h.depth && c->loop_site == site + 1)
+			return 0;
+		loop = site + 1;
+	}
 	inline__arg(ctx, site, 0, &src);
 	inline__arg(ctx, site, 1, &srcoff);
 	inline__arg(ctx, site, 3, &dstoff);
@@ -668,6 +690,7 @@ int kprobe_inline_entry(struct pt_regs *ctx)
 		.dstoff = dstoff,
 		.len = len,
 		.at_exit.fn.same_ptr = same,
+		.loop_site = loop,
 	});
 }
 
@@ -684,8 +707,11 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	bool same = false;
 
 	c = dd__slot(false);
-	if (!c || !c->h.ts || c->kind != DD_KIND_INLINE ||
-	    (c->flags & DD_F_EXITED))
+	if (!c)
+		return 0;
+	/* Left the site: the next arrival at its entry is a new call. */
+	c->loop_site = 0;
+	if (!c->h.ts || c->kind != DD_KIND_INLINE || (c->flags & DD_F_EXITED))
 		return 0;
 	c->lat = fs_now() - c->h.ts;
 	st = stats__get();

@@ -162,6 +162,27 @@ interval_sum() {
 JQ_P50='def p50: .count as $n | reduce .buckets[] as $b ({c: 0, lo: null};
 	.c += $b.count | if .lo == null and .c * 2 >= $n then .lo = $b.lo else . end) | .lo;'
 
+# expect_inline_compare NAME REPORT: the checks of a run dedupe measured
+# at the compare's inline site (tests/vm/dwarf.sh, dwarfbuilt.sh). The
+# compare runs only for requests that pass the caller's range checks with
+# something to compare: its calls are the workload's SAME and DIFFERS
+# answers, none lost or dropped, its bytes the compared ones; each call's
+# caller interval holds the site's, so the caller's sum is larger and its
+# median bucket none smaller.
+expect_inline_compare() {
+	local n=$1 j=$2 dd='.targets.dedupe'
+	expect_eq "$n: calls, bytes reconcile, no validation failure" \
+		"$(jq -r '.workload | "\(.reconcile) \(.validation_failures)"' "$j" 2>&1)" "ok 0"
+	expect_eq "$n: calls = the workload's SAME + DIFFERS answers" \
+		"$(jq -r "$dd.counters | \"\(.calls) \(.same) \(.differs) \(.errors) \(.dropped)\"" "$j" 2>&1)" \
+		"$(jq -r '.workload | "\(.same + .differs) \(.same) \(.differs) 0 0"' "$j" 2>&1)"
+	expect_eq "$n: bytes = the workload's compared bytes" \
+		"$(jq -r "$dd.histograms.bytes.sum" "$j" 2>&1)" "$(jq -r .workload.bytes "$j" 2>&1)"
+	expect_eq "$n: the compare's own time is below its caller's" \
+		"$(jq -r "$JQ_P50 $dd.histograms | [(.latency_ns.sum < .caller_latency_ns.sum), ((.latency_ns | p50) <= (.caller_latency_ns | p50))] | map(tostring) | join(\" \")" "$j" 2>&1)" \
+		"true true"
+}
+
 # expect_eq NAME GOT WANT
 expect_eq() {
 	if [ "$2" == "$3" ]; then ok "$1"; else bad "$1" "got '$2', want '$3'"; fi

@@ -117,11 +117,8 @@ static const struct plan_inline *sub__inl(const struct kfacts *f, int t)
 static const char *sub__result_why(const struct kfacts *f, int t)
 {
 	const struct plan_inline *in = sub__inl(f, t);
-	int out = probe_target__get(t)->sub_inline_out;
 
-	if (!in)
-		return "";
-	return plan_inline__out_why(in, out);
+	return in ? plan_inline__out_why(in) : "";
 }
 
 static void doctor__text(const struct kfacts *f, const struct plan *plans,

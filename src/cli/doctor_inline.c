@@ -62,6 +62,13 @@ void doctor_inline__text(struct dwarf_kernel *k, const struct doctor_inline *di)
 		dwarf__addr_name(k->d, s->entry_pc, a, sizeof(a));
 		printf("    entry:  %s (0x%" PRIx64 ", %s)\n", a, s->entry_pc,
 		       s->entry_from);
+		if (s->entry_loop) {
+			dwarf__addr_name(k->d, s->entry_loop, a, sizeof(a));
+			printf("    loop:   the entry is also a loop's head "
+			       "(jump back at %s): arriving again before an "
+			       "exit is the same call\n",
+			       a);
+		}
 		for (int r = 0; r < s->nranges; r++) {
 			dwarf__addr_name(k->d, s->ranges[r].lo, a, sizeof(a));
 			dwarf__addr_name(k->d, s->ranges[r].hi, b, sizeof(b));
@@ -202,6 +209,10 @@ static void site_json(struct jsonb *b, struct json_object *js, struct dwarf *d,
 	put_addr_name(b, js, "entry", d, s->entry_pc);
 	put_addr(b, js, "entry_pc", s->entry_pc);
 	jsonb__put_str_or_null(b, js, "entry_from", s->entry_from);
+	if (s->entry_loop)
+		put_addr_name(b, js, "entry_loop", d, s->entry_loop);
+	else
+		jsonb__put_str_or_null(b, js, "entry_loop", NULL);
 	ranges_json(b, jsonb__put(b, js, "ranges", json_object_new_array()), d,
 		    s);
 	exits_json(b, jsonb__put(b, js, "exits", json_object_new_array()), d,

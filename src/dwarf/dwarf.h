@@ -96,6 +96,10 @@ struct dwarf_site {
 	struct dwarf_exit *exits;
 	int nexits;
 	char exits_why[DWARF_WHY_MAX]; /* set when exits could not be found */
+	/* A jump inside the site back to entry_pc, 0 when none: the entry is
+	 * also the head of a loop of the inlined code, reached again on
+	 * every turn of the loop without control leaving the site. */
+	uint64_t entry_loop;
 	/* The first parameter that is an implicit pointer to a variable of
 	 * the caller or, without one, the first whose value is an address
 	 * in the frame (DWARF_LOC_FBVALUE): the variable each exit's pointee

@@ -4,7 +4,8 @@
  * ranges. The ranges' machine code is decoded with capstone; an exit is a
  * return, a jump whose target lies outside every range, a jump through a
  * register or memory, or the end of a range that execution runs off into
- * code outside the site.
+ * code outside the site. A jump that stays inside and lands on the entry
+ * makes the entry a loop's head as well (dwarf_site.entry_loop).
  *
  * The bytes are the file's: the kernel patches some instructions at boot
  * (alternatives, return thunks), which changes what runs but not where
@@ -134,6 +135,8 @@ static int classify(csh cs, struct dwarf_site *s, const cs_insn *insn)
 	if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
 		uint64_t t = (uint64_t)x->operands[0].imm;
 
+		if (t == s->entry_pc && in_site(s, t) && !s->entry_loop)
+			s->entry_loop = insn->address;
 		return in_site(s, t) ? 0
 				     : add_exit(s, DWARF_EXIT_BRANCH, insn, t);
 	}

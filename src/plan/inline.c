@@ -105,6 +105,7 @@ static bool site__build(const struct dwarf_site *d, struct plan_inline_site *s,
 	}
 	snprintf(s->symbol, sizeof(s->symbol), "%s", d->symbol);
 	s->entry_off = d->entry_pc - d->symbol_addr;
+	s->entry_loops = d->entry_loop != 0;
 	for (int i = 0; i < d->nexits; i++) {
 		const struct dwarf_exit *e = &d->exits[i];
 
@@ -189,6 +190,7 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 	memset(out->arg_why, 0, sizeof(out->arg_why));
 	memset(out->exit_fetch, 0, sizeof(out->exit_fetch));
 	out->out_at_exit = false;
+	out->out_arg = out_arg;
 	if (n <= 0) {
 		snprintf(out->why, sizeof(out->why),
 			 "no inline site in the DWARF");
@@ -282,9 +284,33 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
 	out->nsites = n;
 }
 
-const char *plan_inline__out_why(const struct plan_inline *in, int out_arg)
+int plan__inline_param(const struct dwarf_site *sites, int n,
+		       const char *const *names, int nnames)
 {
-	if (in->out_at_exit || out_arg < 0 || out_arg >= FS_INLINE_NARGS)
+	int found = -1;
+
+	for (int i = 0; i < n; i++) {
+		const struct dwarf_site *d = &sites[i];
+		int at = -1;
+
+		for (int k = 0; k < nnames && at < 0; k++)
+			for (int a = 0; a < d->nparams && at < 0; a++)
+				if (!strcmp(d->params[a].name, names[k]))
+					at = a;
+		if (at < 0 || (found >= 0 && at != found))
+			return -1;
+		found = at;
+	}
+	return found;
+}
+
+const char *plan_inline__out_why(const struct plan_inline *in)
+{
+	int a = in->out_arg;
+
+	if (in->out_at_exit)
 		return "";
-	return in->arg_why[out_arg][0] ? in->arg_why[out_arg] : in->exit_why;
+	if (a < 0 || a >= FS_INLINE_NARGS)
+		return in->exit_why;
+	return in->arg_why[a][0] ? in->arg_why[a] : in->exit_why;
 }

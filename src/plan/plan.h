@@ -18,6 +18,9 @@
 struct plan_inline_site {
 	char symbol[128]; /* the ELF symbol (caller) holding the site */
 	unsigned long long entry_off;
+	/* The entry is also the head of a loop of the inlined code: an
+	 * arrival there before an exit continues the call in flight. */
+	bool entry_loops;
 	int nexits; /* distinct exit targets */
 	unsigned long long exit_off[PLAN_INLINE_EXITS];
 };
@@ -44,6 +47,8 @@ struct plan_inline {
 	 * through): the result is that variable, fetched at each exit
 	 * target of every site. */
 	bool out_at_exit;
+	/* The out argument's index, -1: none (exit_why may say why). */
+	int out_arg;
 	struct fs_fetch exit_fetch[FS_INLINE_MAX_SITES][FS_INLINE_MAX_EXITS];
 	/* Why an out argument fetched at the entry is not read at the
 	 * exits ("" when it is, or when arg_why says why it is not
@@ -211,9 +216,18 @@ struct dwarf_site;
 void plan__inline_build(const struct dwarf_site *sites, int n,
 			const int arg_size[FS_INLINE_NARGS], int out_arg,
 			struct plan_inline *out);
-/* Why in's out argument out_arg is not read at the exits: "" when it is
- * (out_at_exit) or when there is no out argument. */
-const char *plan_inline__out_why(const struct plan_inline *in, int out_arg);
+/*
+ * The index of the parameter named one of names[0..nnames) (the first
+ * name found wins), the same at each of the n sites; -1 when a site has
+ * none of them there. Kernels move an argument between releases (6.12's
+ * shmem_get_folio_gfp took write_end before foliop): its name stays.
+ */
+int plan__inline_param(const struct dwarf_site *sites, int n,
+		       const char *const *names, int nnames);
+/* Why in's out argument is not read at the exits: "" when it is
+ * (out_at_exit), else the reason (none when there is no out argument
+ * and nobody said why). */
+const char *plan_inline__out_why(const struct plan_inline *in);
 /* One-line summary of why the chosen step was picked (for reports). */
 void plan__reason(const struct plan *p, char *out, size_t n);
 

@@ -187,7 +187,6 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 			 char *why, size_t n)
 {
 	const struct plan_inline *in = f->sub_inl[pr->target];
-	int out = pr->tg->sub_inline_out;
 	int len;
 
 	if (!in || !in->function[0])
@@ -198,9 +197,9 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 		return true;
 	if (!in->nsites)
 		snprintf(why + len, n - len, ", sites unusable: %s", in->why);
-	else if (plan_inline__out_why(in, out)[0])
+	else if (plan_inline__out_why(in)[0])
 		snprintf(why + len, n - len, "; folio not read there: %s",
-			 plan_inline__out_why(in, out));
+			 plan_inline__out_why(in));
 	return true;
 }
 
@@ -690,18 +689,27 @@ done:
 	return err;
 }
 
-/* The bench's FOLIOSCOPE_COST_DROP into the programs' configuration,
- * said on stderr: a trace with it set measures wrong. */
+/* The bench's FOLIOSCOPE_COST_DROP for target t into *d; an unknown
+ * part is said on stderr. */
+static int cost__read(enum fs_target t, struct probe_cost_drop *d)
+{
+	char why[160];
+	int err = probe__cost_drop(t, d, why, sizeof(why));
+
+	if (err)
+		err__print(NULL, 0, "%s", why);
+	return err;
+}
+
+/* FOLIOSCOPE_COST_DROP into the programs' configuration, said on stderr:
+ * a trace with it set measures wrong. */
 static int probe__cost_cfg(struct probe *pr)
 {
 	struct probe_cost_drop d;
-	char why[160];
-	int err = probe__cost_drop(pr->target, &d, why, sizeof(why));
+	int err = cost__read(pr->target, &d);
 
-	if (err) {
-		err__print(NULL, 0, "%s", why);
+	if (err)
 		return err;
-	}
 	pr->cfg.cost_drop = d.parts;
 	pr->cfg.cost_drop_hist = d.hists;
 	if (d.parts || d.hists)
@@ -716,12 +724,8 @@ static int probe__cost_cfg(struct probe *pr)
 int probe__cost_check(enum fs_target t)
 {
 	struct probe_cost_drop d;
-	char why[160];
-	int err = probe__cost_drop(t, &d, why, sizeof(why));
 
-	if (err)
-		err__print(NULL, 0, "%s", why);
-	return err;
+	return cost__read(t, &d);
 }
 
 int probe__attach(const struct kfacts *f, struct plan *p,
@@ -815,10 +819,9 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	/* At inline sites without the result, the first sub histogram (the
 	 * result's) is not measured; the others come from the entries. */
 	if (!pr->sub_missing && pr->cfg.sub_inl &&
-	    !pr->cfg.sub_inl->out_at_exit && tg->sub_inline_out >= 0) {
+	    !pr->cfg.sub_inl->out_at_exit) {
 		snprintf(why, sizeof(why), "sub-probe at inline sites: %s",
-			 plan_inline__out_why(pr->cfg.sub_inl,
-					      tg->sub_inline_out));
+			 plan_inline__out_why(pr->cfg.sub_inl));
 		model__not_measured(r, t, tg->sub_hist[0], why);
 	}
 	if (!pr->sub_missing)

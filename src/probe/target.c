@@ -47,9 +47,14 @@ static void dd__configure(void *skel, const struct probe_opts *o,
 
 	rodata__set(s->rodata, o, c);
 	s->rodata->cmp_src_is_inode = c->cmp_src_is_inode;
-	if (c->inl)
-		memcpy((void *)s->rodata->inline_fetch, c->inl->fetch,
-		       sizeof(s->rodata->inline_fetch));
+	if (!c->inl)
+		return;
+	memcpy((void *)s->rodata->inline_fetch, c->inl->fetch,
+	       sizeof(s->rodata->inline_fetch));
+	s->rodata->inline_loop_sites = 0;
+	for (int i = 0; i < c->inl->nsites; i++)
+		if (c->inl->site[i].entry_loops)
+			s->rodata->inline_loop_sites |= 1u << i;
 }
 
 static int dd__load(void *skel)
@@ -272,9 +277,10 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		 */
 		.sub_symbols = { "shmem_get_folio_gfp", "shmem_getpage_gfp",
 				 "shmem_get_folio", "shmem_getpage" },
-		/* (inode, index, foliop, ...) for all four */
+		/* (inode, index, foliop, ...) on 6.1; 6.12's _gfp worker
+		 * takes write_end before foliop */
 		.sub_inline_in = "shmem_file_read_iter",
-		.sub_inline_out = 2,
+		.sub_inline_out = { "foliop", "pagep" },
 		.nsub_hists = 2,
 		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES },
 		.sub_unseen = "folio lookups and copies to user space are",

@@ -97,10 +97,11 @@ struct probe_target {
 	 * The traced function the sub-probe's lookups are called from
 	 * (NULL: no such check). Where the DWARF has a sub symbol inlined
 	 * there, a probe on any symbol misses those lookups; sub_inline_out
-	 * is the argument the lookup writes its result through.
+	 * names the argument the lookup writes its result through (by name:
+	 * its position moves between releases), NULL-terminated.
 	 */
 	const char *sub_inline_in;
-	int sub_inline_out;
+	const char *sub_inline_out[4];
 	/* Histograms only the sub-probe measures: unmeasured without it
 	 * and at the syscall level, where sub_unseen is what the syscall
 	 * boundary does not show ("the folios ... are"). */

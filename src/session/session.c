@@ -125,12 +125,37 @@ static int sites__keep_caller(struct dwarf_sites *s, const char *caller)
 	return n;
 }
 
+/* The plan of the sub-probe's inlined lookup at sites[0..n), the out
+ * argument found by its name. */
+static void sub__inline_build(const struct probe_target *tg,
+			      const struct dwarf_site *sites, int n,
+			      struct plan_inline *out)
+{
+	static const int size[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
+	size_t len = 0;
+	int nnames = 0;
+	int arg;
+
+	while (nnames < (int)ARRAY_SIZE(tg->sub_inline_out) &&
+	       tg->sub_inline_out[nnames])
+		nnames++;
+	arg = plan__inline_param(sites, n, tg->sub_inline_out, nnames);
+	plan__inline_build(sites, n, size, arg, out);
+	if (arg >= 0 || !nnames)
+		return;
+	len = snprintf(out->exit_why, sizeof(out->exit_why),
+		       "no parameter named");
+	for (int i = 0; i < nnames && len < sizeof(out->exit_why); i++)
+		len += snprintf(out->exit_why + len,
+				sizeof(out->exit_why) - len, "%s '%s'",
+				i ? " or" : "", tg->sub_inline_out[i]);
+}
+
 int session__sub_inline(const char *cmd, const char *debuginfo,
 			const struct kfacts *f, enum fs_target t,
 			struct plan_inline *out)
 {
 	const struct probe_target *tg = probe_target__get(t);
-	static const int size[FS_INLINE_NARGS] = { 8, 8, 8, 8, 8, 8 };
 	struct dwarf_kernel k;
 	char why[DWARF_WHY_MAX];
 	int n;
@@ -160,8 +185,7 @@ int session__sub_inline(const char *cmd, const char *debuginfo,
 		    0) {
 			kept = sites__keep_caller(&sites, tg->sub_inline_in);
 			if (kept > 0) {
-				plan__inline_build(sites.site, kept, size,
-						   tg->sub_inline_out, out);
+				sub__inline_build(tg, sites.site, kept, out);
 				snprintf(out->function, sizeof(out->function),
 					 "%s", sym);
 			}

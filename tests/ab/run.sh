@@ -132,22 +132,38 @@ peer() {
 		--exec "$repo/tests/ab/peers-guest.sh" -- "$@") >"$out/$log" 2>&1
 }
 
-# peer_pair PEER NEWKERNEL DONE ARGS...: N interleaved boots of the peer
-# on base and new, logs PEER-SIDE-I.log; a boot whose log has no line
-# matching DONE (its last result) is said with the guest's error.
-peer_pair() {
-	local what=$1 knew=$2 done=$3 i side k log
-	shift 3
+# interleave NEWKERNEL STEP ARGS...: STEP SIDE I KERNEL ARGS... N times
+# on each kernel in turn (base, new, base, new, ...), so that a host busy
+# for a while slows both sides alike.
+interleave() {
+	local knew=$1 step=$2 i side k
+	shift 2
 	for i in $(seq 1 "$runs"); do
 		for side in base new; do
 			k=$k_base
 			[ $side = new ] && k=$knew
-			log=$out/$what-$side-$i.log
-			peer "$k" "$(basename "$log")" "$what" "$@"
-			grep -q "$done" "$log" ||
-				say "$what $side run $i: $(grep -m1 '^== error' "$log" || tail -n 1 "$log")"
+			"$step" "$side" "$i" "$k" "$@"
 		done
 	done
+}
+
+# peer_step SIDE I KERNEL PEER DONE ARGS...: one boot of the peer, log
+# PEER-SIDE-I.log; a boot whose log has no line matching DONE (its last
+# result) is said with the guest's error.
+peer_step() {
+	local side=$1 i=$2 k=$3 what=$4 done=$5 log
+	shift 5
+	log=$out/$what-$side-$i.log
+	peer "$k" "$(basename "$log")" "$what" "$@"
+	grep -q "$done" "$log" ||
+		say "$what $side run $i: $(grep -m1 '^== error' "$log" || tail -n 1 "$log")"
+}
+
+# peer_pair PEER NEWKERNEL DONE ARGS...: N interleaved boots of the peer.
+peer_pair() {
+	local what=$1 knew=$2
+	shift 2
+	interleave "$knew" peer_step "$what" "$@"
 }
 
 # spread NAME UNIT BASE NEW: one line from each side's values (one per
@@ -193,25 +209,27 @@ for m in fentry kprobe; do
 		die "$m does not attach to shmem_file_read_iter on the test kernel, see $out/doctor.log"
 done
 
+# run_step SIDE I KERNEL TAG ARGS...: one run of ARGS, JSON in
+# TAG-SIDE-I.json. A run that wrote no JSON is an error; a run that exits
+# 1 (a validation failure) is a finding.
+run_step() {
+	local side=$1 i=$2 k=$3 tag=$4 st
+	shift 4
+	vm "$k" "$tag-$side-$i.log" "$@" -j "$tag-$side-$i.json"
+	st=$?
+	if ! jq -e . "$out/$tag-$side-$i.json" >/dev/null 2>&1; then
+		tail -n 5 "$out/$tag-$side-$i.log" >&2
+		die "$tag $side run $i wrote no report (exit $st), see $out/$tag-$side-$i.log"
+	fi
+	echo "ab: $tag $side run $i/$runs: exit $st" >&2
+}
+
 # run_pair TAG NEWKERNEL ARGS...: N interleaved runs of ARGS on base and
-# new; JSON in TAG-base-I.json / TAG-new-I.json. A run that wrote no JSON
-# is an error; a run that exits 1 (a validation failure) is a finding.
+# new.
 run_pair() {
-	local tag=$1 knew=$2 i side k st
+	local tag=$1 knew=$2
 	shift 2
-	for i in $(seq 1 "$runs"); do
-		for side in base new; do
-			k=$k_base
-			[ $side = new ] && k=$knew
-			vm "$k" "$tag-$side-$i.log" "$@" -j "$tag-$side-$i.json"
-			st=$?
-			if ! jq -e . "$out/$tag-$side-$i.json" >/dev/null 2>&1; then
-				tail -n 5 "$out/$tag-$side-$i.log" >&2
-				die "$tag $side run $i wrote no report (exit $st), see $out/$tag-$side-$i.log"
-			fi
-			echo "ab: $tag $side run $i/$runs: exit $st" >&2
-		done
-	done
+	interleave "$knew" run_step "$tag" "$@"
 }
 
 # compare_pair TAG RULES...: compare all base runs with all new runs.

@@ -24,7 +24,7 @@
 #define FS_SRCDIR "."
 #endif
 
-static char dir[256], lib[300], spill[300], result[300];
+static char dir[256], lib[300], spill[300], result[300], loop[300];
 
 /* ---- readelf --debug-dump=info,loc,Ranges ---- */
 #define MAX_DIES 512
@@ -193,12 +193,13 @@ static void parse_ranges(void)
 	assert_int_equal(pclose(f), 0);
 }
 
-static void parse_objdump(void)
+static void parse_objdump(const char *file)
 {
 	char line[512];
 	unsigned long a, t;
-	FILE *f = run("objdump -d --no-show-raw-insn %s", lib);
+	FILE *f = run("objdump -d --no-show-raw-insn %s", file);
 
+	ninsns = 0;
 	while (fgets(line, sizeof(line), f)) {
 		struct insn *in;
 		char mnem[16], ops[256] = "";
@@ -242,6 +243,13 @@ static int setup(void **state)
 		 "gcc -O0 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
 		 "spill.c",
 		 spill, FS_SRCDIR);
+	if (system(cmd))
+		return -1;
+	snprintf(loop, sizeof(loop), "%s/libloop.so", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc -Os -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
+		 "loop.c",
+		 loop, FS_SRCDIR);
 	if (system(cmd))
 		return -1;
 	snprintf(result, sizeof(result), "%s/libresult.so", dir);
@@ -328,6 +336,7 @@ static void check_param(const struct die *p, const struct dwarf_param *got,
 
 static void check_exits(const struct dwarf_site *s)
 {
+	uint64_t loop = 0;
 	int want = 0;
 
 	/* Every exit is where objdump says, with its mnemonic and target. */
@@ -368,6 +377,15 @@ static void check_exits(const struct dwarf_site *s)
 		want += last && !stops;
 	}
 	assert_int_equal(s->nexits, want);
+	/* The entry is a loop's head exactly when objdump shows a jump in
+	 * the site landing on it: the first such jump. */
+	for (int i = 0; i < ninsns; i++)
+		if (in_ranges(s, insns[i].addr) && insns[i].mnem[0] == 'j' &&
+		    !insns[i].indirect && insns[i].target == s->entry_pc) {
+			loop = insns[i].addr;
+			break;
+		}
+	assert_int_equal(s->entry_loop, loop);
 }
 
 static void test_sites(void **state)
@@ -382,7 +400,7 @@ static void test_sites(void **state)
 	parse_info();
 	parse_loc();
 	parse_ranges();
-	parse_objdump();
+	parse_objdump(lib);
 	for (int i = 0; i < ndies; i++)
 		if (!strcmp(dies[i].tag, "DW_TAG_subprogram") &&
 		    !strcmp(dies[i].name, "fold"))
@@ -474,6 +492,34 @@ static void test_sites(void **state)
 	dwarf_sites__free(&sites);
 	assert_int_equal(
 		dwarf__find_inline(d, "caller_a", &sites, why, sizeof(why)), 0);
+	dwarf_sites__free(&sites);
+	dwarf__close(d);
+}
+
+/*
+ * An inline entry that is also its loop's head: entry_loop is the jump
+ * back, as objdump shows it (check_exits), and the fixture keeps its
+ * promise that there is one.
+ */
+static void test_entry_loop(void **state)
+{
+	struct dwarf_sites sites;
+	const struct dwarf_site *s;
+	struct dwarf *d;
+	char why[512];
+
+	(void)state;
+	parse_objdump(loop);
+	assert_int_equal(dwarf__open(loop, &d, why, sizeof(why)), 0);
+	assert_int_equal(
+		dwarf__find_inline(d, "spin", &sites, why, sizeof(why)), 1);
+	s = &sites.site[0];
+	assert_string_equal(s->caller, "caller_loop");
+	assert_string_equal(s->exits_why, "");
+	check_exits(s);
+	assert_true(s->entry_loop != 0);
+	assert_true(in_ranges(s, s->entry_loop));
+	assert_true(s->entry_loop > s->entry_pc);
 	dwarf_sites__free(&sites);
 	dwarf__close(d);
 }
@@ -742,6 +788,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sites),
+		cmocka_unit_test(test_entry_loop),
 		cmocka_unit_test(test_frame_base),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_store_through),

@@ -920,7 +920,7 @@ static void test_inline_build_frame_exits(void **state)
 	assert_true(in.out_at_exit);
 	assert_string_equal(in.arg_why[2], "");
 	assert_string_equal(in.exit_why, "");
-	assert_string_equal(plan_inline__out_why(&in, 2), "");
+	assert_string_equal(plan_inline__out_why(&in), "");
 	assert_int_equal(in.site[0].nexits, 2);
 	assert_int_equal(in.site[0].exit_off[0], 0x133);
 	assert_int_equal(in.exit_fetch[0][0].kind, FS_FETCH_MEM);
@@ -945,7 +945,7 @@ static void test_inline_build_frame_exits(void **state)
 	assert_false(in.out_at_exit);
 	assert_string_equal(in.arg_why[2], "");
 	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_VALUE);
-	assert_string_equal(plan_inline__out_why(&in, 2),
+	assert_string_equal(plan_inline__out_why(&in),
 			    "'foliop', the address of the caller's variable, "
 			    "at the exit shmem_file_read_iter+0x293: frame "
 			    "base -72: the call frame information gives no "
@@ -961,7 +961,7 @@ static void test_inline_build_frame_exits(void **state)
 	plan__inline_build(&s, 1, sizes8, 2, &in);
 	assert_false(in.out_at_exit);
 	assert_string_equal(in.arg_why[2], "");
-	assert_string_equal(plan_inline__out_why(&in, 2),
+	assert_string_equal(plan_inline__out_why(&in),
 			    "'foliop' at the inline entry: the address rsp+48, "
 			    "which no frame base offset locates at the exits");
 
@@ -975,12 +975,72 @@ static void test_inline_build_frame_exits(void **state)
 	assert_false(in.out_at_exit);
 	assert_int_equal(in.fetch[0][2].kind, FS_FETCH_NONE);
 	assert_string_equal(in.exit_why, "");
-	assert_string_equal(plan_inline__out_why(&in, 2),
+	assert_string_equal(plan_inline__out_why(&in),
 			    "'foliop' at the inline entry: the address rsp+48, "
 			    "where the inlined code never stores (the result "
 			    "stays in registers)");
 	/* No out argument: nothing to say. */
-	assert_string_equal(plan_inline__out_why(&in, -1), "");
+	plan__inline_build(&s, 1, sizes8, -1, &in);
+	assert_int_equal(in.out_arg, -1);
+	assert_string_equal(plan_inline__out_why(&in), "");
+}
+
+/*
+ * The out argument is found by its name, wherever the release put it:
+ * 6.1's (inode, index, foliop, ...) and 6.12's (inode, index, write_end,
+ * foliop, ...), the first name of the list found winning; a site without
+ * any of the names, or sites that disagree, give none.
+ */
+static void test_inline_param(void **state)
+{
+	static const char *const want[] = { "foliop", "pagep" };
+	struct dwarf_param pa[3], pb[4];
+	struct dwarf_exit ex[1], eb[1];
+	struct dwarf_site s[2];
+
+	(void)state;
+	lookup_site(&s[0], pa, ex, 1, 0x82, 12);
+	assert_int_equal(plan__inline_param(s, 1, want, 2), 2);
+	lookup_site(&s[1], pb, eb, 1, 0x90, 12);
+	memset(&pb[3], 0, sizeof(pb[3]));
+	strcpy(pb[2].name, "write_end");
+	strcpy(pb[3].name, "foliop");
+	s[1].nparams = 4;
+	assert_int_equal(plan__inline_param(&s[1], 1, want, 2), 3);
+	/* Two sites, the argument at 2 in one and 3 in the other. */
+	assert_int_equal(plan__inline_param(s, 2, want, 2), -1);
+	/* Another name of the list. */
+	strcpy(pa[2].name, "pagep");
+	assert_int_equal(plan__inline_param(s, 1, want, 2), 2);
+	assert_int_equal(plan__inline_param(s, 1, want, 1), -1);
+	/* The first name wins where a site has both. */
+	strcpy(pb[2].name, "pagep");
+	assert_int_equal(plan__inline_param(&s[1], 1, want, 2), 3);
+	assert_int_equal(plan__inline_param(s, 0, want, 2), -1);
+}
+
+/* A site whose entry is also its loop's head says so to the probes. */
+static void test_inline_entry_loop(void **state)
+{
+	struct dwarf_param pa[3];
+	struct dwarf_exit ex[1];
+	struct dwarf_site s[2];
+	struct plan_inline in;
+
+	(void)state;
+	lookup_site(&s[0], pa, ex, 1, 0x82, 12);
+	ex[0] = (struct dwarf_exit){ .kind = DWARF_EXIT_BRANCH,
+				     .insn = SYM + 0x90,
+				     .target = SYM + 0x200 };
+	s[1] = s[0];
+	s[1].entry_pc = SYM + 0x300;
+	s[1].entry_loop = SYM + 0x3a6;
+	plan__inline_build(s, 2, sizes8, -1, &in);
+	assert_string_equal(in.why, "");
+	assert_int_equal(in.nsites, 2);
+	assert_false(in.site[0].entry_loops);
+	assert_true(in.site[1].entry_loops);
+	assert_int_equal(in.site[1].entry_off, 0x300);
 }
 
 static void test_inline_targets(void **state)
@@ -1165,6 +1225,8 @@ int main(void)
 		cmocka_unit_test(test_inline_step),
 		cmocka_unit_test(test_inline_build_pointee),
 		cmocka_unit_test(test_inline_build_frame_exits),
+		cmocka_unit_test(test_inline_param),
+		cmocka_unit_test(test_inline_entry_loop),
 		cmocka_unit_test(test_inline_targets),
 	};
 
