@@ -169,7 +169,8 @@ static const struct argp vm_argp = {
 	"[--] ARGS...",
 	"Boot a kernel in qemu and run 'folioscope ARGS...' inside; its "
 	"output streams here and its exit status is ours.\vFiles named by "
-	"-j/--json/-o/--output/--ktap in ARGS are written on this host (also "
+	"-j/--json/-o/--output/--ktap/--events-json in ARGS are written on "
+	"this host (also "
 	"with --exec: the script gets /out/N in their place and writes "
 	"there). The "
 	"guest's /init runs the command in /out with PATH=/bin:/sbin:/usr/bin:"

@@ -24,8 +24,9 @@
 #define OUT_SKIP (-2) /* outs->cur while ignoring an unknown file's data */
 
 /* Options of folioscope's subcommands that name a file to write. */
-static const char *const file_opts[] = { "-j", "--json", "-o", "--output",
-					 "--ktap" };
+static const char *const file_opts[] = {
+	"-j", "--json", "-o", "--output", "--ktap", "--events-json"
+};
 
 static bool is_file_opt(const char *a)
 {
@@ -37,8 +38,8 @@ static bool is_file_opt(const char *a)
 	return false;
 }
 
-/* "--json=F" / "--output=F" / "--ktap=F" -> length of the "--json="
- * part, else 0. */
+/* "--json=F" / "--output=F" / "--ktap=F" / "--events-json=F" -> length
+ * of the "--json=" part, else 0. */
 static size_t long_eq_opt(const char *a)
 {
 	size_t i, n;

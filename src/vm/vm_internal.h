@@ -211,7 +211,8 @@ struct vm_outputs {
 	int cur; /* output being received, or -1 */
 };
 
-/* Copies argv, rewriting the file of -j/--json/-o/--output/--ktap to /out/N.
+/* Copies argv, rewriting the file of -j/--json/-o/--output/--ktap/
+ * --events-json to /out/N.
  * Checks each host path's directory is writable before anything boots. */
 int vm_outputs__rewrite(struct vm_outputs *outs, int argc, char **argv,
 			char ***gargv);
