@@ -222,6 +222,19 @@ static void parse_objdump(const char *file)
 	text_end = ninsns ? insns[ninsns - 1].addr + 1 : 0;
 }
 
+/* tests/fixtures/dwarf/NAME.c built with gcc OPT -g into dir/libNAME.so,
+ * its path in out. */
+static int fixture(char *out, size_t n, const char *name, const char *opt)
+{
+	char cmd[1024];
+
+	snprintf(out, n, "%s/lib%s.so", dir, name);
+	snprintf(cmd, sizeof(cmd),
+		 "gcc %s -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/%s.c",
+		 opt, out, FS_SRCDIR, name);
+	return system(cmd) ? -1 : 0;
+}
+
 static int setup(void **state)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -229,35 +242,10 @@ static int setup(void **state)
 	snprintf(dir, sizeof(dir), "%s/test_dwarf.XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return -1;
-	snprintf(lib, sizeof(lib), "%s/libinline.so", dir);
-	char cmd[1024];
-
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -O2 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
-		 "inline.c",
-		 lib, FS_SRCDIR);
-	if (system(cmd))
-		return -1;
-	snprintf(spill, sizeof(spill), "%s/libspill.so", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -O0 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
-		 "spill.c",
-		 spill, FS_SRCDIR);
-	if (system(cmd))
-		return -1;
-	snprintf(loop, sizeof(loop), "%s/libloop.so", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -Os -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
-		 "loop.c",
-		 loop, FS_SRCDIR);
-	if (system(cmd))
-		return -1;
-	snprintf(result, sizeof(result), "%s/libresult.so", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "gcc -O2 -g -fPIC -shared -o %s %s/tests/fixtures/dwarf/"
-		 "result.c",
-		 result, FS_SRCDIR);
-	if (system(cmd))
+	if (fixture(lib, sizeof(lib), "inline", "-O2") ||
+	    fixture(spill, sizeof(spill), "spill", "-O0") ||
+	    fixture(loop, sizeof(loop), "loop", "-Os") ||
+	    fixture(result, sizeof(result), "result", "-O2"))
 		return -1;
 	return 0;
 }
