@@ -244,9 +244,21 @@ compare_pair() {
 }
 
 # Validation verdict of one run: failures/checks, from the model's
-# validation object when the report has it, else the workload's value.
+# validation object when the report has it, else the workload's value;
+# then the failures the report lists (its first 64) by kind, a wrong
+# answer by which way it went: a SAME for differing data is a range the
+# kernel shared, the DIFFERS for identical data a missed one.
 verdict() {
-	jq -r 'if .validation then "\(.validation.failures) failures in \(.validation.checks) checks"
+	jq -r 'def way: if .kind != "wrong answer" then .kind
+			elif (.got | startswith("SAME")) then "differing data answered SAME"
+			elif (.got | startswith("DIFFERS")) then "identical data answered DIFFERS"
+			else .kind end;
+	       if .validation then "\(.validation.failures) failures in \(.validation.checks) checks" +
+			(if (.validation.cases // []) == [] then ""
+			 else " (" + ([.validation.cases[] | way] | group_by(.) |
+				map("\(length) \(.[0])") | join(", ")) +
+				(if .validation.failures > (.validation.cases | length)
+				 then ", of the first \(.validation.cases | length)" else "" end) + ")" end)
 	       else "\(.workload.validation_failures // "?") failures" end' "$1"
 }
 
