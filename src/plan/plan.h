@@ -220,7 +220,7 @@ void plan__inline_build(const struct dwarf_site *sites, int n,
  * The index of the parameter named one of names[0..nnames) (the first
  * name found wins), the same at each of the n sites; -1 when a site has
  * none of them there. Kernels move an argument between releases (6.12's
- * shmem_get_folio_gfp took write_end before foliop): its name stays.
+ * shmem_get_folio_gfp takes write_end before foliop): its name stays.
  */
 int plan__inline_param(const struct dwarf_site *sites, int n,
 		       const char *const *names, int nnames);
