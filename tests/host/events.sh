@@ -19,6 +19,9 @@ fi
 #   pread OFF LEN | wronly (a read of an O_WRONLY fd: EBADF)
 #   efault LEN (a read into an unmapped buffer: EFAULT) | loop N LEN
 #   sleep S (the workload spans several -i intervals)
+#   await FILE N TEXT (stays until N lines of FILE hold TEXT, 30 s at
+#   most: trace names an event's file from the process's open fds, which
+#   go when it exits)
 # It prints "OFF LEN RET" per call issued (RET -errno on failure).
 cat >"$ev/wl.py" <<'PY'
 import ctypes, errno, os, sys
@@ -41,6 +44,17 @@ for line in sys.stdin:
         call(fd, 0, int(w[1]), ctypes.c_void_p(8))
     elif w[0] == "sleep":
         import time; time.sleep(float(w[1]))
+    elif w[0] == "await":
+        import time
+        text = line.split(None, 3)[3].strip()
+        for _ in range(3000):
+            try:
+                with open(w[1]) as f:
+                    if sum(text in l for l in f) >= int(w[2]):
+                        break
+            except OSError:
+                pass
+            time.sleep(0.01)
     elif w[0] == "loop":
         for _ in range(int(w[1])):
             call(fd, 0, int(w[2]), big)
@@ -69,7 +83,7 @@ else
 	{
 		echo "pread 0 4096"; echo "pread 4096 100"; echo "pread 12345 3000"
 		echo "pread 1048576 65536"; echo "pread 7999990 4096"
-		echo "pread 8000000 10"; echo "wronly 50"
+		echo "pread 8000000 10"; echo "wronly 50"; echo "await $ev/all.out 7 shmem  syscall"
 	} >"$ev/all.in"
 	if ev_trace all "$ev/all.in" --events all --events-json "$ev/all.jsonl"; then
 		expect_eq "events all: one event per call, offsets, lengths and results as issued" \
