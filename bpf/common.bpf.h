@@ -329,10 +329,8 @@ static __always_inline bool filter__file(const struct file *f)
  * and the other run on that CPU. The tests reconcile every count against
  * the workload's own totals.
  */
-static __always_inline __u32 hist__slot(int *h, __u64 v)
+static __always_inline __u32 hist__masked(int *h, __u32 slot)
 {
-	__u32 slot = fs_log2_slot(v);
-
 	fs_opaque(slot);
 	slot &= FS_SLOTS - 1;
 	fs_opaque(*h);
@@ -340,11 +338,17 @@ static __always_inline __u32 hist__slot(int *h, __u64 v)
 	return slot;
 }
 
-/* Bench only: histogram h left out (h a constant where inlined, so the
- * test costs nothing in a trace). */
+static __always_inline __u32 hist__slot(int *h, __u64 v)
+{
+	return hist__masked(h, fs_log2_slot(v));
+}
+
+/* Bench only: histogram h left out (h a constant where inlined). One
+ * word says it, so a trace pays one load and a branch: user space sets
+ * every bit when all histograms are left out. */
 static __always_inline bool hist__dropped(int h)
 {
-	return (cost_drop & FS_DROP_HISTS) || (cost_drop_hist & (1U << h));
+	return cost_drop_hist & (1U << h);
 }
 
 /* For a histogram several programs write. */
@@ -372,10 +376,19 @@ static __always_inline void hist__add_own(struct fs_stats *st, int h, __u64 v)
 	st->hist[h].sum += v;
 }
 
+/* The alignment of v (a power of two or 0): its slot without the
+ * general log2. */
 static __always_inline void hist__add_align_own(struct fs_stats *st, int h,
 						__u64 v)
 {
-	hist__add_own(st, h, fs_alignment(v));
+	__u64 a = fs_alignment(v);
+	__u32 slot;
+
+	if (hist__dropped(h))
+		return;
+	slot = hist__masked(&h, fs_pow2_slot(a));
+	st->hist[h].slot[slot]++;
+	st->hist[h].sum += a;
 }
 
 /* For a counter several programs write. */
@@ -485,36 +498,83 @@ struct page___v50 {
 } __attribute__((preserve_access_index));
 
 /*
+ * The order of the folio whose head is head and first tail tail1, both
+ * in the kernel's memory: 6.1-6.5 keep it in the folio's _folio_order,
+ * 6.6+ in the low byte of _flags_1, <= 6.0 in the first tail page's
+ * compound_order. buf, when not NULL, holds a copy of both pages (the
+ * folio overlays them), so the order is taken from it without a read.
+ */
+static __always_inline __u32 folio__order(const void *head, const void *tail1,
+					  const __u8 *buf, __u32 len)
+{
+	__u32 off;
+
+	if (bpf_core_field_exists(struct folio___v61, _folio_order)) {
+		off = bpf_core_field_offset(struct folio___v61, _folio_order);
+		if (buf && off < len)
+			return buf[off];
+		return BPF_CORE_READ((struct folio___v61 *)head, _folio_order);
+	}
+	if (bpf_core_field_exists(struct folio, _flags_1)) {
+		off = bpf_core_field_offset(struct folio, _flags_1);
+		if (buf && off < len)
+			return buf[off]; /* little-endian: the low byte */
+		return BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff;
+	}
+	off = bpf_core_type_size(struct page) +
+	      bpf_core_field_offset(struct page___v50, compound_order);
+	if (buf && off < len)
+		return buf[off];
+	return BPF_CORE_READ((struct page___v50 *)tail1, compound_order);
+}
+
+/* Room for a head page and its first tail in one read (struct page is
+ * 64 bytes on x86-64; larger layouts take a read per field). */
+#define FS_PAGE_PAIR_BYTES 160
+
+/*
  * Size in bytes of the folio that page belongs to. A tail page has bit 0
  * of compound_head set and points at its head. A head page is recognised
  * by its first tail pointing back at it, which avoids decoding page flags
- * (their type and PG_head's value changed across versions). The order is
- * kept in the folio (6.1-6.5: _folio_order; 6.6+: low byte of _flags_1)
- * or in the first tail page (<= 6.0: compound_order).
+ * (their type and PG_head's value changed across versions). The head and
+ * its first tail are read in one copy: a lookup returns the head, so one
+ * read serves the common case.
  */
 static __always_inline __u64 folio__bytes(const void *page)
 {
+	__u32 psz = bpf_core_type_size(struct page);
+	__u32 cho = bpf_core_field_offset(struct page, compound_head);
+	__u64 words[FS_PAGE_PAIR_BYTES / 8];
+	__u8 *buf = (__u8 *)words;
 	__u64 psize = page_size, ch, ch1;
 	const void *head = page, *tail1;
-	__u32 order;
+	__u32 len = 2 * psz;
 
 	if (cost_drop & FS_DROP_FOLIO)
 		return psize;
-	ch = BPF_CORE_READ((struct page *)page, compound_head);
-	if (ch & 1)
+	if (len > sizeof(words) || psz + cho + 8 > len ||
+	    bpf_probe_read_kernel(buf, len, page)) {
+		/* One field at a time (the page after page may not be
+		 * mapped: then page heads no folio of its own). */
+		ch = BPF_CORE_READ((struct page *)page, compound_head);
+		if (ch & 1)
+			head = (const void *)(ch - 1);
+		tail1 = head + psz;
+		ch1 = BPF_CORE_READ((struct page *)tail1, compound_head);
+		if (ch1 != (__u64)head + 1)
+			return psize;
+		return psize << (folio__order(head, tail1, NULL, 0) & 31);
+	}
+	ch = *(__u64 *)(buf + cho);
+	if (ch & 1) {
 		head = (const void *)(ch - 1);
-	tail1 = head + bpf_core_type_size(struct page);
-	ch1 = BPF_CORE_READ((struct page *)tail1, compound_head);
+		if (bpf_probe_read_kernel(buf, len, head))
+			return psize;
+	}
+	ch1 = *(__u64 *)(buf + psz + cho);
 	if (ch1 != (__u64)head + 1)
 		return psize;
-	if (bpf_core_field_exists(struct folio___v61, _folio_order))
-		order = BPF_CORE_READ((struct folio___v61 *)head, _folio_order);
-	else if (bpf_core_field_exists(struct folio, _flags_1))
-		order = BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff;
-	else
-		order = BPF_CORE_READ((struct page___v50 *)tail1,
-				      compound_order);
-	return psize << (order & 31);
+	return psize << (folio__order(head, head + psz, buf, len) & 31);
 }
 
 /*

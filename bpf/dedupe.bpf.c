@@ -157,11 +157,13 @@ static __always_inline void dd__count(int counter)
  * An entry of the attached function (for the syscall level: of a
  * FIDEDUPERANGE ioctl). Process filters come first: a call they reject
  * leaves no trace, and neither does its exit, which checks them again.
+ * c: the thread's record if the caller has already looked it up, else
+ * NULL.
  */
-static __always_inline int dd__enter(const struct dd_entry *e)
+static __always_inline int dd__enter_in(const struct dd_entry *e,
+					struct dd_call *c)
 {
 	bool skip = e->skip;
-	struct dd_call *c;
 
 	if (!filter__pass())
 		return 0;
@@ -175,7 +177,8 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 	 * REMAP_FILE_DEDUP itself, further down.) */
 	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
 		skip = true;
-	c = dd__slot(true);
+	if (!c)
+		c = dd__slot(true);
 	if (!c) {
 		if (!skip)
 			dd__count(FS_DD_DROPPED);
@@ -216,6 +219,11 @@ static __always_inline int dd__enter(const struct dd_entry *e)
 	c->h.call_depth = c->h.depth;
 	c->h.ts = fs_now();
 	return 0;
+}
+
+static __always_inline int dd__enter(const struct dd_entry *e)
+{
+	return dd__enter_in(e, NULL);
 }
 
 /*
@@ -667,12 +675,13 @@ int kprobe_inline_entry(struct pt_regs *ctx)
 {
 	__u32 site = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 src, srcoff, dstoff, len, same;
+	struct dd_call *c = NULL;
 	__u32 loop = 0;
 
 	site &= FS_INLINE_MAX_SITES - 1;
+	/* The record found here serves the entry too: one lookup. */
 	if (inline_loop_sites & (1u << site)) {
-		struct dd_call *c = dd__slot(false);
-
+		c = dd__slot(false);
 		if (c && c->h.depth && c->loop_site == site + 1)
 			return 0;
 		loop = site + 1;
@@ -682,16 +691,18 @@ int kprobe_inline_entry(struct pt_regs *ctx)
 	inline__arg(ctx, site, 3, &dstoff);
 	inline__arg(ctx, site, 4, &len);
 	inline__arg(ctx, site, 5, &same);
-	return dd__enter(&(struct dd_entry){
-		.kind = DD_KIND_INLINE,
-		.obj = (const void *)src,
-		.is_inode = cmp_src_is_inode,
-		.srcoff = srcoff,
-		.dstoff = dstoff,
-		.len = len,
-		.at_exit.fn.same_ptr = same,
-		.loop_site = loop,
-	});
+	return dd__enter_in(
+		&(struct dd_entry){
+			.kind = DD_KIND_INLINE,
+			.obj = (const void *)src,
+			.is_inode = cmp_src_is_inode,
+			.srcoff = srcoff,
+			.dstoff = dstoff,
+			.len = len,
+			.at_exit.fn.same_ptr = same,
+			.loop_site = loop,
+		},
+		c);
 }
 
 /*

@@ -181,33 +181,51 @@ struct fs_stats {
 
 /*
  * Slot math, compiled into both the BPF programs and the user-space model
- * so the two can never disagree. Branch-light shifts instead of
- * __builtin_clzll because the BPF backend has no count-leading-zeros.
+ * so the two can never disagree. The BPF backend has no count-leading-
+ * zeros, and a search by halves costs a compare and a branch per step:
+ * instead, a power of two p = 2^i is told by the top six bits of
+ * p * FS_LOG2_MUL, which differ for each of the 64 (a de Bruijn
+ * sequence), through a table of 64 bytes: fewer instructions than the
+ * search, and none of its branches on the value's size.
  */
+#define FS_LOG2_MUL 0x022fdd63cc95386dULL
+
+static const __u8 fs_log2_table[64] = {
+	0,  1,	2,  53, 3,  7,	54, 27, 4,  38, 41, 8,	34, 55, 48, 28,
+	62, 5,	39, 46, 44, 42, 22, 9,	24, 35, 59, 56, 49, 18, 29, 11,
+	63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+	51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
+};
+
+/* floor(log2(p)) of a power of two p. */
+static inline __u32 fs_log2_pow2(__u64 p)
+{
+	return fs_log2_table[(p * FS_LOG2_MUL) >> 58];
+}
+
+/* Slot of 0 or a power of two: 0, or log2 + 1 (at most 63 + 1 -> 63). */
+static inline __u32 fs_pow2_slot(__u64 p)
+{
+	__u32 r;
+
+	if (!p)
+		return 0;
+	r = fs_log2_pow2(p) + 1;
+	return r < FS_SLOTS ? r : FS_SLOTS - 1;
+}
+
+/* Slot of v: 0 for 0, floor(log2(v)) + 1 otherwise, the top one holding
+ * everything from 2^62 on. */
 static inline __u32 fs_log2_slot(__u64 v)
 {
-	__u32 r = 0, s;
-
-	if (!v)
-		return 0;
-	s = (v > 0xffffffffULL) << 5;
-	v >>= s;
-	r |= s;
-	s = (v > 0xffff) << 4;
-	v >>= s;
-	r |= s;
-	s = (v > 0xff) << 3;
-	v >>= s;
-	r |= s;
-	s = (v > 0xf) << 2;
-	v >>= s;
-	r |= s;
-	s = (v > 0x3) << 1;
-	v >>= s;
-	r |= s;
-	r |= (__u32)(v >> 1);
-	/* r = floor(log2(v)); slot r+1, clamped to the last slot. */
-	return r + 1 < FS_SLOTS ? r + 1 : FS_SLOTS - 1;
+	/* Every bit below the top one set, then only the top one kept. */
+	v |= v >> 1;
+	v |= v >> 2;
+	v |= v >> 4;
+	v |= v >> 8;
+	v |= v >> 16;
+	v |= v >> 32;
+	return fs_pow2_slot(v - (v >> 1));
 }
 
 /* Largest power of two dividing v, capped at 2 MiB; 0 for v = 0. */

@@ -134,12 +134,14 @@ static __always_inline void sh__skip(bool create)
 }
 
 /*
- * Keep the read n for its exit, all but its event part, which the
- * caller sets in the slot returned only when events are on. A refused
- * slot is counted, not hidden, and so is a live read the slot held: its
- * exit was missed (a kretprobe out of instances) and it is not measured.
+ * The thread's record, claimed for a new read: its depth opened, the
+ * rest zeroed up to the event part, which the caller clears only when
+ * events are on. The caller fills it in place and sets h.ts last. A
+ * refused slot is counted, not hidden, and so is a live read the slot
+ * held: its exit was missed (a kretprobe out of instances) and it is not
+ * measured.
  */
-static __always_inline struct sh_call *sh__save(struct sh_call *n)
+static __always_inline struct sh_call *sh__claim(void)
 {
 	struct sh_call *c = sh__slot(true);
 	__u32 depth;
@@ -151,14 +153,11 @@ static __always_inline struct sh_call *sh__save(struct sh_call *n)
 	if (c->h.ts)
 		sh__count_dropped();
 	depth = c->h.depth + 1;
-	n->h.depth = depth;
-	n->h.call_depth = depth;
-	/* Word by word: a byte-wise copy would shift the pointers in n (a
-	 * BTF pointer at fentry), which the verifier refuses. Both sides
-	 * are 8-byte aligned structs. */
-	__builtin_memcpy(__builtin_assume_aligned(c, 8),
-			 __builtin_assume_aligned(n, 8),
-			 offsetof(struct sh_call, ev));
+	c->h.depth = depth;
+	c->h.call_depth = depth;
+	__builtin_memset(__builtin_assume_aligned(&c->pos, 8), 0,
+			 offsetof(struct sh_call, ev) -
+				 offsetof(struct sh_call, pos));
 	return c;
 }
 
@@ -184,22 +183,22 @@ static __always_inline struct sh_call *sh__current(void)
 static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
 					 struct iov_iter *to, bool btf)
 {
-	struct sh_call c, *s;
+	struct sh_call *c = sh__claim();
 
-	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
-	c.pos = pos;
-	c.req = req;
-	c.to = (__u64)to;
+	if (!c)
+		return 0;
+	c->pos = pos;
+	c->req = req;
+	c->to = (__u64)to;
 	/* Bench: without the file's inode, lookups are matched to any
 	 * read (sh__lookup_begin). */
 	if (!(cost_drop & FS_DROP_FILE))
-		c.inode = (__u64)FS_READ(btf, f, f_inode);
+		c->inode = (__u64)FS_READ(btf, f, f_inode);
 	if (!lean && to)
-		c.has_buf = iter__user_addr(to, btf, &c.buf);
-	c.h.ts = fs_now();
-	s = sh__save(&c);
-	if (ev_on && s)
-		s->ev = (struct sh_ev){};
+		c->has_buf = iter__user_addr(to, btf, &c->buf);
+	if (ev_on)
+		c->ev = (struct sh_ev){};
+	c->h.ts = fs_now();
 	return 0;
 }
 
@@ -331,9 +330,12 @@ static __always_inline int sh__lookup_exit(int ret)
 	struct fs_stats *st;
 	struct sh_call *c;
 
+	/* Lookups outside a traced read leave after the record's test. */
 	c = sh__current();
+	if (!c || !c->foliop)
+		return 0;
 	st = stats__get();
-	if (!c || !st || !c->foliop)
+	if (!st)
 		return 0;
 	sh__lookup_folio(st, c, sh__out_folio(ret, c->foliop));
 	return 0;
@@ -549,8 +551,10 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
 	__u64 folio = 0;
 
 	c = sh__current();
+	if (!c || c->foliop != SH_FOLIOP_INLINE)
+		return 0;
 	st = stats__get();
-	if (!c || !st || c->foliop != SH_FOLIOP_INLINE)
+	if (!st)
 		return 0;
 	fs_opaque(i);
 	i &= FS_INLINE_MAX_SITES * FS_INLINE_MAX_EXITS - 1;
@@ -570,28 +574,51 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
 #define S_IFREG 0100000
 
 /*
- * Reads of other files leave after the fewest reads: the fd's file, its
- * inode's head (mode and superblock), the superblock's magic.
+ * The f_op every regular tmpfs file has (shmem_file_operations, which
+ * /proc/kallsyms lists only on kernels built with KALLSYMS_ALL), learned
+ * from the first file that passed the full checks below. Once known, a
+ * read of any other file leaves after two reads, the fd's file and its
+ * f_op, and a tmpfs read needs no inode or superblock unless a file
+ * filter asks for them.
+ */
+__u64 shmem_fops = 0;
+
+/*
+ * Until then, or for a file whose f_op is that one: the inode's head
+ * (mode and superblock) and the superblock's magic. Regular files only:
+ * a fifo, socket or device node on tmpfs (or devtmpfs) is not read by
+ * shmem_file_read_iter.
  */
 static __always_inline bool sh__sys_file(long fd, struct file **fp)
 {
-	struct super_block *sb;
+	struct super_block *sb = NULL;
 	struct file *f;
+	__u64 fop;
 	__u32 mode;
 
 	*fp = f = fd__file(fd);
-	/* Regular files only: a fifo, socket or device node on tmpfs (or
-	 * devtmpfs) is not read by shmem_file_read_iter. */
-	return f && !inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) &&
-	       (mode & S_IFMT) == S_IFREG &&
-	       BPF_CORE_READ(sb, s_magic) == TMPFS_MAGIC &&
-	       (!(filter_dev || filter_magic) || filter__file_sb(sb));
+	if (!f)
+		return false;
+	fop = (__u64)BPF_CORE_READ(f, f_op);
+	if (shmem_fops) {
+		if (fop != shmem_fops)
+			return false;
+		if (!(filter_dev || filter_magic))
+			return true;
+		return filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
+	}
+	if (inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) ||
+	    (mode & S_IFMT) != S_IFREG ||
+	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC)
+		return false;
+	shmem_fops = fop;
+	return !(filter_dev || filter_magic) || filter__file_sb(sb);
 }
 
 static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 {
-	struct sh_call c, *s;
 	struct fs_stats *st;
+	struct sh_call *c;
 	struct iovec iov;
 	struct file *f = NULL;
 
@@ -601,17 +628,19 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		sh__skip(false);
 		return 0;
 	}
-	__builtin_memset(&c, 0, offsetof(struct sh_call, ev));
+	c = sh__claim();
+	if (!c)
+		return 0;
 	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
 	if (id == FS_NR_PREAD64 ||
 	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
-		c.pos = a->r10;
+		c->pos = a->r10;
 	else if (f)
-		c.pos = BPF_CORE_READ(f, f_pos);
+		c->pos = BPF_CORE_READ(f, f_pos);
 	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
-		c.buf = a->si;
-		c.req = a->dx;
-		c.has_buf = !lean;
+		c->buf = a->si;
+		c->req = a->dx;
+		c->has_buf = !lean;
 	} else {
 		/* Past FS_MAX_IOVECS the call still counts, with req_bytes
 		 * of the first ones: counted apart, not hidden. */
@@ -626,19 +655,19 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 				    (void *)(a->si + i * sizeof(iov))))
 				break;
 			if (!i) {
-				c.buf = (__u64)iov.iov_base;
-				c.has_buf = !lean;
+				c->buf = (__u64)iov.iov_base;
+				c->has_buf = !lean;
 			}
-			c.req += iov.iov_len;
+			c->req += iov.iov_len;
 		}
 	}
-	c.h.ts = fs_now();
-	s = sh__save(&c);
 	/* The file for an event's path: its inode and fd. */
-	if (ev_on && s && f) {
-		s->inode = (__u64)BPF_CORE_READ(f, f_inode);
-		s->ev = (struct sh_ev){ .fd = a->di, .has_fd = 1 };
+	if (ev_on) {
+		c->ev = (struct sh_ev){ .fd = a->di, .has_fd = !!f };
+		if (f)
+			c->inode = (__u64)BPF_CORE_READ(f, f_inode);
 	}
+	c->h.ts = fs_now();
 	return 0;
 }
 

@@ -711,7 +711,9 @@ static int probe__cost_cfg(struct probe *pr)
 	if (err)
 		return err;
 	pr->cfg.cost_drop = d.parts;
-	pr->cfg.cost_drop_hist = d.hists;
+	/* The programs test one word per histogram: all of them left out
+	 * is every bit set. */
+	pr->cfg.cost_drop_hist = (d.parts & FS_DROP_HISTS) ? ~0U : d.hists;
 	if (d.parts || d.hists)
 		err__print(NULL, 0,
 			   "warning: %s: FOLIOSCOPE_COST_DROP leaves work out "

@@ -50,6 +50,20 @@ for nr, n in ((295, 400), (327, 500)):
                     ctypes.c_long(1), ctypes.c_long(0), ctypes.c_long(0),
                     ctypes.c_long(0)) != n:
         sys.exit(1)
+# After the reads of a tmpfs file, which taught the programs the f_op of
+# regular tmpfs files: a device node and a fifo on tmpfs are not
+# counted, a memfd (a regular tmpfs file too) is.
+os.pread(z, 4096, 0)
+fifo = os.path.join(os.path.dirname(sys.argv[1]), "fifo")
+os.mkfifo(fifo)
+p = os.open(fifo, os.O_RDWR)
+os.write(p, b"x" * 10)
+os.read(p, 10)
+m = os.memfd_create("m")
+os.write(m, b"y" * 600)
+if os.pread(m, 600, 0) != b"y" * 600:
+    sys.exit(1)
+os.unlink(fifo)
 ' "$1"
 }
 if command -v bpftool >/dev/null; then
@@ -83,11 +97,12 @@ if command -v bpftool >/dev/null; then
 					"syscall syscalls: 'syscalls' excluded by FOLIOSCOPE_EXCLUDE"
 			fi
 			# One of each read on the tmpfs file (/dev/shm): 100 +
-			# 200 + 300 + 400 + 500 bytes; getppid and /dev/zero
-			# are no reads of tmpfs, and nothing is a dedupe.
+			# 200 + 300 + 400 + 500 bytes, and 600 of the memfd;
+			# getppid, /dev/zero and the fifo are no reads of
+			# tmpfs files, and nothing is a dedupe.
 			expect_eq "syscall level ($sc_mode): each read counted once, bytes exact" \
 				"$(sc_j "$sc/$sc_mode.json" '[.targets.shmem.calls, .targets.shmem.histograms.bytes.sum, .targets.shmem.histograms.req_bytes.sum, .targets.shmem.counters.dropped, .targets.dedupe.calls] | @tsv')" \
-				"5	1500	1500	0	0"
+				"6	2100	2100	0	0"
 		else
 			bad "syscall level ($sc_mode)" "did not attach: $(cat "$sc/err")"; kill "$R"
 		fi

@@ -54,6 +54,36 @@ static void test_log2_slot_all_edges(void **state)
 	}
 }
 
+/* Values of every length, against the reference (a fixed LCG: the same
+ * values every run). */
+static void test_log2_slot_spread(void **state)
+{
+	__u64 x = 88172645463325252ULL;
+
+	for (int i = 0; i < 100000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__u64 v = x >> (i % 64);
+
+		assert_int_equal(fs_log2_slot(v), ref_slot(v));
+	}
+}
+
+/* The alignment histograms' shortcut: the slot of 0 and of each power of
+ * two, as the general slot math has it, and the table one to one. */
+static void test_pow2_slot(void **state)
+{
+	int seen[64] = { 0 };
+
+	assert_int_equal(fs_pow2_slot(0), 0);
+	for (int k = 0; k < 64; k++) {
+		assert_int_equal(fs_pow2_slot(1ULL << k), ref_slot(1ULL << k));
+		assert_int_equal(fs_log2_pow2(1ULL << k), k);
+		seen[fs_log2_table[k]]++;
+	}
+	for (int k = 0; k < 64; k++)
+		assert_int_equal(seen[k], 1);
+}
+
 static void test_alignment(void **state)
 {
 	/* Offset 0 has no largest power of two dividing it: 0, in slot 0,
@@ -605,6 +635,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log2_slot_points),
 		cmocka_unit_test(test_log2_slot_all_edges),
+		cmocka_unit_test(test_log2_slot_spread),
+		cmocka_unit_test(test_pow2_slot),
 		cmocka_unit_test(test_alignment),
 		cmocka_unit_test(test_alignment_slot),
 		cmocka_unit_test(test_bucket_log2),
