@@ -238,7 +238,7 @@ fuzz: $(FUZZ_BINS)
 	$(Q)tests/fuzz/run.sh -o $(OUT)/fuzz -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- benchmarks ----
-# make bench [ROUNDS=N] [PART=host|vm|all|quick|breakdown|throughput]: overhead per call, BPF program
+# make bench [ROUNDS=N] [PART=host|vm|all|quick|breakdown|throughput] [BASE=FOLIOSCOPE]: overhead per call, BPF program
 # cost, workload speed and scale, side by side with bpftrace and an empty
 # probe floor; writes bench/results.json and prints a table (bench/README.md).
 BENCH_OUT := $(OUT)/bench
@@ -287,6 +287,7 @@ $(OUT)/tests/test_bench: $(BENCH_OUT)/stats.o
 
 bench: folioscope $(BENCH_BINS)
 	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART)) \
+		$(if $(BASE),--base $(BASE)) \
 		$(if $(VM_KERNELS),--vm-kernels "$(VM_KERNELS)")
 
 # ---- soak ----

@@ -10,7 +10,8 @@
 #              [--scale] [--pread-calls N] [--dedupe-calls N] [--budget S]
 #              [--deadline EPOCH] [--bystander] [--only-bystander]
 #              [--inline] [--variants "V..."]
-#              [--breakdown|--breakdown-nohists] -o RAW|-
+#              [--breakdown|--breakdown-nohists] [--base FOLIOSCOPE]
+#              -o RAW|-
 #
 # --budget S: seconds for the overhead rounds; --deadline EPOCH: the
 # rounds must end by then (date +%s; a guest's clock is the host's). No
@@ -36,6 +37,12 @@
 # cost_bpf_ns and cost_added_ns, full folioscope's figure minus the
 # variant's, per round: what that part costs a call.
 #
+# --base FOLIOSCOPE: another build of folioscope (an older commit), run
+# as base-M beside folioscope-M on the traced tmpfs preads and dedupes
+# (and the quick tier's preads), each with a "part" record: saved_bpf_ns
+# and saved_added_ns, the base's figure minus folioscope's, per round:
+# what a change saved a call, measured in one run.
+#
 # --combined: one tracer start per round serves both loops (function
 # level: the dedupe probes never fire during preads, nor the reverse);
 # without it each target gets its own start, as the syscall level needs
@@ -43,7 +50,7 @@
 set -u
 SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
 SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
-INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1
+INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1 BASE_FS=
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
 while [ $# -gt 0 ]; do
@@ -63,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--variants) ONLY_VARIANTS=$2; shift ;;
 	--breakdown) BREAKDOWN=1 ;;
 	--breakdown-nohists) BREAKDOWN=1 BREAKDOWN_HISTS=0 ;;
+	--base) BASE_FS=$2; shift ;;
 	--budget) BUDGET=$2; shift ;;
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
@@ -178,7 +186,7 @@ all_probes() { # all_probes MECH TARGET
 # attached; sets TRACER and STARTUP (seconds). Returns 1 if it failed.
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
-	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0
+	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0 fs
 	local log=$W/tracer.log lean= exclude=$NOINLINE drop=
 	: >"$log"
 	# A part of the work left out (--breakdown): hist.NAME is hist=NAME.
@@ -196,10 +204,12 @@ start_tracer() {
 	esac
 	t0=$(now)
 	case $tool in
-	folioscope)
+	folioscope|base)
+		fs=$FS
+		[ "$tool" = base ] && fs=$BASE_FS
 		# shellcheck disable=SC2086
 		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop \
-			"$FS" trace -t "$target" -m "$mech" $lean -j "$W/trace.json" \
+			"$fs" trace -t "$target" -m "$mech" $lean -j "$W/trace.json" \
 			>"$W/trace.out" 2>"$log" &
 		ready="folioscope: tracing" ;;
 	bpftrace)
@@ -383,6 +393,24 @@ untraced_round() {
 }
 
 # ---- declarations for the aggregation ----
+# What folioscope saved against the --base build, per round.
+base_parts() { # base_parts BENCH MECH
+	rec "part $SCOPE $1 bpf_ns_per_call folioscope-$2 base-$2 saved_bpf_ns"
+	rec "part $SCOPE $1 added_ns_per_call folioscope-$2 base-$2 saved_added_ns"
+	rec "ratio $SCOPE $1 bpf_ns_per_call folioscope-$2 base-$2 bpf_ratio_to_base"
+}
+
+# Against bpftrace's one-liner on tmpfs preads: end to end, and the BPF
+# program bodies (full folioscope's at most twice the one-liner's).
+oneliner_targets() {
+	local v
+	for v in folioscope-syscall folioscope-lean-syscall; do
+		rec "ratio $SCOPE pread4k added_ns_per_call $v bpftrace-oneliner ratio_to_oneliner"
+		rec "ratio $SCOPE pread4k bpf_ns_per_call $v bpftrace-oneliner bpf_ratio_to_oneliner"
+	done
+	rec "target $SCOPE pread4k folioscope-lean-syscall ratio_to_oneliner le 2 pread4k syscall --lean: folioscope adds <= 2x bpftrace's one-liner"
+	rec "target $SCOPE pread4k folioscope-syscall bpf_ratio_to_oneliner le 2 pread4k syscall: folioscope's BPF time <= 2x the one-liner's"
+}
 VARIANTS=
 if [ "$ONLY_BYSTANDER" = 0 ]; then
 for m in $MECHS; do
@@ -406,10 +434,7 @@ fi
 case " $MECHS " in
 *" syscall "*)
 	VARIANTS="$VARIANTS bpftrace-oneliner"
-	for v in folioscope-syscall folioscope-lean-syscall; do
-		rec "ratio $SCOPE pread4k added_ns_per_call $v bpftrace-oneliner ratio_to_oneliner"
-	done
-	rec "target $SCOPE pread4k folioscope-lean-syscall ratio_to_oneliner le 2 pread4k syscall --lean: folioscope adds <= 2x bpftrace's one-liner" ;;
+	oneliner_targets ;;
 esac
 for b in pread4k dedupe4k; do
 	rec "baseline $SCOPE $b ns_per_call untraced"
@@ -425,7 +450,7 @@ for b in pread4k dedupe4k; do
 		else
 			rec "ratio $SCOPE $b added_ns_per_call folioscope-$m floorall-$m ratio_to_floor_all"
 			rec "ratio $SCOPE $b bpf_ns_per_call folioscope-$m floorall-$m bpf_ratio_to_floor_all"
-			rec "target $SCOPE $b folioscope-$m ratio_to_floor_all le 2 $b $m: folioscope adds <= 2x empty pairs on all its probes"
+			rec "target $SCOPE $b folioscope-$m ratio_to_floor_all le 1.5 $b $m: folioscope adds <= 1.5x empty pairs on all its probes"
 		fi
 		# --lean: the same without the histograms it leaves out.
 		rec "ratio $SCOPE $b added_ns_per_call folioscope-lean-$m bpftrace-$m ratio_to_bpftrace"
@@ -439,6 +464,14 @@ done
 for m in $MECHS; do
 	rec "ratio $SCOPE startup startup_s folioscope-$m bpftrace-$m ratio_startup_to_bpftrace"
 done
+if [ -n "$BASE_FS" ]; then
+	for m in $MECHS; do
+		VARIANTS="$VARIANTS base-$m"
+		for b in pread4k dedupe4k; do
+			base_parts "$b" "$m"
+		done
+	done
+fi
 # The parts of folioscope's work, one left out at a time. The histograms
 # one by one are tmpfs reads' (a name dedupe lacks drops nothing there);
 # folio_size and copy_bytes exist at function level only.
@@ -567,10 +600,8 @@ bystander_rounds() {
 	rec "note $SCOPE getppid, zero4k: bystander syscalls (getppid; 4 KiB pread of /dev/zero) while a tracer runs system-wide: folioscope-syscall is trace -t all -m syscall as planned, folioscope-raw-syscall the same on the raw sys_enter/sys_exit tracepoints (FOLIOSCOPE_EXCLUDE=syscalls), bpftrace-oneliner is tracepoint:syscalls:sys_exit_pread64 /args->ret > 0/ { @b = hist(args->ret); }, floor-syscall an empty raw sys_enter/sys_exit pair."
 	if [ "$ONLY_BYSTANDER" = 1 ]; then
 		rec "baseline $SCOPE pread4k ns_per_call untraced"
-		for v in folioscope-syscall folioscope-lean-syscall; do
-			rec "ratio $SCOPE pread4k added_ns_per_call $v bpftrace-oneliner ratio_to_oneliner"
-		done
-		rec "target $SCOPE pread4k folioscope-lean-syscall ratio_to_oneliner le 2 pread4k syscall --lean: folioscope adds <= 2x bpftrace's one-liner"
+		oneliner_targets
+		[ -n "$BASE_FS" ] && base_parts pread4k syscall
 	fi
 	while [ "$r" -lt "$BY_ROUNDS" ]; do
 		say "bystander round $((r + 1))/$BY_ROUNDS"
@@ -585,6 +616,7 @@ bystander_rounds() {
 			tm=
 			[ "$ONLY_BYSTANDER" = 1 ] && [ "$v" = bpftrace-oneliner ] && tm=1
 			by_loops "$v" "$r" "" "$tm"
+			[ -n "$tm" ] && bpf_stats pread4k "$v" "$r" pread_loop 10000
 			stop_tracer
 			if [ -n "$by_plan" ] && [ "$r" = 0 ]; then
 				rec "env $SCOPE plan_$v $(sed -n 's/.*"symbol": *"\([^"]*\)".*/\1/p' "$W/trace.json" | tr '\n' ' ')"
@@ -592,10 +624,13 @@ bystander_rounds() {
 			by_loops "$v" "$r" post_
 		done
 		if [ "$ONLY_BYSTANDER" = 1 ]; then
-			for v in folioscope-syscall folioscope-lean-syscall; do
+			quick=folioscope-syscall
+			[ -n "$BASE_FS" ] && quick="$quick base-syscall"
+			for v in $quick folioscope-lean-syscall; do
 				x=$(pread_loop) && rec "sample $SCOPE pread4k $v $r pre_ns_per_call $x"
 				start_tracer "$v" shmem || continue
 				x=$(pread_loop) && rec "sample $SCOPE pread4k $v $r ns_per_call $x"
+				bpf_stats pread4k "$v" "$r" pread_loop 10000
 				stop_tracer
 				x=$(pread_loop) && rec "sample $SCOPE pread4k $v $r post_ns_per_call $x"
 			done

@@ -6,7 +6,7 @@
 #
 #   bench/run.sh [--rounds N] [--vm-rounds N]
 #                [--part host|vm|all|quick|breakdown|throughput]
-#                [--vm-kernels "6.1 6.12"] [--out FILE]
+#                [--vm-kernels "6.1 6.12"] [--out FILE] [--base FOLIOSCOPE]
 #   (BENCH_BUDGET=SECONDS: the time budget, default 840 plus 420 per VM
 #   kernel after the first)
 #
@@ -27,12 +27,14 @@
 # Each VM gets its kernel's DWARF (vm --debuginfo: the -dbg package,
 # fetched once), so the dedupe compare's inline-site kprobes are measured
 # beside the caller's fentry and kprobe (measure.sh --inline);
-# BENCH_INLINE=0 leaves them out. BENCH_VARIANTS="V...": only those
+# BENCH_INLINE=0 leaves them out. --base FOLIOSCOPE: another build (an
+# older commit) measured beside this one as base-M, with what this build
+# saves a call (measure.sh --base). BENCH_VARIANTS="V...": only those
 # overhead variants in the VM (a partial run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
-VM_KERNELS="6.1 6.12"
+VM_KERNELS="6.1 6.12" BASE=
 declare -A VM_SCOPE=([6.1]=vm)
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--vm-rounds) VM_ROUNDS=$2; shift ;;
 	--part) PART=$2; shift ;;
 	--out) RESULTS=$2; shift ;;
+	--base) BASE=$(realpath "$2") || exit 2; shift ;;
 	*) echo "bench: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 	shift
@@ -76,6 +79,11 @@ for t in bpftrace fio duperemove mkfs.btrfs; do
 done
 # A private copy: others may rebuild build/folioscope while we run.
 cp build/folioscope "$B/folioscope"
+base=()
+if [ -n "$BASE" ]; then
+	cp "$BASE" "$B/folioscope-base" || exit 2
+	base=(--base "$B/folioscope-base")
+fi
 T0=$(date +%s)
 raws=()
 
@@ -93,7 +101,7 @@ if [ "$PART" != vm ]; then
 		# users' /proc/mounts.
 		unshare -m --propagation private bench/measure.sh --scope host \
 			--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
-			--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS \
+			--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS "${base[@]}" \
 			--budget $(( BUDGET / 8 )) \
 			-o "$B/host.raw"
 		st=$?
@@ -146,6 +154,7 @@ for ((ki = 0; ki < nk; ki++)); do
 		with+=(--with "$f")
 	done
 	with+=(--with "$PWD/bench/ftrace.sh")
+	[ -n "$BASE" ] && with+=(--with "$B/folioscope-base")
 	dbg=() inl=() only=()
 	if [ "${BENCH_INLINE:-1}" != 0 ]; then
 		dbg=(--debuginfo)
@@ -161,7 +170,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	"$B/folioscope" vm -v --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" \
+		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" "${base[@]}" \
 		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
 		-o - >"$B/$scope.raw" 2>"$B/$scope.console" &
 	vm_pid=$!
