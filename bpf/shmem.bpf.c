@@ -584,14 +584,17 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
 __u64 shmem_fops = 0;
 
 /*
- * Until then, or for a file whose f_op is that one: the inode's head
- * (mode and superblock) and the superblock's magic. Regular files only:
- * a fifo, socket or device node on tmpfs (or devtmpfs) is not read by
- * shmem_file_read_iter.
+ * Until then: the inode's head (mode and superblock), the superblock's
+ * magic and the inode's i_fop. Regular files only: a fifo, socket or
+ * device node on tmpfs (or devtmpfs) is not read by
+ * shmem_file_read_iter. And only a file opened with its inode's i_fop: an
+ * O_PATH descriptor has empty_fops (its read fails before any read_iter),
+ * which must not be learned.
  */
 static __always_inline bool sh__sys_file(long fd, struct file **fp)
 {
 	struct super_block *sb = NULL;
+	struct inode *ino;
 	struct file *f;
 	__u64 fop;
 	__u32 mode;
@@ -607,9 +610,10 @@ static __always_inline bool sh__sys_file(long fd, struct file **fp)
 			return true;
 		return filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
 	}
-	if (inode__mode_sb(BPF_CORE_READ(f, f_inode), &mode, &sb) ||
-	    (mode & S_IFMT) != S_IFREG ||
-	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC)
+	ino = BPF_CORE_READ(f, f_inode);
+	if (inode__mode_sb(ino, &mode, &sb) || (mode & S_IFMT) != S_IFREG ||
+	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC ||
+	    (__u64)BPF_CORE_READ(ino, i_fop) != fop)
 		return false;
 	shmem_fops = fop;
 	return !(filter_dev || filter_magic) || filter__file_sb(sb);
