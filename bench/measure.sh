@@ -569,7 +569,7 @@ by_loops() { # by_loops VARIANT ROUND [pre_|post_] [TMPFS]
 	fi
 }
 bystander_rounds() {
-	local r=0 v t tm by_plan
+	local r=0 v t tm by_plan quick
 	BY_VARIANTS="folioscope-syscall folioscope-raw-syscall bpftrace-oneliner floor-syscall"
 	# Function-level plans too where the kernel takes them (the VM).
 	for m in $MECHS; do
