@@ -338,11 +338,6 @@ static __always_inline __u32 hist__masked(int *h, __u32 slot)
 	return slot;
 }
 
-static __always_inline __u32 hist__slot(int *h, __u64 v)
-{
-	return hist__masked(h, fs_log2_slot(v));
-}
-
 /* Bench only: histogram h left out (h a constant where inlined). One
  * word says it, so a trace pays one load and a branch: user space sets
  * every bit when all histograms are left out. */
@@ -358,22 +353,26 @@ static __always_inline void hist__add(struct fs_stats *st, int h, __u64 v)
 
 	if (hist__dropped(h))
 		return;
-	slot = hist__slot(&h, v);
+	slot = hist__masked(&h, fs_log2_slot(v));
 	__sync_fetch_and_add(&st->hist[h].slot[slot], 1);
 	__sync_fetch_and_add(&st->hist[h].sum, v);
+}
+
+/* One more value v in slot of a histogram only the calling program
+ * writes. */
+static __always_inline void hist__put_own(struct fs_stats *st, int h,
+					  __u32 slot, __u64 v)
+{
+	slot = hist__masked(&h, slot);
+	st->hist[h].slot[slot]++;
+	st->hist[h].sum += v;
 }
 
 /* For a histogram only the calling program writes. */
 static __always_inline void hist__add_own(struct fs_stats *st, int h, __u64 v)
 {
-	__u32 slot;
-
-	if (hist__dropped(h))
-		return;
-	slot = hist__slot(&h, v);
-
-	st->hist[h].slot[slot]++;
-	st->hist[h].sum += v;
+	if (!hist__dropped(h))
+		hist__put_own(st, h, fs_log2_slot(v), v);
 }
 
 /* The alignment of v (a power of two or 0): its slot without the
@@ -382,13 +381,9 @@ static __always_inline void hist__add_align_own(struct fs_stats *st, int h,
 						__u64 v)
 {
 	__u64 a = fs_alignment(v);
-	__u32 slot;
 
-	if (hist__dropped(h))
-		return;
-	slot = hist__masked(&h, fs_pow2_slot(a));
-	st->hist[h].slot[slot]++;
-	st->hist[h].sum += a;
+	if (!hist__dropped(h))
+		hist__put_own(st, h, fs_pow2_slot(a), a);
 }
 
 /* For a counter several programs write. */

@@ -603,13 +603,8 @@ static __always_inline bool sh__sys_file(long fd, struct file **fp)
 	if (!f)
 		return false;
 	fop = (__u64)BPF_CORE_READ(f, f_op);
-	if (shmem_fops) {
-		if (fop != shmem_fops)
-			return false;
-		if (!(filter_dev || filter_magic))
-			return true;
-		return filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
-	}
+	if (shmem_fops)
+		return fop == shmem_fops && filter__file(f);
 	ino = BPF_CORE_READ(f, f_inode);
 	if (inode__mode_sb(ino, &mode, &sb) || (mode & S_IFMT) != S_IFREG ||
 	    BPF_CORE_READ(sb, s_magic) != TMPFS_MAGIC ||
