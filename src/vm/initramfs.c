@@ -80,7 +80,11 @@ static const char init_script[] =
 	"for t in 1 2 3; do\n"
 	"\tstty -F /dev/ttyS$t raw -echo\n"
 	"done\n"
-	"echo READY >/dev/ttyS3\n"
+	"# What goes out on a tty goes out from a child of this shell: as\n"
+	"# PID 1 it gets a SIGCHLD for every orphan that exits, and one that\n"
+	"# comes while it closes a tty's last fd cuts short the close's wait\n"
+	"# for the UART to send it all: the kernel then drops what is left.\n"
+	"(echo READY >/dev/ttyS3)\n"
 	". /args\n"
 	"cd /out\n"
 	"# The command's status comes through a fifo: its subshell writes it\n"
@@ -99,6 +103,8 @@ static const char init_script[] =
 	"until read st <&4; do :; done\n"
 	"exec 4<&-\n"
 	"cd /\n"
+	"# The outputs and the status, from a child (see READY above).\n"
+	"(\n"
 	"exec 3>/dev/ttyS3\n"
 	"for f in /out/*; do\n"
 	"\tn=${f#/out/}\n"
@@ -112,6 +118,7 @@ static const char init_script[] =
 	"echo \"EXIT $st\" >&3\n"
 	"# Closing a tty's last fd waits until the UART has sent it all.\n"
 	"exec 3>&-\n"
+	")\n"
 	"poweroff -f\n";
 
 struct stage {

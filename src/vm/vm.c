@@ -49,6 +49,8 @@
 /* SeaBIOS's last line before it starts the kernel ("Booting from
  * ROM..."): console text after it is the kernel's. */
 #define FW_HANDOVER "Booting from "
+/* What the guest's kernel prints as it powers off (loglevel 0). */
+#define POWER_DOWN "reboot: Power down"
 #define TAIL_SIZE 16384	  /* console bytes kept for crash reports */
 #define TAIL_LINES 25	  /* console lines shown when the guest dies */
 #define LINE_MAX_LEN 4096 /* control lines are short; longer is junk */
@@ -988,10 +990,21 @@ static int vm__loop(struct vm_run *r)
 		return -EAGAIN;
 	}
 	if (r->status < 0) {
-		snprintf(why, sizeof(why),
-			 "the guest ended without reporting an exit status "
-			 "(qemu exit %d%s: kernel panic or crash?)",
-			 r->qemu_status, r->kvm ? " under KVM" : "");
+		/* The kernel's last word before an orderly power-off: the
+		 * guest's init got that far, and the status line was lost on
+		 * the way out, not with the kernel. */
+		if (memmem(r->tail, r->tail_len, POWER_DOWN,
+			   strlen(POWER_DOWN)))
+			snprintf(why, sizeof(why),
+				 "the guest powered off, but its exit status "
+				 "never arrived (qemu exit %d%s)",
+				 r->qemu_status, r->kvm ? " under KVM" : "");
+		else
+			snprintf(why, sizeof(why),
+				 "the guest ended without reporting an exit "
+				 "status (qemu exit %d%s: kernel panic or "
+				 "crash?)",
+				 r->qemu_status, r->kvm ? " under KVM" : "");
 		report__died(r, why);
 		return -EIO;
 	}

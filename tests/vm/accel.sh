@@ -117,6 +117,22 @@ expect_match "vm, the kernel dies mid-boot twice: the retry line, then the death
 	"$(tr '\n' '~' <<<"$err")" \
 	"^folioscope: vm: the guest's kernel died before its init started: BUG: unable to handle page fault[^~]*; starting it once more~.*did not boot twice in a row.*Kernel panic - not syncing"
 
+# A guest whose init ran but whose status never came: one that powered
+# off in order lost its status line on the way out (the kernel's power
+# down line is on the console); one that went silent died with its
+# kernel. Either is exit 1, named, and a line in the death log.
+fake_tcg lost-exit tcg-lost-exit
+expect_eq "vm, the guest powers off without its status: exit 1, one boot" "$st|$calls" "1|tcg,thread=single"
+expect_match "vm, the guest powers off without its status: says the status was lost" "$(head -1 <<<"$err")" \
+	"^folioscope: vm: the guest powered off, but its exit status never arrived \\(qemu exit 0\\); last console lines follow$"
+expect_match "vm, the guest powers off without its status: logged for the test suites" "$(cat "$acc/deaths")" \
+	"^[^:]*: the guest powered off, but its exit status never arrived \\(qemu exit 0\\)$"
+fake_tcg vanish tcg-vanish
+expect_eq "vm, the guest goes silent after its init started: exit 1, one boot" "$st|$calls" "1|tcg,thread=single"
+expect_match "vm, the guest goes silent after its init started: asks whether it crashed" "$(head -1 <<<"$err")" \
+	"^folioscope: vm: the guest ended without reporting an exit status \\(qemu exit 0: kernel panic or crash\\?\\); last console lines follow$"
+expect_eq "vm, the guest goes silent after its init started: logged for the test suites" "$(wc -l <"$acc/deaths")" 1
+
 # The real qemu. tcg never touches KVM.
 if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-accel-tcg.log" 2>&1; then
 	ok "vm --accel tcg: boots"

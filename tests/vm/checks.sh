@@ -266,12 +266,16 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 	expect_eq "vm: no escape or carriage return in a redirected log" \
 		"$(grep -c $'[\033\r]' "$LOGDIR/vm-lines.log")" 0
 
-	# Orphans exiting while /init waits for the command's status send
-	# PID 1 a SIGCHLD each; the status still arrives.
+	# Orphans exiting while /init waits for the command's status, and
+	# while it sends an output file and the status, send PID 1 a
+	# SIGCHLD each; the file and the status still arrive.
 	rc=0 orphans_guest=$PWD/tests/vm/orphans-guest.sh
-	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$orphans_guest") \
+	(cd "$out" && "$FS" vm "${vmargs[@]}" --exec "$orphans_guest" -- -o orphans.out) \
 		>"$LOGDIR/vm-orphans.log" 2>&1 || rc=$?
 	expect_eq "vm: orphans exiting under /init: the command's exit status (7)" "$rc" 7
+	expect_eq "vm: orphans exiting under /init: the output file whole" \
+		"$(cksum <"$out/orphans.out" 2>&1)" \
+		"$(for i in $(seq 0 63); do printf '%04d%4092s' "$i" x; done | cksum)"
 fi
 
 rm -rf "$out"
