@@ -9,6 +9,9 @@
  * guest sends into <name>.out and reads <name>.in. We open the .out fifos
  * O_RDWR so that opening never blocks and a fifo never reports EOF; the
  * end of the run is qemu's exit, seen through SIGCHLD on a self-pipe.
+ * The control port's .in carries one line to the guest: ACK, once its
+ * EXIT line is here (the guest's /init waits for it before powering
+ * off, so that nothing it sent is lost with the guest).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +57,8 @@
 #define TAIL_SIZE 16384	  /* console bytes kept for crash reports */
 #define TAIL_LINES 25	  /* console lines shown when the guest dies */
 #define LINE_MAX_LEN 4096 /* control lines are short; longer is junk */
+/* The answer to the guest's EXIT line (see the top of this file). */
+#define EXIT_ACK "ACK\n"
 /* After EXIT, poweroff should end qemu at once; don't wait forever. */
 #define POWEROFF_GRACE_S 30
 
@@ -86,6 +91,7 @@ struct vm_run {
 	struct vm_outputs outs;
 	char **gargv;
 	int chan_fd[VM_CHAN_NR];
+	int ack_fd; /* the control port's .in: EXIT_ACK goes there */
 	char line[LINE_MAX_LEN]; /* partial control line */
 	size_t line_len;
 	char tail[TAIL_SIZE]; /* last console bytes */
@@ -351,6 +357,15 @@ static int chan__open(struct vm_run *r, enum vm_chan_id c)
 		err__print("vm", err, "cannot open fifo '%s'", out);
 		return err;
 	}
+	if (c != VM_CHAN_CONTROL)
+		return 0;
+	/* O_RDWR: the ACK never blocks or fails for want of a reader. */
+	r->ack_fd = open(in, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (r->ack_fd < 0) {
+		err = -errno;
+		err__print("vm", err, "cannot open fifo '%s'", in);
+		return err;
+	}
 	return 0;
 }
 
@@ -536,6 +551,11 @@ static void control__line(struct vm_run *r, char *line)
 	if (r->status >= 0 && !r->exit_seen) {
 		r->exit_seen = true;
 		clock_gettime(CLOCK_MONOTONIC, &r->t_exit);
+		/* Best effort: without it the guest powers off after its
+		 * wait, as it would have before. */
+		if (write(r->ack_fd, EXIT_ACK, strlen(EXIT_ACK)) < 0 &&
+		    r->o->verbose)
+			err__print("vm", -errno, "cannot answer the guest");
 	}
 }
 
@@ -1079,6 +1099,7 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	r->cpio_fd = -1;
 	for (c = 0; c < VM_CHAN_NR; c++)
 		r->chan_fd[c] = -1;
+	r->ack_fd = -1;
 	vm_lines__init(&r->lines);
 	vm_lines__set_fd(&r->lines, VM_LINES_STDOUT, STDOUT_FILENO);
 	vm_lines__set_fd(&r->lines, VM_LINES_STDERR, STDERR_FILENO);
@@ -1213,6 +1234,8 @@ cleanup:
 	for (c = 0; c < VM_CHAN_NR; c++)
 		if (r->chan_fd[c] >= 0)
 			close(r->chan_fd[c]);
+	if (r->ack_fd >= 0)
+		close(r->ack_fd);
 	if (r->cpio_fd >= 0)
 		close(r->cpio_fd);
 	vm_outputs__free(&r->outs);

@@ -26,8 +26,10 @@ fake_vm() {
 	: >"$acc/calls"
 	: >"$acc/appends"
 	: >"$acc/deaths"
+	: >"$acc/acks"
 	(cd "$acc" && FOLIOSCOPE_CACHE=$acc/cache FOLIOSCOPE_QEMU=$fake \
 		FAKE_QEMU_LOG=$acc/calls FAKE_QEMU_APPEND=$acc/appends FAKE_QEMU_KVM=$kvm \
+		FAKE_QEMU_ACK=$acc/acks \
 		FOLIOSCOPE_VM_DEATH_LOG=$acc/deaths \
 		"$FS" vm "${vmargs[@]}" "$@" -- doctor) >"$log.out" 2>"$log.err"
 	st=$?
@@ -139,6 +141,9 @@ if (cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg -v -- doctor) >"$LOGDIR/vm-
 else
 	bad "vm --accel tcg: boots" "see $LOGDIR/vm-accel-tcg.log"
 fi
+# Without the answer /init would wait 30 s and say so on the console.
+expect_eq "vm --accel tcg: the guest's init got vm's answer to its status" \
+	"$(grep -c 'init: no answer' "$LOGDIR/vm-accel-tcg.log")|$(grep -c 'guest exited 0' "$LOGDIR/vm-accel-tcg.log")" "0|1"
 expect_eq "vm --accel tcg: qemu gets -accel tcg in one thread only" \
 	"$(grep -o -- ' -accel [a-z,=]*' "$LOGDIR/vm-accel-tcg.log" | paste -sd' ')" " -accel tcg,thread=single"
 # tcg-multi: qemu's own default, a thread per vCPU; the guest's reports
@@ -146,6 +151,8 @@ expect_eq "vm --accel tcg: qemu gets -accel tcg in one thread only" \
 fake_vm tcg-multi boot --accel tcg-multi
 expect_eq "vm --accel tcg-multi: a thread per vCPU, and the guest is told" "$st|$calls|$(grep -o 'FOLIOSCOPE_VM_ACCEL=[a-z-]*' "$acc/appends")" \
 	"0|tcg,thread=multi|FOLIOSCOPE_VM_ACCEL=tcg-multi"
+# The guest's /init powers off once vm has answered its EXIT line.
+expect_eq "vm answers the guest's EXIT line with ACK" "$(cat "$acc/acks")" ACK
 expect_error "vm --accel bogus: one line naming the values" 2 \
 	"^folioscope: vm: invalid --accel 'bogus' \\(auto, kvm, tcg, tcg-multi\\)$" "$FS" vm --accel bogus -- doctor
 # auto, with no record: on this machine (nested KVM broken) it ends under
