@@ -552,7 +552,7 @@ static void control__line(struct vm_run *r, char *line)
 		r->exit_seen = true;
 		clock_gettime(CLOCK_MONOTONIC, &r->t_exit);
 		/* Best effort: without it the guest powers off after its
-		 * wait, as it would have before. */
+		 * 30 s wait. */
 		if (write(r->ack_fd, EXIT_ACK, strlen(EXIT_ACK)) < 0 &&
 		    r->o->verbose)
 			err__print("vm", -errno, "cannot answer the guest");
