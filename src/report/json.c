@@ -412,6 +412,22 @@ int report__json_write(const struct fs_report *r, const char *path)
 	return err;
 }
 
+/* Same flags as report__json_write, so -j and --format json agree. */
+int report__json_stream(FILE *f, const struct fs_report *r)
+{
+	struct json_object *root = report__to_json(r);
+	const char *text;
+	int err = 0;
+
+	text = root ? json_object_to_json_string_ext(root, JSON_FLAGS) : NULL;
+	if (!text)
+		err = -ENOMEM;
+	else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
+		err = -EIO;
+	json_object_put(root);
+	return err;
+}
+
 /* ---- reader ---- */
 
 struct reader {

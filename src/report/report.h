@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Reporters: turn a filled histogram model into text or JSON, and JSON back
- * into a model. They read only struct fs_report (src/model), never BPF maps.
+ * Reporters: turn a filled histogram model into text, JSON, CSV,
+ * OpenMetrics, SVG, HTML or KTAP, and JSON back into a model. They read
+ * only struct fs_report (src/model), never BPF maps.
+ *
+ * The writers (text.c, json.c, csv.c, openmetrics.c, svg.c, heatmap.c,
+ * html.c, ktap.c) share words.c (values, labels and verdicts in words),
+ * markup.c (the SVG and HTML pieces, which compare's picture uses too)
+ * and atomic.c with tmpfile.c (the atomic file write). format.c picks a
+ * writer by format; no writer calls it.
  */
 #ifndef FS_REPORT_H
 #define FS_REPORT_H
@@ -62,7 +69,7 @@ int report__ktap_write(const struct fs_report *r, const char *path);
  * directive) becomes '.', control characters spaces. */
 void report__ktap_text(FILE *f, const char *s);
 
-/* ---- export formats ---- */
+/* ---- export formats: names and dispatch (format.c) ---- */
 
 enum report_format {
 	REPORT_FMT_TEXT,
@@ -129,8 +136,9 @@ int report__html_refresh(FILE *f, const struct fs_report *r, int refresh);
 int report__json_stream(FILE *f, const struct fs_report *r);
 
 /*
- * Any format to a stream; next is the second run of an A/B view
- * (-EINVAL for a format that cannot show two). Returns 0 or -errno.
+ * Any format to a stream, by the writer of fmt; next is the second run
+ * of an A/B view (-EINVAL for a format that cannot show two). Returns 0
+ * or -errno.
  */
 int report__emit(FILE *f, enum report_format fmt, const struct fs_report *base,
 		 const struct fs_report *next);
@@ -143,9 +151,13 @@ int report__emit(FILE *f, enum report_format fmt, const struct fs_report *base,
  */
 int report__write(const char *path, enum report_format fmt,
 		  const struct fs_report *base, const struct fs_report *next);
+
+/* ---- atomic writes (atomic.c, tmpfile.c) ---- */
+
 /*
- * The atomic write of buf alone; same contract, no message printed
- * (except a line per stale temp file removed, see report__tmp_clean).
+ * The atomic write of buf alone, as report__write does it; same
+ * contract, no message printed (except a line per stale temp file
+ * removed, see report__tmp_clean).
  * SIGINT, SIGTERM and SIGHUP are held while the temp file exists.
  */
 int report__write_atomic(const char *path, const void *buf, size_t len);
@@ -169,7 +181,7 @@ int report__tmp_name(const char *path, char **out);
  */
 int report__tmp_clean(const char *path);
 
-/* ---- helpers shared by the export reporters ---- */
+/* ---- words every format shares (words.c) ---- */
 
 /*
  * v in human units for an axis label: bytes as B/KiB/MiB/GiB/TiB (exact
@@ -184,12 +196,6 @@ void report__human(char *buf, size_t n, const char *unit, __u64 v);
 #define REPORT_OFFSET0 "offset 0"
 bool report__align_zero(const struct fs_hist_spec *sp, int slot);
 bool report__align_cap(const struct fs_hist_spec *sp, int slot);
-/* One CSV field, quoted per RFC 4180 when it has to be. */
-void report__csv_field(FILE *f, const char *s);
-/* Write s with &, <, >, " and ' escaped for XML/HTML. */
-void report__xml_escape(FILE *f, const char *s);
-/* The same for the first n bytes of s at most. */
-void report__xml_escape_n(FILE *f, const char *s, size_t n);
 
 /* One-line verdict of a run's checks ("passed: 12 checks", ...). */
 void report__verdict(char *buf, size_t n, const struct fs_report *r);
@@ -200,11 +206,23 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r);
  */
 void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 			   int g);
+
+/* ---- SVG and HTML pieces (markup.c), for compare's picture too ---- */
+
+/* Write s with &, <, >, " and ' escaped for XML/HTML. */
+void report__xml_escape(FILE *f, const char *s);
+/* The same for the first n bytes of s at most. */
+void report__xml_escape_n(FILE *f, const char *s, size_t n);
 /* Number of measured histograms of enabled targets: the charts drawn. */
 int report__nr_charts(const struct fs_report *r);
 
+/* ---- the writers' own parts other writers use ---- */
+
+/* One CSV field, quoted per RFC 4180 when it has to be (csv.c). */
+void report__csv_field(FILE *f, const char *s);
+
 /*
- * One bar chart as an <svg> element (standalone = with the xmlns, for
+ * One bar chart as an <svg> element (svg.c; standalone = with the xmlns, for
  * nesting in an SVG document it is harmless, for HTML it is left out).
  * b is NULL unless A/B; a or b may be a histogram that is not measured.
  */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The words every format uses for the same things, so that a value, a
+ * bucket or a verdict reads alike in text, SVG, HTML and KTAP: values in
+ * human units, the alignment slots' names, the validation verdict and a
+ * coverage group's line.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "report/report.h"
+
+static const char *const byte_units[] = { "B",	 "KiB", "MiB", "GiB",
+					  "TiB", "PiB", "EiB" };
+static const char *const ns_units[] = { "ns", "µs", "ms", "s" };
+
+static void human_bytes(char *buf, size_t n, __u64 v)
+{
+	int i = 0;
+	double d;
+
+	while (i < 6 && v >= (1ULL << (10 * (i + 1))))
+		i++;
+	if (!(v & ((1ULL << (10 * i)) - 1))) {
+		/* Bucket edges are powers of two: exact. */
+		snprintf(buf, n, "%llu %s", (unsigned long long)(v >> (10 * i)),
+			 byte_units[i]);
+		return;
+	}
+	d = (double)v / (double)(1ULL << (10 * i));
+	snprintf(buf, n, "%.3g %s", d, byte_units[i]);
+}
+
+static void human_ns(char *buf, size_t n, __u64 v)
+{
+	double d = (double)v;
+	int i = 0;
+
+	/* Change unit before %.3g would print "1e+03". */
+	while (i < 3 && d >= 999.5) {
+		d /= 1000;
+		i++;
+	}
+	if (d >= 999.5)
+		snprintf(buf, n, "%.0f %s", d, ns_units[i]);
+	else
+		snprintf(buf, n, "%.3g %s", d, ns_units[i]);
+}
+
+void report__human(char *buf, size_t n, const char *unit, __u64 v)
+{
+	if (!strcmp(unit, "bytes"))
+		human_bytes(buf, n, v);
+	else if (!strcmp(unit, "ns"))
+		human_ns(buf, n, v);
+	else
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+bool report__align_zero(const struct fs_hist_spec *sp, int slot)
+{
+	return sp->kind == FS_KIND_ALIGN && slot == 0;
+}
+
+bool report__align_cap(const struct fs_hist_spec *sp, int slot)
+{
+	return sp->kind == FS_KIND_ALIGN && slot == FS_ALIGN_CAP_SHIFT + 1;
+}
+
+/*
+ * The model keeps checks in struct fs_validation; runs saved before that
+ * existed (and JSON, which does not carry it yet) only have the
+ * workload's "validation_failures" and "reconcile" values, so use those
+ * when no check was counted.
+ */
+void report__verdict(char *buf, size_t n, const struct fs_report *r)
+{
+	const struct fs_validation *v = &r->validation;
+	const struct fs_kv *fails = model__kv_find(r, "validation_failures");
+	const struct fs_kv *rec = model__kv_find(r, "reconcile");
+	char tail[160] = "";
+
+	if (rec && rec->type == FS_KV_STR)
+		snprintf(tail, sizeof(tail), "; reconcile %s", rec->s);
+	/* Disturbed first: its failures, if any, are still the kernel's,
+	 * but a run that could not judge everything has not passed. */
+	if (v->ran && v->disturbed[0])
+		snprintf(buf, n,
+			 "DISTURBED: %s; unjudged answers: %llu; %llu "
+			 "of %llu checks failed%s",
+			 v->disturbed, (unsigned long long)v->unjudged,
+			 (unsigned long long)v->failures,
+			 (unsigned long long)v->checks, tail);
+	else if (v->ran && v->failures)
+		snprintf(buf, n, "FAILED: %llu of %llu checks%s",
+			 (unsigned long long)v->failures,
+			 (unsigned long long)v->checks, tail);
+	/* Nothing checked, every layout skipped: not a pass. */
+	else if (v->ran && v->nskips && !v->checks)
+		snprintf(buf, n, "SKIPPED: %s: %s%s", v->skips[0].what,
+			 v->skips[0].why, tail);
+	else if (v->ran && v->nskips)
+		snprintf(buf, n, "passed: %llu checks, %d layout%s skipped%s",
+			 (unsigned long long)v->checks, v->nskips,
+			 v->nskips == 1 ? "" : "s", tail);
+	else if (v->ran)
+		snprintf(buf, n, "passed: %llu checks%s",
+			 (unsigned long long)v->checks, tail);
+	else if (fails && fails->type == FS_KV_U64 && fails->u)
+		snprintf(buf, n, "FAILED: %llu validation failures%s",
+			 (unsigned long long)fails->u, tail);
+	else if (fails && fails->type == FS_KV_U64)
+		snprintf(buf, n, "passed: no validation failures%s", tail);
+	else if (tail[0])
+		snprintf(buf, n, "no validating workload%s", tail);
+	else
+		snprintf(buf, n, "no validating workload");
+}
+
+void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
+			   int g)
+{
+	const struct fs_cov_group *cg = &r->coverage.g[g];
+	struct fs_cov_size sz[FS_SLOTS];
+	size_t len;
+
+	snprintf(buf, n, "%s:", cg->name);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		int k;
+
+		if (!r->target[t].enabled)
+			continue;
+		k = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
+		len = strlen(buf);
+		snprintf(buf + len, n - len, " %s", model__target_name(t));
+		if (k < 0) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, " not measured");
+		} else if (!k) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, " no folios");
+		}
+		for (int i = 0; i < k; i++) {
+			char h[32];
+
+			human_bytes(h, sizeof(h), sz[i].size);
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s %s x%llu",
+				 i ? "," : "", h,
+				 (unsigned long long)sz[i].count);
+		}
+		len = strlen(buf);
+		snprintf(buf + len, n - len, ";");
+	}
+	len = strlen(buf);
+	snprintf(buf + len, n - len, " large folios: %s%s", cg->large_why,
+		 model__coverage_warning(r, g)
+			 ? " -- WARNING: only page-sized folios met"
+			 : "");
+}
