@@ -16,7 +16,7 @@
 #include "compare/compare.h"
 #include "report/report.h"
 
-#define CW 760 /* chart width, height */
+#define CW REPORT_CHART_W /* chart width, height */
 #define CH 374
 #define ML 74
 #define MR 20
@@ -28,14 +28,6 @@
 #define PAD 20
 #define WRAP_CHARS 118 /* SVG document lines, at 11-13 px */
 
-#define COLOR_BASE "#4e79a7"
-#define COLOR_NEW "#e8772e"
-#define COLOR_TEXT "#222222"
-#define COLOR_MUTED "#666666"
-#define COLOR_GRID "#dddddd"
-#define COLOR_FAIL "#b00020"
-#define COLOR_PASS "#17692b"
-
 static const double pcts[] = { 50, 90, 99 };
 
 struct pic {
@@ -43,6 +35,14 @@ struct pic {
 	bool html;
 	int y; /* SVG document: baseline of the next line */
 	const struct cmp_side *side[2];
+};
+
+/* What the SVG document's body needs besides the picture. */
+struct pic_body {
+	struct pic *p;
+	const struct cmp_rule *rule;
+	int nrules;
+	const char *warning;
 };
 
 static void esc(FILE *f, const char *s)
@@ -54,29 +54,21 @@ static void esc(FILE *f, const char *s)
 static void line(struct pic *p, const char *cls, const char *color, int size,
 		 const char *text)
 {
+	const struct report_svg_text st = {
+		.cls = cls,
+		.x = PAD,
+		.size = size,
+		.wrap = WRAP_CHARS,
+		.color = color,
+	};
+
 	if (p->html) {
 		fprintf(p->f, "<p class=\"%s\">", cls);
 		esc(p->f, text);
 		fputs("</p>\n", p->f);
 		return;
 	}
-	/* SVG text does not wrap: cut at a space, never inside UTF-8. */
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-
-		if (n > WRAP_CHARS)
-			cut = svg__wrap_cut(text, WRAP_CHARS);
-		fprintf(p->f,
-			"<text class=\"%s\" x=\"%d\" y=\"%d\" "
-			"font-size=\"%d\" fill=\"%s\">",
-			cls, PAD, p->y, size, color);
-		report__xml_escape_n(p->f, text, cut);
-		fputs("</text>\n", p->f);
-		p->y += size + 6;
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
+	p->y = report__svg_lines(p->f, &st, p->y, text);
 }
 
 /* ---- the rules ---- */
@@ -114,7 +106,8 @@ static int rules(struct pic *p, const struct cmp_rule *rule, int nrules)
 			fputs("</li>\n", p->f);
 		} else {
 			line(p, v.pass ? "rule pass" : "rule fail",
-			     v.pass ? COLOR_PASS : COLOR_FAIL, 13, text);
+			     v.pass ? REPORT_COLOR_PASS : REPORT_COLOR_FAIL, 13,
+			     text);
 		}
 	}
 	if (p->html)
@@ -122,7 +115,7 @@ static int rules(struct pic *p, const struct cmp_rule *rule, int nrules)
 	snprintf(text, sizeof(text), "%d of %d rules hold", nrules - failed,
 		 nrules);
 	line(p, failed ? "rules-total fail" : "rules-total pass",
-	     failed ? COLOR_FAIL : COLOR_PASS, 13, text);
+	     failed ? REPORT_COLOR_FAIL : REPORT_COLOR_PASS, 13, text);
 	return failed;
 }
 
@@ -146,7 +139,7 @@ static void filters_line(struct pic *p, const struct cmp_side *sd)
 		snprintf(text, sizeof(text), "%s filters%s%s%s: %s", sd->label,
 			 same ? "" : " (", same ? "" : sd->paths[i],
 			 same ? "" : ")", filt);
-		line(p, "filters", COLOR_TEXT, 12, text);
+		line(p, "filters", REPORT_COLOR_TEXT, 12, text);
 	}
 }
 
@@ -159,7 +152,7 @@ static void facts(struct pic *p, const char *warning)
 		snprintf(text, sizeof(text),
 			 "compared with --force although runs differ: %s",
 			 warning);
-		line(p, "warning", COLOR_FAIL, 12, text);
+		line(p, "warning", REPORT_COLOR_FAIL, 12, text);
 	}
 	for (int s = 0; s < 2; s++) {
 		const struct cmp_side *sd = p->side[s];
@@ -176,45 +169,24 @@ static void facts(struct pic *p, const char *warning)
 				 r->kernel[0] ? r->kernel : "-",
 				 r->machine[0] ? r->machine : "-",
 				 (unsigned long long)r->page_size);
-		line(p, "side", COLOR_TEXT, 12, text);
+		line(p, "side", REPORT_COLOR_TEXT, 12, text);
 		filters_line(p, sd);
 		for (int t = 0; t < FS_TGT_NR; t++) {
-			const struct fs_target_report *tr = &r->target[t];
-			const struct fs_attach_info *a = &tr->attach;
-
-			if (!tr->enabled)
+			if (!r->target[t].enabled)
 				continue;
-			snprintf(text, sizeof(text),
-				 "%s %s: %s on %s (function %s%s): %s",
-				 sd->label, tr->name,
-				 a->mechanism[0] ? a->mechanism : "none",
-				 a->symbol[0] ? a->symbol : "-",
-				 a->function[0] ? a->function : "-",
-				 a->inlined ? ", inlined" : "",
-				 a->reason[0] ? a->reason : "-");
-			line(p, "attach", COLOR_MUTED, 11, text);
+			report__attach_line(text, sizeof(text), sd->label,
+					    &r->target[t]);
+			line(p, "attach", REPORT_COLOR_MUTED, 11, text);
 		}
 		/* The first run's: pooling adds numbers up, parameters too. */
 		n = snprintf(text, sizeof(text), "%s workload%s %s", sd->label,
 			     sd->nruns > 1 ? " (first run)" : "",
 			     r->workload_name[0] ? r->workload_name : "none");
-		for (int i = 0; i < sd->runs[0].nkv && n < (int)sizeof(text);
-		     i++) {
-			const struct fs_kv *kv = &sd->runs[0].kv[i];
-
-			if (kv->type == FS_KV_U64)
-				n += snprintf(text + n, sizeof(text) - n,
-					      "%s %s=%llu", i ? "," : ":",
-					      kv->key,
-					      (unsigned long long)kv->u);
-			else
-				n += snprintf(text + n, sizeof(text) - n,
-					      "%s %s=%s", i ? "," : ":",
-					      kv->key, kv->s);
-		}
-		line(p, "workload", COLOR_MUTED, 11, text);
+		report__kv_append(text, sizeof(text), n, sd->runs[0].kv,
+				  sd->runs[0].nkv);
+		line(p, "workload", REPORT_COLOR_MUTED, 11, text);
 	}
-	line(p, "note", COLOR_MUTED, 11,
+	line(p, "note", REPORT_COLOR_MUTED, 11,
 	     "Bars: each side's share of its own events per log2 bucket "
 	     "(base solid, new hatched); whiskers: min..max over a side's "
 	     "runs; dashed lines: p50/p90/p99 (b = base, n = new).");
@@ -251,18 +223,6 @@ static double value_x(const struct fs_hist_spec *sp, double v, int first,
 	if (pos > last - first + 1)
 		pos = last - first + 1;
 	return ML + pos * slot_w;
-}
-
-static void bucket_label(char *buf, size_t n, const struct fs_hist_spec *sp,
-			 int slot, const struct fs_bucket *b)
-{
-	if (report__align_zero(sp, slot)) {
-		snprintf(buf, n, "%s", REPORT_OFFSET0);
-		return;
-	}
-	report__human(buf, n, sp->unit, b->lo);
-	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
-		strcat(buf, "+");
 }
 
 static const char *x_title(const struct fs_hist_spec *sp)
@@ -361,36 +321,31 @@ static void chart_head(struct pic *p, const struct fs_hist_spec *sp,
 		       const char *target, const char *stats, const char *noise,
 		       int x, int y)
 {
+	const struct report_frame fr = {
+		.cls = "ab",
+		.x = x,
+		.y = y,
+		.height = CH,
+		.target = target,
+		.sp = sp,
+	};
 	FILE *f = p->f;
 
-	fprintf(f,
-		"<svg class=\"ab\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-		"data-target=\"%s\" data-histogram=\"%s\">\n",
-		x, y, CW, CH, CW, CH, target, sp->name);
-	fprintf(f,
-		"<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\" "
-		"stroke=\"%s\"/>\n",
-		CW, CH, COLOR_GRID);
-	fprintf(f,
-		"<text x=\"12\" y=\"22\" font-size=\"15\" font-weight=\"bold\" "
-		"fill=\"%s\">%s · %s (%s)</text>\n",
-		COLOR_TEXT, target, sp->name, sp->unit);
+	report__svg_frame(f, &fr);
 	fprintf(f, "<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"%s\">",
-		COLOR_MUTED);
+		REPORT_COLOR_MUTED);
 	esc(f, sp->help);
 	fputs("</text>\n", f);
 	fprintf(f,
 		"<text class=\"stats\" x=\"12\" y=\"56\" font-size=\"11\" "
 		"fill=\"%s\">",
-		COLOR_TEXT);
+		REPORT_COLOR_TEXT);
 	esc(f, stats);
 	fputs("</text>\n", f);
 	fprintf(f,
 		"<text class=\"noise\" x=\"12\" y=\"70\" font-size=\"11\" "
 		"fill=\"%s\">",
-		COLOR_TEXT);
+		REPORT_COLOR_TEXT);
 	esc(f, noise);
 	fputs("</text>\n", f);
 }
@@ -403,7 +358,7 @@ static void chart_pattern(FILE *f, const char *id)
 		"patternTransform=\"rotate(45)\"><rect width=\"6\" "
 		"height=\"6\" fill=\"#ffffff\"/><rect width=\"3\" height=\"6\" "
 		"fill=\"%s\"/></pattern></defs>\n",
-		id, COLOR_NEW);
+		id, REPORT_COLOR_B);
 }
 
 static void chart(struct pic *p, int t, int hi, int x, int y)
@@ -415,7 +370,7 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 	};
 	const struct fs_hist_spec *sp = h[0]->spec;
 	const char *target = sd[0]->pooled.target[t].name;
-	int first = FS_SLOTS, last = -1, f0, l0, nb, top_slot;
+	int first = FS_SLOTS, last = -1, f0, l0, nb;
 	char stats[640], test[320], noise[160], id[64], fill[80], lbl[32];
 	double max = 0, top, slot_w, lo, hi_v;
 	FILE *f = p->f;
@@ -440,8 +395,8 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 		"fill=\"url(#%s)\" stroke=\"%s\"/>"
 		"<text x=\"%d\" y=\"18\" font-size=\"11\" fill=\"%s\">new "
 		"(hatched)</text>\n",
-		CW - 230, COLOR_BASE, CW - 214, COLOR_TEXT, CW - 120, id,
-		COLOR_NEW, CW - 104, COLOR_TEXT);
+		CW - 230, REPORT_COLOR_A, CW - 214, REPORT_COLOR_TEXT, CW - 120,
+		id, REPORT_COLOR_B, CW - 104, REPORT_COLOR_TEXT);
 
 	for (int i = 0; i < 2; i++)
 		if (model__range(h[i], &f0, &l0)) {
@@ -453,17 +408,10 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 			"<text class=\"empty\" x=\"%d\" y=\"%d\" "
 			"text-anchor=\"middle\" font-size=\"14\" "
 			"fill=\"%s\">no events on either side</text>\n</svg>\n",
-			ML + PW / 2, MT + PH / 2, COLOR_MUTED);
+			ML + PW / 2, MT + PH / 2, REPORT_COLOR_MUTED);
 		return;
 	}
-	top_slot = sp->kind == FS_KIND_ALIGN ? FS_ALIGN_CAP_SHIFT + 1
-					     : FS_SLOTS - 1;
-	while (last - first + 1 < MIN_BARS && (first > 0 || last < top_slot)) {
-		if (last < top_slot)
-			last++;
-		if (last - first + 1 < MIN_BARS && first > 0)
-			first--;
-	}
+	report__slots_pad(sp, MIN_BARS, &first, &last);
 	for (int s = first; s <= last; s++)
 		for (int i = 0; i < 2; i++) {
 			if (frac(h[i], s) > max)
@@ -485,14 +433,15 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 			"stroke=\"%s\"/><text x=\"%d\" y=\"%.1f\" "
 			"text-anchor=\"end\" font-size=\"11\" fill=\"%s\">"
 			"%.3g</text>\n",
-			ML, yy, ML + PW, yy, k ? COLOR_GRID : COLOR_TEXT,
-			ML - 6, yy + 4, COLOR_MUTED, v);
+			ML, yy, ML + PW, yy,
+			k ? REPORT_COLOR_GRID : REPORT_COLOR_TEXT, ML - 6,
+			yy + 4, REPORT_COLOR_MUTED, v);
 	}
 	fprintf(f,
 		"<text transform=\"translate(16 %d) rotate(-90)\" "
 		"text-anchor=\"middle\" font-size=\"12\" fill=\"%s\">"
 		"fraction of the side's events</text>\n",
-		MT + PH / 2, COLOR_TEXT);
+		MT + PH / 2, REPORT_COLOR_TEXT);
 	fprintf(f,
 		"<g class=\"plot\" data-top=\"%.6f\" data-y0=\"%d\" "
 		"data-height=\"%d\">\n",
@@ -515,8 +464,8 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 				sd[i]->label, s, (unsigned long long)b.lo,
 				(unsigned long long)b.count, fr, bx,
 				MT + PH - bh, slot_w * 0.4, bh,
-				i ? fill : COLOR_BASE,
-				i ? COLOR_NEW : COLOR_BASE);
+				i ? fill : REPORT_COLOR_A,
+				i ? REPORT_COLOR_B : REPORT_COLOR_A);
 			fputs("</rect>\n", f);
 			if (sd[i]->nruns < 2)
 				continue;
@@ -532,17 +481,14 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 				MT + PH - hi_v / top * PH, bx + slot_w * 0.1,
 				MT + PH - lo / top * PH, slot_w * 0.2,
 				bx + slot_w * 0.1, MT + PH - hi_v / top * PH,
-				slot_w * 0.2, COLOR_TEXT);
+				slot_w * 0.2, REPORT_COLOR_TEXT);
 		}
 		model__bucket(h[0], s, &b);
-		bucket_label(lbl, sizeof(lbl), sp, s, &b);
+		report__slot_label(lbl, sizeof(lbl), sp, s, b.lo,
+				   report__human);
 		if (slot_w < 16 && (s - first) % 2)
 			continue;
-		fprintf(f,
-			"<text transform=\"translate(%.1f %d) rotate(-40)\" "
-			"text-anchor=\"end\" font-size=\"11\" "
-			"fill=\"%s\">%s</text>\n",
-			x0 + slot_w / 2 + 4, MT + PH + 14, COLOR_TEXT, lbl);
+		report__svg_slot_label(f, x0 + slot_w / 2, MT + PH, true, lbl);
 	}
 	fputs("</g>\n", f);
 
@@ -566,16 +512,17 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 				"text-anchor=\"middle\" fill=\"%s\">p%g%s "
 				"%s</text><title>%s p%g = %s</title></g>\n",
 				sd[i]->label, pcts[q], v, px, MT, px, MT + PH,
-				i ? COLOR_NEW : COLOR_BASE, i ? "2 2" : "6 3",
-				px, 86 + (i * 3 + (int)q) * 9,
-				i ? COLOR_NEW : COLOR_BASE, pcts[q],
+				i ? REPORT_COLOR_B : REPORT_COLOR_A,
+				i ? "2 2" : "6 3", px,
+				86 + (i * 3 + (int)q) * 9,
+				i ? REPORT_COLOR_B : REPORT_COLOR_A, pcts[q],
 				i ? "n" : "b", val, sd[i]->label, pcts[q], val);
 		}
 	}
 	fprintf(f,
 		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 		"font-size=\"12\" fill=\"%s\">%s</text>\n</svg>\n",
-		ML + PW / 2, CH - 8, COLOR_TEXT, x_title(sp));
+		ML + PW / 2, CH - 8, REPORT_COLOR_TEXT, x_title(sp));
 }
 
 /* ---- per target ---- */
@@ -594,7 +541,7 @@ static void histograms(struct pic *p, int t)
 		snprintf(text, sizeof(text),
 			 "%s: traced on %s only, nothing to compare", tb->name,
 			 tb->enabled ? "base" : "new");
-		line(p, "one-sided", COLOR_MUTED, 12, text);
+		line(p, "one-sided", REPORT_COLOR_MUTED, 12, text);
 		return;
 	}
 	for (int i = 0; i < tb->nhists; i++) {
@@ -610,7 +557,7 @@ static void histograms(struct pic *p, int t)
 				 !hb->measured && !hn->measured ? ";" : "",
 				 hn->measured ? "" : " on new: ",
 				 hn->measured ? "" : hn->why);
-			line(p, "not-measured", COLOR_MUTED, 12, text);
+			line(p, "not-measured", REPORT_COLOR_MUTED, 12, text);
 			continue;
 		}
 		if (p->html) {
@@ -629,10 +576,8 @@ static void histograms(struct pic *p, int t)
 	}
 }
 
+/* After the CSS every page shares (src/report/markup.c). */
 static const char style[] =
-	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;"
-	"margin:24px;color:#222;background:#fafafa;max-width:980px}"
-	"h1{font-size:22px;margin:0 0 12px}"
 	"h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #ccc}"
 	"p{margin:3px 0;font-size:13px}p.attach,p.workload,p.note,"
 	"p.not-measured,p.one-sided{color:#666;font-size:12px}"
@@ -651,7 +596,7 @@ static void body(struct pic *p, const struct cmp_rule *rule, int nrules,
 	if (p->html)
 		fputs("<h1>folioscope compare: base vs new</h1>\n", p->f);
 	else
-		line(p, "title", COLOR_TEXT, 20,
+		line(p, "title", REPORT_COLOR_TEXT, 20,
 		     "folioscope compare: base vs new");
 	rules(p, rule, nrules);
 	if (p->html)
@@ -662,54 +607,38 @@ static void body(struct pic *p, const struct cmp_rule *rule, int nrules,
 		histograms(p, t);
 }
 
+/* The SVG document's body, to f; returns the height it takes. */
+static int svg_body(FILE *f, void *arg)
+{
+	struct pic_body *b = arg;
+
+	b->p->f = f;
+	body(b->p, b->rule, b->nrules, b->warning);
+	return b->p->y + PAD;
+}
+
 int cmp__picture(FILE *f, bool html, const struct cmp_side *base,
 		 const struct cmp_side *new, const struct cmp_rule *rule,
 		 int nrules, const char *warning)
 {
 	struct pic p = { .f = f, .html = html, .y = PAD + 20 };
-	char *buf = NULL;
-	size_t len = 0;
-	int err = 0;
+	struct pic_body b = {
+		.p = &p, .rule = rule, .nrules = nrules, .warning = warning
+	};
+	const struct report_page pg = {
+		.title = "folioscope compare",
+		.kernel = base->pooled.kernel,
+		.vs_kernel = new->pooled.kernel,
+		.css = style,
+	};
 
 	p.side[0] = base;
 	p.side[1] = new;
-	if (html) {
-		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-		      "<meta charset=\"utf-8\">\n"
-		      "<meta http-equiv=\"Content-Security-Policy\" "
-		      "content=\"default-src 'none'; style-src "
-		      "'unsafe-inline'\">\n<title>folioscope compare: ",
-		      f);
-		esc(f, base->pooled.kernel);
-		fputs(" vs ", f);
-		esc(f, new->pooled.kernel);
-		fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n",
-			style);
-		body(&p, rule, nrules, warning);
-		fputs("</body>\n</html>\n", f);
-	} else {
-		/* The height is known once the body is laid out. */
-		p.f = open_memstream(&buf, &len);
-		if (!p.f)
-			return -errno;
-		body(&p, rule, nrules, warning);
-		if (fclose(p.f))
-			err = -ENOMEM;
-		if (!err) {
-			fprintf(f,
-				"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-				"<svg xmlns=\"http://www.w3.org/2000/svg\" "
-				"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
-				"%d\" font-family=\"DejaVu Sans, Helvetica, "
-				"Arial, sans-serif\">\n<rect width=\"100%%\" "
-				"height=\"100%%\" fill=\"#fafafa\"/>\n",
-				CW + 2 * PAD, p.y + PAD, CW + 2 * PAD,
-				p.y + PAD);
-			fwrite(buf, 1, len, f);
-			fputs("</svg>\n", f);
-		}
-		free(buf);
-	}
+	if (!html)
+		return report__svg_document(f, CW + 2 * PAD, svg_body, &b);
+	report__html_head(f, &pg);
+	body(&p, rule, nrules, warning);
+	fputs("</body>\n</html>\n", f);
 	fflush(f);
-	return err ?: ferror(f) ? -EIO : 0;
+	return ferror(f) ? -EIO : 0;
 }

@@ -21,25 +21,12 @@
 #define MAX_ROW_H 18
 #define MIN_ROWS 4
 
-#define COLOR_TEXT "#222222"
-#define COLOR_MUTED "#666666"
-#define COLOR_GRID "#dddddd"
-#define COLOR_STRIP "#4e79a7"
-
 /* Rows: the totals' non-empty slots, at least MIN_ROWS. */
 static bool rows_of(const struct fs_histogram *h, int *first, int *last)
 {
-	int top = h->spec->kind == FS_KIND_ALIGN ? FS_ALIGN_CAP_SHIFT + 1
-						 : FS_SLOTS - 1;
-
 	if (!model__range(h, first, last))
 		return false;
-	while (*last - *first + 1 < MIN_ROWS && (*first > 0 || *last < top)) {
-		if (*last < top)
-			(*last)++;
-		if (*last - *first + 1 < MIN_ROWS && *first > 0)
-			(*first)--;
-	}
+	report__slots_pad(h->spec, MIN_ROWS, first, last);
 	return true;
 }
 
@@ -93,37 +80,31 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 	int n = r->nintervals, first, last, nrows, rh, height;
 	__u64 max = 0, smax = 0, c;
 	double cw;
-	char col[16], lbl[32], a[32], b[32];
+	char col[16], lbl[32], a[32], b[32], attrs[32];
+	struct report_frame fr = { .cls = "heatmap",
+				   .x = x,
+				   .y = y,
+				   .target = tr->name,
+				   .sp = sp,
+				   .attrs = attrs,
+				   .title_tail = " over time" };
 	struct fs_bucket bk;
 
 	height = report__heatmap_height(h);
-	fprintf(f,
-		"<svg class=\"heatmap\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-		"data-target=\"%s\" data-histogram=\"%s\" "
-		"data-intervals=\"%d\">\n",
-		x, y, REPORT_CHART_W, height, REPORT_CHART_W, height, tr->name,
-		sp->name, n);
-	fprintf(f,
-		"<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\" "
-		"stroke=\"%s\"/>\n",
-		REPORT_CHART_W, height, COLOR_GRID);
-	fprintf(f,
-		"<text x=\"12\" y=\"22\" font-size=\"15\" font-weight=\"bold\" "
-		"fill=\"%s\">%s · %s (%s) over time</text>\n",
-		COLOR_TEXT, tr->name, sp->name, sp->unit);
+	snprintf(attrs, sizeof(attrs), "data-intervals=\"%d\"", n);
+	fr.height = height;
+	report__svg_frame(f, &fr);
 	fprintf(f,
 		"<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"%s\">%d "
 		"intervals; colour: events in the bucket (darker = more, log "
 		"scale), outlined: each interval's busiest bucket</text>\n",
-		COLOR_MUTED, n);
+		REPORT_COLOR_MUTED, n);
 	if (!rows_of(h, &first, &last) || !n) {
 		fprintf(f,
 			"<text class=\"empty\" x=\"%d\" y=\"%d\" "
 			"text-anchor=\"middle\" font-size=\"14\" "
 			"fill=\"%s\">%s</text>\n</svg>\n",
-			ML + PW / 2, MT + 12, COLOR_MUTED,
+			ML + PW / 2, MT + 12, REPORT_COLOR_MUTED,
 			n ? "no events" : "no intervals");
 		return;
 	}
@@ -149,13 +130,14 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 		"text-anchor=\"end\" font-size=\"10\" fill=\"%s\">events/"
 		"interval</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
 		"font-size=\"10\" fill=\"%s\">0</text>\n",
-		ML - 6, STRIP_Y + 8, COLOR_MUTED, lbl, ML - 6,
-		STRIP_Y + STRIP_H / 2 + 4, COLOR_TEXT, ML - 6,
-		STRIP_Y + STRIP_H, COLOR_MUTED);
+		ML - 6, STRIP_Y + 8, REPORT_COLOR_MUTED, lbl, ML - 6,
+		STRIP_Y + STRIP_H / 2 + 4, REPORT_COLOR_TEXT, ML - 6,
+		STRIP_Y + STRIP_H, REPORT_COLOR_MUTED);
 	fprintf(f,
 		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"stroke=\"%s\"/>\n",
-		ML, STRIP_Y + STRIP_H, ML + PW, STRIP_Y + STRIP_H, COLOR_TEXT);
+		ML, STRIP_Y + STRIP_H, ML + PW, STRIP_Y + STRIP_H,
+		REPORT_COLOR_TEXT);
 	for (int i = 0; i < n; i++) {
 		const struct fs_interval *iv = &r->intervals[i];
 		double bh;
@@ -170,8 +152,8 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 			"width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
 			"<title>%s to %s: %llu events</title></rect>\n",
 			i + 1, (unsigned long long)c, ML + i * cw + cw * 0.1,
-			STRIP_Y + STRIP_H - bh, cw * 0.8, bh, COLOR_STRIP, a, b,
-			(unsigned long long)c);
+			STRIP_Y + STRIP_H - bh, cw * 0.8, bh, REPORT_COLOR_A, a,
+			b, (unsigned long long)c);
 	}
 
 	/* The cells, the largest bucket at the top. */
@@ -211,7 +193,7 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 					cx + cw / 2, (int)cy + rh - 3,
 					(double)c > (double)max * 0.3
 						? "#ffffff"
-						: COLOR_TEXT,
+						: REPORT_COLOR_TEXT,
 					lbl);
 			}
 		}
@@ -237,8 +219,8 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 		fprintf(f,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
 			"font-size=\"10\" fill=\"%s\">%s</text>\n",
-			ML - 6, MT + (last - s) * rh + rh / 2 + 4, COLOR_TEXT,
-			lbl);
+			ML - 6, MT + (last - s) * rh + rh / 2 + 4,
+			REPORT_COLOR_TEXT, lbl);
 	}
 	for (int i = 0; i <= n; i += n > 8 ? (n + 7) / 8 : 1) {
 		__u64 ms = i < n ? r->intervals[i].start_ms
@@ -251,20 +233,20 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 			"text-anchor=\"%s\" font-size=\"10\" "
 			"fill=\"%s\">%s</text>\n",
 			ML + i * cw, MT + nrows * rh, ML + i * cw,
-			MT + nrows * rh + 4, COLOR_TEXT, ML + i * cw,
+			MT + nrows * rh + 4, REPORT_COLOR_TEXT, ML + i * cw,
 			MT + nrows * rh + 16, i < n ? "middle" : "end",
-			COLOR_TEXT, a);
+			REPORT_COLOR_TEXT, a);
 	}
 	fprintf(f,
 		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 		"font-size=\"12\" fill=\"%s\">time since tracing began (s), "
 		"one column per interval</text>\n",
-		ML + PW / 2, MT + nrows * rh + 38, COLOR_TEXT);
+		ML + PW / 2, MT + nrows * rh + 38, REPORT_COLOR_TEXT);
 	fprintf(f,
 		"<text transform=\"translate(14 %d) rotate(-90)\" "
 		"text-anchor=\"middle\" font-size=\"11\" "
 		"fill=\"%s\">%s</text>\n",
-		MT + nrows * rh / 2, COLOR_TEXT,
+		MT + nrows * rh / 2, REPORT_COLOR_TEXT,
 		sp->kind == FS_KIND_ALIGN ? "alignment (bytes)"
 		: strcmp(sp->unit, "ns")  ? "bytes, log2 bucket"
 					  : "time, log2 bucket");

@@ -10,10 +10,8 @@
 #include <string.h>
 #include "report/report.h"
 
+/* After the CSS every page shares (markup.c). */
 static const char style[] =
-	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;"
-	"margin:24px;color:#222;background:#fafafa;max-width:980px}"
-	"h1{font-size:22px;margin:0 0 12px}"
 	"h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ccc}"
 	"table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}"
 	"th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;"
@@ -389,31 +387,18 @@ int report__html_page(FILE *f, const struct fs_report *base,
 	struct page p = { .f = f,
 			  .run = { base, next },
 			  .nruns = next ? 2 : 1 };
-	const char *title =
-		next ? "folioscope A/B report" : "folioscope report";
+	const struct report_page pg = {
+		.title = next ? "folioscope A/B report" : "folioscope report",
+		.kernel = base->kernel,
+		.vs_kernel = next ? next->kernel : NULL,
+		.css = style,
+		.viewport = true,
+		.refresh = refresh,
+	};
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	      "<meta charset=\"utf-8\">\n"
-	      /* Self-contained by construction: nothing may be fetched. */
-	      "<meta http-equiv=\"Content-Security-Policy\" "
-	      "content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, "
-	      "initial-scale=1\">\n",
-	      f);
-	/* A live page (report --serve, trace --serve) reloads itself. */
-	if (refresh > 0)
-		fprintf(f, "<meta http-equiv=\"refresh\" content=\"%d\">\n",
-			refresh);
-	fputs("<title>", f);
-	esc(f, title);
-	fputs(": ", f);
-	esc(f, base->kernel);
-	if (next) {
-		fputs(" vs ", f);
-		esc(f, next->kernel);
-	}
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
-	esc(f, title);
+	report__html_head(f, &pg);
+	fputs("<h1>", f);
+	esc(f, pg.title);
 	fputs("</h1>\n", f);
 	facts(&p);
 	workload(&p);

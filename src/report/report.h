@@ -206,8 +206,45 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r);
  */
 void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 			   int g);
+/*
+ * A bucket's label from its lower bound lo, written by units:
+ * REPORT_OFFSET0 for an alignment's slot 0, "+" after the cap's ("2
+ * MiB+": 2 MiB or more). Charts pass report__human.
+ */
+typedef void report_units_fn(char *buf, size_t n, const char *unit, __u64 v);
+void report__slot_label(char *buf, size_t n, const struct fs_hist_spec *sp,
+			int slot, __u64 lo, report_units_fn *units);
+/*
+ * A target's attach plan in one line: "[LABEL ]NAME: MECHANISM on SYMBOL
+ * (function FUNCTION[, inlined]): REASON", "-" for what is empty.
+ */
+void report__attach_line(char *buf, size_t n, const char *label,
+			 const struct fs_target_report *tr);
+/*
+ * Append the nkv workload values to the len bytes in buf (len as
+ * snprintf counts, so possibly past n): ": key=value, key=value".
+ * Returns the new len.
+ */
+int report__kv_append(char *buf, size_t n, int len, const struct fs_kv *kv,
+		      int nkv);
 
 /* ---- SVG and HTML pieces (markup.c), for compare's picture too ---- */
+
+/*
+ * The pictures' colours: series A (a single run, or the base) and B (the
+ * new run), text, secondary text, grid lines, axes, and a failed or
+ * passed verdict. Colours are attributes, not CSS, so an SVG looks the
+ * same in a browser, an image viewer or pasted into a bug report.
+ */
+#define REPORT_COLOR_A "#4e79a7"
+#define REPORT_COLOR_B "#e8772e"
+#define REPORT_COLOR_TEXT "#222222"
+#define REPORT_COLOR_MUTED "#666666"
+#define REPORT_COLOR_GRID "#dddddd"
+#define REPORT_COLOR_AXIS "#333333"
+#define REPORT_COLOR_FAIL "#b00020"
+#define REPORT_COLOR_PASS "#17692b"
+#define REPORT_SVG_FONT "DejaVu Sans, Helvetica, Arial, sans-serif"
 
 /* Write s with &, <, >, " and ' escaped for XML/HTML. */
 void report__xml_escape(FILE *f, const char *s);
@@ -215,6 +252,75 @@ void report__xml_escape(FILE *f, const char *s);
 void report__xml_escape_n(FILE *f, const char *s, size_t n);
 /* Number of measured histograms of enabled targets: the charts drawn. */
 int report__nr_charts(const struct fs_report *r);
+
+/*
+ * A self-contained page's head, up to and including <body>: no script
+ * and a Content-Security-Policy that forbids fetching anything, the
+ * title "TITLE: KERNEL[ vs VS_KERNEL]", and the CSS every page shares
+ * followed by css, the page's own rules.
+ */
+struct report_page {
+	const char *title;
+	const char *kernel, *vs_kernel; /* vs_kernel NULL: one run */
+	const char *css;
+	bool viewport; /* a viewport meta, for phones */
+	int refresh;   /* seconds between reloads, 0: never */
+};
+void report__html_head(FILE *f, const struct report_page *pg);
+
+/*
+ * An SVG document width wide around what body writes to its FILE. The
+ * height is known only once the body is laid out, so body writes to
+ * memory first and returns the height it took, or -errno (then nothing
+ * is written). Returns 0 or -errno.
+ */
+int report__svg_document(FILE *f, int width, int (*body)(FILE *f, void *arg),
+			 void *arg);
+
+/*
+ * text as <text> lines at st->x from baseline y down, each size + 6
+ * below the last. SVG text does not wrap by itself: a line of more than
+ * st->wrap bytes is cut at its last space in the second half (else at
+ * wrap), never inside a UTF-8 sequence. Returns the next baseline.
+ */
+struct report_svg_text {
+	const char *cls; /* class attribute, or NULL */
+	int x, size, wrap;
+	const char *color;
+	bool bold;
+};
+int report__svg_lines(FILE *f, const struct report_svg_text *st, int y,
+		      const char *text);
+
+/*
+ * A chart's opening <svg> element REPORT_CHART_W wide, its white frame
+ * and its title "TARGET · HISTOGRAM (UNIT)[TITLE_TAIL]"; the caller
+ * draws the rest and closes the element.
+ */
+struct report_frame {
+	const char *cls; /* "bars", "heatmap", compare's "ab" */
+	int x, y, height;
+	const char *target;
+	const struct fs_hist_spec *sp;
+	const char *attrs;	/* more attributes of <svg>, or NULL */
+	const char *title_tail; /* after the unit, or NULL */
+};
+void report__svg_frame(FILE *f, const struct report_frame *fr);
+
+/*
+ * A lone bar fills a whole chart and says nothing about its scale: widen
+ * the slot range first..last to min slots, the empty neighbours
+ * included, up to the last slot the histogram's kind has.
+ */
+void report__slots_pad(const struct fs_hist_spec *sp, int min, int *first,
+		       int *last);
+
+/*
+ * A bucket's label under the x axis (axis_y), centred on x: rotated by
+ * 40 degrees when the slots are too narrow for it.
+ */
+void report__svg_slot_label(FILE *f, double x, int axis_y, bool rotate,
+			    const char *label);
 
 /* ---- the writers' own parts other writers use ---- */
 
@@ -248,10 +354,5 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 int report__heatmap_height(const struct fs_histogram *h);
 /* "12 intervals of 1 s" or "none (...)": for the run's facts. */
 void report__intervals_fact(char *buf, size_t n, const struct fs_report *r);
-
-/* Where to break an SVG text line of more than width bytes (s holds
- * more): the last space in its second half, else width, moved back off
- * any UTF-8 continuation byte. SVG text does not wrap by itself. */
-size_t svg__wrap_cut(const char *s, size_t width);
 
 #endif /* FS_REPORT_H */

@@ -3,8 +3,6 @@
  * SVG reporter: bar charts of the histograms, one per measured histogram,
  * with axis labels in human units; as a whole SVG document with the run's
  * facts above the charts, and chart by chart for the HTML reporter.
- * Colours and fonts are attributes, not CSS, so the picture looks the
- * same in a browser, an image viewer or pasted into a bug report.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,33 +18,12 @@
 #define PW (REPORT_CHART_W - ML - MR)
 #define PH (REPORT_CHART_H - MT - MB)
 
-#define COLOR_A "#4e79a7"
-#define COLOR_B "#e8772e"
-#define COLOR_AXIS "#333333"
-#define COLOR_GRID "#dddddd"
-#define COLOR_TEXT "#222222"
-#define COLOR_MUTED "#666666"
-
 #define MIN_BARS 6
 
 #define DOC_PAD 20
 #define DOC_W (REPORT_CHART_W + 2 * DOC_PAD)
 #define LINE_H 18
 #define WRAP_CHARS 112
-
-size_t svg__wrap_cut(const char *s, size_t width)
-{
-	size_t cut = width;
-
-	while (cut > width / 2 && s[cut] != ' ')
-		cut--;
-	if (s[cut] != ' ')
-		cut = width;
-	/* Never inside a UTF-8 sequence. */
-	while (cut > 1 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--;
-	return cut;
-}
 
 /* Counts for tick labels: exact below 10000, else 3 digits and SI. */
 static void fmt_count(char *buf, size_t n, double v)
@@ -91,23 +68,6 @@ static bool usable(const struct fs_histogram *h)
 	return h && h->measured;
 }
 
-/*
- * A lone bar fills the whole chart and says nothing about its scale:
- * show at least MIN_BARS buckets, the empty neighbours included.
- */
-static void pad_range(const struct fs_hist_spec *sp, int *first, int *last)
-{
-	int top = sp->kind == FS_KIND_ALIGN ? FS_ALIGN_CAP_SHIFT + 1
-					    : FS_SLOTS - 1;
-
-	while (*last - *first + 1 < MIN_BARS && (*first > 0 || *last < top)) {
-		if (*last < top)
-			(*last)++;
-		if (*last - *first + 1 < MIN_BARS && *first > 0)
-			(*first)--;
-	}
-}
-
 /* Union of the non-empty slot ranges of the measured histograms. */
 static bool chart_range(const struct report_chart *c, int *first, int *last)
 {
@@ -126,21 +86,8 @@ static bool chart_range(const struct report_chart *c, int *first, int *last)
 	}
 	if (*last < 0)
 		return false;
-	pad_range(chart_spec(c), first, last);
+	report__slots_pad(chart_spec(c), MIN_BARS, first, last);
 	return true;
-}
-
-/* "offset 0" and "2 MiB+" (2 MiB or more) on alignment charts. */
-static void bucket_label(char *buf, size_t n, const struct fs_hist_spec *sp,
-			 int slot, const struct fs_bucket *b)
-{
-	if (report__align_zero(sp, slot)) {
-		snprintf(buf, n, "%s", REPORT_OFFSET0);
-		return;
-	}
-	report__human(buf, n, sp->unit, b->lo);
-	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
-		strcat(buf, "+");
 }
 
 /* Tooltip: exact edges, in the unit and in human form. */
@@ -211,11 +158,12 @@ static void chart_axes(FILE *f, __u64 top, __u64 step)
 		fprintf(f,
 			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
 			"stroke=\"%s\"/>",
-			ML, y, ML + PW, y, v ? COLOR_GRID : COLOR_AXIS);
+			ML, y, ML + PW, y,
+			v ? REPORT_COLOR_GRID : REPORT_COLOR_AXIS);
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
 			"font-size=\"11\" fill=\"%s\">%s</text>\n",
-			ML - 6, y + 4, COLOR_MUTED, lbl);
+			ML - 6, y + 4, REPORT_COLOR_MUTED, lbl);
 		/* top is a multiple of step; stop there, never overflow. */
 		if (v >= top || top - v < step)
 			break;
@@ -223,12 +171,12 @@ static void chart_axes(FILE *f, __u64 top, __u64 step)
 	fprintf(f,
 		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"stroke=\"%s\"/>\n",
-		ML, MT, ML, MT + PH, COLOR_AXIS);
+		ML, MT, ML, MT + PH, REPORT_COLOR_AXIS);
 	fprintf(f,
 		"<text transform=\"translate(16 %d) rotate(-90)\" "
 		"text-anchor=\"middle\" font-size=\"12\" fill=\"%s\">"
 		"count</text>\n",
-		MT + PH / 2, COLOR_TEXT);
+		MT + PH / 2, REPORT_COLOR_TEXT);
 }
 
 static void chart_bars(FILE *f, const struct report_chart *c, int first,
@@ -237,7 +185,7 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 	const struct fs_hist_spec *sp = chart_spec(c);
 	const struct fs_histogram *hs[2] = { c->a, c->b };
 	const char *names[2] = { c->a_label, c->b_label };
-	const char *colors[2] = { COLOR_A, COLOR_B };
+	const char *colors[2] = { REPORT_COLOR_A, REPORT_COLOR_B };
 	int nb = last - first + 1, nseries = c->b ? 2 : 1;
 	double slot_w = (double)PW / nb;
 	bool rotate = slot_w < 64;
@@ -270,34 +218,24 @@ static void chart_bars(FILE *f, const struct report_chart *c, int first,
 					"text-anchor=\"middle\" "
 					"font-size=\"10\" "
 					"fill=\"%s\">%s</text>\n",
-					x + bw / 2, MT + PH - h - 3, COLOR_TEXT,
-					lbl);
+					x + bw / 2, MT + PH - h - 3,
+					REPORT_COLOR_TEXT, lbl);
 			}
 		}
 		if ((s - first) % every)
 			continue;
 		model__bucket(usable(c->a) ? c->a : c->b, s, &b);
-		bucket_label(lbl, sizeof(lbl), sp, s, &b);
-		if (rotate)
-			fprintf(f,
-				"<text transform=\"translate(%.1f %d) "
-				"rotate(-40)\" text-anchor=\"end\" "
-				"font-size=\"11\" fill=\"%s\">%s</text>\n",
-				x0 + slot_w / 2 + 4, MT + PH + 14, COLOR_TEXT,
-				lbl);
-		else
-			fprintf(f,
-				"<text x=\"%.1f\" y=\"%d\" "
-				"text-anchor=\"middle\" "
-				"font-size=\"11\" fill=\"%s\">%s</text>\n",
-				x0 + slot_w / 2, MT + PH + 16, COLOR_TEXT, lbl);
+		report__slot_label(lbl, sizeof(lbl), sp, s, b.lo,
+				   report__human);
+		report__svg_slot_label(f, x0 + slot_w / 2, MT + PH, rotate,
+				       lbl);
 	}
 }
 
 static void chart_legend(FILE *f, const struct report_chart *c)
 {
 	const char *names[2] = { c->a_label, c->b_label };
-	const char *colors[2] = { COLOR_A, COLOR_B };
+	const char *colors[2] = { REPORT_COLOR_A, REPORT_COLOR_B };
 	int x = ML + PW - 250;
 
 	for (int i = 0; i < 2; i++) {
@@ -306,7 +244,7 @@ static void chart_legend(FILE *f, const struct report_chart *c)
 			"fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"11\" "
 			"fill=\"%s\">",
 			x + i * 125, 6, colors[i], x + i * 125 + 14, 15,
-			COLOR_TEXT);
+			REPORT_COLOR_TEXT);
 		report__xml_escape(f, names[i] ? names[i] : "?");
 		fputs("</text>\n", f);
 	}
@@ -330,31 +268,16 @@ void report__svg_chart(FILE *f, const struct report_chart *c)
 	int first, last;
 	__u64 max = 0, step, top;
 
-	fprintf(f,
-		"<svg class=\"bars\" x=\"%d\" y=\"%d\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-		"data-target=\"",
-		c->x, c->y, REPORT_CHART_W, REPORT_CHART_H, REPORT_CHART_W,
-		REPORT_CHART_H);
-	report__xml_escape(f, c->target);
-	fputs("\" data-histogram=\"", f);
-	report__xml_escape(f, sp->name);
-	fputs("\">\n", f);
-	fprintf(f,
-		"<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\" "
-		"stroke=\"%s\"/>\n",
-		REPORT_CHART_W, REPORT_CHART_H, COLOR_GRID);
-	fprintf(f,
-		"<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\" "
-		"fill=\"%s\">",
-		12, COLOR_TEXT);
-	report__xml_escape(f, c->target);
-	fputs(" · ", f);
-	report__xml_escape(f, sp->name);
-	fprintf(f, " (%s)</text>\n", sp->unit);
+	struct report_frame fr = { .cls = "bars",
+				   .x = c->x,
+				   .y = c->y,
+				   .height = REPORT_CHART_H,
+				   .target = c->target,
+				   .sp = sp };
+
+	report__svg_frame(f, &fr);
 	fprintf(f, "<text x=\"12\" y=\"40\" font-size=\"11\" fill=\"%s\">",
-		COLOR_MUTED);
+		REPORT_COLOR_MUTED);
 	chart_subtitle(f, c);
 	fputs("</text>\n", f);
 	if (c->b)
@@ -364,7 +287,7 @@ void report__svg_chart(FILE *f, const struct report_chart *c)
 		fprintf(f,
 			"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 			"font-size=\"14\" fill=\"%s\">no events</text>\n",
-			ML + PW / 2, MT + PH / 2, COLOR_MUTED);
+			ML + PW / 2, MT + PH / 2, REPORT_COLOR_MUTED);
 		fputs("</svg>\n", f);
 		return;
 	}
@@ -388,7 +311,8 @@ void report__svg_chart(FILE *f, const struct report_chart *c)
 		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
 		"font-size=\"12\" "
 		"fill=\"%s\">%s</text>\n",
-		ML + PW / 2, REPORT_CHART_H - 8, COLOR_TEXT, x_title(sp));
+		ML + PW / 2, REPORT_CHART_H - 8, REPORT_COLOR_TEXT,
+		x_title(sp));
 	fputs("</svg>\n", f);
 }
 
@@ -397,31 +321,22 @@ void report__svg_chart(FILE *f, const struct report_chart *c)
 struct doc {
 	FILE *f;
 	int y; /* baseline of the next line */
+	const struct fs_report *base, *next;
 };
 
 /* One line of text, or several when longer than WRAP_CHARS. */
 static void doc_text(struct doc *d, const char *text, int size,
 		     const char *color, bool bold)
 {
-	const char *s = text;
+	const struct report_svg_text st = {
+		.x = DOC_PAD,
+		.size = size,
+		.wrap = WRAP_CHARS,
+		.color = color,
+		.bold = bold,
+	};
 
-	while (*s) {
-		size_t n = strlen(s), cut = n;
-
-		if (n > WRAP_CHARS)
-			cut = svg__wrap_cut(s, WRAP_CHARS);
-		fprintf(d->f,
-			"<text x=\"%d\" y=\"%d\" font-size=\"%d\" "
-			"fill=\"%s\"%s>",
-			DOC_PAD, d->y, size, color,
-			bold ? " font-weight=\"bold\"" : "");
-		report__xml_escape_n(d->f, s, cut);
-		fputs("</text>\n", d->f);
-		d->y += size + 6;
-		s += cut;
-		while (*s == ' ')
-			s++;
-	}
+	d->y = report__svg_lines(d->f, &st, d->y, text);
 }
 
 static void doc_host(struct doc *d, const struct fs_report *r,
@@ -435,33 +350,27 @@ static void doc_host(struct doc *d, const struct fs_report *r,
 		 r->kernel[0] ? r->kernel : "-",
 		 r->machine[0] ? r->machine : "-",
 		 (unsigned long long)r->page_size, r->tool_version);
-	doc_text(d, line, 13, COLOR_TEXT, false);
+	doc_text(d, line, 13, REPORT_COLOR_TEXT, false);
 	model__filters_text(&r->filters, filt, sizeof(filt));
 	snprintf(line, sizeof(line), "%s%sfilters: %s", label ? label : "",
 		 label ? ": " : "", filt);
-	doc_text(d, line, 12, COLOR_TEXT, false);
+	doc_text(d, line, 12, REPORT_COLOR_TEXT, false);
 }
 
 static void doc_target(struct doc *d, const struct fs_target_report *tr,
 		       const char *label)
 {
-	const struct fs_attach_info *a = &tr->attach;
 	char line[1600];
 	int n;
 
-	snprintf(line, sizeof(line), "%s%s%s: %s on %s (function %s%s): %s",
-		 label ? label : "", label ? " " : "", tr->name,
-		 a->mechanism[0] ? a->mechanism : "none",
-		 a->symbol[0] ? a->symbol : "-",
-		 a->function[0] ? a->function : "-",
-		 a->inlined ? ", inlined" : "", a->reason[0] ? a->reason : "-");
-	doc_text(d, line, 12, COLOR_TEXT, false);
+	report__attach_line(line, sizeof(line), label, tr);
+	doc_text(d, line, 12, REPORT_COLOR_TEXT, false);
 	n = snprintf(line, sizeof(line), "counters:");
 	for (int c = 0; c < tr->ncounters && n < (int)sizeof(line); c++)
 		n += snprintf(line + n, sizeof(line) - n, "%s %s %llu",
 			      c ? "," : "", tr->counter_spec[c].name,
 			      (unsigned long long)tr->counter[c]);
-	doc_text(d, line, 12, COLOR_MUTED, false);
+	doc_text(d, line, 12, REPORT_COLOR_MUTED, false);
 }
 
 static void doc_workload(struct doc *d, const struct fs_report *r,
@@ -473,23 +382,15 @@ static void doc_workload(struct doc *d, const struct fs_report *r,
 	n = snprintf(line, sizeof(line), "%s%sworkload %s", label ? label : "",
 		     label ? " " : "",
 		     r->workload_name[0] ? r->workload_name : "none");
-	for (int i = 0; i < r->nkv && n < (int)sizeof(line); i++) {
-		const struct fs_kv *kv = &r->kv[i];
-
-		if (kv->type == FS_KV_U64)
-			n += snprintf(line + n, sizeof(line) - n, "%s %s=%llu",
-				      i ? "," : ":", kv->key,
-				      (unsigned long long)kv->u);
-		else
-			n += snprintf(line + n, sizeof(line) - n, "%s %s=%s",
-				      i ? "," : ":", kv->key, kv->s);
-	}
-	doc_text(d, line, 12, COLOR_TEXT, false);
+	report__kv_append(line, sizeof(line), n, r->kv, r->nkv);
+	doc_text(d, line, 12, REPORT_COLOR_TEXT, false);
 	report__verdict(verdict, sizeof(verdict), r);
 	snprintf(line, sizeof(line), "%s%svalidation: %s", label ? label : "",
 		 label ? " " : "", verdict);
 	doc_text(d, line, 12,
-		 strstr(verdict, "FAILED") ? "#b00020" : COLOR_TEXT, true);
+		 strstr(verdict, "FAILED") ? REPORT_COLOR_FAIL
+					   : REPORT_COLOR_TEXT,
+		 true);
 }
 
 static const struct fs_target_report *target_of(const struct fs_report *r,
@@ -498,14 +399,17 @@ static const struct fs_target_report *target_of(const struct fs_report *r,
 	return r && r->target[t].enabled ? &r->target[t] : NULL;
 }
 
-static void doc_body(struct doc *d, const struct fs_report *base,
-		     const struct fs_report *next)
+/* The document's body, to f; returns the height it takes. */
+static int doc_body(FILE *f, void *arg)
 {
+	struct doc *d = arg;
+	const struct fs_report *base = d->base, *next = d->next;
 	const char *la = next ? "A" : NULL, *lb = next ? "B" : NULL;
 	char line[512];
 
+	d->f = f;
 	doc_text(d, next ? "folioscope A/B report" : "folioscope report", 20,
-		 COLOR_TEXT, true);
+		 REPORT_COLOR_TEXT, true);
 	doc_host(d, base, la);
 	if (next)
 		doc_host(d, next, lb);
@@ -523,7 +427,7 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 
 		report__intervals_fact(iv, sizeof(iv), base);
 		snprintf(line, sizeof(line), "intervals: %s", iv);
-		doc_text(d, line, 12, COLOR_MUTED, false);
+		doc_text(d, line, 12, REPORT_COLOR_MUTED, false);
 	}
 	d->y += 8;
 
@@ -551,7 +455,8 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 					 h->spec->name,
 					 h->why[0] ? h->why
 						   : "no reason given");
-				doc_text(d, line, 12, COLOR_MUTED, false);
+				doc_text(d, line, 12, REPORT_COLOR_MUTED,
+					 false);
 				continue;
 			}
 			c.x = DOC_PAD;
@@ -573,38 +478,13 @@ static void doc_body(struct doc *d, const struct fs_report *base,
 			d->y += report__heatmap_height(&ta->hist[i]) + 16;
 		}
 	}
+	return d->y + DOC_PAD;
 }
 
 int report__svg(FILE *f, const struct fs_report *base,
 		const struct fs_report *next)
 {
-	struct doc d = { .y = DOC_PAD + 14 };
-	char *body = NULL;
-	size_t len = 0;
-	int err = 0;
+	struct doc d = { .y = DOC_PAD + 14, .base = base, .next = next };
 
-	/* The height is known once the body is laid out. */
-	d.f = open_memstream(&body, &len);
-	if (!d.f)
-		return -errno;
-	doc_body(&d, base, next);
-	if (fclose(d.f))
-		err = -ENOMEM;
-	if (!err) {
-		fprintf(f,
-			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-			"<svg xmlns=\"http://www.w3.org/2000/svg\" "
-			"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-			"font-family=\"DejaVu Sans, Helvetica, Arial, "
-			"sans-serif\">\n"
-			"<rect width=\"100%%\" height=\"100%%\" "
-			"fill=\"#fafafa\"/>\n",
-			DOC_W, d.y + DOC_PAD, DOC_W, d.y + DOC_PAD);
-		fwrite(body, 1, len, f);
-		fputs("</svg>\n", f);
-		fflush(f);
-		err = ferror(f) ? -EIO : 0;
-	}
-	free(body);
-	return err;
+	return report__svg_document(f, DOC_W, doc_body, &d);
 }

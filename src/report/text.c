@@ -100,17 +100,10 @@ static void print_bar(FILE *f, __u64 count, __u64 max)
 	fputc('|', f);
 }
 
-/* An alignment slot's label: "offset 0", "4K", "2M+" (2 MiB or more). */
-static void align_label(char *buf, size_t n, const struct fs_hist_spec *sp,
-			int slot, __u64 lo)
+/* fmt_value as report__slot_label's units: "offset 0", "4K", "2M+". */
+static void text_units(char *buf, size_t n, const char *unit, __u64 v)
 {
-	if (report__align_zero(sp, slot)) {
-		snprintf(buf, n, "%s", REPORT_OFFSET0);
-		return;
-	}
-	fmt_value(buf, n, sp->unit, lo);
-	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
-		strcat(buf, "+");
+	fmt_value(buf, n, unit, v);
 }
 
 /*
@@ -157,7 +150,7 @@ static void print_hist(FILE *f, const struct fs_histogram *h)
 		model__bucket(h, s, &b);
 		if (b.count > max)
 			max = b.count;
-		align_label(lo, sizeof(lo), sp, s, b.lo);
+		report__slot_label(lo, sizeof(lo), sp, s, b.lo, text_units);
 		fmt_value(hi, sizeof(hi), sp->unit, b.hi);
 		if ((int)strlen(lo) > wlo)
 			wlo = strlen(lo);
@@ -173,7 +166,8 @@ static void print_hist(FILE *f, const struct fs_histogram *h)
 		model__bucket(h, s, &b);
 		scaled = fmt_value(lo, sizeof(lo), sp->unit, b.lo);
 		if (align) {
-			align_label(lo, sizeof(lo), sp, s, b.lo);
+			report__slot_label(lo, sizeof(lo), sp, s, b.lo,
+					   text_units);
 			fprintf(f, "%*s : %-8llu ", wlo, lo,
 				(unsigned long long)b.count);
 		} else {

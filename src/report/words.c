@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The words every format uses for the same things, so that a value, a
- * bucket or a verdict reads alike in text, SVG, HTML and KTAP: values in
- * human units, the alignment slots' names, the validation verdict and a
- * coverage group's line.
+ * bucket or a verdict reads alike in text, SVG, HTML and KTAP, and in
+ * compare's picture: values in human units, the bucket labels, the
+ * validation verdict, a coverage group's line, a target's attach plan
+ * and the workload's values.
  */
 #include <stdio.h>
 #include <string.h>
@@ -156,4 +157,44 @@ void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 		 model__coverage_warning(r, g)
 			 ? " -- WARNING: only page-sized folios met"
 			 : "");
+}
+
+void report__slot_label(char *buf, size_t n, const struct fs_hist_spec *sp,
+			int slot, __u64 lo, report_units_fn *units)
+{
+	if (report__align_zero(sp, slot)) {
+		snprintf(buf, n, "%s", REPORT_OFFSET0);
+		return;
+	}
+	units(buf, n, sp->unit, lo);
+	if (report__align_cap(sp, slot) && strlen(buf) + 1 < n)
+		strcat(buf, "+");
+}
+
+void report__attach_line(char *buf, size_t n, const char *label,
+			 const struct fs_target_report *tr)
+{
+	const struct fs_attach_info *a = &tr->attach;
+
+	snprintf(buf, n, "%s%s%s: %s on %s (function %s%s): %s",
+		 label ? label : "", label ? " " : "", tr->name,
+		 a->mechanism[0] ? a->mechanism : "none",
+		 a->symbol[0] ? a->symbol : "-",
+		 a->function[0] ? a->function : "-",
+		 a->inlined ? ", inlined" : "", a->reason[0] ? a->reason : "-");
+}
+
+int report__kv_append(char *buf, size_t n, int len, const struct fs_kv *kv,
+		      int nkv)
+{
+	for (int i = 0; i < nkv && len < (int)n; i++) {
+		if (kv[i].type == FS_KV_U64)
+			len += snprintf(buf + len, n - len, "%s %s=%llu",
+					i ? "," : ":", kv[i].key,
+					(unsigned long long)kv[i].u);
+		else
+			len += snprintf(buf + len, n - len, "%s %s=%s",
+					i ? "," : ":", kv[i].key, kv[i].s);
+	}
+	return len;
 }

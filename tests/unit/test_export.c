@@ -290,6 +290,65 @@ static void test_human_units(void **state)
 	}
 }
 
+/* Bucket labels, the padded slot range and wrapped SVG lines, which
+ * report's pictures and compare's share. */
+static void test_chart_pieces(void **state)
+{
+	static struct fs_report r;
+	const struct fs_hist_spec *align, *bytes;
+	const struct report_svg_text st = { .cls = "note",
+					    .x = 20,
+					    .size = 12,
+					    .wrap = 10,
+					    .color = "#222222" };
+	char buf[32], *out = NULL;
+	int first, last, y;
+	size_t len = 0;
+	FILE *f;
+
+	model__init(&r);
+	model__enable(&r, FS_TGT_SHMEM, true);
+	align = r.target[FS_TGT_SHMEM].hist[FS_SH_POS_ALIGN].spec;
+	bytes = r.target[FS_TGT_SHMEM].hist[FS_SH_BYTES].spec;
+	report__slot_label(buf, sizeof(buf), align, 0, 0, report__human);
+	assert_string_equal(buf, REPORT_OFFSET0);
+	report__slot_label(buf, sizeof(buf), align, FS_ALIGN_CAP_SHIFT + 1,
+			   2 << 20, report__human);
+	assert_string_equal(buf, "2 MiB+");
+	report__slot_label(buf, sizeof(buf), bytes, 13, 4096, report__human);
+	assert_string_equal(buf, "4 KiB");
+
+	/* Widened to 6 slots, but never past an alignment's cap. */
+	first = last = 10;
+	report__slots_pad(bytes, 6, &first, &last);
+	assert_int_equal(first, 8);
+	assert_int_equal(last, 13);
+	first = last = FS_ALIGN_CAP_SHIFT + 1;
+	report__slots_pad(align, 6, &first, &last);
+	assert_int_equal(first, FS_ALIGN_CAP_SHIFT - 4);
+	assert_int_equal(last, FS_ALIGN_CAP_SHIFT + 1);
+
+	/* Cut at the last space of a line's second half; never inside a
+	 * UTF-8 sequence when there is no space to cut at. */
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	y = report__svg_lines(f, &st, 30, "abc defgh ijk <x>");
+	y = report__svg_lines(f, &st, y, "aaaaaaaaaµbbb");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(y, 30 + 4 * 18);
+	assert_string_equal(
+		out, "<text class=\"note\" x=\"20\" y=\"30\" font-size=\"12\" "
+		     "fill=\"#222222\">abc defgh</text>\n"
+		     "<text class=\"note\" x=\"20\" y=\"48\" font-size=\"12\" "
+		     "fill=\"#222222\">ijk &lt;x&gt;</text>\n"
+		     "<text class=\"note\" x=\"20\" y=\"66\" font-size=\"12\" "
+		     "fill=\"#222222\">aaaaaaaaa</text>\n"
+		     "<text class=\"note\" x=\"20\" y=\"84\" font-size=\"12\" "
+		     "fill=\"#222222\">µbbb</text>\n");
+	free(out);
+	model__free(&r);
+}
+
 static void test_csv_rows(void **state)
 {
 	static struct fs_report r;
@@ -1356,6 +1415,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_names),
 		cmocka_unit_test(test_human_units),
+		cmocka_unit_test(test_chart_pieces),
 		cmocka_unit_test(test_csv_rows),
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test(test_openmetrics_histogram),
