@@ -68,6 +68,16 @@ double cmp__chi2_sf(double x, int df);
 /* Cohen's words for Cramér's V with min(rows, cols) - 1 = dfs. */
 const char *cmp__effect_word(double v, int dfs);
 
+/*
+ * The G-test of hb's buckets against hn's as the one sentence the text
+ * and the picture print: "G-test: G = 63.96, df = 2, p = 1.29e-14;
+ * Cramér's V = 0.601 (large)" (and a note when expected counts are
+ * small), true; or "G-test: nothing to test (a side has no events)" or
+ * "(both in one bucket)", false.
+ */
+bool cmp__test_text(char *buf, size_t n, const struct fs_histogram *hb,
+		    const struct fs_histogram *hn);
+
 /* ---- sides: one or more runs of the same workload on one kernel ---- */
 
 struct cmp_side {
@@ -105,6 +115,13 @@ int cmp__mismatch(const struct cmp_side *base, const struct cmp_side *new,
 #define CMP_NOISE_MAX_RUNS 64
 bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
 		    int t, int hi, double *vb, double *vn);
+/*
+ * cmp__run_noise as one sentence: "run to run: Cramér's V = 0.012 among
+ * base runs, 0.020 among new runs", true; or why it is not measured,
+ * false.
+ */
+bool cmp__noise_text(char *buf, size_t n, const struct cmp_side *base,
+		     const struct cmp_side *new, int t, int hi);
 
 /* ---- rules (rule.c) ---- */
 

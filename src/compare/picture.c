@@ -235,35 +235,6 @@ static const char *x_title(const struct fs_hist_spec *sp)
 	return "bytes (B/KiB/MiB), log2 buckets, label = bucket start";
 }
 
-/* The G-test of the pooled sides, as one line. */
-static void test_text(char *buf, size_t n, const struct fs_histogram *hb,
-		      const struct fs_histogram *hn)
-{
-	__u64 two[2 * FS_SLOTS];
-	struct cmp_test tt;
-	char pv[32];
-	int k;
-
-	memcpy(two, hb->slot, sizeof(hb->slot));
-	memcpy(two + FS_SLOTS, hn->slot, sizeof(hn->slot));
-	if (cmp__homogeneity(two, 2, FS_SLOTS, &tt) || tt.df == 0) {
-		snprintf(buf, n, "G-test: nothing to test (%s)",
-			 !hb->count || !hn->count ? "a side has no events"
-						  : "both in one bucket");
-		return;
-	}
-	if (tt.p == 0)
-		snprintf(pv, sizeof(pv), "p < 1e-300");
-	else
-		snprintf(pv, sizeof(pv), "p = %.3g", tt.p);
-	k = (tt.rows < tt.cols ? tt.rows : tt.cols) - 1;
-	snprintf(buf, n,
-		 "G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s",
-		 tt.g, tt.df, pv, tt.cramers_v,
-		 cmp__effect_word(tt.cramers_v, k),
-		 tt.sparse ? "; some expected counts < 5, p is rough" : "");
-}
-
 /* min..max of a slot's fraction over a side's runs. */
 static void spread(const struct cmp_side *sd, int t, int hi, int s, double *lo,
 		   double *hi_out)
@@ -293,28 +264,6 @@ static double nice_top(double max)
 			return top > 1 ? 1 : top;
 	}
 	return 1;
-}
-
-/*
- * The run-to-run Cramér's V of each side, the noise floor to read the
- * G-test's V against: a difference between the sides no larger than
- * the differences among one side's runs is not the kernel's.
- */
-static void noise_text(char *buf, size_t n, const struct pic *p, int t, int hi)
-{
-	double vb, vn;
-
-	if (cmp__run_noise(p->side[0], p->side[1], t, hi, &vb, &vn))
-		snprintf(buf, n,
-			 "run to run: Cramér's V = %.3f among base runs, "
-			 "%.3f among new runs",
-			 vb, vn);
-	else
-		snprintf(buf, n,
-			 "run to run: not measured (%d base run%s, %d new "
-			 "run%s; it takes 2 or more per side)",
-			 p->side[0]->nruns, p->side[0]->nruns == 1 ? "" : "s",
-			 p->side[1]->nruns, p->side[1]->nruns == 1 ? "" : "s");
 }
 
 static void chart_head(struct pic *p, const struct fs_hist_spec *sp,
@@ -376,11 +325,14 @@ static void chart(struct pic *p, int t, int hi, int x, int y)
 	FILE *f = p->f;
 	struct fs_bucket b;
 
-	test_text(test, sizeof(test), h[0], h[1]);
+	cmp__test_text(test, sizeof(test), h[0], h[1]);
 	snprintf(stats, sizeof(stats), "base %llu events, new %llu events; %s",
 		 (unsigned long long)h[0]->count,
 		 (unsigned long long)h[1]->count, test);
-	noise_text(noise, sizeof(noise), p, t, hi);
+	/* The run-to-run V is the noise floor to read the G-test's V
+	 * against: a difference between the sides no larger than the
+	 * differences among one side's runs is not the kernel's. */
+	cmp__noise_text(noise, sizeof(noise), sd[0], sd[1], t, hi);
 	chart_head(p, sp, target, stats, noise, x, y);
 	snprintf(id, sizeof(id), "hatch-%s-%s", target, sp->name);
 	chart_pattern(f, id);

@@ -186,71 +186,20 @@ static void counters(FILE *f, const struct cmp_side *base,
 	}
 }
 
-/* Bucket counts of h on every run of both sides, one row per run. */
-static void rows_of(const struct cmp_side *s, int t, int hi, __u64 *rows)
-{
-	for (int i = 0; i < s->nruns; i++)
-		memcpy(rows + (size_t)i * FS_SLOTS,
-		       s->runs[i].target[t].hist[hi].slot,
-		       sizeof(__u64) * FS_SLOTS);
-}
-
-bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
-		    int t, int hi, double *vb, double *vn)
-{
-	__u64 runs[CMP_NOISE_MAX_RUNS * FS_SLOTS];
-	struct cmp_test tb, tn;
-
-	if (base->nruns < 2 || new->nruns < 2 ||
-	    base->nruns > CMP_NOISE_MAX_RUNS || new->nruns > CMP_NOISE_MAX_RUNS)
-		return false;
-	rows_of(base, t, hi, runs);
-	if (cmp__homogeneity(runs, base->nruns, FS_SLOTS, &tb))
-		return false;
-	rows_of(new, t, hi, runs);
-	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
-		return false;
-	*vb = tb.cramers_v;
-	*vn = tn.cramers_v;
-	return true;
-}
-
 static void test_line(FILE *f, const struct cmp_side *base,
 		      const struct cmp_side *new, int t, int hi)
 {
-	const struct fs_histogram *hb = &base->pooled.target[t].hist[hi];
-	const struct fs_histogram *hn = &new->pooled.target[t].hist[hi];
-	__u64 two[2 * FS_SLOTS];
-	struct cmp_test tt;
-	double vb, vn;
-	char p[32];
-	int k;
+	char text[320];
+	bool tested;
 
-	memcpy(two, hb->slot, sizeof(hb->slot));
-	memcpy(two + FS_SLOTS, hn->slot, sizeof(hn->slot));
-	if (cmp__homogeneity(two, 2, FS_SLOTS, &tt))
-		return;
-	if (tt.df == 0) {
-		fprintf(f, "    G-test: nothing to test (%s)\n",
-			tt.cols < 2 ? "both in one bucket" : "one side empty");
-		return;
-	}
-	if (tt.p == 0)
-		snprintf(p, sizeof(p), "p < 1e-300");
-	else
-		snprintf(p, sizeof(p), "p = %.3g", tt.p);
-	k = (tt.rows < tt.cols ? tt.rows : tt.cols) - 1;
-	fprintf(f,
-		"    G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s\n",
-		tt.g, tt.df, p, tt.cramers_v, cmp__effect_word(tt.cramers_v, k),
-		tt.sparse ? "; some expected counts < 5, p is rough" : "");
+	tested = cmp__test_text(text, sizeof(text),
+				&base->pooled.target[t].hist[hi],
+				&new->pooled.target[t].hist[hi]);
+	fprintf(f, "    %s\n", text);
 	/* Run-to-run heterogeneity within each side: the noise floor the
 	 * effect size above should be read against. */
-	if (cmp__run_noise(base, new, t, hi, &vb, &vn))
-		fprintf(f,
-			"    run to run: Cramér's V = %.3f among base runs, "
-			"%.3f among new runs\n",
-			vb, vn);
+	if (tested && cmp__noise_text(text, sizeof(text), base, new, t, hi))
+		fprintf(f, "    %s\n", text);
 }
 
 static int nonempty(const struct fs_histogram *h)

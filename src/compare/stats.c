@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "compare/compare.h"
 
 bool cmp__at_lower_bounds(const struct fs_histogram *h)
@@ -243,4 +245,82 @@ const char *cmp__effect_word(double v, int dfs)
 	if (v >= t[0])
 		return "small";
 	return "negligible";
+}
+
+bool cmp__test_text(char *buf, size_t n, const struct fs_histogram *hb,
+		    const struct fs_histogram *hn)
+{
+	__u64 two[2 * FS_SLOTS];
+	struct cmp_test tt;
+	char pv[32];
+	int k;
+
+	memcpy(two, hb->slot, sizeof(hb->slot));
+	memcpy(two + FS_SLOTS, hn->slot, sizeof(hn->slot));
+	if (cmp__homogeneity(two, 2, FS_SLOTS, &tt) || tt.df == 0) {
+		snprintf(buf, n, "G-test: nothing to test (%s)",
+			 !hb->count || !hn->count ? "a side has no events"
+						  : "both in one bucket");
+		return false;
+	}
+	if (tt.p == 0)
+		snprintf(pv, sizeof(pv), "p < 1e-300");
+	else
+		snprintf(pv, sizeof(pv), "p = %.3g", tt.p);
+	k = (tt.rows < tt.cols ? tt.rows : tt.cols) - 1;
+	snprintf(buf, n,
+		 "G-test: G = %.4g, df = %d, %s; Cramér's V = %.3f (%s)%s",
+		 tt.g, tt.df, pv, tt.cramers_v,
+		 cmp__effect_word(tt.cramers_v, k),
+		 tt.sparse ? "; some expected counts < 5, p is rough" : "");
+	return true;
+}
+
+/* Bucket counts of histogram hi of target t, one row per run of s. */
+static void rows_of(const struct cmp_side *s, int t, int hi, __u64 *rows)
+{
+	for (int i = 0; i < s->nruns; i++)
+		memcpy(rows + (size_t)i * FS_SLOTS,
+		       s->runs[i].target[t].hist[hi].slot,
+		       sizeof(__u64) * FS_SLOTS);
+}
+
+bool cmp__run_noise(const struct cmp_side *base, const struct cmp_side *new,
+		    int t, int hi, double *vb, double *vn)
+{
+	__u64 runs[CMP_NOISE_MAX_RUNS * FS_SLOTS];
+	struct cmp_test tb, tn;
+
+	if (base->nruns < 2 || new->nruns < 2 ||
+	    base->nruns > CMP_NOISE_MAX_RUNS || new->nruns > CMP_NOISE_MAX_RUNS)
+		return false;
+	rows_of(base, t, hi, runs);
+	if (cmp__homogeneity(runs, base->nruns, FS_SLOTS, &tb))
+		return false;
+	rows_of(new, t, hi, runs);
+	if (cmp__homogeneity(runs, new->nruns, FS_SLOTS, &tn))
+		return false;
+	*vb = tb.cramers_v;
+	*vn = tn.cramers_v;
+	return true;
+}
+
+bool cmp__noise_text(char *buf, size_t n, const struct cmp_side *base,
+		     const struct cmp_side *new, int t, int hi)
+{
+	double vb, vn;
+
+	if (cmp__run_noise(base, new, t, hi, &vb, &vn)) {
+		snprintf(buf, n,
+			 "run to run: Cramér's V = %.3f among base runs, "
+			 "%.3f among new runs",
+			 vb, vn);
+		return true;
+	}
+	snprintf(buf, n,
+		 "run to run: not measured (%d base run%s, %d new run%s; it "
+		 "takes 2 or more per side)",
+		 base->nruns, base->nruns == 1 ? "" : "s", new->nruns,
+		 new->nruns == 1 ? "" : "s");
+	return false;
 }

@@ -241,6 +241,35 @@ static void test_gtest_degenerate(void **state)
 	assert_string_equal(cmp__effect_word(0.2, 4), "medium");
 }
 
+/* The G-test as the text and the picture both say it. */
+static void test_gtest_sentence(void **state)
+{
+	struct fs_report *a = report_new(), *b = report_new();
+	char text[320];
+
+	put(copy_hist(a), 4096, 50);
+	assert_false(
+		cmp__test_text(text, sizeof(text), copy_hist(a), copy_hist(b)));
+	assert_string_equal(text,
+			    "G-test: nothing to test (a side has no events)");
+	put(copy_hist(b), 4096, 20);
+	assert_false(
+		cmp__test_text(text, sizeof(text), copy_hist(a), copy_hist(b)));
+	assert_string_equal(text,
+			    "G-test: nothing to test (both in one bucket)");
+	put(copy_hist(a), 65536, 50);
+	put(copy_hist(b), 65536, 80);
+	assert_true(
+		cmp__test_text(text, sizeof(text), copy_hist(a), copy_hist(b)));
+	assert_non_null(strstr(text, "G-test: G = "));
+	assert_non_null(strstr(text, ", df = 1, p = "));
+	assert_non_null(strstr(text, "; Cramér's V = "));
+	model__free(a);
+	model__free(b);
+	free(a);
+	free(b);
+}
+
 /* ---- rules ---- */
 
 static void parse_ok(const char *text, struct cmp_rule *r)
@@ -710,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_gtest_2x2),
 		cmocka_unit_test(test_gtest_2x3_zero_columns),
 		cmocka_unit_test(test_gtest_degenerate),
+		cmocka_unit_test(test_gtest_sentence),
 		cmocka_unit_test(test_rule_parse_valid),
 		cmocka_unit_test(test_rule_parse_malformed),
 		cmocka_unit_test(test_rule_eval),
