@@ -71,22 +71,6 @@ static bool take_name(struct scan *sc, char *buf, size_t n)
 	return true;
 }
 
-static int hist_index(const struct fs_target_report *tr, const char *name)
-{
-	for (int i = 0; i < tr->nhists; i++)
-		if (!strcmp(tr->hist[i].spec->name, name))
-			return i;
-	return -1;
-}
-
-static int counter_index(const struct fs_target_report *tr, const char *name)
-{
-	for (int i = 0; i < tr->ncounters; i++)
-		if (!strcmp(tr->counter_spec[i].name, name))
-			return i;
-	return -1;
-}
-
 /* A number: decimal, optionally fractional; then an optional K/M/G/T
  * (binary, as everywhere else in folioscope). No inf/nan/hex. */
 static int take_number(struct scan *sc, bool suffix, double *out)
@@ -246,12 +230,12 @@ static int parse_lhs(struct scan *sc, struct cmp_quantity *q)
 	tr = &sp->target[t];
 	q->target = t;
 	if (*sc->s != '.') {
-		q->index = counter_index(tr, second);
+		q->index = model__counter_of(tr, second);
 		if (q->index >= 0) {
 			q->kind = CMP_Q_COUNTER;
 			return 0;
 		}
-		if (hist_index(tr, second) >= 0)
+		if (model__hist_of(tr, second) >= 0)
 			return fail(sc,
 				    "%s.%s is a histogram: add a statistic "
 				    "(.count .sum .mean .min .max .pN)",
@@ -261,7 +245,7 @@ static int parse_lhs(struct scan *sc, struct cmp_quantity *q)
 	}
 	sc->s++;
 	q->kind = CMP_Q_HIST;
-	q->index = hist_index(tr, second);
+	q->index = model__hist_of(tr, second);
 	if (q->index < 0)
 		return fail(sc, "%s has no histogram '%s'", first, second);
 	if (!take_stat_name(sc, third, sizeof(third)))

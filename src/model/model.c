@@ -372,11 +372,22 @@ void model__add_stats(struct fs_report *r, enum fs_target t,
 int model__counter_index(const struct fs_report *r, enum fs_target t,
 			 const char *name)
 {
-	const struct fs_target_report *tr = &r->target[t];
+	return model__counter_of(&r->target[t], name);
+}
 
+int model__counter_of(const struct fs_target_report *tr, const char *name)
+{
 	for (int c = 0; c < tr->ncounters; c++)
 		if (!strcmp(tr->counter_spec[c].name, name))
 			return c;
+	return -1;
+}
+
+int model__hist_of(const struct fs_target_report *tr, const char *name)
+{
+	for (int i = 0; i < tr->nhists; i++)
+		if (!strcmp(tr->hist[i].spec->name, name))
+			return i;
 	return -1;
 }
 

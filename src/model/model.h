@@ -307,6 +307,9 @@ void model__stats_sub(struct fs_stats *a, const struct fs_stats *b);
 /* Index of the counter named name in target t, or -1. */
 int model__counter_index(const struct fs_report *r, enum fs_target t,
 			 const char *name);
+/* Index of the counter / the histogram named name in tr, or -1. */
+int model__counter_of(const struct fs_target_report *tr, const char *name);
+int model__hist_of(const struct fs_target_report *tr, const char *name);
 
 /* Bucket slot of histogram h into b: its count and its lo/hi bounds
  * (slot 0 is 0; align histograms have lo == hi; the last slot's hi is

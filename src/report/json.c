@@ -35,22 +35,6 @@ static const char *kind_name(enum fs_hist_kind kind)
 	return kind == FS_KIND_ALIGN ? "align" : "log2";
 }
 
-static int counter_of(const struct fs_target_report *tr, const char *name)
-{
-	for (int c = 0; c < tr->ncounters; c++)
-		if (!strcmp(tr->counter_spec[c].name, name))
-			return c;
-	return -1;
-}
-
-static int hist_of(const struct fs_target_report *tr, const char *name)
-{
-	for (int i = 0; i < tr->nhists; i++)
-		if (!strcmp(tr->hist[i].spec->name, name))
-			return i;
-	return -1;
-}
-
 /* ---- writer ---- */
 
 static void hist_to_json(struct jsonb *b, struct json_object *hists,
@@ -112,7 +96,7 @@ static void target_to_json(struct jsonb *b, struct json_object *targets,
 	}
 	/* calls/errors also at the top for quick jq queries. */
 	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
-		c = counter_of(tr, top[i]);
+		c = model__counter_of(tr, top[i]);
 		if (c >= 0)
 			jsonb__put(b, t, top[i],
 				   json_object_new_uint64(tr->counter[c]));
@@ -630,7 +614,7 @@ static int parse_counters(struct reader *rd, struct fs_target_report *tr,
 
 	json_object_object_foreach(o, key, val)
 	{
-		c = counter_of(tr, key);
+		c = model__counter_of(tr, key);
 		if (c < 0)
 			return bad(rd, "%s.%s: unknown counter", where, key);
 		err = as_u64(rd, val, where, key, &tr->counter[c]);
@@ -655,7 +639,7 @@ static int parse_hists(struct reader *rd, struct fs_target_report *tr,
 	json_object_object_foreach(o, key, val)
 	{
 		snprintf(w, sizeof(w), "%s.%s", where, key);
-		i = hist_of(tr, key);
+		i = model__hist_of(tr, key);
 		if (i < 0)
 			return bad(rd, "%s: unknown histogram", w);
 		err = parse_hist(rd, &tr->hist[i], val, w);
@@ -729,7 +713,7 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 		return err;
 	/* The top-level copies are redundant; they must at least agree. */
 	for (size_t i = 0; i < ARRAY_SIZE(top); i++) {
-		c = counter_of(tr, top[i]);
+		c = model__counter_of(tr, top[i]);
 		if (c < 0 || !json_object_object_get_ex(o, top[i], &v))
 			continue;
 		err = as_u64(rd, v, where, top[i], &u);

@@ -288,6 +288,12 @@ static void test_names(void **state)
 	assert_int_equal(model__counter_index(&r, FS_TGT_SHMEM, "errors"),
 			 FS_SH_ERRORS);
 	assert_int_equal(model__counter_index(&r, FS_TGT_SHMEM, "same"), -1);
+	assert_int_equal(model__counter_of(&r.target[FS_TGT_SHMEM], "calls"),
+			 FS_SH_CALLS);
+	assert_int_equal(model__hist_of(&r.target[FS_TGT_SHMEM], "copy_bytes"),
+			 FS_SH_COPY_BYTES);
+	assert_int_equal(model__hist_of(&r.target[FS_TGT_DEDUPE], "copy_bytes"),
+			 -1);
 }
 
 /* Two CPUs' values of the per-CPU stats map add up. */
