@@ -238,5 +238,9 @@ int cmp__picture(FILE *f, bool html, const struct cmp_side *base,
 
 /* "64K", "2M", "1.5G" (binary) for bytes; "850ns", "12.3us" for ns. */
 void cmp__fmt_value(char *buf, size_t n, double v, const char *unit);
+/* A histogram not measured on a side, as the text and the picture say
+ * it: "not measured on base: WHY; on new: WHY" (the sides it was not). */
+void cmp__not_measured_text(char *buf, size_t n, const struct fs_histogram *hb,
+			    const struct fs_histogram *hn);
 
 #endif /* FS_COMPARE_H */

@@ -501,14 +501,11 @@ static void histograms(struct pic *p, int t)
 					  *hn = &tn->hist[i];
 
 		if (!hb->measured || !hn->measured) {
-			snprintf(text, sizeof(text),
-				 "%s %s: not measured%s%s%s%s%s", tb->name,
-				 hb->spec->name,
-				 hb->measured ? "" : " on base: ",
-				 hb->measured ? "" : hb->why,
-				 !hb->measured && !hn->measured ? ";" : "",
-				 hn->measured ? "" : " on new: ",
-				 hn->measured ? "" : hn->why);
+			char why[560];
+
+			cmp__not_measured_text(why, sizeof(why), hb, hn);
+			snprintf(text, sizeof(text), "%s %s: %s", tb->name,
+				 hb->spec->name, why);
 			line(p, "not-measured", REPORT_COLOR_MUTED, 12, text);
 			continue;
 		}
@@ -590,7 +587,5 @@ int cmp__picture(FILE *f, bool html, const struct cmp_side *base,
 		return report__svg_document(f, CW + 2 * PAD, svg_body, &b);
 	report__html_head(f, &pg);
 	body(&p, rule, nrules, warning);
-	fputs("</body>\n</html>\n", f);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	return report__html_foot(f);
 }

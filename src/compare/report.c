@@ -112,6 +112,15 @@ static bool spread(const struct cmp_side *s, const struct cmp_quantity *q,
 	return true;
 }
 
+void cmp__not_measured_text(char *buf, size_t n, const struct fs_histogram *hb,
+			    const struct fs_histogram *hn)
+{
+	snprintf(buf, n, "not measured%s%s%s%s%s",
+		 hb->measured ? "" : " on base: ", hb->measured ? "" : hb->why,
+		 !hb->measured && !hn->measured ? ";" : "",
+		 hn->measured ? "" : " on new: ", hn->measured ? "" : hn->why);
+}
+
 /* printf a line without the trailing blanks of empty last columns. */
 __attribute__((format(printf, 2, 3))) static void line_end(FILE *f,
 							   const char *fmt, ...)
@@ -248,13 +257,11 @@ static void histogram(FILE *f, const struct cmp_side *base,
 	fprintf(f, "\n  %s.%s (%s): %s\n", base->pooled.target[t].name,
 		sp->name, sp->unit, sp->help);
 	if (!hb->measured || !hn->measured) {
+		char why[560];
+
 		/* Never compared as zeros: an unmeasured side has no data. */
-		fprintf(f, "    not measured%s%s%s%s%s\n",
-			hb->measured ? "" : " on base: ",
-			hb->measured ? "" : hb->why,
-			!hb->measured && !hn->measured ? ";" : "",
-			hn->measured ? "" : " on new: ",
-			hn->measured ? "" : hn->why);
+		cmp__not_measured_text(why, sizeof(why), hb, hn);
+		fprintf(f, "    %s\n", why);
 		return;
 	}
 	e1 = model__range(hb, &f1, &l1);

@@ -406,7 +406,5 @@ int report__html_page(FILE *f, const struct fs_report *base,
 		target(&p, t);
 	coverage(&p);
 	cases(&p);
-	fputs("</body>\n</html>\n", f);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
+	return report__html_foot(f);
 }

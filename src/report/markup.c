@@ -96,6 +96,13 @@ void report__html_head(FILE *f, const struct report_page *pg)
 		pg->css);
 }
 
+int report__html_foot(FILE *f)
+{
+	fputs("</body>\n</html>\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
 int report__svg_document(FILE *f, int width, int (*body)(FILE *f, void *arg),
 			 void *arg)
 {

@@ -267,6 +267,8 @@ struct report_page {
 	int refresh;   /* seconds between reloads, 0: never */
 };
 void report__html_head(FILE *f, const struct report_page *pg);
+/* The page's end, after its body; 0, or -EIO when writing failed. */
+int report__html_foot(FILE *f);
 
 /*
  * An SVG document width wide around what body writes to its FILE. The
