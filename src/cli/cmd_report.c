@@ -52,7 +52,6 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct report_args *a = st->input;
 	enum report_format fmt;
-	int err;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -68,17 +67,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		a->output = arg;
 		break;
 	case OPT_USER:
-		err = user__lookup(arg, &a->user);
-		if (err == -ENOENT)
-			cli__usage_error(st,
-					 "--user '%s': no such user in "
-					 "/etc/passwd",
-					 arg);
-		if (err)
-			cli__usage_error(st,
-					 "--user '%s': cannot read "
-					 "/etc/passwd: %s",
-					 arg, strerror(-err));
+		user__parse(st, arg, &a->user);
 		a->drop = true;
 		break;
 	case ARGP_KEY_ARG:

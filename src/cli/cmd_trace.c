@@ -180,17 +180,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		a->p.lean = true;
 		break;
 	case OPT_USER:
-		err = user__lookup(arg, &a->user);
-		if (err == -ENOENT)
-			cli__usage_error(st,
-					 "--user '%s': no such user in "
-					 "/etc/passwd",
-					 arg);
-		if (err)
-			cli__usage_error(st,
-					 "--user '%s': cannot read "
-					 "/etc/passwd: %s",
-					 arg, strerror(-err));
+		user__parse(st, arg, &a->user);
 		a->drop = true;
 		break;
 	case 'p':

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common.h"
 #include "user.h"
 #include "util/err.h"
 
@@ -49,6 +50,19 @@ int user__lookup(const char *name, struct user_ids *u)
 	}
 	fclose(fp);
 	return err;
+}
+
+void user__parse(const struct argp_state *st, const char *arg,
+		 struct user_ids *u)
+{
+	int err = user__lookup(arg, u);
+
+	if (err == -ENOENT)
+		cli__usage_error(st, "--user '%s': no such user in /etc/passwd",
+				 arg);
+	if (err)
+		cli__usage_error(st, "--user '%s': cannot read /etc/passwd: %s",
+				 arg, strerror(-err));
 }
 
 int user__become(const char *cmd, const struct user_ids *u)

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+struct argp_state;
+
 struct user_ids {
 	char name[64];
 	uid_t uid;
@@ -16,6 +18,13 @@ struct user_ids {
 
 /* USER's ids from /etc/passwd; -ENOENT if there is no such user. */
 int user__lookup(const char *name, struct user_ids *u);
+/*
+ * --user USER as every command takes it: its ids into u, or one usage
+ * error line and exit 2 when USER is not in /etc/passwd or the file
+ * cannot be read.
+ */
+void user__parse(const struct argp_state *st, const char *arg,
+		 struct user_ids *u);
 /*
  * Become u for good: no supplementary groups, then gid, then uid (in
  * that order: after setuid the others are no longer allowed). One error
