@@ -23,28 +23,11 @@
 
 struct doctor_args {
 	bool json;
-	enum plan_mode mode;
-	const char *btf;       /* --btf FILE */
-	const char *debuginfo; /* --debuginfo FILE */
+	struct common_opts c; /* -m, --btf, --debuginfo (-v: fs_verbose) */
 };
-
-enum { OPT_BTF = 0x100, OPT_DEBUGINFO };
 
 static const struct argp_option options[] = {
 	{ "json", 'J', NULL, 0, "print JSON", 0 },
-	{ "mode", 'm', "MODE", 0,
-	  "plan for auto (default), fentry, kprobe or syscall", 0 },
-	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
-	{ "btf", OPT_BTF, "FILE", 0,
-	  "plan with this BTF (raw, or an ELF with .BTF) instead of "
-	  "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
-	  0 },
-	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
-	  "the running kernel's vmlinux with DWARF, for the inline sites of "
-	  "targets the kernel inlined (default: /usr/lib/debug/boot/"
-	  "vmlinux-RELEASE, /usr/lib/debug/lib/modules/RELEASE/vmlinux, "
-	  "/boot/vmlinux-RELEASE); its build ID must be the kernel's",
-	  0 },
 	{},
 };
 
@@ -53,25 +36,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	struct doctor_args *a = st->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		common_opts_target = &a->c;
+		break;
 	case 'J':
 		a->json = true;
-		break;
-	case 'm':
-		if (plan__parse_mode(arg, &a->mode))
-			cli__usage_error(st,
-					 "unknown mode '%s' (auto, fentry, "
-					 "kprobe, syscall)",
-					 arg);
-		break;
-	case 'v':
-		fs_verbose = true;
-		break;
-	case OPT_BTF:
-		cli__check_btf(st, arg);
-		a->btf = arg;
-		break;
-	case OPT_DEBUGINFO:
-		a->debuginfo = arg;
 		break;
 	case ARGP_KEY_ARG:
 		cli__usage_error(st, "unexpected argument '%s'", arg);
@@ -82,13 +51,18 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &common_plan_argp, 0, NULL, 0 },
+	{},
+};
+
 static const struct argp doctor_argp = {
 	options,
 	parse,
 	NULL,
 	"Explain which attach mechanism each target would use on this "
 	"kernel, and why the others cannot be used.",
-	NULL,
+	children,
 	NULL,
 	NULL,
 };
@@ -307,7 +281,7 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 
 int cmd_doctor(int argc, char **argv)
 {
-	struct doctor_args a = { .mode = PLAN_AUTO };
+	struct doctor_args a = { .c = { .mode = PLAN_AUTO } };
 	struct probe_opts o = {};
 	struct plan plans[FS_TGT_NR];
 	struct doctor_inline di[FS_TGT_NR];
@@ -320,13 +294,13 @@ int cmd_doctor(int argc, char **argv)
 	int err = 0;
 
 	cli__argp_parse(&doctor_argp, argc, argv, 0, NULL, &a);
-	o.btf_path = a.btf;
-	if (kfacts__load(&f, a.btf))
+	o.btf_path = a.c.btf;
+	if (kfacts__load(&f, a.c.btf))
 		return 1;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		if (!plan__inline_target(t)->function)
 			continue;
-		if (session__inline("doctor", a.debuginfo, f.release, t,
+		if (session__inline("doctor", a.c.debuginfo, f.release, t,
 				    &inl[t])) {
 			kfacts__free(&f);
 			return 1;
@@ -334,16 +308,16 @@ int cmd_doctor(int argc, char **argv)
 		f.inl[t] = &inl[t];
 	}
 	for (int t = 0; t < FS_TGT_NR; t++) {
-		if (session__sub_inline("doctor", a.debuginfo, &f, t,
+		if (session__sub_inline("doctor", a.c.debuginfo, &f, t,
 					&sub_inl[t])) {
 			kfacts__free(&f);
 			return 1;
 		}
 		f.sub_inl[t] = &sub_inl[t];
 	}
-	o.debuginfo = a.debuginfo;
+	o.debuginfo = a.c.debuginfo;
 	for (int t = 0; t < FS_TGT_NR; t++) {
-		plan__build(&f, t, a.mode, &plans[t]);
+		plan__build(&f, t, a.c.mode, &plans[t]);
 		if (tried)
 			probe__try_all(&f, &plans[t], &o);
 		else
@@ -351,8 +325,8 @@ int cmd_doctor(int argc, char **argv)
 	}
 	/* A DWARF file asked for by name that cannot be used is an error;
 	 * one looked for is only reported. */
-	dwarf_kernel__open(&k, a.debuginfo, f.release);
-	if (a.debuginfo && !k.d) {
+	dwarf_kernel__open(&k, a.c.debuginfo, f.release);
+	if (a.c.debuginfo && !k.d) {
 		err__print("doctor", 0, "--debuginfo: %s", k.why);
 		kfacts__free(&f);
 		return 1;

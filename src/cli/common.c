@@ -41,6 +41,28 @@ static const struct argp_option options[] = {
 	{},
 };
 
+/*
+ * The planning options alone, for doctor, which explains a plan rather
+ * than carrying it out: worded for that, filled by the same parser into
+ * the same fields.
+ */
+static const struct argp_option plan_options[] = {
+	{ "mode", 'm', "MODE", 0,
+	  "plan for auto (default), fentry, kprobe or syscall", 0 },
+	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "plan with this BTF (raw, or an ELF with .BTF) instead of "
+	  "/sys/kernel/btf/vmlinux; also used for CO-RE when steps are tried",
+	  0 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "the running kernel's vmlinux with DWARF, for the inline sites of "
+	  "targets the kernel inlined (default: /usr/lib/debug/boot/"
+	  "vmlinux-RELEASE, /usr/lib/debug/lib/modules/RELEASE/vmlinux, "
+	  "/boot/vmlinux-RELEASE); its build ID must be the kernel's",
+	  0 },
+	{},
+};
+
 static int output__check(const char *path);
 
 void cli__check_output(const char *path)
@@ -176,6 +198,9 @@ void cli__check_btf(const struct argp_state *st, const char *path)
 const struct argp common_argp = {
 	options, parse, NULL, NULL, NULL, NULL, NULL
 };
+
+const struct argp common_plan_argp = { plan_options, parse, NULL, NULL,
+				       NULL,	     NULL,  NULL };
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {

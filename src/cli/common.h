@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Options trace and run share (-t, -m, -j, -o, --format, -d, -v), as an
- * argp child.
+ * Options trace and run share (-t, -m, -j, -o, --format, -d, --btf,
+ * --debuginfo, -v), as an argp child; doctor takes the planning ones
+ * (-m, --btf, --debuginfo, -v) through the same parser.
  */
 #ifndef FS_CLI_COMMON_H
 #define FS_CLI_COMMON_H
@@ -27,7 +28,9 @@ struct common_opts {
 };
 
 extern const struct argp common_argp;
-/* The struct the child parser fills; set before cli__argp_parse. */
+/* -m, --btf, --debuginfo and -v alone, as doctor words them. */
+extern const struct argp common_plan_argp;
+/* The struct either child parser fills; set at ARGP_KEY_INIT. */
 extern struct common_opts *common_opts_target;
 
 /* "folioscope: CMD: message" on one line, exit 2 (usage error). */
