@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Macros every part of src/ may use: header-only, no state. The rest of
- * the shared layer has a header per concern beside it: err.h (stderr
- * lines), fs.h (temp names, tree removal, whole writes), proc.h (tool
- * look-up and spawn), jsonb.h (JSON building), parse.h (sizes, seconds).
+ * src/util/ is the helper layer all of src/ may use, and uses nothing of
+ * src/ itself. It has one header per concern, each with its .c beside it
+ * but this one; a file includes the headers of the concerns it needs:
+ *   util.h   macros for any C file (ARRAY_SIZE)
+ *   err.h    the one error printer (err__print: one whole line on
+ *            stderr) and the terminal's progress line it erases first
+ *   fs.h     whole writes, outputs written in place, temp names and
+ *            their owners, tree removal, a path's superblock device,
+ *            detached pseudo-filesystem mounts, whole-file reads
+ *   proc.h   tools found and run with fork/exec (never a shell), waits,
+ *            and telling vm's guest init that a command is done
+ *   jsonb.h  a json-c tree built with one out-of-memory check at the end
+ *   parse.h  the command line's sizes, counts, seconds and durations,
+ *            pure so that the fuzz targets call what the commands call
+ *   rng.h    a seeded generator that draws the same numbers on every
+ *            machine
  */
 #ifndef FS_UTIL_H
 #define FS_UTIL_H
