@@ -200,6 +200,14 @@ mutants: folioscope
 ab: folioscope
 	$(Q)tests/ab/run.sh $(if $(SERIES),--series $(SERIES)) $(if $(RUNS),--runs $(RUNS)) $(if $(SIZE),--size $(SIZE))
 
+# make counts BASE=OLD-BINARY [KERNELS="6.1 6.12"] [HOST=1]: the check
+# counts of the six validation jobs with BASE and with this build, on
+# Debian's kernels (tests/ab/counts.sh): a change to the workloads that
+# keeps their behaviour keeps every count.
+.PHONY: counts
+counts: folioscope
+	$(Q)tests/ab/counts.sh $(if $(KERNELS),--kernels "$(KERNELS)") $(if $(filter 1,$(HOST)),--host) "$(BASE)" $(OUT)/folioscope
+
 # ---- valgrind ----
 # The same objects linked dynamically: valgrind cannot follow malloc in a
 # static binary (tests/host/valgrind.sh runs doctor/report/compare in it).
