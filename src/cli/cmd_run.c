@@ -36,8 +36,13 @@ enum opt_class {
 struct run_args {
 	struct common_opts c;
 	struct events_cli ev;
-	const char *workload;
+	const char *workload; /* as given, NULL until it is */
 	struct wl_opts w;
+	/* The modes asked for, checked against each other before one is
+	 * set in w.mode; --ops-only's list as given, and parsed. */
+	bool matrix, rwf_given;
+	const char *ops_only;
+	__u32 *ops_idx;
 	bool kmsg_user;
 	bool quiet;	  /* -q: no header lines before the events */
 	const char *ktap; /* --ktap FILE, "-" = stdout */
@@ -192,7 +197,7 @@ static const struct argp_option options[] = {
 	  2 },
 	{ "buf-align", OPT_BUF_ALIGN, "N", 0,
 	  "user buffer = page-aligned base + N (default 0)", 2 },
-	{ "syscall", OPT_SYSCALL, "CALL", 0, SH_CALL_NAMES " (default read)",
+	{ "syscall", OPT_SYSCALL, "CALL", 0, WL_WAY_NAMES " (default read)",
 	  2 },
 	{ "rwf", OPT_RWF, "FLAG", 0, "preadv2: none (default), nowait or hipri",
 	  2 },
@@ -256,7 +261,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		st->child_inputs[1] = &a->ev; /* children[1] */
 		break;
 	case OPT_MATRIX:
-		w->matrix = true;
+		a->matrix = true;
 		break;
 	case OPT_RANDOM:
 		w->random = parse_count(st, "--random", arg, WL_RANDOM_MAX);
@@ -271,7 +276,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					 "--ops needs at least 1 operation");
 		break;
 	case OPT_OPS_ONLY:
-		w->ops_only = arg;
+		a->ops_only = arg;
 		break;
 	case OPT_SEED: {
 		char *end;
@@ -287,10 +292,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		w->inject_wrong = true;
 		break;
 	case OPT_FS:
-		if (strcmp(arg, "btrfs") && strcmp(arg, "xfs"))
+		if (wl_fstype__parse(arg) <= WL_FSTYPE_ANY)
 			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)",
 					 arg);
-		w->fs = arg;
+		w->fstype = (enum wl_fstype)wl_fstype__parse(arg);
 		note(a, OC_DEDUPE, "--fs");
 		break;
 	case OPT_BLOCK_SIZE:
@@ -358,7 +363,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 				"unknown --differ '%s' (none, first, middle, "
 				"word-end, word-start, last, past)",
 				arg);
-		w->differ = arg;
+		w->differ = (enum dd_diff)dd_diff__parse(arg);
 		note(a, OC_DEDUPE | OC_LAYOUT | OC_NOT_SEED, "--differ");
 		break;
 	case OPT_COLD:
@@ -374,10 +379,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		note(a, OC_DEDUPE | OC_LAYOUT, "--file-size");
 		break;
 	case OPT_HUGE:
-		if (strcmp(arg, "always") && strcmp(arg, "never") &&
-		    strcmp(arg, "within_size") && strcmp(arg, "advise"))
+		if (wl_huge__parse(arg) < 0)
 			cli__usage_error(st, "unknown --huge '%s'", arg);
-		w->huge = arg;
+		w->huge = (enum wl_huge)wl_huge__parse(arg);
 		note(a, OC_SHMEM | OC_LAYOUT, "--huge");
 		break;
 	case OPT_FILL:
@@ -385,7 +389,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(
 				st, "unknown --fill '%s' (full, sparse, mixed)",
 				arg);
-		w->fill = arg;
+		w->fill = (enum sh_fill)sh_fill__parse(arg);
 		note(a, OC_SHMEM | OC_LAYOUT, "--fill");
 		break;
 	case OPT_SIZE:
@@ -409,21 +413,21 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		note(a, OC_SHMEM | OC_LAYOUT, "--buf-align");
 		break;
 	case OPT_SYSCALL:
-		if (sh_call__parse(arg) < 0)
+		if (wl_way__parse(arg) < 0)
 			cli__usage_error(
-				st,
-				"unknown --syscall '%s' (" SH_CALL_NAMES ")",
+				st, "unknown --syscall '%s' (" WL_WAY_NAMES ")",
 				arg);
-		w->syscall = arg;
+		w->way = (enum wl_way)wl_way__parse(arg);
 		note(a, OC_SHMEM | OC_LAYOUT, "--syscall");
 		break;
 	case OPT_RWF:
-		if (sh__rwf_parse(arg) < 0)
+		if (wl_rwf__parse(arg) < 0)
 			cli__usage_error(st,
 					 "unknown --rwf '%s' (none, nowait, "
 					 "hipri)",
 					 arg);
-		w->rwf = arg;
+		w->rwf = wl_rwf__parse(arg);
+		a->rwf_given = true;
 		note(a, OC_SHMEM | OC_LAYOUT, "--rwf");
 		break;
 	case OPT_BUF_TMPFS:
@@ -447,32 +451,33 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case ARGP_KEY_ARG:
 		if (a->workload)
 			cli__usage_error(st, "one workload at a time");
-		if (strcmp(arg, "dedupe") && strcmp(arg, "shmem-read"))
+		if (wl_kind__parse(arg) < 0)
 			cli__usage_error(
 				st,
 				"unknown workload '%s' (dedupe, shmem-read)",
 				arg);
 		a->workload = arg;
+		w->kind = (enum wl_kind)wl_kind__parse(arg);
 		break;
 	case ARGP_KEY_END:
 		if (!a->workload)
 			cli__usage_error(
 				st, "which workload? (dedupe, shmem-read)");
 		/* Indices: bit numbers of enum opt_class. */
-		if (!strcmp(a->workload, "dedupe") && a->first[1])
+		if (w->kind == WL_DEDUPE && a->first[1])
 			cli__usage_error(st, "%s is a shmem-read option",
 					 a->first[1]);
-		if (strcmp(a->workload, "dedupe") && a->first[0])
+		if (w->kind != WL_DEDUPE && a->first[0])
 			cli__usage_error(st, "%s is a dedupe option",
 					 a->first[0]);
-		if (w->matrix && a->first[2])
+		if (a->matrix && a->first[2])
 			cli__usage_error(
 				st, "--matrix runs its own layouts; drop %s",
 				a->first[2]);
-		if (w->random && (w->matrix || w->files || a->first[2]))
+		if (w->random && (a->matrix || w->files || a->first[2]))
 			cli__usage_error(
 				st, "--random draws its own layouts; drop %s",
-				w->matrix  ? "--matrix"
+				a->matrix  ? "--matrix"
 				: w->files ? "--files"
 					   : a->first[2]);
 		if (w->random && w->dir)
@@ -486,28 +491,28 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					 w->inject_wrong
 						 ? "--inject-wrong-expectation"
 						 : "--stop-after");
-		if (w->ops && (w->random || w->matrix || w->files ||
+		if (w->ops && (w->random || a->matrix || w->files ||
 			       a->first[2] || w->inject_wrong || w->stop_after))
 			cli__usage_error(
 				st, "--ops runs its own operations; drop %s",
 				w->random	  ? "--random"
-				: w->matrix	  ? "--matrix"
+				: a->matrix	  ? "--matrix"
 				: w->files	  ? "--files"
 				: a->first[2]	  ? a->first[2]
 				: w->inject_wrong ? "--inject-wrong-expectation"
 						  : "--stop-after");
-		if (w->ops_only && !w->ops)
+		if (a->ops_only && !w->ops)
 			cli__usage_error(st, "--ops-only needs --ops");
-		if (w->rwf && (!w->syscall || strcmp(w->syscall, "preadv2")))
+		if (a->rwf_given && w->way != WL_WAY_PREADV2)
 			cli__usage_error(st, "--rwf needs --syscall preadv2");
 		/* The timed passes read the whole file in order into one
 		 * buffer, as fio's psync engine does. */
-		if (w->throughput && w->syscall && strcmp(w->syscall, "read") &&
-		    strcmp(w->syscall, "pread"))
+		if (w->throughput && w->way != WL_WAY_READ &&
+		    w->way != WL_WAY_PREAD)
 			cli__usage_error(st,
 					 "--throughput reads with --syscall "
 					 "read or pread, not %s",
-					 w->syscall);
+					 wl_way__name(w->way));
 		if (w->throughput &&
 		    (w->readers > 1 || w->offset || w->length || w->buf_align ||
 		     w->iovecs > 1 || w->buf_tmpfs))
@@ -521,13 +526,27 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					 : w->buf_align	 ? "--buf-align"
 					 : w->iovecs > 1 ? "--iovecs"
 							 : "--buf-tmpfs");
-		if (w->ops_only &&
-		    !workload__ops_only_valid(w->ops_only, w->ops))
+		if (a->ops_only && index_list__parse(a->ops_only, w->ops, NULL,
+						     &w->ops_only_n))
 			cli__usage_error(st,
 					 "invalid --ops-only '%s' (ascending "
 					 "operation indices under --ops %u, "
 					 "comma-separated)",
-					 w->ops_only, w->ops);
+					 a->ops_only, w->ops);
+		if (a->ops_only) {
+			a->ops_idx = calloc(w->ops_only_n, sizeof(*a->ops_idx));
+			if (!a->ops_idx)
+				cli__usage_error(st,
+						 "no memory for --ops-only");
+			index_list__parse(a->ops_only, w->ops, a->ops_idx,
+					  &w->ops_only_n);
+			w->ops_only = a->ops_idx;
+		}
+		w->mode = w->ops	  ? WL_MODE_OPS
+			  : w->random	  ? WL_MODE_RANDOM
+			  : a->matrix	  ? WL_MODE_MATRIX
+			  : w->throughput ? WL_MODE_THROUGHPUT
+					  : WL_MODE_LAYOUT;
 		if (a->seed_set && !w->random && !w->ops)
 			cli__usage_error(st, "--seed needs --random or --ops");
 		if (w->files && a->first[3])
@@ -709,6 +728,12 @@ static void run__stuck(void *ctx, const char *stack)
 	run__output(st->a, st->r);
 }
 
+/* The target each workload drives. */
+static const enum fs_target kind_target[WL_KIND_NR] = {
+	[WL_DEDUPE] = FS_TGT_DEDUPE,
+	[WL_SHMEM] = FS_TGT_SHMEM,
+};
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a = { .c = { .mode = PLAN_AUTO } };
@@ -739,7 +764,7 @@ int cmd_run(int argc, char **argv)
 			a.w.seed = (__u64)time(NULL) ^ ((__u64)getpid() << 16);
 		a.w.seed &= 0xffffffffULL;
 	}
-	t = strcmp(a.workload, "dedupe") ? FS_TGT_SHMEM : FS_TGT_DEDUPE;
+	t = kind_target[a.w.kind];
 	if (session__check_root("run"))
 		return 1;
 	/* A killed 'run dedupe --dir DIR' left its temp dir in DIR. Before
@@ -759,14 +784,14 @@ int cmd_run(int argc, char **argv)
 		snprintf(klog, sizeof(klog), "not read: /dev/kmsg: %s",
 			 strerror(-err));
 	progress__step("run", "preparing %s%s", a.workload,
-		       a.w.matrix   ? " (matrix)"
-		       : a.w.random ? " (random)"
-				    : "");
+		       a.w.mode == WL_MODE_MATRIX ? " (matrix)"
+		       : a.w.random		  ? " (random)"
+						  : "");
 	/* The session starts after prepare; groups end only in run. */
 	cov.s = &s;
 	cov.r = &r;
 	/* A matrix is there to cover the compare; one layout is not. */
-	r.coverage.warn = a.w.matrix;
+	r.coverage.warn = a.w.mode == WL_MODE_MATRIX;
 	cov.delta = malloc(sizeof(*cov.delta));
 	if (!cov.delta) {
 		err__print("run", -ENOMEM, "allocate the coverage report");
@@ -774,7 +799,7 @@ int cmd_run(int argc, char **argv)
 	}
 	a.w.group_end = run__group_end;
 	a.w.group_ctx = &cov;
-	err = workload__prepare(&w, a.workload, &a.w);
+	err = workload__prepare(&w, &a.w);
 	if (err)
 		goto cleanup;
 	if (a.w.throughput) {
@@ -882,5 +907,6 @@ cleanup:
 	workload__destroy(w);
 	wl_kmsg__close(kmsg);
 	free(cov.delta);
+	free(a.ops_idx);
 	return rc;
 }

@@ -130,3 +130,32 @@ int duration__parse(const char *s, __u64 *ns)
 	}
 	return -EINVAL;
 }
+
+int index_list__parse(const char *s, __u32 n, __u32 *idx, __u32 *count)
+{
+	const char *p = s;
+	__u32 k = 0;
+	__u64 prev = 0;
+
+	while (*p) {
+		char *end;
+		unsigned long long v;
+
+		/* strtoull takes a sign and blanks: digits only here. */
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || end == p || v >= n || (k && v <= prev) ||
+		    (*end && (*end != ',' || !end[1])))
+			return -EINVAL;
+		if (idx)
+			idx[k] = (__u32)v;
+		k++;
+		prev = v;
+		p = *end ? end + 1 : end;
+	}
+	if (count)
+		*count = k;
+	return k ? 0 : -EINVAL;
+}

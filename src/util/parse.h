@@ -41,4 +41,11 @@ int seconds__parse(const char *s, double *out);
  */
 int duration__parse(const char *s, __u64 *ns);
 
+/*
+ * A list of indices: ascending decimal numbers under n, comma-separated,
+ * at least one ("3,17,42"), into idx[0..) (NULL: only counted) and
+ * *count. Returns 0 or -EINVAL.
+ */
+int index_list__parse(const char *s, __u32 n, __u32 *idx, __u32 *count);
+
 #endif /* FS_UTIL_PARSE_H */

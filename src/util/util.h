@@ -12,8 +12,9 @@
  *   proc.h   tools found and run with fork/exec (never a shell), waits,
  *            and telling vm's guest init that a command is done
  *   jsonb.h  a json-c tree built with one out-of-memory check at the end
- *   parse.h  the command line's sizes, counts, seconds and durations,
- *            pure so that the fuzz targets call what the commands call
+ *   parse.h  the command line's sizes, counts, seconds, durations and
+ *            index lists, pure so that the fuzz targets call what the
+ *            commands call
  *   rng.h    a seeded generator that draws the same numbers on every
  *            machine
  */

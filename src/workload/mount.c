@@ -188,30 +188,67 @@ int wl__mount(const char *src, const char *dir, const char *fstype,
 	return 0;
 }
 
-int wl__tmpfs_mount(const char *wl, const char *dir, const char *huge,
+/* tmpfs huge= modes and dedupe's filesystems by name. */
+static const char *const huge_names[WL_HUGE_NR] = {
+	[WL_HUGE_ALWAYS] = "always",
+	[WL_HUGE_WITHIN_SIZE] = "within_size",
+	[WL_HUGE_ADVISE] = "advise",
+	[WL_HUGE_NEVER] = "never",
+};
+
+static const char *const fstype_names[WL_FSTYPE_NR] = {
+	[WL_FSTYPE_BTRFS] = "btrfs",
+	[WL_FSTYPE_XFS] = "xfs",
+};
+
+const char *wl_huge__name(enum wl_huge h)
+{
+	return h < WL_HUGE_NR ? huge_names[h] : "?";
+}
+
+int wl_huge__parse(const char *name)
+{
+	return wl__lookup(huge_names, WL_HUGE_NR, name);
+}
+
+const char *wl_fstype__name(enum wl_fstype t)
+{
+	return t < WL_FSTYPE_NR ? fstype_names[t] : NULL;
+}
+
+int wl_fstype__parse(const char *name)
+{
+	return wl__lookup(fstype_names, WL_FSTYPE_NR, name);
+}
+
+int wl__tmpfs_mount(const char *wl, const char *dir, enum wl_huge huge,
 		    __u64 size)
 {
+	const char *h = wl_huge__name(huge);
 	char data[128];
 	int err;
 
-	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", huge,
+	snprintf(data, sizeof(data), "huge=%s,size=%llu,mode=0700", h,
 		 (unsigned long long)size);
 	err = wl__mount("folioscope", dir, "tmpfs", data);
 	if (!err)
 		return 0;
 	/* tmpfs accepts huge=never everywhere, anything else only with THP. */
-	if (err == -EINVAL && strcmp(huge, "never"))
+	if (err == -EINVAL && huge != WL_HUGE_NEVER)
 		wl__err_hint(wl, err,
 			     "(tmpfs huge= needs a kernel with "
 			     "CONFIG_TRANSPARENT_HUGEPAGE)",
-			     "mount tmpfs huge=%s '%s'", huge, dir);
+			     "mount tmpfs huge=%s '%s'", h, dir);
 	else
-		wl__err(wl, err, "mount tmpfs huge=%s '%s'", huge, dir);
+		wl__err(wl, err, "mount tmpfs huge=%s '%s'", h, dir);
 	return err;
 }
 
-int wl__remount(const char *dir, const char *data)
+int wl__tmpfs_remount(const char *dir, enum wl_huge huge)
 {
+	char data[32];
+
+	snprintf(data, sizeof(data), "huge=%s", wl_huge__name(huge));
 	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, data))
 		return -errno;
 	return 0;
@@ -238,9 +275,10 @@ int wl__umount(const char *wl, const char *dir)
 	return err;
 }
 
-int wl__loopfs_make(const char *wl, const char *dir, int idx, const char *fs,
+int wl__loopfs_make(const char *wl, const char *dir, int idx, enum wl_fstype t,
 		    __u32 bs, __u64 size, struct wl_loopfs *m)
 {
+	const char *fs = t == WL_FSTYPE_XFS ? "xfs" : "btrfs";
 	char name[32], bsz[32];
 	char *btrfs[] = { "mkfs.btrfs", "-f", "-q", m->img, NULL };
 	char *xfs[] = { "mkfs.xfs", "-f", "-q",	  "-m", "reflink=1",
@@ -273,7 +311,7 @@ int wl__loopfs_make(const char *wl, const char *dir, int idx, const char *fs,
 	}
 	close(fd);
 	fd = -1;
-	err = wl__exec(wl, strcmp(fs, "xfs") ? btrfs : xfs);
+	err = wl__exec(wl, t == WL_FSTYPE_XFS ? xfs : btrfs);
 	if (err)
 		goto cleanup;
 	if (mkdir(m->mnt, 0700)) {

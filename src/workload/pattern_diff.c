@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Checking read data against the pattern without writing the expected
- * bytes out first: the pattern's words are (w + 1) * K folded, so the
- * next word's product is the previous one plus K and a vector of them
- * steps by one add. AVX2 (4 words per step) or SSE2 (2) where the CPU
- * has them, chosen once at run time; a plain word loop elsewhere. Every
- * implementation answers the same: the first byte that differs.
+ * bytes out first: the pattern's words are (w + 1) * K folded
+ * (pattern.h), so the next word's product is the previous one plus K and
+ * a vector of them steps by one add. AVX2 (4 words per step) or SSE2 (2)
+ * where the CPU has them, chosen once at run time; a plain word loop
+ * elsewhere. Every implementation answers the same: the first byte that
+ * differs.
  */
 #include <endian.h>
 #include <string.h>
-#include "workload/workload_internal.h"
+#include "workload/pattern.h"
 #ifdef __x86_64__
 #include <immintrin.h>
 #endif
-
-#define PAT_K 0x9e3779b97f4a7c15ULL
-
-static inline __u64 fold(__u64 v)
-{
-	return v ^ (v >> 32);
-}
 
 static inline __u64 load64(const unsigned char *p)
 {
@@ -40,11 +34,11 @@ typedef size_t (*zeros_fn)(const unsigned char *p, size_t n);
 
 static size_t words_plain(const unsigned char *p, __u64 w, size_t n)
 {
-	__u64 v = (w + 1) * PAT_K;
+	__u64 v = (w + 1) * WL_PATTERN_K;
 	size_t i;
 
-	for (i = 0; i < n; i++, v += PAT_K)
-		if (load64(p + i * 8) != fold(v))
+	for (i = 0; i < n; i++, v += WL_PATTERN_K)
+		if (load64(p + i * 8) != wl_pattern__fold(v))
 			break;
 	return i;
 }
@@ -62,9 +56,9 @@ static size_t zeros_plain(const unsigned char *p, size_t n)
 #ifdef __x86_64__
 static size_t words_sse2(const unsigned char *p, __u64 w, size_t n)
 {
-	const __m128i step = _mm_set1_epi64x((long long)(2 * PAT_K));
-	__m128i v = _mm_set_epi64x((long long)((w + 2) * PAT_K),
-				   (long long)((w + 1) * PAT_K));
+	const __m128i step = _mm_set1_epi64x((long long)(2 * WL_PATTERN_K));
+	__m128i v = _mm_set_epi64x((long long)((w + 2) * WL_PATTERN_K),
+				   (long long)((w + 1) * WL_PATTERN_K));
 	size_t i;
 
 	for (i = 0; i + 2 <= n; i += 2) {
@@ -96,12 +90,13 @@ static size_t zeros_sse2(const unsigned char *p, size_t n)
 __attribute__((target("avx2"))) static size_t words_avx2(const unsigned char *p,
 							 __u64 w, size_t n)
 {
-	const __m256i step = _mm256_set1_epi64x((long long)(8 * PAT_K));
-	__m256i a = _mm256_set_epi64x(
-		(long long)((w + 4) * PAT_K), (long long)((w + 3) * PAT_K),
-		(long long)((w + 2) * PAT_K), (long long)((w + 1) * PAT_K));
-	__m256i b =
-		_mm256_add_epi64(a, _mm256_set1_epi64x((long long)(4 * PAT_K)));
+	const __m256i step = _mm256_set1_epi64x((long long)(8 * WL_PATTERN_K));
+	__m256i a = _mm256_set_epi64x((long long)((w + 4) * WL_PATTERN_K),
+				      (long long)((w + 3) * WL_PATTERN_K),
+				      (long long)((w + 2) * WL_PATTERN_K),
+				      (long long)((w + 1) * WL_PATTERN_K));
+	__m256i b = _mm256_add_epi64(
+		a, _mm256_set1_epi64x((long long)(4 * WL_PATTERN_K)));
 	size_t i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
@@ -187,7 +182,7 @@ enum wl_vimpl wl_vimpl__get(void)
 	return i;
 }
 
-size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
+size_t wl_pattern__diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
 			     size_t len)
 {
 	const unsigned char *p = buf;
@@ -196,7 +191,7 @@ size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
 
 	/* Bytes up to a word boundary of the file offset. */
 	for (; i < len && ((off + i) & 7); i++)
-		if (p[i] != wl__pattern_byte(off + i))
+		if (p[i] != wl_pattern__byte(off + i))
 			return i;
 	w = (off + i) >> 3;
 	n = (len - i) / 8;
@@ -206,17 +201,17 @@ size_t wl__pattern_diff_with(enum wl_vimpl impl, const void *buf, __u64 off,
 	i += k * 8;
 	/* The first differing word's first differing byte, or the tail. */
 	for (; i < len; i++)
-		if (p[i] != wl__pattern_byte(off + i))
+		if (p[i] != wl_pattern__byte(off + i))
 			return i;
 	return len;
 }
 
-size_t wl__pattern_diff(const void *buf, __u64 off, size_t len)
+size_t wl_pattern__diff(const void *buf, __u64 off, size_t len)
 {
-	return wl__pattern_diff_with(wl_vimpl__get(), buf, off, len);
+	return wl_pattern__diff_with(wl_vimpl__get(), buf, off, len);
 }
 
-size_t wl__zero_diff_with(enum wl_vimpl impl, const void *buf, size_t len)
+size_t wl_zero__diff_with(enum wl_vimpl impl, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	size_t n = len / 8, k, i;
@@ -229,43 +224,7 @@ size_t wl__zero_diff_with(enum wl_vimpl impl, const void *buf, size_t len)
 	return len;
 }
 
-size_t wl__zero_diff(const void *buf, size_t len)
+size_t wl_zero__diff(const void *buf, size_t len)
 {
-	return wl__zero_diff_with(wl_vimpl__get(), buf, len);
-}
-
-size_t sh_file__diff(const struct sh_file *f, __u64 off, const void *buf,
-		     size_t len)
-{
-	const unsigned char *b = buf;
-	__u64 at = off, end = off + len, i = 0, e;
-	struct sh_piece p;
-	size_t x;
-
-	/* Pieces are in file order; sparse ones sit one per 4 MiB. */
-	if (f->fill == SH_FILL_SPARSE)
-		i = off / (2 * WL_PMD);
-	for (; at < end && sh_file__piece(f, i, &p); i++) {
-		if (p.end <= at)
-			continue;
-		if (p.start >= end)
-			break;
-		if (p.start > at) { /* the hole before the piece */
-			x = wl__zero_diff(b + (at - off), p.start - at);
-			if (x < p.start - at)
-				return at - off + x;
-			at = p.start;
-		}
-		e = p.end < end ? p.end : end;
-		x = wl__pattern_diff(b + (at - off), at, e - at);
-		if (x < e - at)
-			return at - off + x;
-		at = e;
-	}
-	if (at < end) { /* the hole after the last piece */
-		x = wl__zero_diff(b + (at - off), end - at);
-		if (x < end - at)
-			return at - off + x;
-	}
-	return len;
+	return wl_zero__diff_with(wl_vimpl__get(), buf, len);
 }

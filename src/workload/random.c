@@ -37,38 +37,26 @@
 
 #include "util/rng.h"
 #include "util/util.h"
-#include "workload/workload_internal.h"
+#include "workload/random.h"
+#include "workload/read.h"
 
-#define KiB 1024ULL
-#define MiB (1024ULL * 1024)
 /* Calls one reader may make for a drawn layout: keeps a layout (and each
  * trial of its shrinking) to well under a second. */
 #define MAX_CALLS 1024ULL
 /* Trials to shrink one failing layout; fewer for dedupe, where each
  * makes a filesystem (seconds in an emulated guest). */
-#define SHRINK_TRIALS 200
-#define SHRINK_TRIALS_DEDUPE 64
-
-static const char *const huge_modes[] = { "always", "within_size", "advise",
-					  "never" };
-
-static __u64 min_u64(__u64 a, __u64 b)
-{
-	return a < b ? a : b;
-}
-
-static __u64 max_u64(__u64 a, __u64 b)
-{
-	return a > b ? a : b;
-}
+static const unsigned int shrink_trials[WL_KIND_NR] = {
+	[WL_DEDUPE] = 64,
+	[WL_SHMEM] = 200,
+};
 
 static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 {
 	const __u64 P = page;
 	__u64 size, bs, off, total;
 
-	o->huge = huge_modes[rng__below(g, 4)];
-	o->fill = sh_fill__name(rng__below(g, SH_FILL_NR));
+	o->huge = (enum wl_huge)rng__below(g, WL_HUGE_NR);
+	o->fill = (enum sh_fill)rng__below(g, SH_FILL_NR);
 	switch (rng__below(g, 4)) {
 	case 0: /* a few pages, ending mid-page */
 		size = rng__range(g, 1, 3 * P + 100);
@@ -86,9 +74,9 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	o->size = size;
 	/* read, pread or readv here; the other ways in are drawn last, so
 	 * that a seed's other draws stay what they were. */
-	o->syscall = sh_call__name(rng__below(g, SH_READV + 1));
+	o->way = (enum wl_way)rng__below(g, WL_WAY_READV + 1);
 	o->iovecs = 1;
-	if (!strcmp(o->syscall, "readv"))
+	if (o->way == WL_WAY_READV)
 		o->iovecs = rng__pct(g, 20) ? rng__range(g, 17, FS_MAX_IOVECS)
 					    : rng__range(g, 1, 16);
 	switch (rng__below(g, 5)) {
@@ -108,7 +96,7 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		bs = rng__pct(g, 50) ? WL_PMD : 3 * MiB + 5;
 		break;
 	}
-	o->bs = max_u64(bs, o->iovecs);
+	o->bs = wl__max(bs, o->iovecs);
 	switch (rng__below(g, 6)) {
 	case 0:
 		off = 0;
@@ -123,7 +111,7 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		off = WL_PMD - rng__range(g, 0, 2 * P);
 		break;
 	case 4: /* the last pages: the EOF read */
-		off = size - min_u64(size, rng__range(g, 0, 3 * P));
+		off = size - wl__min(size, rng__range(g, 0, 3 * P));
 		break;
 	default: /* at or past EOF */
 		off = size + rng__range(g, 0, P);
@@ -134,7 +122,7 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	/* Bounded calls: a small request size reads a short stretch. */
 	total = off < size ? size - off : 0;
 	if (o->length)
-		total = min_u64(total, o->length);
+		total = wl__min(total, o->length);
 	if (total / o->bs >= MAX_CALLS)
 		o->length = o->bs * MAX_CALLS;
 	switch (rng__below(g, 4)) {
@@ -154,41 +142,38 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	o->readers = rng__pct(g, 25) ? rng__range(g, 2, 4) : 1;
 	/* preadv2 (with an RWF flag now and then), io_uring's reads and
 	 * the calls that read through a pipe (one buffer, no iovecs). */
-	o->rwf = NULL;
+	o->rwf = 0;
 	switch (rng__below(g, 14)) {
 	case 0:
-		o->syscall = "preadv2";
-		o->rwf = rng__pct(g, 50)   ? NULL
-			 : rng__pct(g, 50) ? "hipri"
-					   : "nowait";
+		o->way = WL_WAY_PREADV2;
+		o->rwf = rng__pct(g, 50)   ? 0
+			 : rng__pct(g, 50) ? RWF_HIPRI
+					   : RWF_NOWAIT;
 		break;
 	case 1:
-		o->syscall = o->iovecs > 1 ? "io_uring-readv" : "io_uring-read";
+		o->way = o->iovecs > 1 ? WL_WAY_URING_READV : WL_WAY_URING_READ;
 		break;
 	case 2:
-		o->syscall = "io_uring-readv";
+		o->way = WL_WAY_URING_READV;
 		break;
 	case 3:
 		if (o->iovecs == 1 && !o->buf_tmpfs)
-			o->syscall = "io_uring-read_fixed";
+			o->way = WL_WAY_URING_FIXED;
 		break;
 	case 4:
 	case 5:
 	case 6:
 	case 7: {
-		static const char *const piped[] = {
-			"splice",
-			"sendfile",
-			"sendfile-socket",
-			"copy_file_range",
-			"copy_file_range-other-fs",
-			"copy_file_range-same-file"
+		static const enum wl_way piped[] = {
+			WL_WAY_SPLICE,	      WL_WAY_SENDFILE,
+			WL_WAY_SENDFILE_SOCK, WL_WAY_COPY_RANGE,
+			WL_WAY_COPY_OTHER_FS, WL_WAY_COPY_SAME,
 		};
 
 		if (o->iovecs == 1 && !o->buf_tmpfs)
-			o->syscall = piped[rng__below(g, ARRAY_SIZE(piped))];
+			o->way = piped[rng__below(g, ARRAY_SIZE(piped))];
 		/* It writes the file it reads: one reader. */
-		if (sh_call__info(sh_call__parse(o->syscall))->same_file)
+		if (wl_way__info(o->way)->same_file)
 			o->readers = 1;
 		break;
 	}
@@ -196,7 +181,7 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 		/* A loop device reads whole sectors: the request and the
 		 * buffer on them. */
 		if (o->iovecs == 1 && !o->buf_tmpfs) {
-			o->syscall = "loop";
+			o->way = WL_WAY_LOOP;
 			o->bs = o->bs < 512 ? 512 : o->bs / 512 * 512;
 			o->buf_align = 0;
 		}
@@ -211,26 +196,27 @@ static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,
 {
 	const __u64 P = page;
 	struct {
-		const char *fs;
+		enum wl_fstype t;
 		__u32 bs;
 	} fs[4];
 	int nfs = 0, pick;
 	__u64 b, range, span, fit;
 
 	/* --fs and --block-size narrow the choice. */
-	if ((!base->fs || !strcmp(base->fs, "btrfs")) &&
+	if (base->fstype != WL_FSTYPE_XFS &&
 	    (!base->block_size || base->block_size == page))
-		fs[nfs++] = (typeof(fs[0])){ "btrfs", 0 };
-	if (!base->fs || !strcmp(base->fs, "xfs"))
+		fs[nfs++] = (typeof(fs[0])){ WL_FSTYPE_BTRFS, 0 };
+	if (base->fstype != WL_FSTYPE_BTRFS)
 		for (__u32 bs = 1024; bs <= 4096; bs *= 2)
 			if (bs <= page &&
 			    (!base->block_size || base->block_size == bs))
-				fs[nfs++] = (typeof(fs[0])){ "xfs", bs };
+				fs[nfs++] =
+					(typeof(fs[0])){ WL_FSTYPE_XFS, bs };
 	if (!nfs) /* refused by the workload's own checks */
-		fs[nfs++] = (typeof(fs[0])){ base->fs ? base->fs : "btrfs",
+		fs[nfs++] = (typeof(fs[0])){ base->fstype ?: WL_FSTYPE_BTRFS,
 					     base->block_size };
 	pick = (int)rng__below(g, nfs);
-	o->fs = fs[pick].fs;
+	o->fstype = fs[pick].t;
 	o->block_size = fs[pick].bs;
 	b = o->block_size ? o->block_size : P;
 	o->count = rng__pct(g, 65) ? 1 : rng__range(g, 2, 8);
@@ -265,7 +251,7 @@ static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,
 		   : rng__pct(g, 80) ? rng__range(g, 2, 4)
 				     : rng__range(g, 5, DD_MAX_DESTS);
 	if (range > MiB)
-		o->dests = min_u64(o->dests, 4);
+		o->dests = wl__min(o->dests, 4);
 	o->same_file = rng__pct(g, 20);
 	o->dst_off_set = rng__pct(g, 60);
 	o->dst_off = 0;
@@ -279,20 +265,20 @@ static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,
 		o->dst_off = b * rng__range(g, 0, 16) +
 			     (rng__pct(g, 10) ? b / 2 : 0);
 	o->differ = rng__pct(g, 40)
-			    ? NULL
-			    : dd_diff__name(rng__range(g, 1, DD_DIFF_NR - 1));
+			    ? DD_DIFF_NONE
+			    : (enum dd_diff)rng__range(g, 1, DD_DIFF_NR - 1);
 	o->cold = rng__pct(g, 30);
 	/* 0: each file ends right after its ranges (tails at EOF). */
-	fit = max_u64(o->src_off, o->dst_off_set ? o->dst_off : o->src_off) +
+	fit = wl__max(o->src_off, o->dst_off_set ? o->dst_off : o->src_off) +
 	      (o->same_file ? (__u64)o->dests + 1 : 1) * span;
 	o->file_size = 0;
 	if (rng__pct(g, 15))
 		o->file_size = fit + rng__range(g, 1, 2 * P);
 	else if (rng__pct(g, 5))
-		o->file_size = fit - min_u64(fit - 1, rng__range(g, 1, b));
+		o->file_size = fit - wl__min(fit - 1, rng__range(g, 1, b));
 }
 
-void wl_rand__draw(const char *wl, __u64 seed, unsigned int index, __u32 page,
+void wl_rand__draw(__u64 seed, unsigned int index, __u32 page,
 		   const struct wl_opts *base, struct wl_opts *out)
 {
 	struct rng g;
@@ -301,12 +287,12 @@ void wl_rand__draw(const char *wl, __u64 seed, unsigned int index, __u32 page,
 	rng__seed(&g, seed);
 	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0xd1b54a32d192ed03ULL));
 	*out = *base;
-	out->matrix = false;
+	out->mode = WL_MODE_LAYOUT;
 	out->random = 0;
 	out->inject_wrong = false;
 	out->stop_after = 0;
 	out->files = 0;
-	if (!strcmp(wl, "dedupe"))
+	if (base->kind == WL_DEDUPE)
 		draw_dedupe(&g, page, base, out);
 	else
 		draw_shmem(&g, page, out);
@@ -330,15 +316,15 @@ static void put(char *buf, size_t n, size_t *len, const char *fmt, ...)
 		*len += (size_t)k;
 }
 
-void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
-		      size_t n)
+void wl_rand__command(const struct wl_opts *o, char *buf, size_t n)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	put(buf, n, &len, "folioscope run %s", wl);
-	if (!strcmp(wl, "dedupe")) {
-		put(buf, n, &len, " --fs %s", o->fs ? o->fs : "btrfs");
+	put(buf, n, &len, "folioscope run %s", wl_kind__name(o->kind));
+	if (o->kind == WL_DEDUPE) {
+		put(buf, n, &len, " --fs %s",
+		    wl_fstype__name(o->fstype ?: WL_FSTYPE_BTRFS));
 		if (o->block_size)
 			put(buf, n, &len, " --block-size %u", o->block_size);
 		put(buf, n, &len, " --range %llu --count %u --src-off %llu",
@@ -351,7 +337,8 @@ void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
 		if (o->same_file)
 			put(buf, n, &len, " --same-file");
 		if (o->differ)
-			put(buf, n, &len, " --differ %s", o->differ);
+			put(buf, n, &len, " --differ %s",
+			    dd_diff__name(o->differ));
 		if (o->cold)
 			put(buf, n, &len, " --cold");
 		if (o->file_size)
@@ -363,9 +350,10 @@ void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
 		return;
 	}
 	put(buf, n, &len, " --huge %s --fill %s --size %llu --syscall %s",
-	    o->huge, o->fill, (unsigned long long)o->size, o->syscall);
+	    wl_huge__name(o->huge), sh_fill__name(o->fill),
+	    (unsigned long long)o->size, wl_way__name(o->way));
 	if (o->rwf)
-		put(buf, n, &len, " --rwf %s", o->rwf);
+		put(buf, n, &len, " --rwf %s", wl_rwf__name(o->rwf));
 	put(buf, n, &len, " --iovecs %u --bs %llu --offset %llu", o->iovecs,
 	    (unsigned long long)o->bs, (unsigned long long)o->offset);
 	if (o->length)
@@ -377,9 +365,11 @@ void wl_rand__command(const char *wl, const struct wl_opts *o, char *buf,
 		put(buf, n, &len, " --buf-tmpfs");
 }
 
-bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page)
+bool wl_rand__valid(const struct wl_opts *o, __u32 page)
 {
-	if (!strcmp(wl, "dedupe")) {
+	const struct wl_way_info *wi = wl_way__info(o->way);
+
+	if (o->kind == WL_DEDUPE) {
 		__u64 b = o->block_size ? o->block_size : page;
 
 		if (!o->range || !o->count || !o->dests ||
@@ -392,18 +382,15 @@ bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page)
 	    o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs || !o->readers ||
 	    o->readers > SH_MAX_READERS || o->buf_align > WL_PMD)
 		return false;
-	if (sh_call__parse(o->syscall) < 0 ||
-	    (sh_call__info(sh_call__parse(o->syscall))->same_file &&
-	     o->readers > 1) ||
-	    (o->iovecs > 1 &&
-	     !sh_call__info(sh_call__parse(o->syscall))->iovecs))
+	if (o->way >= WL_WAY_NR || (wi->same_file && o->readers > 1) ||
+	    (o->iovecs > 1 && !wi->iovecs))
 		return false;
 	/* Each trial stays short: a bounded number of calls. */
 	{
 		__u64 total = o->offset < o->size ? o->size - o->offset : 0;
 
 		if (o->length)
-			total = min_u64(total, o->length);
+			total = wl__min(total, o->length);
 		return total / o->bs <= MAX_CALLS;
 	}
 }
@@ -412,14 +399,15 @@ bool wl_rand__valid(const char *wl, const struct wl_opts *o, __u32 page)
 
 struct layout {
 	struct wl_opts o;
-	struct dedupe *dd;
-	struct shmem *sh;
+	void *state; /* set up while it runs */
 	bool failed;
 	char kind[24]; /* its first failure's, "" if not kept */
 };
 
 struct wl_random {
 	const char *wl;
+	/* What one layout of the workload does (its layout mode). */
+	const struct wl_mode_ops *one;
 	__u64 seed;
 	__u32 page;
 	unsigned int n;
@@ -427,27 +415,8 @@ struct wl_random {
 	struct wl_totals tot;
 };
 
-static bool is_dedupe(const struct wl_random *rw)
-{
-	return !strcmp(rw->wl, "dedupe");
-}
-
-static int sub_prepare(const struct wl_random *rw, struct layout *l)
-{
-	return is_dedupe(rw) ? dedupe__prepare(&l->dd, &l->o)
-			     : shmem__prepare(&l->sh, &l->o);
-}
-
-/* Bytes the layout needs while it is set up: where the images live for
- * dedupe, RAM for shmem-read. */
-static int sub_space(const struct wl_random *rw, const struct layout *l,
-		     __u64 *bytes)
-{
-	return is_dedupe(rw) ? dedupe__space(&l->o, bytes)
-			     : shmem__space(&l->o, bytes);
-}
-
-/* The largest layout must fit where it will be set up. */
+/* The largest layout must fit where it will be set up: in RAM, or where
+ * its images live. */
 static int check_room(const struct wl_random *rw)
 {
 	const char *where = getenv("TMPDIR");
@@ -457,7 +426,7 @@ static int check_room(const struct wl_random *rw)
 	int err;
 
 	for (unsigned int i = 0; i < rw->n; i++) {
-		err = sub_space(rw, &rw->l[i], &need);
+		err = rw->one->space(&rw->l[i].o, &need);
 		if (err) {
 			wl__err(rw->wl, err, "random layout %u: its size", i);
 			return err;
@@ -469,11 +438,9 @@ static int check_room(const struct wl_random *rw)
 	}
 	if (!where || !*where)
 		where = "/tmp";
-	err = is_dedupe(rw) ? wl__check_space(rw->wl, where, max) : 0;
-	if (!err && !is_dedupe(rw)) {
-		snprintf(what, sizeof(what), "random layout %u", big);
-		err = wl__check_mem(rw->wl, what, max);
-	}
+	snprintf(what, sizeof(what), "random layout %u", big);
+	err = rw->one->space_in_ram ? wl__check_mem(rw->wl, what, max)
+				    : wl__check_space(rw->wl, where, max);
 	if (err)
 		wl__err(rw->wl, 0,
 			"random layout %u of seed %llu, the largest, needs "
@@ -483,27 +450,17 @@ static int check_room(const struct wl_random *rw)
 	return err;
 }
 
-static void sub_destroy(struct layout *l)
+static void sub_destroy(const struct wl_random *rw, struct layout *l)
 {
-	dedupe__destroy(l->dd);
-	shmem__destroy(l->sh);
-	l->dd = NULL;
-	l->sh = NULL;
+	rw->one->destroy(l->state);
+	l->state = NULL;
 }
 
-static int sub_run(struct layout *l, struct fs_report *r)
-{
-	return l->dd ? dedupe__run(l->dd, r) : shmem__run(l->sh, r);
-}
+static void random__destroy(void *state);
 
-static const struct wl_totals *sub_totals(const struct layout *l)
+static int random__prepare(void **out, const struct wl_opts *o)
 {
-	return l->dd ? dedupe__totals(l->dd) : shmem__totals(l->sh);
-}
-
-int wl_random__prepare(struct wl_random **out, const char *wl,
-		       const struct wl_opts *o)
-{
+	const char *wl = wl_kind__name(o->kind);
 	struct wl_random *rw;
 	char cmd[512];
 	int err = 0;
@@ -530,6 +487,7 @@ int wl_random__prepare(struct wl_random **out, const char *wl,
 		return -ENOMEM;
 	}
 	rw->wl = wl;
+	rw->one = wl_mode__ops(o->kind, WL_MODE_LAYOUT);
 	rw->seed = o->seed;
 	rw->n = o->random;
 	rw->page = (__u32)sysconf(_SC_PAGESIZE);
@@ -537,27 +495,17 @@ int wl_random__prepare(struct wl_random **out, const char *wl,
 	wl__err(wl, 0, "random: seed %llu, %u layouts",
 		(unsigned long long)rw->seed, rw->n);
 	for (unsigned int i = 0; i < rw->n; i++) {
-		wl_rand__draw(wl, rw->seed, i, rw->page, o, &rw->l[i].o);
-		wl_rand__command(wl, &rw->l[i].o, cmd, sizeof(cmd));
+		wl_rand__draw(rw->seed, i, rw->page, o, &rw->l[i].o);
+		wl_rand__command(&rw->l[i].o, cmd, sizeof(cmd));
 		wl__err(wl, 0, "random layout %u: %s", i, cmd);
 	}
 	err = check_room(rw);
 	if (err) {
-		wl_random__destroy(rw);
+		random__destroy(rw);
 		return err;
 	}
 	*out = rw;
 	return 0;
-}
-
-static void add_count(struct wl_count *a, const struct wl_count *b)
-{
-	a->calls += b->calls;
-	a->bytes += b->bytes;
-	a->same += b->same;
-	a->differs += b->differs;
-	a->errors += b->errors;
-	a->calls_slack += b->calls_slack;
 }
 
 /* Keys every layout sets that add up over the layouts; the others
@@ -626,8 +574,9 @@ static void name_cases(struct fs_report *r, int n0, unsigned int i)
 	}
 }
 
-int wl_random__run(struct wl_random *rw, struct fs_report *r)
+static int random__run(void *state, struct fs_report *r)
 {
+	struct wl_random *rw = state;
 	__u64 failed = 0, sum[sizeof(sum_keys) / sizeof(sum_keys[0])] = { 0 };
 	int err = 0, first = r->nkv;
 
@@ -637,7 +586,7 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 		int n0 = r->validation.ncases;
 		const struct wl_totals *t;
 
-		err = sub_prepare(rw, l);
+		err = rw->one->prepare(&l->state, &l->o);
 		if (err) {
 			wl__err(rw->wl, 0,
 				"random layout %u of seed %llu: could not be "
@@ -645,19 +594,16 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 				i, (unsigned long long)rw->seed);
 			break;
 		}
-		err = sub_run(l, r);
+		err = rw->one->run(l->state, r);
 		for (int k = first; k < r->nkv; k++) {
 			int x = sum_index(r->kv[k].key);
 
 			if (x >= 0 && r->kv[k].type == FS_KV_U64)
 				sum[x] += r->kv[k].u;
 		}
-		t = sub_totals(l);
-		add_count(&rw->tot.func, &t->func);
-		add_count(&rw->tot.one, &t->one);
-		add_count(&rw->tot.sys, &t->sys);
-		add_count(&rw->tot.cmp, &t->cmp);
-		sub_destroy(l);
+		t = rw->one->totals(l->state);
+		wl_totals__add(&rw->tot, t);
+		sub_destroy(rw, l);
 		if (r->validation.failures == f0)
 			continue;
 		l->failed = true;
@@ -677,8 +623,10 @@ int wl_random__run(struct wl_random *rw, struct fs_report *r)
 	return err;
 }
 
-const struct wl_totals *wl_random__totals(const struct wl_random *rw)
+static const struct wl_totals *random__totals(const void *state)
 {
+	const struct wl_random *rw = state;
+
 	return &rw->tot;
 }
 
@@ -709,8 +657,8 @@ static bool trial_fails(void *ctx, const struct wl_opts *o)
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (saved >= 0 && null >= 0)
 		dup2(null, STDERR_FILENO);
-	if (!sub_prepare(t->rw, &l)) {
-		if (!sub_run(&l, r))
+	if (!t->rw->one->prepare(&l.state, &l.o)) {
+		if (!t->rw->one->run(l.state, r))
 			for (int i = 0; i < r->validation.ncases && !fails; i++)
 				fails = !t->kind[0] ||
 					!strcmp(r->validation.cases[i].kind,
@@ -718,7 +666,7 @@ static bool trial_fails(void *ctx, const struct wl_opts *o)
 		if (!t->kind[0] && r->validation.failures)
 			fails = true;
 	}
-	sub_destroy(&l);
+	sub_destroy(t->rw, &l);
 	fflush(stderr);
 	if (saved >= 0) {
 		dup2(saved, STDERR_FILENO);
@@ -731,10 +679,10 @@ static bool trial_fails(void *ctx, const struct wl_opts *o)
 	return fails;
 }
 
-int wl_random__shrink(struct wl_random *rw, struct fs_report *r)
+static void random__shrink(void *state, struct fs_report *r)
 {
+	struct wl_random *rw = state;
 	char cmd[512];
-	int n = 0;
 
 	(void)r;
 	for (unsigned int i = 0; i < rw->n; i++) {
@@ -745,29 +693,36 @@ int wl_random__shrink(struct wl_random *rw, struct fs_report *r)
 
 		if (!l->failed)
 			continue;
-		n++;
-		wl_rand__command(rw->wl, &o, cmd, sizeof(cmd));
+		wl_rand__command(&o, cmd, sizeof(cmd));
 		wl__err(rw->wl, 0,
 			"random layout %u of seed %llu FAILED (%s): %s", i,
 			(unsigned long long)rw->seed,
 			l->kind[0] ? l->kind : "failure", cmd);
-		trials = wl_shrink(rw->wl, &o, rw->page, trial_fails, &t,
-				   is_dedupe(rw) ? SHRINK_TRIALS_DEDUPE
-						 : SHRINK_TRIALS);
-		wl_rand__command(rw->wl, &o, cmd, sizeof(cmd));
+		trials = wl_shrink(&o, rw->page, trial_fails, &t,
+				   shrink_trials[o.kind]);
+		wl_rand__command(&o, cmd, sizeof(cmd));
 		wl__err(rw->wl, 0,
 			"random layout %u shrunk in %u trials; replay: %s", i,
 			trials, cmd);
 	}
-	return n;
 }
 
-void wl_random__destroy(struct wl_random *rw)
+static void random__destroy(void *state)
 {
+	struct wl_random *rw = state;
+
 	if (!rw)
 		return;
 	for (unsigned int i = 0; rw->l && i < rw->n; i++)
-		sub_destroy(&rw->l[i]);
+		sub_destroy(rw, &rw->l[i]);
 	free(rw->l);
 	free(rw);
 }
+
+const struct wl_mode_ops wl_random_layouts = {
+	.prepare = random__prepare,
+	.run = random__run,
+	.totals = random__totals,
+	.shrink = random__shrink,
+	.destroy = random__destroy,
+};

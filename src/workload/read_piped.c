@@ -6,7 +6,9 @@
  * user buffer; this brings them back into one, where the checks of every
  * read look at them, without another read of a tmpfs file (the probes
  * would count it): the pipe is drained, the socket read by a thread while
- * the call runs, the output file mapped.
+ * the call runs, the output file mapped. What fails or comes back short
+ * on the way back is said in the result (back, back_err, back_failed),
+ * with the errno of the call that failed: the verdict is the caller's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +23,7 @@
 #include <sys/stat.h>
 
 #include "util/util.h"
-#include "workload/workload_internal.h"
+#include "workload/read.h"
 
 void wl_piped__close(struct wl_piped *p)
 {
@@ -62,51 +64,69 @@ static int pipe_open(int fds[2], __u64 bs)
  * kernel's own tmpfs: another filesystem to copy_file_range). same_file
  * needs nothing: the read file is its output.
  */
-int wl_piped__open(struct wl_piped *p, enum sh_call call, __u64 bs,
-		   const char *dir)
+int wl_piped__open(struct wl_piped *p, enum wl_way w, __u64 bs, const char *dir)
 {
-	const struct sh_call_info *ci = sh_call__info(call);
+	const struct wl_way_info *wi = wl_way__info(w);
 
-	p->call = call;
+	p->way = w;
+	p->bs = bs;
 	p->pipe[0] = p->pipe[1] = p->outfd = -1;
-	if (ci->same_file || ci->out == SH_OUT_SOCK)
+	if (wi->same_file || wi->back == WL_BACK_SOCK)
 		return 0;
-	switch (ci->out) {
-	case SH_OUT_PIPE:
+	switch (wi->back) {
+	case WL_BACK_PIPE:
 		return pipe_open(p->pipe, bs);
-	case SH_OUT_FILE:
-		p->outfd = ci->other_fs
+	case WL_BACK_FILE:
+		errno = 0;
+		p->outfd = wi->other_fs
 				   ? memfd_create("folioscope-out", MFD_CLOEXEC)
 				   : open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC,
 					  0600);
-		return p->outfd < 0 ? -errno : 0;
+		return p->outfd < 0 ? (errno ? -errno : -EIO) : 0;
 	default:
 		return -EINVAL;
 	}
 }
 
+/* The back part of res failed at step what with errno err. */
+static void back_failed(struct wl_read_res *res, const char *what, int err)
+{
+	res->back = -1;
+	res->back_err = err;
+	res->back_failed = what;
+}
+
 /* An output file's n bytes from off (up to its end) into buf, through a
  * mapping: a page fault, not a read the probes would count. */
-static ssize_t file_back(int fd, __u64 off, unsigned char *buf, __u64 n)
+static void file_back(int fd, __u64 off, unsigned char *buf, __u64 n,
+		      struct wl_read_res *res)
 {
 	__u64 skip = off % (__u64)sysconf(_SC_PAGESIZE);
 	struct stat st;
 	void *m;
 
-	if (fstat(fd, &st))
-		return -1;
+	errno = 0;
+	if (fstat(fd, &st)) {
+		back_failed(res, "fstat of the output file", errno);
+		return;
+	}
 	n = (__u64)st.st_size <= off	  ? 0
 	    : (__u64)st.st_size - off < n ? (__u64)st.st_size - off
 					  : n;
+	res->back = 0;
+	res->back_from = "the output file";
 	if (!n)
-		return 0;
+		return;
+	errno = 0;
 	m = mmap(NULL, skip + n, PROT_READ, MAP_SHARED, fd,
 		 (off_t)(off - skip));
-	if (m == MAP_FAILED)
-		return -1;
+	if (m == MAP_FAILED) {
+		back_failed(res, "mmap of the output file", errno);
+		return;
+	}
 	memcpy(buf, (unsigned char *)m + skip, n);
 	munmap(m, skip + n);
-	return (ssize_t)n;
+	res->back = (ssize_t)n;
 }
 
 /*
@@ -116,49 +136,58 @@ static ssize_t file_back(int fd, __u64 off, unsigned char *buf, __u64 n)
  * that source and destination are as unaligned as each other. The bytes
  * come back through a mapping; then the file is cut back to its size.
  */
-static ssize_t copy_same(int fd, loff_t *in, unsigned char *buf, __u64 bs,
-			 ssize_t *back)
+static void copy_same(int fd, loff_t *in, unsigned char *buf, __u64 bs,
+		      struct wl_read_res *res)
 {
 	__u64 page = (__u64)sysconf(_SC_PAGESIZE), dst;
 	struct stat st;
 	loff_t out;
-	ssize_t ret;
-	int err;
 
-	if (fstat(fd, &st))
-		return -1;
+	errno = 0;
+	if (fstat(fd, &st)) {
+		back_failed(res, "fstat of the file before the copy", errno);
+		return;
+	}
 	dst = ((__u64)st.st_size + WL_PMD - 1) / WL_PMD * WL_PMD +
 	      (__u64)*in % page;
 	out = (loff_t)dst;
-	ret = copy_file_range(fd, in, fd, &out, bs, 0);
-	err = errno;
-	if (ret >= 0)
-		*back = file_back(fd, dst, buf, bs);
-	if (ftruncate(fd, st.st_size)) {
-		*back = -1;
-		return -1;
-	}
-	errno = err;
-	return ret;
+	res->made = true;
+	errno = 0;
+	res->ret = copy_file_range(fd, in, fd, &out, bs, 0);
+	if (res->ret < 0)
+		res->err = errno;
+	else
+		file_back(fd, dst, buf, bs, res);
+	errno = 0;
+	if (ftruncate(fd, st.st_size))
+		back_failed(res, "ftruncate of the file back to its size",
+			    errno);
 }
 
 /* What waits in a non-blocking pipe, up to n bytes, into buf. */
-static ssize_t drain(int fd, unsigned char *buf, __u64 n)
+static void drain(int fd, unsigned char *buf, __u64 n, struct wl_read_res *res)
 {
 	__u64 got = 0;
 
+	res->back_from = "the pipe";
 	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
+		ssize_t r;
 
+		errno = 0;
+		r = read(fd, buf + got, n - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)
 			break;
-		if (r <= 0)
-			return r < 0 ? -1 : (ssize_t)got;
+		if (r < 0) {
+			back_failed(res, "read from the pipe", errno);
+			return;
+		}
+		if (!r)
+			break;
 		got += (__u64)r;
 	}
-	return (ssize_t)got;
+	res->back = (ssize_t)got;
 }
 
 /* The receiving end of a sendfile to a socket, drained while the call
@@ -168,6 +197,7 @@ struct sock_rx {
 	int fd;
 	unsigned char *buf;
 	__u64 n, got;
+	bool failed;
 	int err;
 };
 
@@ -178,16 +208,21 @@ static void *sock_rx(void *arg)
 
 	for (;;) {
 		bool in = rx->got < rx->n;
-		ssize_t r =
-			in ? recv(rx->fd, rx->buf + rx->got, rx->n - rx->got, 0)
-			   : recv(rx->fd, spill, sizeof(spill), 0);
+		ssize_t r;
+
+		errno = 0;
+		r = in ? recv(rx->fd, rx->buf + rx->got, rx->n - rx->got, 0)
+		       : recv(rx->fd, spill, sizeof(spill), 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			rx->err = r < 0 ? errno : 0;
+		if (r < 0) {
+			rx->err = errno;
+			rx->failed = true;
 			return NULL;
 		}
+		if (!r)
+			return NULL;
 		rx->got += (__u64)r;
 	}
 }
@@ -199,76 +234,88 @@ static void *sock_rx(void *arg)
  * kernel had already read from the file, so that the probes would count
  * bytes no call moved. back: the bytes received, at most bs.
  */
-static ssize_t sendfile_sock(int fd, loff_t *in, unsigned char *buf, __u64 bs,
-			     ssize_t *back)
+static void sendfile_sock(int fd, loff_t *in, unsigned char *buf, __u64 bs,
+			  struct wl_read_res *res)
 {
 	struct sock_rx rx = { .buf = buf, .n = bs };
 	int sv[2], err;
 	pthread_t t;
-	ssize_t ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -1;
+	errno = 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		back_failed(res, "socketpair", errno);
+		return;
+	}
 	rx.fd = sv[1];
 	err = pthread_create(&t, NULL, sock_rx, &rx);
 	if (err) {
 		close(sv[0]);
 		close(sv[1]);
-		errno = err;
-		return -1;
+		back_failed(res, "start the socket's receiver", err);
+		return;
 	}
-	ret = sendfile(sv[0], fd, in, bs);
-	err = errno;
+	res->made = true;
+	errno = 0;
+	res->ret = sendfile(sv[0], fd, in, bs);
+	if (res->ret < 0)
+		res->err = errno;
 	shutdown(sv[0], SHUT_WR);
 	pthread_join(t, NULL);
 	close(sv[0]);
 	close(sv[1]);
-	if (ret >= 0 && !rx.err)
-		*back = (ssize_t)(rx.got < bs ? rx.got : bs);
-	errno = err;
-	return ret;
+	res->back_from = "the socket";
+	if (rx.failed)
+		back_failed(res, "recv from the socket", rx.err);
+	else
+		res->back = (ssize_t)(rx.got < bs ? rx.got : bs);
 }
 
-ssize_t wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
-		       __u64 pos, ssize_t *back)
+void wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
+		    __u64 pos, struct wl_read_res *res)
 {
 	loff_t in = (loff_t)pos, out = 0;
-	ssize_t ret;
-	int err;
 
-	*back = -1;
+	memset(res, 0, sizeof(*res));
+	errno = 0;
 	if (p->outfd >= 0 &&
-	    (ftruncate(p->outfd, 0) || lseek(p->outfd, 0, SEEK_SET) < 0))
-		return -1;
-	switch (p->call) {
-	case SH_SPLICE:
-		ret = splice(fd, &in, p->pipe[1], NULL, bs, 0);
-		break;
-	case SH_SENDFILE:
-		ret = sendfile(p->outfd, fd, &in, bs);
-		break;
-	case SH_SENDFILE_SOCK:
-		return sendfile_sock(fd, &in, buf, bs, back);
-	case SH_COPY_SAME:
-		return copy_same(fd, &in, buf, bs, back);
+	    (ftruncate(p->outfd, 0) || lseek(p->outfd, 0, SEEK_SET) < 0)) {
+		back_failed(res, "empty the output file", errno);
+		return;
+	}
+	switch (p->way) {
+	case WL_WAY_SENDFILE_SOCK:
+		sendfile_sock(fd, &in, buf, bs, res);
+		return;
+	case WL_WAY_COPY_SAME:
+		copy_same(fd, &in, buf, bs, res);
+		return;
 	default:
-		ret = copy_file_range(fd, &in, p->outfd, &out, bs, 0);
 		break;
 	}
-	err = errno;
-	if (ret >= 0) {
-		if (p->pipe[0] >= 0)
-			*back = drain(p->pipe[0], buf, bs);
-		else
-			*back = file_back(p->outfd, 0, buf, bs);
+	res->made = true;
+	errno = 0;
+	if (p->way == WL_WAY_SPLICE)
+		res->ret = splice(fd, &in, p->pipe[1], NULL, bs, 0);
+	else if (p->way == WL_WAY_SENDFILE)
+		res->ret = sendfile(p->outfd, fd, &in, bs);
+	else
+		res->ret = copy_file_range(fd, &in, p->outfd, &out, bs, 0);
+	if (res->ret < 0) {
+		res->err = errno;
+		return;
 	}
-	errno = err;
-	return ret;
-}
-
-__u64 wl_piped__slack(__u64 pos, ssize_t ret, __u64 page)
-{
-	if (ret <= 0)
-		return 1;
-	return (pos % page + (__u64)ret + page - 1) / page - 1;
+	if (wl_way__info(p->way)->back != WL_BACK_PIPE) {
+		file_back(p->outfd, 0, buf, bs, res);
+		return;
+	}
+	drain(p->pipe[0], buf, bs, res);
+	/* What could not be read back would be the next call's: a fresh
+	 * pipe, so that each call is judged on its own bytes. */
+	if (res->back < 0) {
+		close(p->pipe[0]);
+		close(p->pipe[1]);
+		p->pipe[0] = p->pipe[1] = -1;
+		if (pipe_open(p->pipe, p->bs))
+			p->pipe[0] = p->pipe[1] = -1;
+	}
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * shmem-read workload: read files on fresh tmpfs mounts
- * (shmem_file_read_iter) with read, pread or readv, from one or several
- * threads, and check every call: its return value against the file size
- * and every byte against what was written (zeros in holes), plus guard
- * bytes around the user buffer.
+ * (shmem_file_read_iter) by any way into the kernel (the read engine,
+ * read.h), from one or several threads, and check every call: its return
+ * value against the file size, every byte against what was written
+ * (zeros in holes), the buffer past what it returned, and guard bytes
+ * around the user buffer.
  *
  *   default   one file (--fill, --size) on one mount (--huge), read with
- *             one pattern (--syscall, --bs, --offset, --length,
+ *             one plan (--syscall, --bs, --offset, --length,
  *             --buf-align, --iovecs, --readers); --buf-tmpfs maps the
  *             buffers from a memfd, faulted in by the reads' copies
  *   --throughput  first N timed passes of read or pread over the file
@@ -16,70 +17,30 @@
  *             MB/s and CPU time
  *   --matrix  the default matrix: full, sparse and mixed files on
  *             huge=always, within_size, advise and never mounts, each read
- *             with every pattern of truth.c's table
+ *             with every plan of shmem_truth.c's table
  *
- * Files are written so that their folios mix sizes: "mixed" writes its
- * 4 KiB tail pieces while the mount is huge=never and only then switches
- * to its huge= mode for the whole 2 MiB chunks, so even huge=always keeps
- * the tail in small folios.
+ * What is read is made in shmem_setup.c. Before the readers, each plan's
+ * way is tried: what it needs of the kernel (caps.c), and for the ways a
+ * kernel may refuse (a flag of preadv2, a pipe's ways) one byte read and
+ * checked; a plan the kernel cannot run is a skip with why.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
-#include <liburing.h>
 
-#include "util/util.h"
-#include "workload/workload_internal.h"
+#include "workload/caps.h"
+#include "workload/pattern.h"
+#include "workload/shmem.h"
+#include "workload/throughput.h"
 
-#define WL "shmem-read"
-/* Larger requests are cut by read(2) to 0x7ffff000 anyway; the --bs
- * hint says "1 GiB". */
-#define BS_MAX (1ULL << 30)
-/* Reader buffers of all threads together. */
-#define BUF_TOTAL_MAX (4ULL << 30)
-/* Guard bytes before and after the buffer and between iovecs: the
- * kernel must not write outside what it was given. */
-#define GUARD 64
-#define IOV_GAP 3
-#define CANARY 0xa5
-#define NMODES 4
-#define MATRIX_FILES 3
-
-static const char *const huge_modes[NMODES] = {
-	"always",
-	"within_size",
-	"advise",
-	"never",
-};
-
-struct sh_mount {
-	const char *huge;
-	char dir[PATH_MAX];
-	bool mounted;
-	__u64 huge_kb; /* ShmemHugePages growth while its files were made */
-	bool expect_huge;
-};
-
-struct sh_inst {
-	struct sh_file f;
-	int mount;
-	char path[PATH_MAX];
-	bool made;
-	/* Another process changed its size: its later plans do not run. */
-	bool disturbed;
-};
-
-struct shmem;
+#define WL SH_WL
 
 /* Readers wait here until all exist, so that their reads overlap; or
  * leave without reading when one could not be started. */
@@ -89,538 +50,15 @@ struct sh_gate {
 	int state; /* 0 wait, 1 go, -1 give up */
 };
 
-/* The --iovecs message below spells out the limit. */
-_Static_assert(FS_MAX_IOVECS == 64, "update the --iovecs message");
-
-struct sh_reader {
-	struct shmem *s;
-	struct sh_inst *in;
-	const struct sh_plan *pl;
-	__u32 idx;
-	unsigned char *mem; /* page-aligned buffer, made in prepare */
-	struct iovec iov[FS_MAX_IOVECS];
-	struct sh_gate *gate;
-	__u64 calls, bytes, errors;
-	__u64 short_uring; /* io_uring reads that returned short */
-	__u64 seq;    /* calls of this reader over all plans: poison seed */
-	__u64 passed; /* checks passed, added to the report at the end */
-	int err;
-	int fd;		      /* the reader's own open file */
-	struct io_uring ring; /* io_uring plans: the reader's own ring */
-	bool ring_ok;
-	/* Piped calls: where the bytes go, and the calls the probes may
-	 * see beyond one per call. */
-	struct wl_piped piped;
-	__u64 piped_slack;
-	/* loop: the device, its node if we made it, what it reads up to */
-	char loopdev[64];
-	int loop_fd;
-	bool loop_node;
-	__u64 eof;
-	__u64 made; /* piped and loop calls made (the others: calls) */
-	bool stop;  /* the file changed under it: read no further */
-	__u64 cur_call, cur_pos; /* the call in flight, for the watchdog */
-};
-
-struct shmem {
-	const char *mode; /* "custom" or "matrix" */
-	wl_group_fn group_end;
-	void *group_ctx;
-	int nmount;
-	struct sh_mount m[NMODES];
-	int ninst;
-	struct sh_inst inst[NMODES * MATRIX_FILES];
-	int nplans;
-	const struct sh_plan *plans;
-	struct sh_plan custom;
-	/* Why plan p cannot run on this kernel ("" when it can). */
-	char (*skip)[160];
-	__u64 page, bufsize;
-	__u32 nreaders; /* buffers made */
-	/* --buf-tmpfs: every reader's buffer is a slice of this mapping. */
-	unsigned char *bufmap;
-	__u64 buflen;
-	struct sh_reader rd[SH_MAX_READERS];
-	/* Checks come from several threads; model__check is not atomic. */
-	pthread_mutex_t lock;
-	struct fs_report *r;
-	bool inject, first_run;
-	__u64 stop_after, calls_done; /* --stop-after */
-	__u64 deadline_base;	      /* seconds */
-	struct wl_watch *watch;
-	struct wl_totals tot;
-	__u64 uring_calls; /* reads through io_uring: no syscall of theirs */
-	__u64 loop_calls;  /* reads of a loop device: the loop worker's */
-	__u64 piped_calls; /* splice, sendfile, copy_file_range: no read
-			    * syscall either */
-	unsigned int tput_passes; /* --throughput */
-};
-
-static int parse_in(const char *name, const char *const *names, int n)
+/* The truth's view of a file (struct wl_read_truth). */
+static size_t file_diff(const void *ctx, __u64 off, const void *buf, size_t len)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
+	return sh_file__diff(ctx, off, buf, len);
 }
 
-static int check_opts(struct shmem *s, const struct wl_opts *o)
+static unsigned char file_byte(const void *ctx, __u64 off)
 {
-	const char *huge = o->huge ? o->huge : "always";
-	const char *fill = o->fill ? o->fill : "full";
-	const char *call = o->syscall ? o->syscall : "read";
-	const char *rwf = o->rwf ? o->rwf : "none";
-	const struct sh_call_info *ci;
-	struct sh_plan *pl = &s->custom;
-	int err = -EINVAL;
-
-	if (parse_in(huge, huge_modes, NMODES) < 0) {
-		wl__err_hint(WL, err,
-			     "(want always, never, within_size or advise)",
-			     "--huge '%s'", huge);
-		return err;
-	}
-	if (o->matrix)
-		return 0;
-	if (sh_fill__parse(fill) < 0) {
-		wl__err_hint(WL, err, "(want full, sparse or mixed)",
-			     "--fill '%s'", fill);
-		return err;
-	}
-	if (sh_call__parse(call) < 0) {
-		wl__err_hint(WL, err, "(want " SH_CALL_NAMES ")",
-			     "--syscall '%s'", call);
-		return err;
-	}
-	ci = sh_call__info(sh_call__parse(call));
-	if (sh__rwf_parse(rwf) < 0 || (o->rwf && !ci->rwf)) {
-		wl__err_hint(WL, err,
-			     "(want none, nowait or hipri, with --syscall "
-			     "preadv2)",
-			     "--rwf '%s'", rwf);
-		return err;
-	}
-	if (o->buf_tmpfs && sh_call__parse(call) == SH_URING_FIXED) {
-		wl__err_hint(WL, err,
-			     "(a registered buffer stays pinned; --buf-tmpfs "
-			     "drops its pages before every read)",
-			     "--buf-tmpfs with --syscall io_uring-read_fixed");
-		return err;
-	}
-	if (!o->size || o->size > (__u64)INT64_MAX - 2 * WL_PMD) {
-		wl__err(WL, err, "--size '%llu'", (unsigned long long)o->size);
-		return err;
-	}
-	if (!o->bs || o->bs > BS_MAX) {
-		wl__err_hint(WL, err, "(want 1 byte .. 1 GiB)", "--bs '%llu'",
-			     (unsigned long long)o->bs);
-		return err;
-	}
-	if (!o->iovecs || o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs ||
-	    (o->iovecs > 1 && !ci->iovecs)) {
-		wl__err_hint(
-			WL, err,
-			"(want 1 .. 64 and at most --bs; more than 1 "
-			"needs --syscall readv, preadv2 or io_uring-readv)",
-			"--iovecs '%u'", o->iovecs);
-		return err;
-	}
-	if (!o->readers || o->readers > SH_MAX_READERS) {
-		wl__err_hint(WL, err, "(want 1 .. 64)", "--readers '%u'",
-			     o->readers);
-		return err;
-	}
-	if (ci->same_file && o->readers > 1) {
-		wl__err_hint(WL, err,
-			     "(--syscall copy_file_range-same-file writes the "
-			     "file it reads: one reader)",
-			     "--readers '%u'", o->readers);
-		return err;
-	}
-	if (o->buf_align > WL_PMD) {
-		wl__err_hint(WL, err, "(want 0 .. 2 MiB)", "--buf-align '%llu'",
-			     (unsigned long long)o->buf_align);
-		return err;
-	}
-	if (ci->loop && (o->bs % 512 || o->buf_align % 512)) {
-		wl__err_hint(
-			WL, err,
-			"(--syscall loop reads whole 512-byte sectors with "
-			"O_DIRECT)",
-			"--bs '%llu' --buf-align '%llu'",
-			(unsigned long long)o->bs,
-			(unsigned long long)o->buf_align);
-		return err;
-	}
-	if (o->offset > (__u64)INT64_MAX / 2 ||
-	    o->length > (__u64)INT64_MAX / 2) {
-		wl__err(WL, err, "--offset/--length '%llu/%llu'",
-			(unsigned long long)o->offset,
-			(unsigned long long)o->length);
-		return err;
-	}
-	if ((o->bs + o->buf_align) * o->readers > BUF_TOTAL_MAX) {
-		err = -ENOMEM;
-		wl__err_hint(WL, err, "(all readers' buffers: at most 4 GiB)",
-			     "--bs x --readers '%llu x %u'",
-			     (unsigned long long)o->bs, o->readers);
-		return err;
-	}
-	snprintf(pl->name, sizeof(pl->name), "custom");
-	pl->call = sh_call__parse(call);
-	pl->rwf = sh__rwf_parse(rwf);
-	pl->iovecs = o->iovecs;
-	pl->bs = o->bs;
-	pl->offset = (__s64)o->offset;
-	pl->length = o->length;
-	pl->buf_align = o->buf_align;
-	pl->readers = o->readers;
-	return 0;
-}
-
-static __u64 roundup_pmd(__u64 v)
-{
-	return (v + WL_PMD - 1) / WL_PMD * WL_PMD;
-}
-
-/* Mount i (its files chosen), tmpfs sized for its files in whole huge
- * folios, and for the output files of the calls that copy into one on
- * the same tmpfs (sendfile, copy_file_range), a reader's each: one the
- * mount could not hold would make the call stop short, and the kernel
- * drop bytes it had read. */
-static int mount_tmpfs(struct shmem *s, int i, const char *huge)
-{
-	struct sh_mount *m = &s->m[i];
-	__u64 limit = WL_PMD, out = 0;
-	int err;
-
-	for (int j = 0; j < s->ninst; j++)
-		if (s->inst[j].mount == i)
-			limit += roundup_pmd(s->inst[j].f.size);
-	for (int p = 0; p < s->nplans; p++) {
-		const struct sh_call_info *ci = sh_call__info(s->plans[p].call);
-
-		__u64 need = s->plans[p].readers * roundup_pmd(s->plans[p].bs);
-
-		/* The file itself takes a copy from the next 2 MiB on. */
-		if (ci->same_file)
-			need += WL_PMD;
-		if (ci->out == SH_OUT_FILE && !ci->other_fs && need > out)
-			out = need;
-	}
-	limit += out;
-	err = wl__mkdtemp(WL, NULL, "shmem", m->dir, sizeof(m->dir));
-	if (err)
-		return err;
-	err = wl__tmpfs_mount(WL, m->dir, huge, limit);
-	if (!err)
-		m->mounted = true;
-	return err;
-}
-
-/* Write the early or the late pieces of a file, a 2 MiB region per
- * pwrite so that each fills one PMD folio at most. */
-static int write_pieces(struct sh_inst *in, int fd, bool early,
-			unsigned char *buf)
-{
-	struct sh_piece p;
-	int err;
-
-	for (__u64 i = 0; sh_file__piece(&in->f, i, &p); i++) {
-		__u64 off = p.start;
-
-		if (p.early != early)
-			continue;
-		while (off < p.end) {
-			__u64 end = (off / WL_PMD + 1) * WL_PMD;
-			size_t n = (end < p.end ? end : p.end) - off;
-
-			wl__pattern_fill(buf, off, n);
-			err = wl__pwrite_full(fd, buf, n, off);
-			if (err) {
-				wl__err(WL, err, "write '%s'", in->path);
-				return err;
-			}
-			off += n;
-		}
-	}
-	return 0;
-}
-
-static bool has_early(const struct sh_file *f)
-{
-	struct sh_piece p;
-
-	for (__u64 i = 0; sh_file__piece(f, i, &p); i++)
-		if (p.early)
-			return true;
-	return false;
-}
-
-/* Mount i and make its files; see the file comment for the order. */
-static int make_mount(struct shmem *s, int i, unsigned char *buf)
-{
-	struct sh_mount *m = &s->m[i];
-	bool early = false;
-	int fds[MATRIX_FILES * NMODES], n = 0, err;
-	__u64 kb0, kb1;
-	char data[64];
-
-	for (int j = 0; j < s->ninst; j++)
-		if (s->inst[j].mount == i && has_early(&s->inst[j].f))
-			early = true;
-	early = early && strcmp(m->huge, "never");
-	kb0 = wl__shmem_huge_kb();
-	err = mount_tmpfs(s, i, early ? "never" : m->huge);
-	if (err)
-		return err;
-	for (int j = 0; j < s->ninst; j++) {
-		struct sh_inst *in = &s->inst[j];
-		char name[16];
-
-		if (in->mount != i)
-			continue;
-		snprintf(name, sizeof(name), "%s", sh_fill__name(in->f.fill));
-		err = wl__path(in->path, sizeof(in->path), m->dir, name);
-		if (err) {
-			wl__err(WL, err, "path in '%s'", m->dir);
-			goto cleanup;
-		}
-		fds[n] = open(in->path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
-			      0600);
-		if (fds[n] < 0) {
-			err = -errno;
-			wl__err(WL, err, "create '%s'", in->path);
-			goto cleanup;
-		}
-		in->made = true;
-		/* Size first: huge=within_size decides by i_size, and the
-		 * holes at the end need it anyway. */
-		if (ftruncate(fds[n], in->f.size)) {
-			err = -errno;
-			wl__err(WL, err, "truncate '%s'", in->path);
-			n++;
-			goto cleanup;
-		}
-		err = write_pieces(in, fds[n], true, buf);
-		n++;
-		if (err)
-			goto cleanup;
-	}
-	if (early) {
-		snprintf(data, sizeof(data), "huge=%s", m->huge);
-		err = wl__remount(m->dir, data);
-		if (err) {
-			wl__err(WL, err, "remount tmpfs %s '%s'", data, m->dir);
-			goto cleanup;
-		}
-	}
-	for (int j = 0, k = 0; j < s->ninst; j++) {
-		if (s->inst[j].mount != i)
-			continue;
-		err = write_pieces(&s->inst[j], fds[k++], false, buf);
-		if (err)
-			goto cleanup;
-	}
-	/* Growth only: others freeing huge pages meanwhile is not ours. */
-	kb1 = wl__shmem_huge_kb();
-	m->huge_kb = kb1 > kb0 ? kb1 - kb0 : 0;
-	/* A 2 MiB folio needs a 2 MiB region inside i_size for within_size;
-	 * huge=always gets one anywhere. */
-	for (int j = 0; j < s->ninst; j++)
-		if (s->inst[j].mount == i && s->inst[j].f.size >= WL_PMD &&
-		    (!strcmp(m->huge, "always") ||
-		     !strcmp(m->huge, "within_size")))
-			m->expect_huge = true;
-cleanup:
-	while (n)
-		close(fds[--n]);
-	return err;
-}
-
-/*
- * Size the readers' buffers: the most readers any plan has, each buffer
- * big enough for all plans. Returns how many readers.
- */
-static __u32 size_buffers(struct shmem *s)
-{
-	__u64 need = 0;
-	__u32 readers = 0;
-
-	for (int p = 0; p < s->nplans; p++) {
-		const struct sh_plan *pl = &s->plans[p];
-		__u64 n = pl->buf_align + pl->bs +
-			  (pl->iovecs - 1) * (__u64)IOV_GAP + GUARD;
-
-		need = n > need ? n : need;
-		readers = pl->readers > readers ? pl->readers : readers;
-	}
-	/* A page in front: the base is page-aligned (not more), with the
-	 * leading guard bytes in the page before it. */
-	s->bufsize = s->page + need;
-	return readers;
-}
-
-/* Does the kernel force huge folios on every tmpfs mount? */
-static bool thp_shmem_forced(void)
-{
-	char line[128] = "";
-	FILE *f;
-
-	f = fopen("/sys/kernel/mm/transparent_hugepage/shmem_enabled", "re");
-	if (!f)
-		return false;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	return strstr(line, "[force]") != NULL;
-}
-
-/*
- * tmpfs pages cannot be reclaimed (no swap here), so the files and the
- * buffers must leave most of the machine free: refuse a run that needs
- * more than half of MemAvailable, before anything is written.
- */
-static __u64 mem_need(struct shmem *s)
-{
-	bool forced = thp_shmem_forced();
-	__u64 need, readers = size_buffers(s);
-
-	need = readers * s->bufsize;
-	for (int i = 0; i < s->ninst; i++) {
-		const char *huge = s->m[s->inst[i].mount].huge;
-
-		need += sh_file__mem(&s->inst[i].f,
-				     forced || strcmp(huge, "never"));
-	}
-	return need;
-}
-
-static int check_mem(struct shmem *s, const struct wl_opts *o)
-{
-	__u64 need = mem_need(s);
-	char what[96];
-
-	if (o->matrix)
-		snprintf(what, sizeof(what), "--matrix");
-	else
-		snprintf(what, sizeof(what),
-			 "--size '%llu' with --bs x --readers '%llu x %u'",
-			 (unsigned long long)o->size, (unsigned long long)o->bs,
-			 o->readers);
-	return wl__check_mem(WL, what, need);
-}
-
-/*
- * --buf-tmpfs: the buffers as page-aligned slices of one memfd (a tmpfs
- * file) mapped MAP_SHARED, left unfaulted: the reads fault them in.
- */
-static int map_buffers(struct shmem *s, __u32 readers)
-{
-	__u64 slice = (s->bufsize + s->page - 1) / s->page * s->page;
-	void *map;
-	int fd, err = 0;
-
-	fd = memfd_create("folioscope-buf", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	s->buflen = slice * readers;
-	if (ftruncate(fd, s->buflen)) {
-		err = -errno;
-		goto cleanup;
-	}
-	map = mmap(NULL, s->buflen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		err = -errno;
-		goto cleanup;
-	}
-	s->bufmap = map;
-	for (__u32 i = 0; i < readers; i++)
-		s->rd[i].mem = s->bufmap + i * slice;
-	s->nreaders = readers;
-cleanup:
-	close(fd);
-	return err;
-}
-
-/* Allocate and fault in the buffers size_buffers sized. */
-static int make_buffers(struct shmem *s, bool buf_tmpfs)
-{
-	__u32 readers = size_buffers(s);
-
-	if (buf_tmpfs)
-		return map_buffers(s, readers);
-	for (__u32 i = 0; i < readers; i++) {
-		struct sh_reader *rd = &s->rd[i];
-		int err;
-
-		err = -posix_memalign((void **)&rd->mem, WL_PMD, s->bufsize);
-		if (err) {
-			rd->mem = NULL;
-			return err;
-		}
-		s->nreaders++;
-		/* Fault it in now: the traced reads should copy, not
-		 * fault. */
-		memset(rd->mem, 0, s->bufsize);
-	}
-	return 0;
-}
-
-/* Why call (with rwf) cannot be used on this kernel's tmpfs, into why
- * ("" when it can): one call tried on file path, in the traced phase, so
- * counted in tot as the probes see it (a preadv2 refused for its flag
- * never reaches shmem_file_read_iter). */
-static void probe_call(enum sh_call call, int rwf, const char *path,
-		       struct wl_totals *tot, char *why, size_t n, int *got)
-{
-	ssize_t ret;
-	unsigned char byte;
-	struct iovec iov = { &byte, 1 };
-	int fd, err;
-
-	why[0] = '\0';
-	*got = -2; /* no read */
-	if (sh_call__info(call)->uring) {
-		struct wl_uring_req r = { .call = call, .fd = -1, .iov = &iov };
-
-		err = wl_uring__run(&r);
-		if (err && !strcmp(r.failed, "ring"))
-			snprintf(why, n,
-				 "io_uring: %s (not built, or "
-				 "kernel.io_uring_disabled)",
-				 strerror(-err));
-		else if (err)
-			snprintf(why, n, "io_uring %s: %s", r.failed,
-				 strerror(-err));
-		return;
-	}
-	if (!rwf)
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return; /* the readers say why */
-	ret = preadv2(fd, &iov, 1, 0, rwf);
-	err = ret < 0 ? errno : 0;
-	close(fd);
-	tot->sys.calls++;
-	if (ret < 0)
-		tot->sys.errors++;
-	else
-		tot->sys.bytes += (__u64)ret;
-	if (err == EOPNOTSUPP) {
-		snprintf(why, n,
-			 "preadv2 RWF_%s: EOPNOTSUPP: this kernel's tmpfs "
-			 "does not take it",
-			 rwf == RWF_NOWAIT ? "NOWAIT" : "HIPRI");
-		return;
-	}
-	tot->func.calls++;
-	if (ret < 0)
-		tot->func.errors++;
-	else
-		tot->func.bytes += (__u64)ret;
-	*got = ret == 1 ? byte : -1;
+	return sh_file__byte(ctx, off);
 }
 
 /*
@@ -632,186 +70,147 @@ static void check_group(struct shmem *s, int mi, const struct sh_plan *pl)
 {
 	char name[64];
 
-	if (!strcmp(s->mode, "matrix"))
+	if (s->matrix)
 		snprintf(name, sizeof(name), "tmpfs huge=%s plan=%s",
-			 s->m[mi].huge, pl->name);
+			 wl_huge__name(s->m[mi].huge), pl->name);
 	else
-		snprintf(name, sizeof(name), "tmpfs huge=%s", s->m[mi].huge);
+		snprintf(name, sizeof(name), "tmpfs huge=%s",
+			 wl_huge__name(s->m[mi].huge));
 	model__check_group(s->r, name);
 }
 
-/* The first byte of the first file, as a probe read it (-1: not). */
-static void probe_check(struct shmem *s, const struct sh_plan *pl, int got)
+/* The plan's way, for the skip and probe lines: "preadv2 rwf=nowait". */
+static void plan_way(const struct sh_plan *pl, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s", wl_way__name(pl->way),
+		 pl->rwf ? " rwf=" : "", wl_rwf__name(pl->rwf));
+}
+
+/* The probe read's byte of the first file against the file's: its
+ * answer (one byte), then the byte as it came back. */
+static void probe_check(struct shmem *s, const struct sh_plan *pl,
+			const struct wl_read_res *res, unsigned char byte)
 {
 	const struct sh_inst *in = &s->inst[0];
-	unsigned char want = 0;
-	char lay[320], w[48], g[48];
+	unsigned char want = sh_file__byte(&in->f, 0);
+	bool back = res->made && res->ret == 1 && res->back != 1;
+	int got = res->made && res->ret == 1 && res->back == 1 ? byte : -1;
+	char lay[320], w[48], g[96];
 
-	sh_file__fill(&in->f, 0, &want, 1);
 	snprintf(lay, sizeof(lay),
 		 "huge=%s file=%s size=%llu plan=%s syscall=%s rwf=%s probe "
 		 "pos=0",
-		 s->m[in->mount].huge, sh_fill__name(in->f.fill),
+		 wl_huge__name(s->m[in->mount].huge), sh_fill__name(in->f.fill),
 		 (unsigned long long)in->f.size, pl->name,
-		 sh_call__name(pl->call), sh__rwf_name(pl->rwf));
+		 wl_way__name(pl->way), wl_rwf__name(pl->rwf));
 	snprintf(w, sizeof(w), "1 byte: 0x%02x", want);
-	if (got < 0)
+	if (back && res->back < 0)
+		snprintf(g, sizeof(g), "no byte: %s failed: %s",
+			 res->back_failed, wl_read__errno_text(res->back_err));
+	else if (back)
+		snprintf(g, sizeof(g), "no byte back from %s", res->back_from);
+	else if (got < 0)
 		snprintf(g, sizeof(g), "no byte");
 	else
 		snprintf(g, sizeof(g), "0x%02x", got);
-	pthread_mutex_lock(&s->lock);
 	check_group(s, in->mount, pl);
-	model__check(s->r, got == want, lay, w, g);
-	pthread_mutex_unlock(&s->lock);
+	model__check_kind(s->r, got == want,
+			  back ? WL_KIND_READ_BACK : FS_CASE_ANSWER, lay, w, g);
 }
 
-static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
-			size_t n, int *got);
-static void loop_probe(struct shmem *s, char *why, size_t n, int *got);
+/* A refusal of the kernel's for a way it does not take: EXDEV across
+ * filesystems, a pipe's ways a filesystem lacks. */
+static bool refused(int err)
+{
+	return err == EXDEV || err == EINVAL || err == ENOSYS ||
+	       err == EOPNOTSUPP || err == EAFNOSUPPORT;
+}
+
+/*
+ * Plan pl's way tried on this kernel, into why ("" when it can run):
+ * what it needs, then for a way the kernel may refuse (preadv2's flags,
+ * the ways through a pipe) one byte of the first file read the way its
+ * readers will, counted as the probes see it and checked.
+ */
+static void probe_plan(struct shmem *s, const struct sh_plan *pl, char *why,
+		       size_t n)
+{
+	const struct wl_way_info *wi = wl_way__info(pl->way);
+	const struct sh_inst *in = &s->inst[0];
+	struct wl_reader_opts ro = {
+		.wl = WL,
+		.way = pl->way,
+		.rwf = pl->rwf,
+		.path = in->path,
+		.fd = -1,
+		.outdir = s->m[in->mount].dir,
+		.bs = 1,
+	};
+	unsigned char byte[8] = { 0 };
+	struct wl_read_req q = { .pos = 0, .len = 1, .buf = byte };
+	struct iovec iov = { byte, 1 };
+	struct wl_read_res res;
+	struct wl_reader r;
+	const char *failed;
+	char way[48];
+	int err;
+
+	why[0] = '\0';
+	if (wl_caps__way(pl->way, WL, in->path, why, n))
+		return;
+	if (wi->seen != WL_SEEN_PIPED && !pl->rwf)
+		return;
+	plan_way(pl, way, sizeof(way));
+	q.iov = &iov;
+	q.niov = 1;
+	err = wl_reader__open(&r, &ro, &failed);
+	if (err) {
+		/* The readers say why when the file is not there. */
+		if (strcmp(failed, "open the file"))
+			snprintf(why, n, "%s: %s: %s", way, failed,
+				 strerror(-err));
+		wl_reader__close(&r);
+		return;
+	}
+	wl_reader__read(&r, &q, &res);
+	wl_reader__close(&r);
+	if (res.made && res.ret < 0 && res.err == EOPNOTSUPP && pl->rwf) {
+		/* Counted: the syscall level saw it. */
+		wl_read__count(pl->way, pl->rwf, &q, &res, s->page, &s->tot);
+		snprintf(why, n,
+			 "preadv2 RWF_%s: EOPNOTSUPP: this kernel's tmpfs "
+			 "does not take it",
+			 pl->rwf == RWF_NOWAIT ? "NOWAIT" : "HIPRI");
+		return;
+	}
+	if (res.made && res.ret < 0 && wi->seen == WL_SEEN_PIPED &&
+	    refused(res.err)) {
+		snprintf(why, n, "%s: %s: this kernel does not take it", way,
+			 strerror(res.err));
+		return;
+	}
+	wl_read__count(pl->way, pl->rwf, &q, &res, s->page, &s->tot);
+	probe_check(s, pl, &res, byte[0]);
+}
 
 /* Which plans the kernel cannot run (s->skip), each said on stderr. */
-static int probe_calls(struct shmem *s)
+static int probe_plans(struct shmem *s)
 {
+	char way[48];
+
 	s->skip = calloc((size_t)s->nplans, sizeof(*s->skip));
 	if (!s->skip) {
 		wl__err(WL, -ENOMEM, "allocate the plans' skips");
 		return -ENOMEM;
 	}
 	for (int p = 0; p < s->nplans; p++) {
-		const struct sh_plan *pl = &s->plans[p];
-
-		int got;
-
-		if (sh_call__info(pl->call)->piped)
-			piped_probe(s, pl, s->skip[p], sizeof(s->skip[p]),
-				    &got);
-		else if (sh_call__info(pl->call)->loop)
-			loop_probe(s, s->skip[p], sizeof(s->skip[p]), &got);
-		else
-			probe_call(pl->call, pl->rwf, s->inst[0].path, &s->tot,
-				   s->skip[p], sizeof(s->skip[p]), &got);
-		/* The probe's one byte is a read like the others: checked. */
-		if (got != -2)
-			probe_check(s, pl, got);
+		probe_plan(s, &s->plans[p], s->skip[p], sizeof(s->skip[p]));
+		plan_way(&s->plans[p], way, sizeof(way));
 		if (s->skip[p][0])
-			wl__err(WL, 0, "skipped plan %s (%s%s%s): %s", pl->name,
-				sh_call__name(pl->call), pl->rwf ? " rwf=" : "",
-				sh__rwf_name(pl->rwf), s->skip[p]);
+			wl__err(WL, 0, "skipped plan %s (%s): %s",
+				s->plans[p].name, way, s->skip[p]);
 	}
 	return 0;
-}
-
-static struct shmem *shmem__alloc(void)
-{
-	struct shmem *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	pthread_mutex_init(&s->lock, NULL);
-	s->page = (__u64)sysconf(_SC_PAGESIZE);
-	return s;
-}
-
-/* The mounts, files and read plans of o. */
-static int plan_build(struct shmem *s, const struct wl_opts *o)
-{
-	int err = check_opts(s, o);
-
-	if (err)
-		return err;
-	if (o->matrix) {
-		static const struct sh_file files[MATRIX_FILES] = {
-			{ SH_FILL_FULL, (4ULL << 20) + 4097 },
-			{ SH_FILL_SPARSE, (4ULL << 20) + 20000 },
-			{ SH_FILL_MIXED, (2ULL << 20) + 300003 },
-		};
-
-		s->mode = "matrix";
-		s->nmount = NMODES;
-		for (int i = 0; i < NMODES; i++) {
-			s->m[i].huge = huge_modes[i];
-			for (int j = 0; j < MATRIX_FILES; j++) {
-				s->inst[s->ninst].f = files[j];
-				s->inst[s->ninst++].mount = i;
-			}
-		}
-		s->nplans = sh_plan__matrix(&s->plans);
-	} else {
-		s->mode = "custom";
-		s->nmount = 1;
-		s->m[0].huge = huge_modes[parse_in(o->huge ? o->huge : "always",
-						   huge_modes, NMODES)];
-		s->inst[0].f.fill = sh_fill__parse(o->fill ? o->fill : "full");
-		s->inst[0].f.size = o->size;
-		s->ninst = 1;
-		s->plans = &s->custom;
-		s->nplans = 1;
-	}
-	return 0;
-}
-
-int shmem__space(const struct wl_opts *o, __u64 *bytes)
-{
-	struct shmem *s = shmem__alloc();
-	int err;
-
-	*bytes = 0;
-	if (!s)
-		return -ENOMEM;
-	err = plan_build(s, o);
-	if (!err)
-		*bytes = mem_need(s);
-	shmem__destroy(s);
-	return err;
-}
-
-int shmem__prepare(struct shmem **out, const struct wl_opts *o)
-{
-	unsigned char *buf = NULL;
-	struct shmem *s;
-	int err;
-
-	*out = NULL;
-	s = shmem__alloc();
-	if (!s) {
-		err = -ENOMEM;
-		wl__err(WL, err, "allocate state");
-		return err;
-	}
-	s->inject = o->inject_wrong;
-	s->stop_after = o->stop_after;
-	s->tput_passes = o->throughput;
-	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
-	s->group_end = o->group_end;
-	s->group_ctx = o->group_ctx;
-	err = plan_build(s, o);
-	if (err)
-		goto cleanup;
-	err = check_mem(s, o);
-	if (err)
-		goto cleanup;
-	buf = malloc(WL_PMD);
-	if (!buf) {
-		err = -ENOMEM;
-		wl__err(WL, err, "allocate write buffer");
-		goto cleanup;
-	}
-	for (int i = 0; !err && i < s->nmount; i++)
-		err = make_mount(s, i, buf);
-	if (err)
-		goto cleanup;
-	err = make_buffers(s, o->buf_tmpfs);
-	if (err) {
-		wl__err(WL, err, "allocate %llu-byte read buffers",
-			(unsigned long long)s->bufsize);
-		goto cleanup;
-	}
-	*out = s;
-cleanup:
-	free(buf);
-	if (err)
-		shmem__destroy(s);
-	return err;
 }
 
 /*
@@ -826,7 +225,7 @@ static bool resized(struct sh_reader *rd)
 	struct sh_inst *in = rd->in;
 	struct stat st;
 
-	if (fstat(rd->fd, &st) || (__u64)st.st_size == in->f.size)
+	if (stat(in->path, &st) || (__u64)st.st_size == in->f.size)
 		return false;
 	rd->stop = true;
 	model__disturbed(
@@ -839,12 +238,6 @@ static bool resized(struct sh_reader *rd)
 	in->disturbed = true;
 	return true;
 }
-
-/* Failure kinds besides a wrong answer (FS_CASE_ANSWER). */
-#define K_DATA "data"		/* [0, ret) is not the file's contents */
-#define K_UNWRITTEN "unwritten" /* ... and still holds the poison */
-#define K_PAST "past ret"	/* [ret, iov_len) changed */
-#define K_GUARD "guard"		/* outside the iovecs */
 
 static void check(struct sh_reader *rd, bool ok, const char *kind, __u64 call,
 		  __u64 pos, const char *want, const char *got)
@@ -878,168 +271,10 @@ static void reader_done(struct sh_reader *rd)
 	rd->passed = 0;
 }
 
-static void set_guards(struct sh_reader *rd, unsigned char *base, __u32 n)
-{
-	memset(base - GUARD, CANARY, GUARD);
-	for (__u32 j = 0; j + 1 < n; j++)
-		memset((unsigned char *)rd->iov[j].iov_base +
-			       rd->iov[j].iov_len,
-		       CANARY, IOV_GAP);
-	memset((unsigned char *)rd->iov[n - 1].iov_base +
-		       rd->iov[n - 1].iov_len,
-	       CANARY, GUARD);
-}
-
-/* Offset from base of the first guard byte that changed, or -1. */
-static long guards_hit(const struct sh_reader *rd, unsigned char *base, __u32 n)
-{
-	const unsigned char *g;
-
-	for (int i = 0; i < GUARD; i++)
-		if (base[i - GUARD] != CANARY)
-			return i - GUARD;
-	for (__u32 j = 0; j < n; j++) {
-		size_t len = j + 1 < n ? IOV_GAP : GUARD;
-
-		g = (unsigned char *)rd->iov[j].iov_base + rd->iov[j].iov_len;
-		for (size_t i = 0; i < len; i++)
-			if (g[i] != CANARY)
-				return g + i - base;
-	}
-	return -1;
-}
-
-/* What a call should have done, for a failed check's "expected". */
-static void check_fail(struct sh_reader *rd, const char *kind, __u64 call,
-		       __u64 pos, __u64 want, const char *got)
-{
-	char w[96];
-
-	snprintf(w, sizeof(w),
-		 "ret=%llu, data as written, rest of the buffer and guards "
-		 "untouched",
-		 (unsigned long long)want);
-	check(rd, false, kind, call, pos, w, got);
-}
-
 /* The poison seed of iovec byte 0 of the reader's current call. */
 static __u64 poison_seed(const struct sh_reader *rd)
 {
 	return WL_POISON_BASE + ((__u64)rd->idx << 40) + rd->seq * 4099;
-}
-
-/* Fill every iovec with this call's poison (offsets run on across the
- * iovecs), then the guards. */
-static void poison(struct sh_reader *rd, unsigned char *base, __u32 n)
-{
-	__u64 seed = poison_seed(rd);
-
-	for (__u32 j = 0; j < n; j++) {
-		wl__poison_fill(rd->iov[j].iov_base, seed, rd->iov[j].iov_len);
-		seed += rd->iov[j].iov_len;
-	}
-	set_guards(rd, base, n);
-}
-
-/*
- * Check one call's result: return value, data (scattered over the iovecs
- * for readv, compared with the file's contents in place) and guards.
- * Builds the texts only when something is wrong.
- */
-static void check_call(struct sh_reader *rd, unsigned char *base, __u32 n,
-		       __u64 call, __u64 pos, ssize_t ret, int err)
-{
-	const struct sh_plan *pl = rd->pl;
-	__u64 want = sh__expect_ret(rd->eof, pos, pl->bs);
-	/* The test hook: the first call of the first run expects its first
-	 * byte flipped, so that one check must fail. */
-	bool inject = rd->s->inject && rd->s->first_run && !rd->idx && !call &&
-		      ret > 0;
-	__u64 seed = poison_seed(rd), done = 0;
-	char got[96];
-	long hit;
-
-	if (ret < 0) {
-		snprintf(got, sizeof(got), "error %d (%s)", err,
-			 strerror(-err));
-		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
-		return;
-	}
-	/* splice, sendfile and copy_file_range may move less than asked
-	 * (where a pipe's worth of reading ends at a hole, say), but not
-	 * nothing while there is something to move. */
-	if ((__u64)ret != want &&
-	    !(sh_call__info(pl->call)->piped && ret > 0 && (__u64)ret < want)) {
-		snprintf(got, sizeof(got), "ret=%lld", (long long)ret);
-		check_fail(rd, FS_CASE_ANSWER, call, pos, want, got);
-		return;
-	}
-	/* [0, ret): the file's bytes; a byte still holding the poison was
-	 * never written (a hole the kernel did not zero, say). */
-	for (__u32 j = 0; j < n && done < (__u64)ret; j++) {
-		const unsigned char *b = rd->iov[j].iov_base;
-		size_t len = rd->iov[j].iov_len, x;
-		unsigned char wb;
-
-		if (len > ret - done)
-			len = ret - done;
-		x = inject && !j
-			    ? 0
-			    : sh_file__diff(&rd->in->f, pos + done, b, len);
-		if (x < len) {
-			/* Unwritten when the bytes from there on still hold
-			 * the poison: four of them where there are (one could
-			 * be the file's byte by chance). */
-			size_t k = len - x < 4 ? len - x : 4;
-			bool stale =
-				wl__poison_diff(b + x, seed + done + x, k) == k;
-
-			sh_file__fill(&rd->in->f, pos + done + x, &wb, 1);
-			if (inject && !j)
-				wb ^= 0xff;
-			snprintf(got, sizeof(got),
-				 "ret=%lld, file offset %llu: want 0x%02x, "
-				 "got 0x%02x%s",
-				 (long long)ret,
-				 (unsigned long long)(pos + done + x), wb, b[x],
-				 stale ? " (not written)" : "");
-			check_fail(rd, stale && !inject ? K_UNWRITTEN : K_DATA,
-				   call, pos, want, got);
-			return;
-		}
-		done += len;
-	}
-	/* [ret, iov_len) of every iovec: still this call's poison. */
-	done = 0;
-	for (__u32 j = 0; j < n; j++) {
-		const unsigned char *b = rd->iov[j].iov_base;
-		size_t len = rd->iov[j].iov_len, from = 0, x;
-
-		if (done < (__u64)ret)
-			from = (__u64)ret - done < len ? (size_t)(ret - done)
-						       : len;
-		x = from +
-		    wl__poison_diff(b + from, seed + done + from, len - from);
-		if (x < len) {
-			snprintf(got, sizeof(got),
-				 "ret=%lld, wrote iovec %u byte %zu (buffer "
-				 "byte %llu) past ret",
-				 (long long)ret, j, x,
-				 (unsigned long long)(done + x));
-			check_fail(rd, K_PAST, call, pos, want, got);
-			return;
-		}
-		done += len;
-	}
-	hit = guards_hit(rd, base, n);
-	if (hit != -1) {
-		snprintf(got, sizeof(got),
-			 "ret=%lld, wrote outside the buffer at base%+ld",
-			 (long long)ret, hit);
-		check_fail(rd, K_GUARD, call, pos, want, got);
-		return;
-	}
-	check(rd, true, NULL, call, pos, NULL, NULL);
 }
 
 /* The layout of the reader's call in flight (wl_watch_describe_fn). */
@@ -1075,12 +310,13 @@ static __u64 plan_bytes(const struct sh_plan *pl, __u64 size, __u64 start)
 
 /* After call: the file position must be exactly where the calls put it
  * (pread leaves it alone). */
-static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
-			__u64 want)
+static bool position_ok(struct sh_reader *rd, __u64 call, __u64 pos, __u64 want)
 {
-	off_t cur = lseek(fd, 0, SEEK_CUR);
+	off_t cur;
 	char w[96], g[96];
 
+	errno = 0;
+	cur = lseek(rd->rd.fd, 0, SEEK_CUR);
 	if (cur >= 0 && (__u64)cur == want)
 		return true;
 	snprintf(w, sizeof(w), "file position %llu after the call",
@@ -1096,188 +332,71 @@ static bool position_ok(struct sh_reader *rd, int fd, __u64 call, __u64 pos,
 	return false;
 }
 
-/*
- * Why piped plan pl cannot run here, into why ("" when it can): one byte
- * of the first file tried the way its readers will, counted in s->tot as
- * the probes see it; *got is the byte that came back (-1: none, -2: not
- * tried). A kernel's refusal (EXDEV across filesystems, say) is a skip.
- */
-static void piped_probe(struct shmem *s, const struct sh_plan *pl, char *why,
-			size_t n, int *got)
-{
-	const struct sh_inst *in = &s->inst[0];
-	struct wl_piped t;
-	unsigned char byte[8] = { 0 };
-	ssize_t ret, back;
-	int fd, err;
-
-	why[0] = '\0';
-	*got = -2;
-	fd = open(in->path,
-		  (sh_call__info(pl->call)->same_file ? O_RDWR : O_RDONLY) |
-			  O_CLOEXEC);
-	if (fd < 0)
-		return; /* the readers say why */
-	err = wl_piped__open(&t, pl->call, 1, s->m[in->mount].dir);
-	if (err) {
-		snprintf(why, n, "%s: its output: %s", sh_call__name(pl->call),
-			 strerror(-err));
-		goto out;
-	}
-	ret = wl_piped__read(&t, fd, byte, 1, 0, &back);
-	err = ret < 0 ? errno : 0;
-	/* EAFNOSUPPORT: no AF_UNIX (a small test kernel) for
-	 * sendfile-socket's socket pair. */
-	if (ret < 0 && (err == EXDEV || err == EINVAL || err == ENOSYS ||
-			err == EOPNOTSUPP || err == EAFNOSUPPORT)) {
-		snprintf(why, n, "%s: %s: this kernel does not take it",
-			 sh_call__name(pl->call), strerror(err));
-		goto out;
-	}
-	if (ret > 0) {
-		s->tot.func.calls++;
-		s->tot.func.bytes += (__u64)ret;
-	}
-	if (ret >= 0)
-		s->tot.func.calls_slack += wl_piped__slack(0, ret, s->page);
-	/* Checked like the readers' calls. */
-	s->piped_calls++;
-	*got = ret == 1 && back == 1 ? byte[0] : -1;
-out:
-	wl_piped__close(&t);
-	close(fd);
-}
-
-/* A loop device over the reader's file, opened for O_DIRECT reads: the
- * fd, or -1 with errno. */
-static int loop_open(struct sh_reader *rd)
-{
-	int err = wl__loop_attach(WL, rd->in->path, rd->loopdev,
-				  sizeof(rd->loopdev), &rd->loop_fd,
-				  &rd->loop_node);
-	int fd;
-
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	fd = open(rd->loopdev, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
-		wl__err(WL, -errno, "open '%s' with O_DIRECT", rd->loopdev);
-	return fd;
-}
-
-/* The loop device's binding fd (autoclear: the device unbinds at its
- * last close) and the node, if loop_open made it. */
-static void loop_close(struct sh_reader *rd)
-{
-	if (rd->loop_fd >= 0)
-		close(rd->loop_fd);
-	rd->loop_fd = -1;
-	if (rd->loop_node)
-		unlink(rd->loopdev);
-	rd->loop_node = false;
-}
-
-/* Why loop plans cannot run here, into why ("" when they can): a loop
- * device bound to the first file and unbound again. No read. */
-static void loop_probe(struct shmem *s, char *why, size_t n, int *got)
-{
-	struct sh_reader t = { .s = s, .in = &s->inst[0], .loop_fd = -1 };
-	int err = wl__loop_attach(WL, t.in->path, t.loopdev, sizeof(t.loopdev),
-				  &t.loop_fd, &t.loop_node);
-
-	*got = -2;
-	why[0] = '\0';
-	if (err)
-		snprintf(why, n, "loop: no loop device to bind: %s",
-			 strerror(-err));
-	loop_close(&t);
-}
-
-/* An io_uring plan's ring, with the reader's buffer registered for
- * read_fixed. The kernel has io_uring: shmem__prepare checked. */
-static int ring_open(struct sh_reader *rd)
-{
-	struct iovec buf = { rd->mem, rd->s->bufsize };
-	int err;
-
-	err = io_uring_queue_init(4, &rd->ring, 0);
-	if (err)
-		return err;
-	rd->ring_ok = true;
-	if (rd->pl->call == SH_URING_FIXED)
-		err = io_uring_register_buffers(&rd->ring, &buf, 1);
-	return err;
-}
-
-/* One io_uring read at pos, waited for: its result as read(2) gives one
- * (-1 with errno). */
-static ssize_t ring_read(struct sh_reader *rd, int fd, unsigned char *base,
-			 __u32 n, __u64 pos)
+/* The reader's way set up, or a failed check of kind set-up. */
+static bool reader_open(struct sh_reader *rd, __u64 start)
 {
 	const struct sh_plan *pl = rd->pl;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&rd->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
+	const struct shmem *s = rd->s;
+	struct wl_reader_opts ro = {
+		.wl = WL,
+		.way = pl->way,
+		.rwf = pl->rwf,
+		.path = rd->in->path,
+		.fd = -1,
+		.outdir = s->m[rd->in->mount].dir,
+		.bs = pl->bs,
+		.fixed = { rd->mem, s->bufsize },
+	};
+	const char *failed = "lseek to the plan's start";
+	char g[192];
+	int err = wl_reader__open(&rd->rd, &ro, &failed);
 
-	if (!sqe) {
-		errno = EBUSY;
-		return -1;
+	/* Each reader has its own file position. */
+	if (!err && wl_way__info(pl->way)->moves) {
+		errno = 0;
+		if (lseek(rd->rd.fd, (off_t)start, SEEK_SET) < 0)
+			err = errno ? -errno : -EIO;
 	}
-	if (pl->call == SH_URING_READ)
-		io_uring_prep_read(sqe, fd, base, (unsigned int)pl->bs, pos);
-	else if (pl->call == SH_URING_READV)
-		io_uring_prep_readv(sqe, fd, rd->iov, n, pos);
-	else
-		io_uring_prep_read_fixed(sqe, fd, base, (unsigned int)pl->bs,
-					 pos, 0);
-	ret = io_uring_submit_and_wait(&rd->ring, 1);
-	if (ret >= 0)
-		ret = io_uring_wait_cqe(&rd->ring, &cqe);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	ret = cqe->res;
-	io_uring_cqe_seen(&rd->ring, cqe);
-	if (ret < 0) {
-		errno = -ret;
-		return -1;
-	}
-	return ret;
+	if (!err)
+		return true;
+	snprintf(g, sizeof(g), "%s: %s", failed, strerror(-err));
+	check(rd, false, WL_KIND_SETUP, 0, start, "the reader set up", g);
+	return false;
 }
 
-/* One reader: open, read the plan's range call by call, close. */
+/* One reader: set up, read the plan's range call by call, close. */
 static void *reader(void *arg)
 {
 	struct sh_reader *rd = arg;
 	const struct sh_plan *pl = rd->pl;
-	const struct sh_call_info *ci = sh_call__info(pl->call);
+	const struct wl_way_info *wi = wl_way__info(pl->way);
+	const __u64 page = rd->s->page;
 	/* A loop device holds the file's whole sectors; O_DIRECT reads
 	 * start on one. */
-	__u64 sector = ci->loop ? ~511ULL : ~0ULL;
+	__u64 sector = wi->sectors ? ~511ULL : ~0ULL;
 	__u64 start = sh_plan__start(pl, rd->in->f.size) & sector, pos = start;
-	unsigned char *base = rd->mem + rd->s->page + pl->buf_align, *p;
-	__u32 n = ci->iovecs ? pl->iovecs : 1;
+	__u32 n = wi->iovecs ? pl->iovecs : 1;
 	/* The ground truth's bound: the calls the bytes take, plus the
 	 * one that returns 0 at EOF. */
 	__u64 total = plan_bytes(pl, rd->in->f.size & sector, start);
 	/* A piped call may come back short: once a page at worst. */
-	__u64 need = (total + pl->bs - 1) / pl->bs + 1 +
-		     (ci->piped ? (total + rd->s->page - 1) / rd->s->page : 0);
+	__u64 need =
+		(total + pl->bs - 1) / pl->bs + 1 +
+		(wi->seen == WL_SEEN_PIPED ? (total + page - 1) / page : 0);
 	__u64 limit = wl__deadline_ns(rd->s->deadline_base, total, need);
+	struct wl_read_truth truth = {
+		.short_ok = wi->seen == WL_SEEN_PIPED,
+		.nowait = pl->rwf & RWF_NOWAIT,
+		.diff = file_diff,
+		.byte = file_byte,
+		.ctx = &rd->in->f,
+	};
+	struct wl_read_verdict v;
+	struct wl_read_res res;
 	__u64 call = 0, t0;
 	char w[96], g[96];
-	ssize_t ret, back = 0;
-	int fd;
 
-	p = base;
-	for (__u32 j = 0; j < n; j++) {
-		rd->iov[j].iov_base = p;
-		rd->iov[j].iov_len = sh__iov_len(pl->bs, n, j);
-		p += rd->iov[j].iov_len + IOV_GAP;
-	}
+	wl_rbuf__layout(&rd->buf, rd->mem + page + pl->buf_align, pl->bs, n);
 	if (rd->gate) {
 		pthread_mutex_lock(&rd->gate->lock);
 		while (!rd->gate->state)
@@ -1287,35 +406,17 @@ static void *reader(void *arg)
 			return NULL;
 	}
 	rd->eof = rd->in->f.size & sector;
-	fd = ci->loop ? loop_open(rd)
-		      : open(rd->in->path,
-			     (ci->same_file ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0) {
-		rd->err = -errno;
-		loop_close(rd);
-		return NULL;
-	}
-	rd->fd = fd;
-	/* Each reader has its own file position. */
-	if (ci->moves && lseek(fd, start, SEEK_SET) < 0) {
-		rd->err = -errno;
+	if (!reader_open(rd, start))
 		goto cleanup;
-	}
-	if (ci->uring) {
-		rd->err = ring_open(rd);
-		if (rd->err)
-			goto cleanup;
-	}
-	if (ci->piped) {
-		rd->err = wl_piped__open(&rd->piped, pl->call, pl->bs,
-					 rd->s->m[rd->in->mount].dir);
-		if (rd->err)
-			goto cleanup;
-	}
 	t0 = wl__now_ns();
 	while (!pl->length || pos - start < pl->length) {
+		struct wl_read_req q = { .pos = pos,
+					 .len = pl->bs,
+					 .buf = rd->buf.base,
+					 .iov = rd->buf.iov,
+					 .niov = n };
 		__u64 now = wl__now_ns();
-		int err = 0;
+		bool ok;
 
 		if (call >= need) {
 			snprintf(w, sizeof(w),
@@ -1343,9 +444,9 @@ static void *reader(void *arg)
 		}
 
 		/* Every byte the call may write holds this call's poison,
-		 * the guards their canary. */
+		 * the gaps and guards their canary. */
 		rd->seq++;
-		poison(rd, base, n);
+		wl_rbuf__poison(&rd->buf, poison_seed(rd));
 		/* --buf-tmpfs: unmapped, so this call's copy faults. The
 		 * poison stays in the memfd for the checks. */
 		if (rd->s->bufmap)
@@ -1354,69 +455,22 @@ static void *reader(void *arg)
 		rd->cur_pos = pos;
 		wl_watch__enter(rd->s->watch, (int)rd->idx, limit - (now - t0),
 				describe, rd);
-		switch (pl->call) {
-		case SH_READ:
-			ret = read(fd, base, pl->bs);
-			break;
-		case SH_PREAD:
-			ret = pread(fd, base, pl->bs, pos);
-			break;
-		case SH_READV:
-			ret = readv(fd, rd->iov, n);
-			break;
-		case SH_PREADV2:
-			ret = preadv2(fd, rd->iov, n, (off_t)pos, pl->rwf);
-			break;
-		case SH_LOOP:
-			ret = pread(fd, base, pl->bs, (off_t)pos);
-			break;
-		default:
-			ret = ci->piped ? wl_piped__read(&rd->piped, fd, base,
-							 pl->bs, pos, &back)
-					: ring_read(rd, fd, base, n, pos);
-			break;
-		}
-		if (ret < 0)
-			err = -errno;
+		wl_reader__read(&rd->rd, &q, &res);
 		wl_watch__leave(rd->s->watch, (int)rd->idx);
-		if (ci->piped && ret >= 0 && back < 0) {
-			rd->err = -errno;
-			wl__err(WL, rd->err,
-				"the bytes of a %s back from its "
-				"output",
-				sh_call__name(pl->call));
-			break;
-		}
-		if (ci->loop) {
-			/* Read by the loop worker: not this process's. */
-			rd->made++;
-		} else if (ci->piped) {
-			rd->made++;
-			/* At least one read of the file in the kernel for a
-			 * call that moved bytes, a pipe's worth each; one
-			 * that failed was refused before any read. */
-			if (ret > 0)
-				rd->calls++;
-			if (ret >= 0)
-				rd->piped_slack +=
-					wl_piped__slack(pos, ret, rd->s->page);
-		} else {
-			/* Every call reaches shmem_file_read_iter. */
-			rd->calls++;
-			if (ret < 0)
-				rd->errors++;
-		}
-		if (err == -EINTR)
+		wl_read__count(pl->way, pl->rwf, &q, &res, page, &rd->tot);
+		if (res.made && res.ret < 0 && res.err == EINTR)
 			continue;
-		check_call(rd, base, n, call, pos, ret, err);
-		/* The loop worker's reads are not this run's to count. */
-		if (ret > 0 && !ci->loop)
-			rd->bytes += ret;
-		if (ci->uring && ret > 0 && (__u64)ret < pl->bs)
-			rd->short_uring++;
-		if (!rd->stop &&
-		    !position_ok(rd, fd, call, pos,
-				 !ci->moves ? 0 : pos + (ret > 0 ? ret : 0)))
+		truth.want = sh__expect_ret(rd->eof, pos, pl->bs);
+		/* The test hook: the first call of the first run expects its
+		 * first byte flipped, so that one check must fail. */
+		truth.inject = rd->s->inject && rd->s->first_run && !rd->idx &&
+			       !call && res.ret > 0;
+		ok = wl_read__check(&rd->buf, pos, &res, &truth, &v);
+		check(rd, ok, v.kind, call, pos, v.want, v.got);
+		if (res.made && !rd->stop &&
+		    !position_ok(
+			    rd, call, pos,
+			    !wi->moves ? 0 : pos + (res.ret > 0 ? res.ret : 0)))
 			break;
 		call++;
 		/* --stop-after: a test may now change the file. */
@@ -1424,23 +478,16 @@ static void *reader(void *arg)
 		    __atomic_add_fetch(&rd->s->calls_done, 1,
 				       __ATOMIC_RELAXED) == rd->s->stop_after)
 			raise(SIGSTOP);
-		if (ret <= 0 || rd->stop)
+		if (!res.made || res.ret <= 0 || rd->stop)
 			break;
-		pos += ret;
+		pos += res.ret;
 	}
 cleanup:
 	reader_done(rd);
-	if (rd->ring_ok)
-		io_uring_queue_exit(&rd->ring);
-	rd->ring_ok = false;
-	wl_piped__close(&rd->piped);
-	close(fd);
-	/* After the device's last fd: autoclear unbinds it. */
-	loop_close(rd);
+	wl_reader__close(&rd->rd);
 	return NULL;
 }
 
-/* Plan pl on file in with its readers, concurrently when several. */
 static void gate_open(struct sh_gate *g, int state)
 {
 	pthread_mutex_lock(&g->lock);
@@ -1466,26 +513,16 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 		rd->in = in;
 		rd->pl = pl;
 		rd->idx = i;
-		rd->calls = rd->bytes = rd->errors = rd->passed = 0;
-		rd->short_uring = 0;
-		rd->piped_slack = 0;
-		rd->loop_fd = -1;
-		rd->loop_node = false;
+		memset(&rd->tot, 0, sizeof(rd->tot));
+		rd->passed = 0;
 		rd->eof = in->f.size;
-		rd->made = 0;
-		rd->piped.pipe[0] = rd->piped.pipe[1] = rd->piped.outfd = -1;
-		rd->err = 0;
-		rd->fd = -1;
 		rd->stop = false;
 		rd->gate = pl->readers > 1 ? &gate : NULL;
 	}
-	/* io_uring's reads on threads of their own even alone: the io-wq
-	 * workers and task work of a ring belong to the thread that made it
-	 * and outlive the ring (its teardown adds task work to that thread
-	 * after the ring is closed), and that task work marks the thread as
-	 * signalled, which cuts a later sendfile or copy_file_range short or
-	 * restarts it (the kernel then reads again what it had read). */
-	if (pl->readers == 1 && !sh_call__info(pl->call)->uring) {
+	/* io_uring's reads on threads of their own even alone: a ring
+	 * belongs to the thread that made it (read.h), and this thread
+	 * reads through pipes later. */
+	if (pl->readers == 1 && wl_way__info(pl->way)->need != WL_NEED_URING) {
 		reader(&s->rd[0]);
 	} else {
 		for (; made < pl->readers; made++) {
@@ -1503,32 +540,9 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
 			return err;
 		}
 	}
-	for (__u32 i = 0; i < pl->readers; i++) {
-		s->tot.func.calls += s->rd[i].calls;
-		s->tot.func.bytes += s->rd[i].bytes;
-		s->tot.func.errors += s->rd[i].errors;
-		s->tot.func.calls_slack +=
-			s->rd[i].short_uring + s->rd[i].piped_slack;
-		/* io_uring's reads are no read syscall: the syscall level
-		 * does not see them. */
-		if (sh_call__info(pl->call)->uring)
-			s->uring_calls += s->rd[i].calls;
-		if (sh_call__info(pl->call)->piped)
-			s->piped_calls += s->rd[i].made;
-		if (sh_call__info(pl->call)->loop)
-			s->loop_calls += s->rd[i].made;
-		if (sh_call__info(pl->call)->syscall) {
-			s->tot.sys.calls += s->rd[i].calls;
-			s->tot.sys.bytes += s->rd[i].bytes;
-			s->tot.sys.errors += s->rd[i].errors;
-		}
-		if (s->rd[i].err && !err) {
-			err = s->rd[i].err;
-			wl__err(WL, err, "reader %u of plan '%s' on '%s'", i,
-				pl->name, in->path);
-		}
-	}
-	return err;
+	for (__u32 i = 0; i < pl->readers; i++)
+		wl_totals__add(&s->tot, &s->rd[i].tot);
+	return 0;
 }
 
 /*
@@ -1538,13 +552,14 @@ static int run_plan(struct shmem *s, struct sh_inst *in,
  * go into the report as whole numbers: MB/s (10^6 bytes) and CPU
  * microseconds per GiB; the checked pass comes in shmem__run.
  */
-int shmem__timed(struct shmem *s, struct fs_report *r)
+static int shmem__timed(void *state, struct fs_report *r)
 {
+	struct shmem *s = state;
 	const struct sh_plan *pl = &s->plans[0];
 	struct wl_tput_opts o = {
 		.size = s->inst[0].f.size,
 		.bs = pl->bs,
-		.pread = pl->call == SH_PREAD,
+		.way = pl->way,
 		.passes = s->tput_passes,
 	};
 	struct wl_tput t;
@@ -1584,10 +599,11 @@ static void report_huge(struct shmem *s, struct fs_report *r)
 
 	for (int i = 0; i < s->nmount; i++) {
 		const struct sh_mount *m = &s->m[i];
+		const char *huge = wl_huge__name(m->huge);
 
 		total += m->huge_kb;
 		if (s->nmount > 1) {
-			snprintf(key, sizeof(key), "huge_kb_%s", m->huge);
+			snprintf(key, sizeof(key), "huge_kb_%s", huge);
 			model__kv_u64(r, key, m->huge_kb);
 		}
 		if (!m->expect_huge)
@@ -1596,17 +612,17 @@ static void report_huge(struct shmem *s, struct fs_report *r)
 		if (m->huge_kb) {
 			snprintf(msg + n, sizeof(msg) - n,
 				 "%s%s: in effect (+%llu kB)", n ? ", " : "",
-				 m->huge, (unsigned long long)m->huge_kb);
+				 huge, (unsigned long long)m->huge_kb);
 			continue;
 		}
 		snprintf(msg + n, sizeof(msg) - n, "%s%s: NOT in effect",
-			 n ? ", " : "", m->huge);
+			 n ? ", " : "", huge);
 		wl__err(WL, 0,
 			"WARNING: huge=%s but ShmemHugePages did not grow "
 			"while the files were written: tmpfs is NOT using "
 			"2 MiB folios, this run measures 4 KiB ones (see "
 			"/sys/kernel/mm/transparent_hugepage/shmem_enabled)",
-			m->huge);
+			huge);
 	}
 	model__kv_u64(r, "shmem_huge_kb", total);
 	model__kv_str(r, "huge_folios",
@@ -1615,8 +631,48 @@ static void report_huge(struct shmem *s, struct fs_report *r)
 			     "them)");
 }
 
-int shmem__run(struct shmem *s, struct fs_report *r)
+/* The run's figures: its layout (one) or its size (a matrix), and its
+ * counts. */
+static void report_run(struct shmem *s, struct fs_report *r)
 {
+	model__kv_str(r, "mode", s->matrix ? "matrix" : "custom");
+	if (s->nmount == 1) {
+		const struct sh_plan *pl = &s->plans[0];
+
+		model__kv_str(r, "huge", wl_huge__name(s->m[0].huge));
+		model__kv_str(r, "fill", sh_fill__name(s->inst[0].f.fill));
+		model__kv_u64(r, "size", s->inst[0].f.size);
+		model__kv_str(r, "syscall", wl_way__name(pl->way));
+		model__kv_u64(r, "bs", pl->bs);
+		model__kv_u64(r, "offset", (__u64)pl->offset);
+		model__kv_u64(r, "length", pl->length);
+		model__kv_u64(r, "buf_align", pl->buf_align);
+		model__kv_u64(r, "iovecs", pl->iovecs);
+		model__kv_u64(r, "readers", pl->readers);
+		if (s->bufmap)
+			model__kv_str(r, "buffers",
+				      "tmpfs (memfd, MAP_SHARED)");
+	} else {
+		model__kv_u64(r, "files", s->ninst);
+		model__kv_u64(r, "plans", s->nplans);
+	}
+	/* A read is one shmem_file_read_iter call at either level. */
+	model__kv_u64(r, "calls", s->tot.func.calls);
+	model__kv_u64(r, "bytes", s->tot.func.bytes);
+	model__kv_u64(r, "errors", s->tot.func.errors);
+	/* How many more the probes may see (wl_count.calls_slack), and
+	 * the reads the syscall level cannot see. */
+	model__kv_u64(r, "calls_slack", s->tot.func.calls_slack);
+	model__kv_u64(r, "io_uring_calls", s->tot.via_uring);
+	model__kv_u64(r, "piped_calls", s->tot.via_pipe);
+	model__kv_u64(r, "loop_calls", s->tot.via_loop);
+	model__kv_u64(r, "validation_checks", r->validation.checks);
+	model__kv_u64(r, "validation_failures", r->validation.failures);
+}
+
+static int shmem__run(void *state, struct fs_report *r)
+{
+	struct shmem *s = state;
 	int err = 0;
 
 	s->r = r;
@@ -1629,18 +685,18 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 	/* Before the reads: say whether the huge-page layout holds, and
 	 * which plans this kernel cannot run. */
 	report_huge(s, r);
-	err = probe_calls(s);
+	err = probe_plans(s);
 	if (err)
 		return err;
 	for (int p = 0; p < s->nplans; p++) {
 		const struct sh_plan *pl = &s->plans[p];
-		char what[64];
+		char what[64], way[48];
 
 		if (!s->skip[p][0])
 			continue;
-		snprintf(what, sizeof(what), "plan=%s syscall=%s%s%s", pl->name,
-			 sh_call__name(pl->call), pl->rwf ? " rwf=" : "",
-			 sh__rwf_name(pl->rwf));
+		plan_way(pl, way, sizeof(way));
+		snprintf(what, sizeof(what), "plan=%s syscall=%s", pl->name,
+			 way);
 		model__skip(r, what, "%s", s->skip[p]);
 	}
 	s->first_run = true;
@@ -1667,73 +723,38 @@ int shmem__run(struct shmem *s, struct fs_report *r)
 			char name[32];
 
 			snprintf(name, sizeof(name), "tmpfs huge=%s",
-				 s->m[mi].huge);
+				 wl_huge__name(s->m[mi].huge));
 			s->group_end(s->group_ctx, "tmpfs", name);
 		}
 	}
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
-	model__kv_str(r, "mode", s->mode);
-	if (s->nmount == 1) {
-		const struct sh_plan *pl = &s->plans[0];
-
-		model__kv_str(r, "huge", s->m[0].huge);
-		model__kv_str(r, "fill", sh_fill__name(s->inst[0].f.fill));
-		model__kv_u64(r, "size", s->inst[0].f.size);
-		model__kv_str(r, "syscall", sh_call__name(pl->call));
-		model__kv_u64(r, "bs", pl->bs);
-		model__kv_u64(r, "offset", (__u64)pl->offset);
-		model__kv_u64(r, "length", pl->length);
-		model__kv_u64(r, "buf_align", pl->buf_align);
-		model__kv_u64(r, "iovecs", pl->iovecs);
-		model__kv_u64(r, "readers", pl->readers);
-		if (s->bufmap)
-			model__kv_str(r, "buffers",
-				      "tmpfs (memfd, MAP_SHARED)");
-	} else {
-		model__kv_u64(r, "files", s->ninst);
-		model__kv_u64(r, "plans", s->nplans);
-	}
-	/* A read is one shmem_file_read_iter call at either level. */
-	model__kv_u64(r, "calls", s->tot.func.calls);
-	model__kv_u64(r, "bytes", s->tot.func.bytes);
-	model__kv_u64(r, "errors", s->tot.func.errors);
-	/* How many more the probes may see (wl_count.calls_slack), and
-	 * the reads the syscall level cannot see. */
-	model__kv_u64(r, "calls_slack", s->tot.func.calls_slack);
-	model__kv_u64(r, "io_uring_calls", s->uring_calls);
-	model__kv_u64(r, "piped_calls", s->piped_calls);
-	model__kv_u64(r, "loop_calls", s->loop_calls);
-	model__kv_u64(r, "validation_checks", r->validation.checks);
-	model__kv_u64(r, "validation_failures", r->validation.failures);
+	report_run(s, r);
 	return err;
 }
 
-const struct wl_totals *shmem__totals(const struct shmem *s)
+static const struct wl_totals *shmem__totals(const void *state)
 {
+	const struct shmem *s = state;
+
 	return &s->tot;
 }
 
-void shmem__destroy(struct shmem *s)
-{
-	if (!s)
-		return;
-	free(s->skip);
-	if (s->bufmap)
-		munmap(s->bufmap, s->buflen);
-	else
-		for (__u32 i = 0; i < s->nreaders; i++)
-			free(s->rd[i].mem);
-	for (int i = 0; i < s->ninst; i++)
-		if (s->inst[i].made)
-			wl__remove(WL, s->inst[i].path, false);
-	/* Only remove a mount point once nothing is mounted on it. */
-	for (int i = 0; i < s->nmount; i++) {
-		struct sh_mount *m = &s->m[i];
+const struct wl_mode_ops wl_shmem_layouts = {
+	.prepare = shmem__prepare,
+	.space = shmem__space,
+	.space_in_ram = true,
+	.run = shmem__run,
+	.totals = shmem__totals,
+	.destroy = shmem__destroy,
+};
 
-		if ((!m->mounted || !wl__umount(WL, m->dir)) && m->dir[0])
-			wl__remove(WL, m->dir, true);
-	}
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-}
+const struct wl_mode_ops wl_shmem_throughput = {
+	.prepare = shmem__prepare,
+	.space = shmem__space,
+	.space_in_ram = true,
+	.timed = shmem__timed,
+	.run = shmem__run,
+	.totals = shmem__totals,
+	.destroy = shmem__destroy,
+};

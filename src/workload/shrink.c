@@ -15,26 +15,21 @@
 #include <string.h>
 
 #include "util/util.h"
-#include "workload/workload_internal.h"
-
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
+#include "workload/random.h"
 
 static bool same_layout(const struct wl_opts *a, const struct wl_opts *b)
 {
-	return str_eq(a->huge, b->huge) && str_eq(a->fill, b->fill) &&
-	       str_eq(a->syscall, b->syscall) && str_eq(a->rwf, b->rwf) &&
-	       str_eq(a->fs, b->fs) && str_eq(a->differ, b->differ) &&
-	       a->size == b->size && a->bs == b->bs && a->offset == b->offset &&
-	       a->length == b->length && a->buf_align == b->buf_align &&
-	       a->iovecs == b->iovecs && a->readers == b->readers &&
-	       a->block_size == b->block_size && a->range == b->range &&
-	       a->count == b->count && a->src_off == b->src_off &&
-	       a->dst_off == b->dst_off && a->dst_off_set == b->dst_off_set &&
-	       a->dests == b->dests && a->same_file == b->same_file &&
-	       a->cold == b->cold && a->file_size == b->file_size;
+	return a->huge == b->huge && a->fill == b->fill && a->way == b->way &&
+	       a->rwf == b->rwf && a->fstype == b->fstype &&
+	       a->differ == b->differ && a->size == b->size && a->bs == b->bs &&
+	       a->offset == b->offset && a->length == b->length &&
+	       a->buf_align == b->buf_align && a->iovecs == b->iovecs &&
+	       a->readers == b->readers && a->block_size == b->block_size &&
+	       a->range == b->range && a->count == b->count &&
+	       a->src_off == b->src_off && a->dst_off == b->dst_off &&
+	       a->dst_off_set == b->dst_off_set && a->dests == b->dests &&
+	       a->same_file == b->same_file && a->cold == b->cold &&
+	       a->file_size == b->file_size;
 }
 
 /* Offset variants toward aligned: 0, down to a block b, down to the
@@ -58,9 +53,9 @@ static __u64 half(__u64 v)
 	return v > 1 ? v / 2 : v;
 }
 
-#define SH_STEPS 19
+#define SHMEM_VARIANTS 19
 /* Variant k of a shmem-read layout. */
-static void sh_step(struct wl_opts *o, int k, __u32 page)
+static void shmem_variant(struct wl_opts *o, int k, __u32 page)
 {
 	switch (k) {
 	case 0:
@@ -77,15 +72,15 @@ static void sh_step(struct wl_opts *o, int k, __u32 page)
 		break;
 	case 4:
 		if (o->iovecs == 1) {
-			o->syscall = "read";
-			o->rwf = NULL;
+			o->way = WL_WAY_READ;
+			o->rwf = 0;
 		}
 		break;
 	case 5:
-		o->fill = "full";
+		o->fill = SH_FILL_FULL;
 		break;
 	case 6:
-		o->huge = "never";
+		o->huge = WL_HUGE_NEVER;
 		break;
 	case 7: /* to EOF becomes half of what is left */
 		if (!o->length && o->offset < o->size)
@@ -128,9 +123,9 @@ static void sh_step(struct wl_opts *o, int k, __u32 page)
 	}
 }
 
-#define DD_STEPS 20
+#define DEDUPE_VARIANTS 20
 /* Variant k of a dedupe layout. */
-static void dd_step(struct wl_opts *o, int k, __u32 page)
+static void dedupe_variant(struct wl_opts *o, int k, __u32 page)
 {
 	__u64 b = o->block_size ? o->block_size : page;
 
@@ -157,7 +152,7 @@ static void dd_step(struct wl_opts *o, int k, __u32 page)
 		o->file_size = 0;
 		break;
 	case 7:
-		o->differ = NULL;
+		o->differ = DD_DIFF_NONE;
 		break;
 	case 8: /* halved; whole blocks while later ranges need them */
 		o->range = half(o->range);
@@ -192,11 +187,19 @@ static void dd_step(struct wl_opts *o, int k, __u32 page)
 	}
 }
 
-unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
-		       wl_fails_fn fails, void *ctx, unsigned int max_trials)
+/* Each workload's variants, simplest first. */
+static const struct {
+	void (*variant)(struct wl_opts *o, int k, __u32 page);
+	int n;
+} variants[WL_KIND_NR] = {
+	[WL_DEDUPE] = { dedupe_variant, DEDUPE_VARIANTS },
+	[WL_SHMEM] = { shmem_variant, SHMEM_VARIANTS },
+};
+
+unsigned int wl_shrink(struct wl_opts *o, __u32 page, wl_fails_fn fails,
+		       void *ctx, unsigned int max_trials)
 {
-	bool dd = !strcmp(wl, "dedupe");
-	int steps = dd ? DD_STEPS : SH_STEPS;
+	int steps = variants[o->kind].n;
 	unsigned int trials = 0;
 	bool progress = true;
 
@@ -207,12 +210,8 @@ unsigned int wl_shrink(const char *wl, struct wl_opts *o, __u32 page,
 		for (int k = 0; k < steps && trials < max_trials;) {
 			struct wl_opts c = *o;
 
-			if (dd)
-				dd_step(&c, k, page);
-			else
-				sh_step(&c, k, page);
-			if (same_layout(&c, o) ||
-			    !wl_rand__valid(wl, &c, page)) {
+			variants[o->kind].variant(&c, k, page);
+			if (same_layout(&c, o) || !wl_rand__valid(&c, page)) {
 				k++;
 				continue;
 			}

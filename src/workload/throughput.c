@@ -2,7 +2,8 @@
 /*
  * Timed sequential reads of one file, as lean as fio's psync engine: one
  * buffer, read(2) or pread(2) of a block at a time from the start to
- * EOF, nothing looked at. A kernel change of 20% in the copy is only
+ * EOF by the read engine's reader (a switch away from the call), nothing
+ * looked at. A kernel change of 20% in the copy is only
  * visible to a reader that does not spend more than the kernel does on
  * each byte; the checked pass that follows (the workload's own readers)
  * is what says the data were right, and it is not timed.
@@ -19,7 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "workload/workload_internal.h"
+#include "workload/read.h"
+#include "workload/throughput.h"
 
 static __u64 clock_ns(clockid_t id)
 {
@@ -29,36 +31,36 @@ static __u64 clock_ns(clockid_t id)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-/* One pass from offset 0 to EOF (or to o->size, whichever comes first). */
-static int pass(const struct wl_tput_opts *o, unsigned char *buf,
-		struct wl_tput_pass *p)
+/* One pass from offset 0 to EOF (or to o->size, whichever comes first),
+ * by the read engine's reader r. */
+static int pass(const struct wl_tput_opts *o, struct wl_reader *r,
+		unsigned char *buf, struct wl_tput_pass *p)
 {
-	__u64 pos = 0, t0, c0;
-	ssize_t n;
+	struct wl_read_req q = { .buf = buf };
+	struct wl_read_res res;
+	__u64 t0, c0;
 
 	memset(p, 0, sizeof(*p));
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (!o->pread && lseek(o->fd, 0, SEEK_SET) < 0)
+	if (o->way == WL_WAY_READ && lseek(o->fd, 0, SEEK_SET) < 0)
 		return -errno;
-	while (pos < o->size) {
-		size_t want = o->size - pos < o->bs ? o->size - pos : o->bs;
-
-		n = o->pread ? pread(o->fd, buf, want, (off_t)pos)
-			     : read(o->fd, buf, want);
+	while (q.pos < o->size) {
+		q.len = o->size - q.pos < o->bs ? o->size - q.pos : o->bs;
+		wl_reader__read(r, &q, &res);
 		p->calls++;
-		if (n < 0) {
-			if (errno == EINTR)
+		if (res.ret < 0) {
+			if (res.err == EINTR)
 				continue;
-			return -errno;
+			return res.err ? -res.err : -EIO;
 		}
-		if (!n)
+		if (!res.ret)
 			break;
-		pos += (__u64)n;
+		q.pos += (__u64)res.ret;
 	}
 	p->wall_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	p->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-	p->bytes = pos;
+	p->bytes = q.pos;
 	return 0;
 }
 
@@ -97,19 +99,30 @@ void wl_tput__summarize(struct wl_tput *t)
 
 int wl_tput__run(const struct wl_tput_opts *o, struct wl_tput *t)
 {
+	struct wl_reader_opts ro = { .way = o->way, .fd = o->fd };
+	struct wl_reader r;
 	unsigned char *buf;
+	const char *failed;
 	int err = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!o->passes || o->passes > WL_TPUT_MAX_PASSES || !o->bs)
+	if (!o->passes || o->passes > WL_TPUT_MAX_PASSES || !o->bs ||
+	    (o->way != WL_WAY_READ && o->way != WL_WAY_PREAD))
 		return -EINVAL;
+	err = wl_reader__open(&r, &ro, &failed);
+	if (err) {
+		wl_reader__close(&r);
+		return err;
+	}
 	/* Page-aligned, as fio's buffers are. */
-	if (posix_memalign((void **)&buf, 4096, o->bs))
+	if (posix_memalign((void **)&buf, 4096, o->bs)) {
+		wl_reader__close(&r);
 		return -ENOMEM;
+	}
 	/* Touched once, so that no pass pays the buffer's page faults. */
 	memset(buf, 0, o->bs);
 	for (unsigned int i = 0; i < o->passes; i++) {
-		err = pass(o, buf, &t->pass[i]);
+		err = pass(o, &r, buf, &t->pass[i]);
 		t->calls += t->pass[i].calls;
 		t->bytes += t->pass[i].bytes;
 		if (err)
@@ -117,6 +130,7 @@ int wl_tput__run(const struct wl_tput_opts *o, struct wl_tput *t)
 		t->npasses++;
 	}
 	free(buf);
+	wl_reader__close(&r);
 	wl_tput__summarize(t);
 	return err;
 }

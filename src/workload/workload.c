@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The public entry points of the workloads: they pick the workload by
- * name and dispatch to dedupe.c or shmem.c, and reconcile the probes'
- * counts with what the workload did.
+ * The public entry points of the workloads: the table of what each mode
+ * of each workload does (struct wl_mode_ops), the calls that go through
+ * it, and the reconcile of the probes' counts with what the workload
+ * did.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,22 +15,74 @@
 #include "util/util.h"
 #include "workload/workload_internal.h"
 
+static const char *const kind_names[WL_KIND_NR] = {
+	[WL_DEDUPE] = "dedupe",
+	[WL_SHMEM] = "shmem-read",
+};
+
+const char *wl_kind__name(enum wl_kind k)
+{
+	return k < WL_KIND_NR ? kind_names[k] : "?";
+}
+
+int wl_kind__parse(const char *name)
+{
+	return wl__lookup(kind_names, WL_KIND_NR, name);
+}
+
+/* What each mode of each workload does; NULL: the workload has no such
+ * mode (the command line refuses it first). */
+static const struct wl_mode_ops *const modes[WL_KIND_NR][WL_MODE_NR] = {
+	[WL_DEDUPE] = {
+		[WL_MODE_LAYOUT] = &wl_dedupe_layouts,
+		[WL_MODE_MATRIX] = &wl_dedupe_layouts,
+		[WL_MODE_RANDOM] = &wl_random_layouts,
+		[WL_MODE_OPS] = &wl_op_sequences,
+	},
+	[WL_SHMEM] = {
+		[WL_MODE_LAYOUT] = &wl_shmem_layouts,
+		[WL_MODE_MATRIX] = &wl_shmem_layouts,
+		[WL_MODE_RANDOM] = &wl_random_layouts,
+		[WL_MODE_OPS] = &wl_op_sequences,
+		[WL_MODE_THROUGHPUT] = &wl_shmem_throughput,
+	},
+};
+
+const struct wl_mode_ops *wl_mode__ops(enum wl_kind k, enum wl_mode m)
+{
+	return k < WL_KIND_NR && m < WL_MODE_NR ? modes[k][m] : NULL;
+}
+
+static void count_add(struct wl_count *a, const struct wl_count *b)
+{
+	a->calls += b->calls;
+	a->bytes += b->bytes;
+	a->same += b->same;
+	a->differs += b->differs;
+	a->errors += b->errors;
+	a->calls_slack += b->calls_slack;
+}
+
+void wl_totals__add(struct wl_totals *a, const struct wl_totals *b)
+{
+	count_add(&a->func, &b->func);
+	count_add(&a->one, &b->one);
+	count_add(&a->sys, &b->sys);
+	count_add(&a->cmp, &b->cmp);
+	a->via_uring += b->via_uring;
+	a->via_pipe += b->via_pipe;
+	a->via_loop += b->via_loop;
+}
+
 struct workload {
-	const char *name; /* "dedupe" or "shmem-read" */
-	struct dedupe *dd;
-	struct shmem *sh;
-	struct wl_random *rnd; /* --random: layouts of their own */
-	struct wl_ops *ops;    /* --ops: sequences of operations */
+	enum wl_kind kind;
+	const struct wl_mode_ops *ops;
+	void *state;
 };
 
 void workload__on_stuck(wl_stuck_fn fn, void *ctx)
 {
 	wl_watch__on_stuck(fn, ctx);
-}
-
-bool workload__ops_only_valid(const char *list, unsigned int n)
-{
-	return !wl_ops__parse_only(list, n, NULL, NULL);
 }
 
 void workload__defaults(struct wl_opts *o)
@@ -38,28 +91,27 @@ void workload__defaults(struct wl_opts *o)
 	/* range 0: 128 KiB, or a whole file for the seed workload. */
 	o->count = 64;
 	o->dests = 1;
-	o->huge = "always";
-	o->fill = "full";
+	o->huge = WL_HUGE_ALWAYS;
+	o->fill = SH_FILL_FULL;
 	o->size = 16 << 20;
 	o->bs = 64 << 10;
-	o->syscall = "read";
+	o->way = WL_WAY_READ;
 	o->iovecs = 1;
 	o->readers = 1;
 }
 
-int workload__prepare(struct workload **out, const char *name,
-		      const struct wl_opts *o)
+int workload__prepare(struct workload **out, const struct wl_opts *o)
 {
+	const struct wl_mode_ops *ops = wl_mode__ops(o->kind, o->mode);
+	const char *name = wl_kind__name(o->kind);
 	struct workload *w;
 	int err;
 
 	*out = NULL;
-	if (!name)
-		name = "";
-	if (strcmp(name, "dedupe") && strcmp(name, "shmem-read")) {
+	if (!ops) {
 		err = -EINVAL;
-		wl__err_hint(name, err, "(want dedupe or shmem-read)",
-			     "unknown workload '%s'", name);
+		wl__err_hint(name, err, "(not a mode of this workload)",
+			     "mode %d", (int)o->mode);
 		return err;
 	}
 	err = wl__private_mounts(name);
@@ -71,16 +123,9 @@ int workload__prepare(struct workload **out, const char *name,
 		wl__err(name, err, "allocate workload");
 		return err;
 	}
-	w->name = !strcmp(name, "dedupe") ? "dedupe" : "shmem-read";
-	if (o->ops) {
-		err = wl_ops__prepare(&w->ops, w->name, o);
-	} else if (o->random) {
-		err = wl_random__prepare(&w->rnd, w->name, o);
-	} else if (!strcmp(name, "dedupe")) {
-		err = dedupe__prepare(&w->dd, o);
-	} else {
-		err = shmem__prepare(&w->sh, o);
-	}
+	w->kind = o->kind;
+	w->ops = ops;
+	err = ops->prepare(&w->state, o);
 	if (err) {
 		free(w);
 		return err;
@@ -91,29 +136,21 @@ int workload__prepare(struct workload **out, const char *name,
 
 int workload__run(struct workload *w, struct fs_report *r)
 {
-	snprintf(r->workload_name, sizeof(r->workload_name), "%s", w->name);
-	if (w->ops)
-		return wl_ops__run(w->ops, r);
-	if (w->rnd)
-		return wl_random__run(w->rnd, r);
-	if (w->dd)
-		return dedupe__run(w->dd, r);
-	return shmem__run(w->sh, r);
+	snprintf(r->workload_name, sizeof(r->workload_name), "%s",
+		 wl_kind__name(w->kind));
+	return w->ops->run(w->state, r);
 }
 
 int workload__timed(struct workload *w, struct fs_report *r)
 {
-	return w->sh ? shmem__timed(w->sh, r) : 0;
+	return w->ops->timed ? w->ops->timed(w->state, r) : 0;
 }
 
 void workload__totals(const struct workload *w, enum wl_level level,
 		      struct wl_count *out)
 {
-	const struct wl_totals *t = w->ops   ? wl_ops__totals(w->ops)
-				    : w->rnd ? wl_random__totals(w->rnd)
-				    : w->dd  ? dedupe__totals(w->dd)
-					     : shmem__totals(w->sh);
-	bool dd = !strcmp(w->name, "dedupe");
+	const struct wl_totals *t = w->ops->totals(w->state);
+	bool dd = w->kind == WL_DEDUPE;
 
 	*out = t->func;
 	if (level == WL_LEVEL_SYSCALL)
@@ -183,19 +220,14 @@ int workload__reconcile(struct fs_report *r, enum fs_target t,
 
 void workload__shrink(struct workload *w, struct fs_report *r)
 {
-	if (w && w->rnd)
-		wl_random__shrink(w->rnd, r);
-	if (w && w->ops)
-		wl_ops__shrink(w->ops, r);
+	if (w && w->ops->shrink)
+		w->ops->shrink(w->state, r);
 }
 
 void workload__destroy(struct workload *w)
 {
 	if (!w)
 		return;
-	wl_random__destroy(w->rnd);
-	wl_ops__destroy(w->ops);
-	dedupe__destroy(w->dd);
-	shmem__destroy(w->sh);
+	w->ops->destroy(w->state);
 	free(w);
 }

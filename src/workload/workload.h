@@ -6,7 +6,7 @@
  *
  *   dedupe      FIDEDUPERANGE over ranges whose contents the tool built,
  *               on btrfs or xfs (vfs_dedupe_file_range_compare)
- *   shmem-read  read/pread/readv of files on fresh tmpfs mounts
+ *   shmem-read  reads of files on fresh tmpfs mounts, by every way in
  *               (shmem_file_read_iter)
  *
  * Every answer of the kernel (status, byte count, data read back) is one
@@ -23,24 +23,144 @@
 #include <linux/types.h>
 #include "model/model.h"
 
+/* The workloads. */
+enum wl_kind {
+	WL_DEDUPE,
+	WL_SHMEM,
+	WL_KIND_NR,
+};
+
+/* "dedupe", "shmem-read"; the parser's answer is -1 for another name. */
+const char *wl_kind__name(enum wl_kind k);
+int wl_kind__parse(const char *name);
+
+/*
+ * What a run does with its workload: one layout from the options (or
+ * dedupe's seed workload, --files), the default matrix of layouts, N
+ * random layouts, N random operations on a few files, or shmem-read's
+ * timed passes before its checked one. workload.c holds a table of what
+ * each does, per workload.
+ */
+enum wl_mode {
+	WL_MODE_LAYOUT,
+	WL_MODE_MATRIX,
+	WL_MODE_RANDOM,
+	WL_MODE_OPS,
+	WL_MODE_THROUGHPUT,
+	WL_MODE_NR,
+};
+
+/*
+ * How a read enters the kernel (shmem-read's --syscall, and every read
+ * of --ops): the read engine (read.h) holds what each takes and how its
+ * calls are seen. The first three keep their places: random layouts
+ * draw them by index.
+ */
+enum wl_way {
+	WL_WAY_READ,
+	WL_WAY_PREAD,
+	WL_WAY_READV,
+	WL_WAY_PREADV2,
+	WL_WAY_URING_READ,
+	WL_WAY_URING_READV,
+	WL_WAY_URING_FIXED,
+	WL_WAY_SPLICE,
+	WL_WAY_SENDFILE,
+	WL_WAY_SENDFILE_SOCK,
+	WL_WAY_COPY_RANGE,
+	WL_WAY_COPY_OTHER_FS,
+	WL_WAY_COPY_SAME,
+	WL_WAY_LOOP,
+	WL_WAY_NR,
+};
+
+/* What wl_way__parse takes, for --help and its usage error. */
+#define WL_WAY_NAMES                                                           \
+	"read, pread, readv, preadv2, io_uring-read, io_uring-readv, "         \
+	"io_uring-read_fixed, splice, sendfile, sendfile-socket, "             \
+	"copy_file_range, copy_file_range-other-fs, "                          \
+	"copy_file_range-same-file or loop"
+const char *wl_way__name(enum wl_way w);
+int wl_way__parse(const char *name);
+
+/* tmpfs huge= modes, in the order the matrix and --ops use them. */
+enum wl_huge {
+	WL_HUGE_ALWAYS,
+	WL_HUGE_WITHIN_SIZE,
+	WL_HUGE_ADVISE,
+	WL_HUGE_NEVER,
+	WL_HUGE_NR,
+};
+
+const char *wl_huge__name(enum wl_huge h);
+int wl_huge__parse(const char *name);
+
+/* What a shmem-read file holds (--fill). */
+enum sh_fill {
+	SH_FILL_FULL,	/* pattern from 0 to size */
+	SH_FILL_SPARSE, /* small pieces in every other 2 MiB, holes between */
+	SH_FILL_MIXED,	/* whole 2 MiB chunks, then a sparse 4 KiB tail */
+	SH_FILL_NR,
+};
+
+const char *sh_fill__name(enum sh_fill f);
+int sh_fill__parse(const char *name);
+
+/* preadv2's --rwf: the RWF_* flags of "none", "nowait", "hipri" (-1 for
+ * another name), and the name of flags ("" for none). */
+int wl_rwf__parse(const char *name);
+const char *wl_rwf__name(int rwf);
+
+/* dedupe's filesystems on loop images (--fs); ANY: not given (one
+ * layout: btrfs; the matrix: both). */
+enum wl_fstype {
+	WL_FSTYPE_ANY,
+	WL_FSTYPE_BTRFS,
+	WL_FSTYPE_XFS,
+	WL_FSTYPE_NR,
+};
+
+/* "btrfs", "xfs" (NULL for ANY); the parser takes those two only. */
+const char *wl_fstype__name(enum wl_fstype t);
+int wl_fstype__parse(const char *name);
+
+/* Where the one differing byte of a dedupe destination range sits
+ * (--differ). */
+enum dd_diff {
+	DD_DIFF_NONE,
+	DD_DIFF_FIRST,	    /* offset 0 of the range */
+	DD_DIFF_MIDDLE,	    /* len/2 + 3: inside a word */
+	DD_DIFF_WORD_END,   /* 8k - 1: last byte of a word */
+	DD_DIFF_WORD_START, /* 8k: first byte of the next word */
+	DD_DIFF_LAST,	    /* the last byte the kernel compares */
+	DD_DIFF_PAST,	    /* the first byte after what it compares */
+	DD_DIFF_NR,
+};
+
+const char *dd_diff__name(enum dd_diff d);
+int dd_diff__parse(const char *name);
+
 /*
  * The traced phase finished one group of layouts: one filesystem and
- * block size of dedupe (fs "xfs", name "xfs bs=1024"), one mount of
- * shmem-read (fs "tmpfs", name "tmpfs huge=always"). Called on the
+ * block size of dedupe (fstype "xfs", name "xfs bs=1024"), one mount of
+ * shmem-read (fstype "tmpfs", name "tmpfs huge=always"). Called on the
  * workload's thread with no call of the workload in flight, so a run can
  * snapshot the histograms per group.
  */
-typedef void (*wl_group_fn)(void *ctx, const char *fs, const char *name);
+typedef void (*wl_group_fn)(void *ctx, const char *fstype, const char *name);
 
+/* A run's options, as typed values: the command line parses each once. */
 struct wl_opts {
-	bool matrix; /* the default matrix of layouts instead of one */
-	/* --random N: N layouts drawn from seed instead of one (0: off) */
+	enum wl_kind kind;
+	enum wl_mode mode;
+	/* WL_MODE_RANDOM: this many layouts drawn from seed */
 	unsigned int random;
-	/* --ops N: N operations drawn from seed on a few files checked
-	 * against a model of each (0: off); ops_only: "3,17,42", only those
-	 * of the N (a shrunk failure's replay) */
+	/* WL_MODE_OPS: this many operations drawn from seed on a few files
+	 * checked against a shadow of each; ops_only: only those of them
+	 * (ascending indices, a shrunk failure's replay), NULL for all */
 	unsigned int ops;
-	const char *ops_only;
+	const __u32 *ops_only;
+	__u32 ops_only_n;
 	__u64 seed;
 	/* dedupe --matrix: leave out the layouts that put large folios in
 	 * the page cache (a debug option, to show the coverage warning) */
@@ -58,40 +178,38 @@ struct wl_opts {
 	__u64 deadline_base;
 	/* dedupe */
 	const char *dir; /* existing dir on btrfs/xfs; NULL = loop-mounted fs */
-	__u64 image_size;   /* loop image size; 0 = fit the data */
-	const char *fs;	    /* "btrfs" (default) or "xfs"; matrix: NULL = all */
-	__u32 block_size;   /* xfs mkfs -b size=; 0 = default (4096) */
-	__u64 range;	    /* bytes per dedupe range; 0 = default */
-	unsigned int count; /* ranges (one ioctl each), default 64 */
-	__u64 src_off;	    /* first source offset */
-	__u64 dst_off;	    /* first destination offset */
+	__u64 image_size;      /* loop image size; 0 = fit the data */
+	enum wl_fstype fstype; /* matrix: ANY = all */
+	__u32 block_size;      /* xfs mkfs -b size=; 0 = default (4096) */
+	__u64 range;	       /* bytes per dedupe range; 0 = default */
+	unsigned int count;    /* ranges (one ioctl each), default 64 */
+	__u64 src_off;	       /* first source offset */
+	__u64 dst_off;	       /* first destination offset */
 	bool dst_off_set;
-	unsigned int dests; /* destinations per ioctl, default 1 */
-	bool same_file;	    /* destinations are ranges of the source file */
-	const char *differ; /* byte that differs per destination, or NULL */
-	bool cold;	    /* drop the files' pages before the dedupe */
-	unsigned int files; /* seed workload: N identical files, 0 = off */
-	__u64 file_size;    /* seed: size of each file; else 0 = fit ranges */
+	unsigned int dests;  /* destinations per ioctl, default 1 */
+	bool same_file;	     /* destinations are ranges of the source file */
+	enum dd_diff differ; /* byte that differs per destination */
+	bool cold;	     /* drop the files' pages before the dedupe */
+	unsigned int files;  /* seed workload: N identical files, 0 = off */
+	__u64 file_size;     /* seed: size of each file; else 0 = fit ranges */
 	/* shmem-read */
-	const char *huge;     /* tmpfs huge=: "always" (default), "never",
-			       * "within_size", "advise" */
-	const char *fill;     /* "full" (default), "sparse", "mixed" */
+	enum wl_huge huge;
+	enum sh_fill fill;
 	__u64 size;	      /* file size, default 16 MiB */
 	__u64 bs;	      /* read size, default 64 KiB */
 	__u64 offset;	      /* first file position read */
 	__u64 length;	      /* bytes to read from offset; 0 = to EOF */
 	__u64 buf_align;      /* buffer = page-aligned base + buf_align */
-	const char *syscall;  /* one of SH_CALL_NAMES, default "read" */
-	const char *rwf;      /* preadv2: "none" (default), "nowait",
-			       * "hipri" */
+	enum wl_way way;      /* --syscall */
+	int rwf;	      /* preadv2's RWF_* flags */
 	unsigned int iovecs;  /* readv: iovecs per call, default 1 */
 	unsigned int readers; /* concurrent reader threads, default 1 */
 	/* Reader buffers mapped MAP_SHARED from a tmpfs file (a memfd) and
 	 * unmapped before every call, so each read's copy faults them in:
 	 * folio lookups of another file inside the read. */
 	bool buf_tmpfs;
-	/* --throughput: this many timed passes as lean as fio's before the
-	 * checked one (0 = off, at most WL_TPUT_MAX_PASSES) */
+	/* WL_MODE_THROUGHPUT: this many timed passes as lean as fio's
+	 * before the checked one (at most WL_TPUT_MAX_PASSES) */
 	unsigned int throughput;
 };
 
@@ -108,21 +226,16 @@ struct workload; /* opaque */
 typedef void (*wl_stuck_fn)(void *ctx, const char *stack);
 void workload__on_stuck(wl_stuck_fn fn, void *ctx);
 
-/* Whether --ops-only list names operations of --ops n (ascending
- * indices under n, comma-separated). */
-bool workload__ops_only_valid(const char *list, unsigned int n);
-
 void workload__defaults(struct wl_opts *o);
 /*
- * Set up (mkfs/mount/write files); name is "dedupe" or "shmem-read".
+ * Set up (mkfs/mount/write files) the workload o->kind in mode o->mode.
  * On error: one line on stderr, negative errno, nothing left behind.
  * It first moves the calling process, which must have a single thread, into
  * a private mount namespace, so the kernel drops the workload's mounts
  * when the process dies: the stale clean-up (stale.h), which has to see
  * the host's mounts, must run before.
  */
-int workload__prepare(struct workload **w, const char *name,
-		      const struct wl_opts *o);
+int workload__prepare(struct workload **w, const struct wl_opts *o);
 /*
  * The untraced timed passes of run shmem-read --throughput, between
  * prepare and the probes' attach; their figures go into r. 0 with
@@ -206,21 +319,6 @@ void workload__shrink(struct workload *w, struct fs_report *r);
 /* Undo everything prepare did. Safe on NULL and after a partial prepare. */
 void workload__destroy(struct workload *w);
 
-/*
- * Option values the command line checks while it parses them: the index
- * of a name, or -1 for a name the workload does not know.
- */
-int dd_diff__parse(const char *name); /* --differ */
-int sh_fill__parse(const char *name); /* --fill */
-int sh_call__parse(const char *name); /* --syscall */
-/* What sh_call__parse takes, for --help and its usage error. */
-#define SH_CALL_NAMES                                                          \
-	"read, pread, readv, preadv2, io_uring-read, io_uring-readv, "         \
-	"io_uring-read_fixed, splice, sendfile, sendfile-socket, "             \
-	"copy_file_range, copy_file_range-other-fs, "                          \
-	"copy_file_range-same-file or loop"
-/* --rwf: the RWF_* flags of "none", "nowait", "hipri"; -1 else. */
-int sh__rwf_parse(const char *name);
 /* The most --readers a shmem-read run starts. */
 #define SH_MAX_READERS 64
 /* The most --random layouts a run draws. */

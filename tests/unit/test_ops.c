@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the sequences of operations (src/workload/ops.c): the
+ * Unit tests of the sequences of operations (src/workload/ops_draw.c,
+ * ops_shadow.c): the
  * draws (reproducible, one stream per index, every kind and entry point,
- * within bounds), the model of a file (what each operation leaves, above
+ * within bounds), the shadow of a file (what each operation leaves, above
  * all the zeros a truncate or a punch leaves in a page's tail), and the
  * shrinking of a failing sequence (src/workload/shrink.c's ddmin) against
  * planted rules.
@@ -17,7 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "workload/workload_internal.h"
+#include "workload/ops.h"
+#include "workload/random.h"
+#include "workload/read.h"
 
 #define PAGE 4096
 
@@ -26,9 +29,9 @@ static struct wl_ops_geom sh_geo, dd_geo;
 static int setup(void **state)
 {
 	(void)state;
-	wl_ops__geom("shmem-read", 1, PAGE, &sh_geo);
+	wl_ops__geom(WL_SHMEM, 1, PAGE, &sh_geo);
 	/* Seed 1: xfs with 2048-byte blocks. */
-	wl_ops__geom("dedupe", 1, PAGE, &dd_geo);
+	wl_ops__geom(WL_DEDUPE, 1, PAGE, &dd_geo);
 	return 0;
 }
 
@@ -37,17 +40,17 @@ static void test_geom(void **state)
 	struct wl_ops_geom g;
 
 	(void)state;
-	assert_false(sh_geo.dd);
+	assert_int_equal(sh_geo.kind, WL_SHMEM);
 	assert_string_equal(sh_geo.label[1], "huge=within_size");
-	assert_true(dd_geo.dd);
+	assert_int_equal(dd_geo.kind, WL_DEDUPE);
 	assert_string_equal(dd_geo.label[0], "btrfs");
 	assert_string_equal(dd_geo.label[3], "xfs bs=2048");
-	assert_int_equal(dd_geo.fs[1], 0);
-	assert_int_equal(dd_geo.fs[2], 1);
+	assert_int_equal(dd_geo.filesys[1], 0);
+	assert_int_equal(dd_geo.filesys[2], 1);
 	assert_int_equal(dd_geo.bs[0], PAGE);
 	/* Every xfs block size over the seeds. */
 	for (__u64 seed = 0; seed < 3; seed++) {
-		wl_ops__geom("dedupe", seed, PAGE, &g);
+		wl_ops__geom(WL_DEDUPE, seed, PAGE, &g);
 		assert_int_equal(g.bs[2], 1024u << seed);
 	}
 }
@@ -76,7 +79,7 @@ static void test_draw_reproducible(void **state)
  * a page, around page and 2 MiB boundaries, and writes within bounds. */
 static void test_draw_coverage(void **state)
 {
-	int kinds[OPK_NR] = { 0 }, vias[OPV_NR] = { 0 };
+	int kinds[OPK_NR] = { 0 }, ways[WL_WAY_NR] = { 0 };
 	int in_page = 0, near_pmd = 0, small = 0, big = 0, multi_iov = 0;
 	struct wl_op op;
 
@@ -86,7 +89,7 @@ static void test_draw_coverage(void **state)
 		kinds[op.kind]++;
 		assert_true(op.file < 4);
 		if (op.kind == OPK_READ) {
-			vias[op.via]++;
+			ways[op.way]++;
 			assert_true(op.iovecs >= 1 && op.iovecs <= op.len);
 			multi_iov += op.iovecs > 1;
 		} else if (op.kind == OPK_TRUNCATE) {
@@ -104,8 +107,12 @@ static void test_draw_coverage(void **state)
 	for (int k = 0; k < OPK_NR; k++)
 		assert_true(k == OPK_DEDUPE || k == OPK_CLONE ? !kinds[k]
 							      : kinds[k] > 50);
-	for (int v = 0; v < OPV_NR; v++)
-		assert_true(vias[v] > 100);
+	/* Every way in but the two that copy to another tmpfs or to the
+	 * file itself (--ops' files are the other files' peers). */
+	for (int w = 0; w < WL_WAY_NR; w++)
+		assert_true(w == WL_WAY_COPY_OTHER_FS || w == WL_WAY_COPY_SAME
+				    ? !ways[w]
+				    : ways[w] > 100);
 	assert_true(in_page > 100 && near_pmd > 50);
 	assert_true(small > 100 && big > 100 && multi_iov > 100);
 }
@@ -137,8 +144,8 @@ static void test_draw_remaps(void **state)
 		for (__u32 d = 0; d < op.ndest; d++) {
 			const struct wl_op_dest *t = &op.dest[d];
 
-			assert_int_equal(dd_geo.fs[t->file],
-					 dd_geo.fs[op.file]);
+			assert_int_equal(dd_geo.filesys[t->file],
+					 dd_geo.filesys[op.file]);
 			assert_true(t->off + op.len <= WL_OPS_MAX_SIZE);
 			if (t->file != op.file)
 				continue;
@@ -160,7 +167,7 @@ static struct wl_op mk(enum wl_op_kind k, __u64 off, __u64 len)
 }
 
 /* Whether m's bytes [a, e) are all zero. */
-static bool zero(const struct wl_ops_model *m, __u64 a, __u64 e)
+static bool zero(const struct wl_shadow *m, __u64 a, __u64 e)
 {
 	for (__u64 x = a; x < e; x++)
 		if (m->b[x])
@@ -168,88 +175,88 @@ static bool zero(const struct wl_ops_model *m, __u64 a, __u64 e)
 	return true;
 }
 
-static void test_model(void **state)
+static void test_shadow(void **state)
 {
-	struct wl_ops_model files[1] = { { .b = buf } }, *mp = files;
+	struct wl_shadow files[1] = { { .b = buf } }, *mp = files;
 #define m (*mp)
 	struct wl_op op;
 	__u64 o, l;
 
 	(void)state;
 	memset(buf, 0, sizeof(buf));
-	assert_false(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	assert_false(wl_shadow__mmap_range(&m, &op, &o, &l));
 	op = mk(OPK_PWRITE, 100, 3 * PAGE);
-	wl_ops_model__apply(files, &op, 1, 0, 0);
+	wl_shadow__apply(files, &op, 1, 0, 0);
 	assert_int_equal(m.size, 100 + 3 * PAGE);
 	assert_true(zero(&m, 0, 100));
 	assert_false(zero(&m, 100, 101));
 	/* Truncate down inside a page: everything past it is zero, so a
 	 * file grown over it again reads zeros there. */
 	op = mk(OPK_TRUNCATE, PAGE + 10, 0);
-	wl_ops_model__apply(files, &op, 1, 1, 0);
+	wl_shadow__apply(files, &op, 1, 1, 0);
 	assert_int_equal(m.size, PAGE + 10);
 	assert_true(zero(&m, PAGE + 10, 100 + 3 * PAGE));
 	op = mk(OPK_TRUNCATE, 5 * PAGE, 0);
-	wl_ops_model__apply(files, &op, 1, 2, 0);
+	wl_shadow__apply(files, &op, 1, 2, 0);
 	assert_int_equal(m.size, 5 * PAGE);
 	assert_false(zero(&m, PAGE + 9, PAGE + 10));
 	assert_true(zero(&m, PAGE + 10, 5 * PAGE));
 	/* A punch zeroes inside the size only, and keeps the size. */
 	op = mk(OPK_PUNCH, 200, 1000);
-	wl_ops_model__apply(files, &op, 1, 3, 0);
+	wl_shadow__apply(files, &op, 1, 3, 0);
 	assert_true(zero(&m, 200, 1200));
 	assert_false(zero(&m, 199, 200));
 	assert_false(zero(&m, 1200, 1201));
 	assert_int_equal(m.size, 5 * PAGE);
 	/* KEEP_SIZE allocation changes nothing; a plain one grows. */
 	op = mk(OPK_FALLOC_KEEP, 4 * PAGE, 8 * PAGE);
-	wl_ops_model__apply(files, &op, 1, 4, 0);
+	wl_shadow__apply(files, &op, 1, 4, 0);
 	assert_int_equal(m.size, 5 * PAGE);
 	op = mk(OPK_FALLOC, 4 * PAGE, 8 * PAGE);
-	wl_ops_model__apply(files, &op, 1, 5, 0);
+	wl_shadow__apply(files, &op, 1, 5, 0);
 	assert_int_equal(m.size, 12 * PAGE);
 	/* ZERO_RANGE refused (tmpfs): nothing; done: zeros, and growth. */
 	op = mk(OPK_ZERO, 150, 100 * PAGE);
-	wl_ops_model__apply(files, &op, 1, 6, -1);
+	wl_shadow__apply(files, &op, 1, 6, -1);
 	assert_false(zero(&m, 150, 151));
-	wl_ops_model__apply(files, &op, 1, 6, 0);
+	wl_shadow__apply(files, &op, 1, 6, 0);
 	assert_true(zero(&m, 150, 150 + 100 * PAGE));
 	assert_int_equal(m.size, 150 + 100 * PAGE);
 	/* Two writes of one range write different bytes. */
 	op = mk(OPK_PWRITE, 0, 64);
-	wl_ops_model__apply(files, &op, 1, 7, 0);
+	wl_shadow__apply(files, &op, 1, 7, 0);
 	memcpy(buf + WL_OPS_MAX_SIZE - 64, m.b, 64);
-	wl_ops_model__apply(files, &op, 1, 8, 0);
+	wl_shadow__apply(files, &op, 1, 8, 0);
 	assert_true(memcmp(buf + WL_OPS_MAX_SIZE - 64, m.b, 64));
 	/* An mmap write lands inside the current size. */
 	op = mk(OPK_MMAP, 3 * m.size + 7, 10 * PAGE);
-	assert_true(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	assert_true(wl_shadow__mmap_range(&m, &op, &o, &l));
 	assert_int_equal(o, 7);
 	assert_int_equal(l, 10 * PAGE);
 	op = mk(OPK_MMAP, m.size - 5, 10 * PAGE);
-	assert_true(wl_ops_model__mmap_range(&m, &op, &o, &l));
+	assert_true(wl_shadow__mmap_range(&m, &op, &o, &l));
 	assert_int_equal(o + l, m.size);
 	/* A refused write changes nothing. */
 	l = m.size;
 	op = mk(OPK_PWRITE, l, 64);
-	wl_ops_model__apply(files, &op, 1, 9, -1);
+	wl_shadow__apply(files, &op, 1, 9, -1);
 	assert_int_equal(m.size, l);
 #undef m
 }
 
 /* shmem-read's copy_file_range: within a file, through a pipe, all of
  * it up to the source's EOF; to another tmpfs, EXDEV. */
-static void test_model_tmpfs_copy(void **state)
+static void test_shadow_tmpfs_copy(void **state)
 {
 	static unsigned char a[WL_OPS_MAX_SIZE], b[WL_OPS_MAX_SIZE];
-	struct wl_ops_model f[2] = { { .b = a }, { .b = b } };
+	struct wl_shadow f[2] = { { .b = a }, { .b = b } };
 	struct wl_op op = { .kind = OPK_PWRITE, .off = 0, .len = 10000 };
 	__u64 alt = 1;
 
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	wl_ops_model__apply(f, &op, 1, 0, 0);
+	wl_shadow__apply(f, &op, 1, 0, 0);
 	/* Unaligned, past the source's EOF: the rest, never a clone's
 	 * whole blocks. */
 	op = (struct wl_op){ .kind = OPK_COPY,
@@ -258,39 +265,38 @@ static void test_model_tmpfs_copy(void **state)
 			     .len = 8193,
 			     .ndest = 1,
 			     .dest = { { 0, WL_PMD + 3 } } };
-	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt),
-			 10000 - 4096);
+	assert_int_equal(wl_shadow__copy(f, &op, &sh_geo, &alt), 10000 - 4096);
 	assert_int_equal(alt, 0);
-	wl_ops_model__apply(f, &op, 1, 1, 10000 - 4096);
+	wl_shadow__apply(f, &op, 1, 1, 10000 - 4096);
 	assert_int_equal(f[0].size, WL_PMD + 3 + 10000 - 4096);
 	assert_memory_equal(a + WL_PMD + 3, a + 4096, 10000 - 4096);
 	/* Overlapping within the file. */
 	op.dest[0].off = 4096 + 100;
-	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EINVAL);
+	assert_int_equal(wl_shadow__copy(f, &op, &sh_geo, &alt), -EINVAL);
 	/* To the other file: another tmpfs mount, even past EOF. */
 	op.dest[0] = (struct wl_op_dest){ 1, 0 };
-	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EXDEV);
+	assert_int_equal(wl_shadow__copy(f, &op, &sh_geo, &alt), -EXDEV);
 	op.off = 3 * WL_PMD;
-	assert_int_equal(wl_ops_model__copy(f, &op, &sh_geo, &alt), -EXDEV);
+	assert_int_equal(wl_shadow__copy(f, &op, &sh_geo, &alt), -EXDEV);
 }
 
 /* clone and copy_file_range on two files of a filesystem of 2048-byte
  * blocks: what the kernel must answer, and what the files hold after. */
-static void test_model_remaps(void **state)
+static void test_shadow_remaps(void **state)
 {
 	static unsigned char a[WL_OPS_MAX_SIZE], b[WL_OPS_MAX_SIZE];
-	struct wl_ops_model f[2] = { { .b = a }, { .b = b } };
+	struct wl_shadow f[2] = { { .b = a }, { .b = b } };
 	struct wl_op op = { .kind = OPK_PWRITE, .off = 0, .len = 100000 };
 	/* Both files on one filesystem of 2048-byte blocks. */
-	const struct wl_ops_geom g2k = { .dd = true,
-					 .fs = { 0, 0, 1, 1 },
+	const struct wl_ops_geom g2k = { .kind = WL_DEDUPE,
+					 .filesys = { 0, 0, 1, 1 },
 					 .bs = { 2048, 2048, 2048, 2048 } };
 	__u64 alt;
 
 	(void)state;
 	memset(a, 0, sizeof(a));
 	memset(b, 0, sizeof(b));
-	wl_ops_model__apply(f, &op, 1, 0, 0);
+	wl_shadow__apply(f, &op, 1, 0, 0);
 	/* clone: aligned starts, whole blocks inside the source. */
 	op = (struct wl_op){ .kind = OPK_CLONE,
 			     .file = 0,
@@ -298,21 +304,21 @@ static void test_model_remaps(void **state)
 			     .len = 8192,
 			     .ndest = 1,
 			     .dest = { { 1, 2048 } } };
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
-	wl_ops_model__apply(f, &op, 1, 1, 0);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), 0);
+	wl_shadow__apply(f, &op, 1, 1, 0);
 	assert_int_equal(f[1].size, 2048 + 8192);
 	assert_memory_equal(b + 2048, a + 4096, 8192);
 	op.off = 4096 + 1024;
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), -EINVAL);
 	op.off = 98304; /* past the source's EOF at 100000 */
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), -EINVAL);
 	/* A tail that is not whole blocks, ending at the source's EOF:
 	 * taken; short of it: refused (no shortening for a clone). */
 	op.off = 96256;
 	op.len = 100000 - 96256;
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), 0);
 	op.len -= 1;
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), -EINVAL);
 	/* Overlapping ranges of one file. */
 	op = (struct wl_op){ .kind = OPK_CLONE,
 			     .file = 0,
@@ -320,9 +326,9 @@ static void test_model_remaps(void **state)
 			     .len = 8192,
 			     .ndest = 1,
 			     .dest = { { 0, 4096 } } };
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), -EINVAL);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), -EINVAL);
 	op.dest[0].off = 8192;
-	assert_int_equal(wl_ops_model__clone(f, &op, 2048), 0);
+	assert_int_equal(wl_shadow__clone(f, &op, 2048), 0);
 	/* copy_file_range: up to the source's EOF; 0 past it. */
 	op = (struct wl_op){ .kind = OPK_COPY,
 			     .file = 0,
@@ -330,12 +336,12 @@ static void test_model_remaps(void **state)
 			     .len = 5000,
 			     .ndest = 1,
 			     .dest = { { 1, 7 } } };
-	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 1000);
+	assert_int_equal(wl_shadow__copy(f, &op, &g2k, &alt), 1000);
 	assert_int_equal(alt, 0);
-	wl_ops_model__apply(f, &op, 1, 2, 1000);
+	wl_shadow__apply(f, &op, 1, 2, 1000);
 	assert_memory_equal(b + 7, a + 99000, 1000);
 	op.off = 100000;
-	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 0);
+	assert_int_equal(wl_shadow__copy(f, &op, &g2k, &alt), 0);
 	/* Aligned, not whole blocks: the clone's whole blocks, or all. */
 	op = (struct wl_op){ .kind = OPK_COPY,
 			     .file = 0,
@@ -343,11 +349,11 @@ static void test_model_remaps(void **state)
 			     .len = 5000,
 			     .ndest = 1,
 			     .dest = { { 1, 4096 } } };
-	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), 4096);
+	assert_int_equal(wl_shadow__copy(f, &op, &g2k, &alt), 4096);
 	assert_int_equal(alt, 5000);
 	/* Overlap within one file. */
 	op.dest[0] = (struct wl_op_dest){ 0, 4096 };
-	assert_int_equal(wl_ops_model__copy(f, &op, &g2k, &alt), -EINVAL);
+	assert_int_equal(wl_shadow__copy(f, &op, &g2k, &alt), -EINVAL);
 	/* A copy of nothing changes nothing, not even the size. */
 	op = (struct wl_op){ .kind = OPK_COPY,
 			     .file = 0,
@@ -355,7 +361,7 @@ static void test_model_remaps(void **state)
 			     .len = 10,
 			     .ndest = 1,
 			     .dest = { { 1, 3 * 1024 * 1024 } } };
-	wl_ops_model__apply(f, &op, 1, 3, 0);
+	wl_shadow__apply(f, &op, 1, 3, 0);
 	assert_int_equal(f[1].size,
 			 2048 + 8192 > 7 + 1000 ? 2048 + 8192 : 1007);
 }
@@ -427,9 +433,9 @@ int main(void)
 		cmocka_unit_test(test_draw_reproducible),
 		cmocka_unit_test(test_draw_coverage),
 		cmocka_unit_test(test_draw_remaps),
-		cmocka_unit_test(test_model),
-		cmocka_unit_test(test_model_remaps),
-		cmocka_unit_test(test_model_tmpfs_copy),
+		cmocka_unit_test(test_shadow),
+		cmocka_unit_test(test_shadow_remaps),
+		cmocka_unit_test(test_shadow_tmpfs_copy),
 		cmocka_unit_test(test_shrink_seq),
 	};
 

@@ -16,7 +16,7 @@
 #include "util/rng.h"
 #include "util/util.h"
 #include "vm/vm.h"
-#include "workload/workload_internal.h"
+#include "workload/random.h"
 
 #define PAGE 4096
 #define NDRAW 16
@@ -69,19 +69,20 @@ static void test_rng_bounds(void **state)
 
 /* ---- drawn layouts ---- */
 
-static void draw_all(const char *wl, __u64 seed, char cmd[NDRAW][512])
+static void draw_all(enum wl_kind wl, __u64 seed, char cmd[NDRAW][512])
 {
 	struct wl_opts base, o;
 
 	workload__defaults(&base);
+	base.kind = wl;
 	for (unsigned int i = 0; i < NDRAW; i++) {
-		wl_rand__draw(wl, seed, i, PAGE, &base, &o);
-		assert_true(wl_rand__valid(wl, &o, PAGE));
-		wl_rand__command(wl, &o, cmd[i], sizeof(cmd[i]));
+		wl_rand__draw(seed, i, PAGE, &base, &o);
+		assert_true(wl_rand__valid(&o, PAGE));
+		wl_rand__command(&o, cmd[i], sizeof(cmd[i]));
 	}
 }
 
-static void check_reproducible(const char *wl)
+static void check_reproducible(enum wl_kind wl)
 {
 	static char a[NDRAW][512], b[NDRAW][512], c[NDRAW][512];
 	int differ = 0, distinct = 0;
@@ -104,8 +105,8 @@ static void check_reproducible(const char *wl)
 static void test_draw_reproducible(void **state)
 {
 	(void)state;
-	check_reproducible("shmem-read");
-	check_reproducible("dedupe");
+	check_reproducible(WL_SHMEM);
+	check_reproducible(WL_DEDUPE);
 }
 
 /* Layout i of seed 1 does not depend on the layouts before it: drawn
@@ -118,9 +119,10 @@ static void test_draw_by_index(void **state)
 
 	(void)state;
 	workload__defaults(&base);
-	draw_all("shmem-read", 1, all);
-	wl_rand__draw("shmem-read", 1, 11, PAGE, &base, &o);
-	wl_rand__command("shmem-read", &o, one, sizeof(one));
+	base.kind = WL_SHMEM;
+	draw_all(WL_SHMEM, 1, all);
+	wl_rand__draw(1, 11, PAGE, &base, &o);
+	wl_rand__command(&o, one, sizeof(one));
 	assert_string_equal(one, all[11]);
 }
 
@@ -135,25 +137,25 @@ static void test_draw_by_index(void **state)
 static void test_space_fits_default_guest(void **state)
 {
 	const __u64 room = (__u64)VM_DEFAULT_MEM_MB << 20 >> 2;
-	const char *const wls[] = { "dedupe", "shmem-read" };
+	const enum wl_kind wls[] = { WL_DEDUPE, WL_SHMEM };
 	struct wl_opts base, o;
 
 	(void)state;
 	workload__defaults(&base);
 	for (size_t w = 0; w < ARRAY_SIZE(wls); w++) {
+		const struct wl_mode_ops *one =
+			wl_mode__ops(wls[w], WL_MODE_LAYOUT);
+
+		base.kind = wls[w];
 		for (__u64 seed = 1; seed <= 4; seed++) {
 			__u64 max = 0, sum64 = 0, need;
 
 			for (unsigned int i = 0; i < WL_RANDOM_MAX; i++) {
-				wl_rand__draw(wls[w], seed, i, PAGE, &base, &o);
-				assert_int_equal(
-					!strcmp(wls[w], "dedupe")
-						? dedupe__space(&o, &need)
-						: shmem__space(&o, &need),
-					0);
+				wl_rand__draw(seed, i, PAGE, &base, &o);
+				assert_int_equal(one->space(&o, &need), 0);
 				assert_true(need > 0);
-				if (!strcmp(wls[w], "dedupe") &&
-				    !strcmp(o.fs, "xfs"))
+				if (wls[w] == WL_DEDUPE &&
+				    o.fstype == WL_FSTYPE_XFS)
 					assert_true(need > (64ULL << 20));
 				max = need > max ? need : max;
 				if (i < 64)
@@ -162,11 +164,12 @@ static void test_space_fits_default_guest(void **state)
 			print_message("%s seed %llu: largest of 256 layouts "
 				      "%llu KiB, first 64 together %llu "
 				      "MiB\n",
-				      wls[w], (unsigned long long)seed,
+				      wl_kind__name(wls[w]),
+				      (unsigned long long)seed,
 				      (unsigned long long)(max >> 10),
 				      (unsigned long long)(sum64 >> 20));
 			assert_true(max <= room);
-			if (!strcmp(wls[w], "dedupe"))
+			if (wls[w] == WL_DEDUPE)
 				assert_true(sum64 >
 					    (__u64)VM_DEFAULT_MEM_MB << 20 >>
 					    1);
@@ -186,50 +189,52 @@ static void test_draw_coverage(void **state)
 	(void)state;
 	workload__defaults(&base);
 	for (unsigned int i = 0; i < 400; i++) {
-		wl_rand__draw("shmem-read", 9, i, PAGE, &base, &o);
-		huge_never += !strcmp(o.huge, "never");
-		sparse += !strcmp(o.fill, "sparse");
+		base.kind = WL_SHMEM;
+		wl_rand__draw(9, i, PAGE, &base, &o);
+		huge_never += o.huge == WL_HUGE_NEVER;
+		sparse += o.fill == SH_FILL_SPARSE;
 		readv_many += o.iovecs > 16;
 		readers += o.readers > 1;
 		eof_past += o.offset >= o.size;
 		odd_buf += o.buf_align & 1;
 		small_bs += o.bs < 16;
-		assert_false(o.matrix);
-		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
+		assert_int_equal(o.mode, WL_MODE_LAYOUT);
+		base.kind = WL_DEDUPE;
+		wl_rand__draw(9, i, PAGE, &base, &o);
 		xfs1k += o.block_size == 1024;
-		btrfs += !strcmp(o.fs, "btrfs");
+		btrfs += o.fstype == WL_FSTYPE_BTRFS;
 		same += o.same_file;
 		dests += o.dests > 4;
 		count += o.count > 1;
 		tail += o.count == 1 && o.range % (o.block_size ?: PAGE);
 		unaligned += (o.src_off % (o.block_size ?: PAGE)) != 0;
 		cold += o.cold;
-		differ += o.differ != NULL;
+		differ += o.differ != DD_DIFF_NONE;
 	}
 	assert_true(huge_never && sparse && readv_many && readers && eof_past &&
 		    odd_buf && small_bs);
 	assert_true(xfs1k && btrfs && same && dests && count && tail &&
 		    unaligned && cold && differ);
 	/* --fs restricts the draw. */
-	base.fs = "xfs";
+	base.fstype = WL_FSTYPE_XFS;
 	for (unsigned int i = 0; i < 50; i++) {
-		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
-		assert_string_equal(o.fs, "xfs");
+		wl_rand__draw(9, i, PAGE, &base, &o);
+		assert_int_equal(o.fstype, WL_FSTYPE_XFS);
 		assert_true(o.block_size >= 1024 && o.block_size <= PAGE);
 	}
 	/* --block-size too. */
-	base.fs = NULL;
+	base.fstype = WL_FSTYPE_ANY;
 	base.block_size = 2048;
 	for (unsigned int i = 0; i < 50; i++) {
-		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
-		assert_string_equal(o.fs, "xfs");
+		wl_rand__draw(9, i, PAGE, &base, &o);
+		assert_int_equal(o.fstype, WL_FSTYPE_XFS);
 		assert_int_equal(o.block_size, 2048);
 	}
 	base.block_size = PAGE;
 	btrfs = 0;
 	for (unsigned int i = 0; i < 50; i++) {
-		wl_rand__draw("dedupe", 9, i, PAGE, &base, &o);
-		btrfs += !strcmp(o.fs, "btrfs");
+		wl_rand__draw(9, i, PAGE, &base, &o);
+		btrfs += o.fstype == WL_FSTYPE_BTRFS;
 		assert_true(o.block_size == 0 || o.block_size == PAGE);
 	}
 	assert_true(btrfs > 0 && btrfs < 50);
@@ -242,28 +247,30 @@ static void test_command(void **state)
 
 	(void)state;
 	workload__defaults(&o);
-	o.huge = "never";
-	o.fill = "sparse";
+	o.kind = WL_SHMEM;
+	o.huge = WL_HUGE_NEVER;
+	o.fill = SH_FILL_SPARSE;
 	o.size = 5000;
-	o.syscall = "readv";
+	o.way = WL_WAY_READV;
 	o.iovecs = 3;
 	o.bs = 7;
 	o.offset = 4095;
 	o.length = 70;
 	o.buf_align = 5;
 	o.readers = 2;
-	wl_rand__command("shmem-read", &o, cmd, sizeof(cmd));
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	assert_string_equal(cmd,
 			    "folioscope run shmem-read --huge never --fill "
 			    "sparse --size 5000 --syscall readv --iovecs 3 "
 			    "--bs 7 --offset 4095 --length 70 --buf-align 5 "
 			    "--readers 2");
 	o.length = 0; /* to EOF: no --length */
-	wl_rand__command("shmem-read", &o, cmd, sizeof(cmd));
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	assert_null(strstr(cmd, "--length"));
 
 	workload__defaults(&o);
-	o.fs = "xfs";
+	o.kind = WL_DEDUPE;
+	o.fstype = WL_FSTYPE_XFS;
 	o.block_size = 1024;
 	o.range = 3000;
 	o.count = 1;
@@ -272,10 +279,10 @@ static void test_command(void **state)
 	o.dst_off_set = true;
 	o.dests = 2;
 	o.same_file = true;
-	o.differ = "last";
+	o.differ = DD_DIFF_LAST;
 	o.cold = true;
 	o.file_size = 9000;
-	wl_rand__command("dedupe", &o, cmd, sizeof(cmd));
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	assert_string_equal(cmd, "folioscope run dedupe --fs xfs --block-size "
 				 "1024 --range 3000 --count 1 --src-off 1024 "
 				 "--dst-off 2048 --dests 2 --same-file "
@@ -307,10 +314,11 @@ static void test_shrink_shmem(void **state)
 
 	(void)state;
 	workload__defaults(&o);
-	o.huge = "always";
-	o.fill = "sparse";
+	o.kind = WL_SHMEM;
+	o.huge = WL_HUGE_ALWAYS;
+	o.fill = SH_FILL_SPARSE;
 	o.size = (4 << 20) + 20000;
-	o.syscall = "readv";
+	o.way = WL_WAY_READV;
 	o.iovecs = 4;
 	o.bs = 65536;
 	o.offset = 4097;
@@ -319,9 +327,9 @@ static void test_shrink_shmem(void **state)
 	o.readers = 3;
 	assert_true(sh_rule(&r, &o));
 	r.calls = 0;
-	trials = wl_shrink("shmem-read", &o, PAGE, sh_rule, &r, 1000);
+	trials = wl_shrink(&o, PAGE, sh_rule, &r, 1000);
 	assert_int_equal(trials, r.calls);
-	wl_rand__command("shmem-read", &o, cmd, sizeof(cmd));
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	/* One reader, one plain read, no holes, 4 KiB folios; the length
 	 * halved while above 100 (1000000 / 2^13 = 122), the offset moved
 	 * to the first page (odd: 1), the file halved down to 1 byte, the
@@ -333,9 +341,8 @@ static void test_shrink_shmem(void **state)
 	/* A local minimum: no single step keeps it failing. */
 	assert_true(sh_rule(&r, &o));
 	r.calls = 0;
-	assert_true(wl_shrink("shmem-read", &o, PAGE, sh_rule, &r, 1000) ==
-		    r.calls);
-	wl_rand__command("shmem-read", &o, cmd, sizeof(cmd));
+	assert_true(wl_shrink(&o, PAGE, sh_rule, &r, 1000) == r.calls);
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	assert_non_null(strstr(cmd, "--offset 1 --length 122"));
 }
 
@@ -357,7 +364,8 @@ static void test_shrink_dedupe(void **state)
 
 	(void)state;
 	workload__defaults(&o);
-	o.fs = "xfs";
+	o.kind = WL_DEDUPE;
+	o.fstype = WL_FSTYPE_XFS;
 	o.block_size = 1024;
 	o.range = 1000000;
 	o.count = 1;
@@ -366,11 +374,11 @@ static void test_shrink_dedupe(void **state)
 	o.dst_off_set = true;
 	o.dests = 5;
 	o.same_file = true;
-	o.differ = "middle";
+	o.differ = DD_DIFF_MIDDLE;
 	o.cold = true;
 	o.file_size = 2000000;
-	wl_shrink("dedupe", &o, PAGE, dd_rule, &r, 1000);
-	wl_rand__command("dedupe", &o, cmd, sizeof(cmd));
+	wl_shrink(&o, PAGE, dd_rule, &r, 1000);
+	wl_rand__command(&o, cmd, sizeof(cmd));
 	/* Destinations dropped to the 2 it needs, plain files, no
 	 * differing byte, files that fit; the range halved while above
 	 * 5000 (1000000 / 2^7 = 7812), then cut to whole blocks (7168);
@@ -389,17 +397,18 @@ static void test_shrink_budget(void **state)
 
 	(void)state;
 	workload__defaults(&o);
+	o.kind = WL_SHMEM;
 	o.offset = 4097;
 	o.length = 1000000;
 	o.readers = 3;
 	before = o;
-	assert_int_equal(wl_shrink("shmem-read", &o, PAGE, sh_rule, &r, 3), 3);
+	assert_int_equal(wl_shrink(&o, PAGE, sh_rule, &r, 3), 3);
 	assert_int_equal(r.calls, 3);
 	assert_int_equal(o.readers, 1);
 	o = before;
 	o.offset = 4096; /* even: never fails */
 	r.calls = 0;
-	wl_shrink("shmem-read", &o, PAGE, sh_rule, &r, 1000);
+	wl_shrink(&o, PAGE, sh_rule, &r, 1000);
 	assert_true(r.calls > 0);
 	assert_int_equal(o.offset, 4096);
 	assert_true(o.length == 1000000 && o.readers == 3);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "workload/workload_internal.h"
+#include "workload/throughput.h"
 
 /* A regular file of size bytes, unlinked: its fd. */
 static int file_of(__u64 size)
@@ -45,7 +45,7 @@ static void test_passes_read_the_whole_file(void **state)
 	assert_non_null(t);
 	o.fd = file_of(o.size);
 	for (int pr = 0; pr < 2; pr++) {
-		o.pread = pr;
+		o.way = pr ? WL_WAY_PREAD : WL_WAY_READ;
 		/* read(2) starts where the last pass left the offset. */
 		assert_int_equal(lseek(o.fd, 12345, SEEK_SET), 12345);
 		assert_int_equal(wl_tput__run(&o, t), 0);
@@ -64,7 +64,7 @@ static void test_passes_read_the_whole_file(void **state)
 	/* A file shorter than the size asked for: a pass ends at EOF, with
 	 * the call that returned 0. */
 	o.size = 200000;
-	o.pread = true;
+	o.way = WL_WAY_PREAD;
 	assert_int_equal(wl_tput__run(&o, t), 0);
 	assert_int_equal(t->pass[0].bytes, 100000);
 	assert_int_equal(t->pass[0].calls, 8);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests: the workloads' ground truth (src/workload/truth.c): the
+ * Unit tests: the workloads' ground truth (src/workload/pattern.c,
+ * pattern_diff.c, dedupe_truth.c, dedupe_plans.c, shmem_truth.c): the
  * pattern, file contents, the answers the kernel must give, the default
  * matrices and the layout strings of failed checks.
  */
@@ -15,15 +16,27 @@
 #include <cmocka.h>
 #include <linux/fs.h>
 
-#include "workload/workload_internal.h"
+#include "workload/dedupe_truth.h"
+#include "workload/pattern.h"
+#include "workload/read.h"
+#include "workload/shmem_truth.h"
 #include "util/util.h"
 
-#define KiB 1024ULL
-#define MiB (1024ULL * 1024)
 #define SAME FILE_DEDUPE_RANGE_SAME
 #define DIFFERS FILE_DEDUPE_RANGE_DIFFERS
 
 /* ---- pattern ---- */
+
+/* Bytes of buf[0..len) that are not the pattern at off. */
+static size_t pattern_bad(const void *buf, __u64 off, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len; i++)
+		bad += p[i] != wl_pattern__byte(off + i);
+	return bad;
+}
 
 static void test_pattern_fill_matches_bytes(void **state)
 {
@@ -37,14 +50,13 @@ static void test_pattern_fill_matches_bytes(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(offs); i++) {
 		for (size_t j = 0; j < ARRAY_SIZE(lens); j++) {
 			memset(buf, 0x5a, sizeof(buf));
-			wl__pattern_fill(buf, offs[i], lens[j]);
+			wl_pattern__fill(buf, offs[i], lens[j]);
 			for (size_t k = 0; k < lens[j]; k++)
 				assert_int_equal(buf[k],
-						 wl__pattern_byte(offs[i] + k));
+						 wl_pattern__byte(offs[i] + k));
 			/* Nothing written past len. */
 			assert_int_equal(buf[lens[j]], 0x5a);
-			assert_int_equal(
-				wl__pattern_check(buf, offs[i], lens[j]), 0);
+			assert_int_equal(pattern_bad(buf, offs[i], lens[j]), 0);
 		}
 	}
 }
@@ -55,16 +67,16 @@ static void test_pattern_properties(void **state)
 
 	(void)state;
 	/* A misplaced word shows up: shifted data is not the same. */
-	wl__pattern_fill(a, 0, sizeof(a));
-	wl__pattern_fill(b, 8, sizeof(b));
+	wl_pattern__fill(a, 0, sizeof(a));
+	wl_pattern__fill(b, 8, sizeof(b));
 	assert_int_not_equal(memcmp(a, b, sizeof(a)), 0);
-	assert_int_equal(wl__pattern_check(b, 0, sizeof(b)) > 0, 1);
+	assert_int_equal(pattern_bad(b, 0, sizeof(b)) > 0, 1);
 	/* first_diff finds the one changed byte. */
 	memcpy(b, a, sizeof(a));
-	assert_int_equal(wl__first_diff(a, b, sizeof(a)), sizeof(a));
+	assert_int_equal(wl_bytes__first_diff(a, b, sizeof(a)), sizeof(a));
 	b[37] ^= 1;
-	assert_int_equal(wl__first_diff(a, b, sizeof(a)), 37);
-	assert_int_equal(wl__pattern_check(b, 0, sizeof(b)), 1);
+	assert_int_equal(wl_bytes__first_diff(a, b, sizeof(a)), 37);
+	assert_int_equal(pattern_bad(b, 0, sizeof(b)), 1);
 }
 
 /* ---- dedupe: differing positions ---- */
@@ -106,7 +118,7 @@ static void test_diff_pos(void **state)
 static void plan_xfs1k(struct dd_plan *p)
 {
 	dd_plan__init(p, 4096);
-	assert_int_equal(dd_plan__add_fs(p, "xfs", 1024), 0);
+	assert_int_equal(dd_plan__add_filesys(p, WL_FSTYPE_XFS, 1024), 0);
 }
 
 /* A one-destination case from src (size ssz) at so to a new file of
@@ -243,7 +255,7 @@ static void test_file_fill(void **state)
 	/* The destination range is the source's, but for one byte. */
 	dd_file__fill(&p.files[c->src], 1024, a, 4096);
 	dd_file__fill(&p.files[c->dest[0].file], 3072, b, 4096);
-	assert_int_equal(wl__first_diff(a, b, 4096), 2048 + 3);
+	assert_int_equal(wl_bytes__first_diff(a, b, 4096), 2048 + 3);
 	b[2048 + 3] ^= 0xff;
 	assert_memory_equal(a, b, 4096);
 	/* Outside it, each file has a base of its own. */
@@ -353,7 +365,7 @@ static void test_large_folio_layouts(void **state)
 		struct dd_plan p;
 
 		dd_plan__init(&p, 4096);
-		dd_plan__add_fs(&p, "xfs", bs);
+		dd_plan__add_filesys(&p, WL_FSTYPE_XFS, bs);
 		assert_int_equal(dd_plan__matrix(&p, 0), 0);
 		before = p.ncases;
 		assert_int_equal(dd_plan__large_folios(&p, 0), 0);
@@ -442,7 +454,7 @@ static void test_matrix(void **state)
 		struct dd_plan p;
 
 		dd_plan__init(&p, 4096);
-		dd_plan__add_fs(&p, "xfs", bs);
+		dd_plan__add_filesys(&p, WL_FSTYPE_XFS, bs);
 		assert_int_equal(dd_plan__matrix(&p, 0), 0);
 		for (int ci = 0; ci < p.ncases; ci++) {
 			const struct dd_case *c = &p.cases[ci];
@@ -555,7 +567,7 @@ static void test_custom_and_seed(void **state)
 	o.count = 3;
 	o.dests = 2;
 	o.same_file = true;
-	o.differ = "last";
+	o.differ = DD_DIFF_LAST;
 	plan_xfs1k(&p);
 	assert_int_equal(dd_plan__custom(&p, 0, &o), 0);
 	/* One file: the source ranges, then one span per destination. */
@@ -595,10 +607,12 @@ static void test_sh_names(void **state)
 	(void)state;
 	for (int f = 0; f < SH_FILL_NR; f++)
 		assert_int_equal(sh_fill__parse(sh_fill__name(f)), f);
-	for (int c = 0; c < SH_CALL_NR; c++)
-		assert_int_equal(sh_call__parse(sh_call__name(c)), c);
+	for (int c = 0; c < WL_WAY_NR; c++)
+		assert_int_equal(wl_way__parse(wl_way__name(c)), c);
+	for (int h = 0; h < WL_HUGE_NR; h++)
+		assert_int_equal(wl_huge__parse(wl_huge__name(h)), h);
 	assert_int_equal(sh_fill__parse("holes"), -1);
-	assert_int_equal(sh_call__parse("preadv"), -1);
+	assert_int_equal(wl_way__parse("preadv"), -1);
 }
 
 static void test_sh_pieces(void **state)
@@ -642,14 +656,14 @@ static void test_sh_fill(void **state)
 	/* Byte 0 is a hole, 1 .. 12293 pattern, then zeros. */
 	sh_file__fill(&sparse, 0, buf, sizeof(buf));
 	assert_int_equal(buf[0], 0);
-	assert_int_equal(wl__pattern_check(buf + 1, 1, 12293), 0);
+	assert_int_equal(pattern_bad(buf + 1, 1, 12293), 0);
 	for (size_t i = 12294; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0);
 	/* Across the second piece's start, in the third region. */
 	sh_file__fill(&sparse, 4 * MiB + 4000, buf, 200);
 	for (int i = 0; i < 97; i++)
 		assert_int_equal(buf[i], 0);
-	assert_int_equal(wl__pattern_check(buf + 97, 4 * MiB + 4097, 103), 0);
+	assert_int_equal(pattern_bad(buf + 97, 4 * MiB + 4097, 103), 0);
 	/* Past EOF: zeros. */
 	sh_file__fill(&sparse, sparse.size - 10, buf, 100);
 	for (int i = 0; i < 100; i++)
@@ -696,26 +710,26 @@ static void test_sh_expect_and_plans(void **state)
 	assert_int_equal(sh__expect_ret(100, 100, 64), 0);
 	assert_int_equal(sh__expect_ret(100, 200, 64), 0);
 	/* readv: the remainder goes to the last iovec. */
-	assert_int_equal(sh__iov_len(7, 2, 0), 3);
-	assert_int_equal(sh__iov_len(7, 2, 1), 4);
+	assert_int_equal(wl_rbuf__iov_len(7, 2, 0), 3);
+	assert_int_equal(wl_rbuf__iov_len(7, 2, 1), 4);
 	n = sh_plan__matrix(&pl);
 	assert_true(n >= 8);
 	for (int i = 0; i < n; i++) {
 		__u64 sum = 0;
 
-		calls |= 1 << pl[i].call;
+		calls |= 1 << pl[i].way;
 		multi |= pl[i].readers > 1;
 		from_eof |= pl[i].from_eof;
 		tiny |= pl[i].bs == 1;
 		huge |= pl[i].bs > 2 * MiB;
 		for (__u32 j = 0; j < pl[i].iovecs; j++)
-			sum += sh__iov_len(pl[i].bs, pl[i].iovecs, j);
+			sum += wl_rbuf__iov_len(pl[i].bs, pl[i].iovecs, j);
 		assert_int_equal(sum, pl[i].bs);
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(pl[i].name, pl[j].name);
 	}
 	/* Every way in: read, pread, readv, preadv2, io_uring's three. */
-	assert_int_equal(calls, (1 << SH_CALL_NR) - 1);
+	assert_int_equal(calls, (1 << WL_WAY_NR) - 1);
 	assert_true(multi && from_eof && tiny && huge);
 	/* preadv2 with each RWF flag; what takes iovecs and what moves. */
 	{
@@ -725,19 +739,20 @@ static void test_sh_expect_and_plans(void **state)
 			rwf |= pl[i].rwf;
 		assert_int_equal(rwf, RWF_NOWAIT | RWF_HIPRI);
 	}
-	assert_true(sh_call__info(SH_READV)->iovecs &&
-		    sh_call__info(SH_PREADV2)->iovecs &&
-		    sh_call__info(SH_URING_READV)->iovecs &&
-		    !sh_call__info(SH_URING_FIXED)->iovecs);
-	assert_true(sh_call__info(SH_READ)->moves &&
-		    !sh_call__info(SH_PREADV2)->moves &&
-		    !sh_call__info(SH_URING_READ)->moves);
-	assert_true(sh_call__info(SH_PREADV2)->syscall &&
-		    !sh_call__info(SH_URING_FIXED)->syscall);
-	assert_int_equal(sh_call__parse("io_uring-read_fixed"), SH_URING_FIXED);
-	assert_int_equal(sh__rwf_parse("nowait"), RWF_NOWAIT);
-	assert_int_equal(sh__rwf_parse("bogus"), -1);
-	assert_string_equal(sh__rwf_name(RWF_HIPRI), "hipri");
+	assert_true(wl_way__info(WL_WAY_READV)->iovecs &&
+		    wl_way__info(WL_WAY_PREADV2)->iovecs &&
+		    wl_way__info(WL_WAY_URING_READV)->iovecs &&
+		    !wl_way__info(WL_WAY_URING_FIXED)->iovecs);
+	assert_true(wl_way__info(WL_WAY_READ)->moves &&
+		    !wl_way__info(WL_WAY_PREADV2)->moves &&
+		    !wl_way__info(WL_WAY_URING_READ)->moves);
+	assert_true(wl_way__info(WL_WAY_PREADV2)->seen == WL_SEEN_SYSCALL &&
+		    wl_way__info(WL_WAY_URING_FIXED)->seen == WL_SEEN_URING);
+	assert_int_equal(wl_way__parse("io_uring-read_fixed"),
+			 WL_WAY_URING_FIXED);
+	assert_int_equal(wl_rwf__parse("nowait"), RWF_NOWAIT);
+	assert_int_equal(wl_rwf__parse("bogus"), -1);
+	assert_string_equal(wl_rwf__name(RWF_HIPRI), "hipri");
 	/* Offsets from EOF: ending exactly at it, and starting past it. */
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(pl[i].name, "to-eof"))
@@ -747,15 +762,16 @@ static void test_sh_expect_and_plans(void **state)
 			assert_int_equal(sh_plan__start(&pl[i], 100000),
 					 100001);
 	}
-	sh__layout("always", &(struct sh_file){ SH_FILL_MIXED, 2 * MiB + 3 },
-		   &pl[0], 0, 5, 327680, buf, sizeof(buf));
+	sh__layout(WL_HUGE_ALWAYS,
+		   &(struct sh_file){ SH_FILL_MIXED, 2 * MiB + 3 }, &pl[0], 0,
+		   5, 327680, buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "huge=always file=mixed size=2097155 plan=seq-64k "
 			    "syscall=read iovecs=1 bs=65536 offset=0 length=0 "
 			    "buf_align=0 readers=1 reader=0 call=5 pos=327680");
 }
 
-/* ---- checking in place (verify.c), every implementation ---- */
+/* ---- checking in place (pattern_diff.c), every implementation ---- */
 
 /* Positions of one wrong byte in a buffer of len: the first, the last,
  * the middle, unaligned ones inside and across vector steps. */
@@ -790,19 +806,19 @@ static void check_flips(int im, unsigned char *b, __u64 off, size_t len,
 {
 	static const unsigned char bits[] = { 0x01, 0x80 };
 
-	wl__pattern_fill(b, off, len);
-	assert_int_equal(wl__pattern_diff_with(im, b, off, len), len);
+	wl_pattern__fill(b, off, len);
+	assert_int_equal(wl_pattern__diff_with(im, b, off, len), len);
 	memset(b, 0, len);
-	assert_int_equal(wl__zero_diff_with(im, b, len), len);
+	assert_int_equal(wl_zero__diff_with(im, b, len), len);
 	for (size_t k = 0; k < n; k++) {
 		for (size_t i = 0; i < sizeof(bits); i++) {
-			wl__pattern_fill(b, off, len);
+			wl_pattern__fill(b, off, len);
 			b[pos[k]] ^= bits[i];
-			assert_int_equal(wl__pattern_diff_with(im, b, off, len),
+			assert_int_equal(wl_pattern__diff_with(im, b, off, len),
 					 pos[k]);
 			memset(b, 0, len);
 			b[pos[k]] = bits[i];
-			assert_int_equal(wl__zero_diff_with(im, b, len),
+			assert_int_equal(wl_zero__diff_with(im, b, len),
 					 pos[k]);
 		}
 	}
@@ -921,7 +937,7 @@ static void test_decoys(void **state)
 		struct dd_plan p;
 
 		dd_plan__init(&p, 4096);
-		dd_plan__add_fs(&p, "xfs", sizes[i]);
+		dd_plan__add_filesys(&p, WL_FSTYPE_XFS, sizes[i]);
 		assert_int_equal(dd_plan__matrix(&p, 0), 0);
 		for (int ci = 0; ci < p.ncases; ci++) {
 			const struct dd_case *c = &p.cases[ci];
@@ -961,7 +977,7 @@ static void test_decoys(void **state)
 /*
  * The poison a read's buffer holds before the call: no zero byte (a hole
  * read must write its zeros), a different byte stream per seed, and
- * wl__poison_diff finds the first byte the kernel changed, across its
+ * wl_poison__diff finds the first byte the kernel changed, across its
  * 4 KiB steps.
  */
 static void test_poison(void **state)
@@ -971,27 +987,27 @@ static void test_poison(void **state)
 	size_t same = 0;
 
 	(void)state;
-	wl__poison_fill(a, WL_POISON_BASE + 5, N);
-	wl__poison_fill(b, WL_POISON_BASE + 5 + 4099, N);
+	wl_poison__fill(a, WL_POISON_BASE + 5, N);
+	wl_poison__fill(b, WL_POISON_BASE + 5 + 4099, N);
 	for (size_t i = 0; i < N; i++) {
 		assert_int_not_equal(a[i], 0);
-		assert_int_equal(a[i], wl__poison_byte(WL_POISON_BASE + 5, i));
+		assert_int_equal(a[i], wl_poison__byte(WL_POISON_BASE + 5, i));
 		same += a[i] == b[i];
 	}
 	/* Another call's poison: at most a few bytes agree by chance. */
 	assert_true(same < N / 16);
-	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N);
+	assert_int_equal(wl_poison__diff(a, WL_POISON_BASE + 5, N), N);
 	for (size_t at = 0; at < N; at += 4093) {
 		a[at] ^= 0x40;
-		assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), at);
+		assert_int_equal(wl_poison__diff(a, WL_POISON_BASE + 5, N), at);
 		a[at] ^= 0x40;
 	}
 	/* A part of the buffer is checked with its own seed. */
 	assert_int_equal(
-		wl__poison_diff(a + 100, WL_POISON_BASE + 105, N - 100),
+		wl_poison__diff(a + 100, WL_POISON_BASE + 105, N - 100),
 		N - 100);
 	a[N - 1] = 0;
-	assert_int_equal(wl__poison_diff(a, WL_POISON_BASE + 5, N), N - 1);
+	assert_int_equal(wl_poison__diff(a, WL_POISON_BASE + 5, N), N - 1);
 	free(a);
 	free(b);
 }

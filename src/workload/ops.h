@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Sequences of operations (run WL --ops N): what an operation is and how
+ * it is drawn from the seed (ops_draw.c), and the shadow of each file,
+ * the bytes and size the operations must have left it with
+ * (ops_shadow.c): both pure, for the unit tests. ops.c runs them against
+ * the kernel and shrinks a failing sequence.
+ */
+#ifndef FS_WORKLOAD_OPS_H
+#define FS_WORKLOAD_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "workload/workload_internal.h"
+
+/* Files stay under three 2 MiB folios and a bit; one operation moves a
+ * folio and a bit at most. */
+#define WL_OPS_MAX_SIZE (3 * WL_PMD + (64ULL << 10))
+#define WL_OPS_MAX_LEN (WL_PMD + (64ULL << 10))
+#define WL_OPS_NFILES 4
+
+enum wl_op_kind {
+	OPK_READ,
+	OPK_PWRITE,
+	OPK_WRITE, /* lseek, then write */
+	OPK_TRUNCATE,
+	OPK_FALLOC,
+	OPK_FALLOC_KEEP,
+	OPK_PUNCH,
+	OPK_ZERO,
+	OPK_MMAP,   /* write through a shared mapping, msync */
+	OPK_DEDUPE, /* dedupe's: FIDEDUPERANGE */
+	OPK_CLONE,  /* FICLONERANGE */
+	OPK_COPY,   /* copy_file_range */
+	OPK_NR,
+};
+
+/* "pwrite", "fallocate-keep-size", ... */
+const char *wl_op_kind__name(enum wl_op_kind k);
+
+struct wl_op_dest {
+	__u32 file;
+	__u64 off;
+};
+
+struct wl_op {
+	enum wl_op_kind kind;
+	__u32 file;
+	enum wl_way way; /* reads */
+	__u32 iovecs;	 /* iovec ways */
+	int rwf;	 /* preadv2: 0, RWF_HIPRI or RWF_NOWAIT */
+	__u64 off;	 /* truncate: the new size */
+	__u64 len;
+	/* dedupe: its destinations; clone and copy: dest[0] */
+	__u32 ndest;
+	struct wl_op_dest dest[DD_MAX_DESTS];
+};
+
+/* The files of a run: where each lives and its block size. shmem-read:
+ * a tmpfs per file, one per huge= mode; dedupe: files 0 and 1 on btrfs,
+ * 2 and 3 on xfs with a block size drawn from the seed. */
+struct wl_ops_geom {
+	enum wl_kind kind;
+	int filesys[WL_OPS_NFILES]; /* the file's filesystem (or mount) */
+	__u32 bs[WL_OPS_NFILES];
+	char label[WL_OPS_NFILES][24]; /* "huge=advise", "xfs bs=1024" */
+};
+
+void wl_ops__geom(enum wl_kind kind, __u64 seed, __u32 page,
+		  struct wl_ops_geom *g);
+/* The huge= mode of shmem-read's file i. */
+enum wl_huge wl_ops__huge(__u32 i);
+/* Operation index of seed, from a stream of its own: it does not depend
+ * on the operations before it. */
+void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
+		 struct wl_op *op);
+/* "#17 pwrite file 2 (huge=advise) off 2093056 len 8200" */
+void wl_op__describe(const struct wl_op *op, __u32 index,
+		     const struct wl_ops_geom *geo, char *buf, size_t n);
+/* What a write of operation index puts at [off, off + len): the pattern
+ * shifted by a tag of its own, so that no two writes write the same
+ * bytes, nor any write a stale byte's. Under WL_POISON_BASE. */
+__u64 wl_op__write_tag(__u64 seed, __u32 index);
+
+/* A file as the operations must have left it: bytes b[0..size), zero
+ * past size. */
+struct wl_shadow {
+	unsigned char *b;
+	__u64 size;
+};
+
+/* What op (index of seed) did to the files' shadows, the kernel having
+ * answered ret (< 0: refused, nothing changed; copy_file_range: the
+ * bytes it copied). */
+void wl_shadow__apply(struct wl_shadow *files, const struct wl_op *op,
+		      __u64 seed, __u32 index, long long ret);
+/* An mmap write's range in m's current size; false when m is empty. */
+bool wl_shadow__mmap_range(const struct wl_shadow *m, const struct wl_op *op,
+			   __u64 *off, __u64 *len);
+/* FICLONERANGE's answer on the shadows: 0 or -EINVAL. */
+int wl_shadow__clone(const struct wl_shadow *files, const struct wl_op *op,
+		     __u32 bs);
+/* copy_file_range's answer: the bytes copied, -EINVAL or -EXDEV; *alt
+ * another right count (whole blocks cloned, or all copied where the
+ * filesystem declines the clone), 0 for none. */
+int wl_shadow__copy(const struct wl_shadow *files, const struct wl_op *op,
+		    const struct wl_ops_geom *geo, __u64 *alt);
+
+#endif /* FS_WORKLOAD_OPS_H */

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Drawing the operations of --ops (ops.h): each from its index alone, a
+ * stream of the seed per index (as random layouts are), never from what
+ * the ones before left, so a failing sequence shrinks by leaving
+ * operations out and those that stay are the same operations. Offsets
+ * near page and folio boundaries, lengths from a byte to a folio and a
+ * bit; reads by every way in; dedupe's remaps block-aligned mostly, in
+ * the same file (in the source's page or 64 KiB) or the other one of the
+ * filesystem.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "util/rng.h"
+#include "util/util.h"
+#include "workload/ops.h"
+#include "workload/read.h"
+
+#define NFILES WL_OPS_NFILES
+#define MAX_SIZE WL_OPS_MAX_SIZE
+#define MAX_LEN WL_OPS_MAX_LEN
+#define MAX_IOV 8
+
+static const char *const kind_names[OPK_NR] = {
+	[OPK_READ] = "read",	    [OPK_PWRITE] = "pwrite",
+	[OPK_WRITE] = "write",	    [OPK_TRUNCATE] = "truncate",
+	[OPK_FALLOC] = "fallocate", [OPK_FALLOC_KEEP] = "fallocate-keep-size",
+	[OPK_PUNCH] = "punch-hole", [OPK_ZERO] = "zero-range",
+	[OPK_MMAP] = "mmap-write",  [OPK_DEDUPE] = "dedupe",
+	[OPK_CLONE] = "clone",	    [OPK_COPY] = "copy_file_range",
+};
+
+/* The ways a read is drawn from, in the order of the draw: a seed's
+ * sequence is the same operations whatever order enum wl_way has. */
+static const enum wl_way draw_ways[] = {
+	WL_WAY_READ,	    WL_WAY_PREAD,	  WL_WAY_READV,
+	WL_WAY_SPLICE,	    WL_WAY_SENDFILE,	  WL_WAY_COPY_RANGE,
+	WL_WAY_PREADV2,	    WL_WAY_URING_READ,	  WL_WAY_URING_READV,
+	WL_WAY_URING_FIXED, WL_WAY_SENDFILE_SOCK, WL_WAY_LOOP,
+};
+
+const char *wl_op_kind__name(enum wl_op_kind k)
+{
+	return k < OPK_NR ? kind_names[k] : "?";
+}
+
+enum wl_huge wl_ops__huge(__u32 i)
+{
+	/* One mount per huge= mode, in the matrix's order. */
+	return (enum wl_huge)(i % WL_HUGE_NR);
+}
+
+void wl_ops__geom(enum wl_kind kind, __u64 seed, __u32 page,
+		  struct wl_ops_geom *g)
+{
+	static const __u32 xfs_bs[] = { 1024, 2048, 4096 };
+
+	memset(g, 0, sizeof(*g));
+	g->kind = kind;
+	for (int i = 0; i < NFILES; i++) {
+		g->filesys[i] = kind == WL_DEDUPE ? i / 2 : i;
+		g->bs[i] = page;
+		if (kind != WL_DEDUPE) {
+			snprintf(g->label[i], sizeof(g->label[i]), "huge=%s",
+				 wl_huge__name(wl_ops__huge(i)));
+		} else if (i < 2) {
+			snprintf(g->label[i], sizeof(g->label[i]), "btrfs");
+		} else {
+			/* Sub-page blocks where the page allows them. */
+			__u32 bs = xfs_bs[seed % 3];
+
+			g->bs[i] = bs <= page ? bs : page;
+			snprintf(g->label[i], sizeof(g->label[i]), "xfs bs=%u",
+				 g->bs[i]);
+		}
+	}
+}
+
+/* A file offset where things happen: a page or folio boundary, give or
+ * take a little, inside a folio, or anywhere. */
+static __u64 draw_point(struct rng *g, __u64 P)
+{
+	__u64 v;
+
+	switch (rng__below(g, 6)) {
+	case 0:
+		v = 0;
+		break;
+	case 1:
+		v = rng__below(g, MAX_SIZE);
+		break;
+	case 2: /* around a page boundary */
+		v = P * rng__range(g, 1, 16) + rng__range(g, 0, 32) - 16;
+		break;
+	case 3: /* around a 2 MiB folio's end */
+		v = WL_PMD * rng__range(g, 1, 3) + rng__range(g, 0, 4 * P) -
+		    2 * P;
+		break;
+	case 4: /* inside a 2 MiB folio, at a page's odd offset */
+		v = WL_PMD * rng__range(g, 0, 2) + P * rng__range(g, 1, 511) +
+		    rng__range(g, 1, P - 1);
+		break;
+	default: /* page-aligned */
+		v = P * rng__below(g, MAX_SIZE / P);
+		break;
+	}
+	return wl__min(v, MAX_SIZE);
+}
+
+static __u64 draw_len(struct rng *g, __u64 P)
+{
+	switch (rng__below(g, 5)) {
+	case 0:
+		return rng__range(g, 1, 16);
+	case 1: /* about a page */
+		return P - 8 + rng__range(g, 0, 16);
+	case 2:
+		return P * rng__range(g, 1, 32);
+	case 3:
+		return rng__range(g, 1, 256 * KiB);
+	default: /* a folio or more */
+		return WL_PMD - P + rng__range(g, 0, 2 * P + 64);
+	}
+}
+
+/* f's pair: the other file on f's filesystem for dedupe (two on each),
+ * a file on another tmpfs for shmem-read. */
+static __u32 sibling(__u32 f)
+{
+	return f ^ 1;
+}
+
+/* dedupe, clone, copy_file_range: block-aligned mostly, lengths of
+ * blocks with a tail now and then (clone: whole blocks only, which is
+ * all it takes short of the source's EOF), destinations in the same file
+ * (in the source's page or 64 KiB, to meet one folio on both sides) or
+ * in the other file of the filesystem. */
+static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
+		       struct wl_op *op)
+{
+	const __u64 bs = geo->bs[op->file];
+
+	if (rng__pct(g, 85))
+		op->off = op->off / bs * bs;
+	switch (rng__below(g, 4)) {
+	case 0:
+		op->len = bs * rng__range(g, 1, 16);
+		break;
+	case 1:
+		op->len = bs * rng__range(g, 1, 64);
+		break;
+	case 2: /* a tail: whole blocks and a bit */
+		op->len = bs * rng__range(g, 0, 8) + rng__range(g, 1, bs - 1);
+		break;
+	default:
+		op->len = WL_PMD + bs * rng__range(g, 0, 4);
+		break;
+	}
+	if (op->off >= MAX_SIZE - bs)
+		op->off = (MAX_SIZE - bs) / bs * bs;
+	op->len = wl__min(op->len, MAX_SIZE - op->off);
+	if (op->kind == OPK_CLONE)
+		op->len = op->len < bs ? bs : op->len / bs * bs;
+	op->ndest = 1;
+	if (op->kind == OPK_DEDUPE)
+		op->ndest = rng__pct(g, 50) ? 1
+			    : rng__pct(g, 70)
+				    ? (__u32)rng__range(g, 2, 4)
+				    : (__u32)rng__range(g, 5, DD_MAX_DESTS);
+	for (__u32 d = 0; d < op->ndest; d++) {
+		struct wl_op_dest *t = &op->dest[d];
+
+		/* shmem-read's other file is on another tmpfs: EXDEV, now
+		 * and then; its copies are to the file itself. */
+		t->file = rng__pct(g, geo->kind == WL_DEDUPE ? 35 : 85)
+				  ? op->file
+				  : sibling(op->file);
+		if (t->file == op->file && rng__pct(g, 50)) {
+			/* Near the source: its page, or its 64 KiB. */
+			__u64 span = rng__pct(g, 50) ? P : 64 * KiB;
+
+			span = span < bs ? bs : span;
+			t->off = op->off / span * span +
+				 bs * rng__below(g, span / bs);
+		} else {
+			t->off = draw_point(g, P);
+			if (rng__pct(g, 85))
+				t->off = t->off / bs * bs;
+		}
+		if (t->off + op->len > MAX_SIZE)
+			t->off = (MAX_SIZE - op->len) / bs * bs;
+	}
+}
+
+void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
+		 struct wl_op *op)
+{
+	/* The kinds' weights: reads a third (a quarter for dedupe), writes
+	 * a quarter; dedupe's remaps a quarter of its operations. */
+	static const unsigned int weights[2][OPK_NR] = {
+		{ [OPK_READ] = 34,
+		  [OPK_PWRITE] = 20,
+		  [OPK_WRITE] = 5,
+		  [OPK_TRUNCATE] = 11,
+		  [OPK_FALLOC] = 4,
+		  [OPK_FALLOC_KEEP] = 4,
+		  [OPK_PUNCH] = 8,
+		  [OPK_ZERO] = 4,
+		  [OPK_MMAP] = 10,
+		  [OPK_COPY] = 5 },
+		{ [OPK_READ] = 22,
+		  [OPK_PWRITE] = 17,
+		  [OPK_WRITE] = 4,
+		  [OPK_TRUNCATE] = 8,
+		  [OPK_FALLOC] = 3,
+		  [OPK_FALLOC_KEEP] = 3,
+		  [OPK_PUNCH] = 6,
+		  [OPK_ZERO] = 3,
+		  [OPK_MMAP] = 6,
+		  [OPK_DEDUPE] = 16,
+		  [OPK_CLONE] = 6,
+		  [OPK_COPY] = 6 },
+	};
+	const unsigned int *w = weights[geo->kind == WL_DEDUPE];
+	const __u64 P = geo->bs[0] > geo->bs[NFILES - 1] ? geo->bs[0]
+							 : geo->bs[NFILES - 1];
+	unsigned int total = 0, pick;
+	struct rng g;
+
+	rng__seed(&g, seed);
+	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0x9fb21c651e98df25ULL));
+	memset(op, 0, sizeof(*op));
+	for (int k = 0; k < OPK_NR; k++)
+		total += w[k];
+	pick = (unsigned int)rng__below(&g, total);
+	for (int k = 0; k < OPK_NR; k++) {
+		if (pick < w[k]) {
+			op->kind = (enum wl_op_kind)k;
+			break;
+		}
+		pick -= w[k];
+	}
+	op->file = (__u32)rng__below(&g, NFILES);
+	op->off = draw_point(&g, P);
+	op->len = draw_len(&g, P);
+	switch (op->kind) {
+	case OPK_READ:
+		op->way = draw_ways[rng__below(&g, ARRAY_SIZE(draw_ways))];
+		op->iovecs =
+			wl_way__info(op->way)->iovecs
+				? (__u32)wl__min(rng__range(&g, 1, MAX_IOV),
+						 op->len)
+				: 1;
+		/* Reads may start past EOF and past MAX_SIZE. */
+		if (rng__pct(&g, 10))
+			op->off += rng__range(&g, 0, P);
+		/* preadv2 with its flags now and then. */
+		if (op->way == WL_WAY_PREADV2 && rng__pct(&g, 40))
+			op->rwf = rng__pct(&g, 50) ? RWF_HIPRI : RWF_NOWAIT;
+		/* A loop device reads whole sectors with O_DIRECT. */
+		if (wl_way__info(op->way)->sectors) {
+			op->off = op->off / 512 * 512;
+			op->len = (op->len + 511) / 512 * 512;
+			if (op->len > MAX_LEN)
+				op->len = MAX_LEN / 512 * 512;
+		}
+		break;
+	case OPK_TRUNCATE:
+		op->len = 0; /* off is the new size */
+		break;
+	case OPK_DEDUPE:
+	case OPK_CLONE:
+	case OPK_COPY:
+		draw_remap(&g, geo, P, op);
+		break;
+	default:
+		/* What a write or an allocation covers stays under MAX_SIZE. */
+		if (op->off >= MAX_SIZE)
+			op->off = MAX_SIZE - 1;
+		op->len = wl__min(op->len, MAX_SIZE - op->off);
+		break;
+	}
+}
+
+/* A preadv2's flag as the description shows it. */
+static const char *rwf_name(int rwf)
+{
+	return rwf == RWF_HIPRI ? " hipri" : rwf == RWF_NOWAIT ? " nowait" : "";
+}
+
+void wl_op__describe(const struct wl_op *op, __u32 index,
+		     const struct wl_ops_geom *geo, char *buf, size_t n)
+{
+	size_t used;
+
+	if (op->kind == OPK_TRUNCATE) {
+		snprintf(buf, n, "#%u truncate file %u (%s) to %llu", index,
+			 op->file, geo->label[op->file],
+			 (unsigned long long)op->off);
+		return;
+	}
+	if (op->kind == OPK_READ) {
+		snprintf(
+			buf, n,
+			"#%u read file %u (%s) by %s%s%s%.0u off %llu len %llu",
+			index, op->file, geo->label[op->file],
+			wl_way__name(op->way), rwf_name(op->rwf),
+			op->iovecs > 1 ? " iovecs " : "",
+			op->iovecs > 1 ? op->iovecs : 0,
+			(unsigned long long)op->off,
+			(unsigned long long)op->len);
+		return;
+	}
+	used = (size_t)snprintf(
+		buf, n, "#%u %s file %u (%s) off %llu len %llu", index,
+		kind_names[op->kind], op->file, geo->label[op->file],
+		(unsigned long long)op->off, (unsigned long long)op->len);
+	for (__u32 d = 0; d < op->ndest && used < n; d++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%u@%llu",
+					 d ? "," : " to ", op->dest[d].file,
+					 (unsigned long long)op->dest[d].off);
+}
+
+__u64 wl_op__write_tag(__u64 seed, __u32 index)
+{
+	return ((__u64)(index + 1) << 23) ^ ((seed & 0x3f) << 44);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * An --ops run's state, shared by its two files: ops_setup.c makes the
+ * files' mounts (a tmpfs per huge= mode, or btrfs and xfs on loop images),
+ * the files and their shadows and the buffers, and undoes them; ops.c
+ * runs the sequence against the kernel and shrinks a failing one.
+ */
+#ifndef FS_WORKLOAD_OPS_RUN_H
+#define FS_WORKLOAD_OPS_RUN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <linux/fs.h>
+#include <linux/types.h>
+
+#include "util/util.h"
+#include "workload/ops.h"
+#include "workload/read.h"
+
+/* The final read-back's chunk; the reads' buffer holds it. */
+#define OPS_READBACK (1ULL << 20)
+/* dedupe's loop images: room for four files' data several times over,
+ * and mkfs.xfs's 300 MB minimum. */
+#define OPS_IMG_SIZE (384ULL << 20)
+
+struct ops_file {
+	char dir[PATH_MAX]; /* shmem-read: its own mount */
+	char path[PATH_MAX];
+	bool mounted, made;
+	int fd;
+};
+
+struct wl_ops {
+	const char *wl;
+	struct wl_ops_geom geo;
+	__u64 seed;
+	__u32 n;    /* --ops N */
+	__u32 *idx; /* the operations, in order (--ops-only: those) */
+	__u32 nidx;
+	bool only; /* --ops-only */
+	__u32 page;
+	__u64 deadline_base;
+	struct ops_file f[WL_OPS_NFILES];
+	struct wl_shadow shadows[WL_OPS_NFILES]; /* file i's */
+	/* dedupe: the loop filesystems in a temp dir of their own */
+	char tmpdir[PATH_MAX];
+	struct wl_loopfs lfs[2];
+	/* The reads' buffer: a page of guard in front of the base, which
+	 * is page-aligned (loop reads take it with O_DIRECT), room for the
+	 * read-back's chunk and a read's iovecs, gaps and guard; all of it
+	 * registered for io_uring-read_fixed. */
+	unsigned char *rmem;
+	__u64 rmem_len;
+	unsigned char *wbuf;
+	struct file_dedupe_range *req;
+	struct wl_watch *watch;
+	struct fs_report *r; /* where the checks go now */
+	struct wl_totals tot;
+	__u64 reads; /* poison seeds */
+	__u64 done;  /* operations run */
+	/* The operation in flight, for the watchdog's report. */
+	const struct wl_op *cur;
+	__u32 cur_index;
+	/* The first failure: its operation's index, its kind. */
+	bool failed;
+	__u32 fail_index;
+	char kind[24];
+	/* A shrink trial looks for this kind only. */
+	const char *want_kind;
+	bool trial_failed;
+	/* What a way into a read may need of the kernel and lack (a
+	 * small test kernel has no AF_UNIX, a distribution may turn
+	 * io_uring off): each is tried at the first read that needs it;
+	 * the reads that need what the kernel lacks are skipped, said once
+	 * on stderr and counted in the report (need_ready). */
+	struct {
+		bool ok, lacking;
+		__u64 skipped;
+	} need[WL_NEED_NR];
+};
+
+/* ops_setup.c */
+int ops__prepare(void **out, const struct wl_opts *o);
+void ops__destroy(void *state);
+/* Fresh files, shadows all zero. */
+int ops__files_reset(struct wl_ops *s);
+
+#endif /* FS_WORKLOAD_OPS_RUN_H */
