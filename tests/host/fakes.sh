@@ -1,9 +1,10 @@
 # The validators against fake kernel bugs (sourced by tests/check.sh):
 # tests/host/progs/fakekernel.c, preloaded into the dynamic build, turns
-# each read of the workload's tmpfs files, or each FIDEDUPERANGE, into
-# one with a bug. Each bug must be a failure of its own kind in the text, the
-# JSON (validation.cases[].kind) and the exit status, the run must end
-# with a verdict, and without a bug the same layouts pass. Run as root.
+# each read of the workload's tmpfs files, each read-back of a way
+# through a pipe, or each FIDEDUPERANGE, into one with a bug. Each bug
+# must be a failure of its own kind in the text, the JSON
+# (validation.cases[].kind) and the exit status, the run must end with a
+# verdict, and without a bug the same layouts pass. Run as root.
 # shellcheck shell=bash
 
 sf=$(mktemp -d "${TMPDIR:-/tmp}/fs-shfake.XXXXXX")
@@ -59,6 +60,52 @@ else
 			"$sf_rc $(jq -r '"\(.validation.failures) \(.validation.checks)"' "$sf/pipe-base-$c.json" 2>&1)" "0 0 47"
 		FS_FAKE_PIPE=shift sf_expect "pipe-$c" "" data "${piped[@]}"
 	done
+
+	# What the ways through a pipe give back, broken: a call that says
+	# it moved a byte more than it did (over), a read-back that fails
+	# with an errno (error) or without one (noerrno). Each is a failed
+	# check of kind read-back with a verdict and a JSON, never a run
+	# error, and names the errno the failing call set, or none.
+	for how in over error noerrno; do
+		for c in splice sendfile sendfile-socket copy_file_range copy_file_range-other-fs copy_file_range-same-file; do
+			n=back-$how-$c
+			FS_FAKE_BACK=$how sf_run "$n" "" --huge always --size 3M --offset 4093 --bs 70001 --syscall "$c"
+			if [ "$sf_rc" == 4 ] && jq -e '.validation.skipped | length == 1' "$sf/$n.json" >/dev/null 2>&1; then
+				skip "shmem fake $n" "this kernel does not take $c: $(jq -r '.validation.skipped[0].why' "$sf/$n.json")"
+				continue
+			fi
+			expect_eq "shmem fake $n: exit 1, failures of kind read-back only, reconciled" \
+				"$sf_rc $(jq -r '"\(.validation.failures > 40) \([.validation.cases[].kind] | unique | join(",")) \(.workload.reconcile)"' "$sf/$n.json" 2>&1)" \
+				"1 true read-back ok"
+			expect_match "shmem fake $n: the text says the kind" \
+				"$(cat "$sf/$n.txt")" "^  FAIL \(read-back\) huge=always .* call=1 "
+			case $how in
+			over) want='^ret=70001, 70000 of its bytes came back from the (pipe|socket|output file)$' ;;
+			error) want='^ret=70001, (read from the pipe failed: Input/output error|recv from the socket failed: Connection reset by peer|mmap of the output file failed: Cannot allocate memory)$' ;;
+			noerrno) want='^ret=70001, (read from the pipe|recv from the socket|mmap of the output file) failed: no errno set$' ;;
+			esac
+			expect_match "shmem fake $n: what came back, with the failing call's errno" \
+				"$(jq -r '.validation.cases[1].got' "$sf/$n.json")" "$want"
+		done
+	done
+	# The matrix on a kernel whose pipe read-back fails: a verdict and a
+	# JSON with every check made, the failures named by plan.
+	FS_FAKE_BACK=error sf_run back-matrix "" --matrix
+	expect_eq "shmem fake back-matrix: exit 1, read-back failures only, every check made" \
+		"$sf_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \(.validation.checks > 14000)"' "$sf/back-matrix.json" 2>&1)" \
+		"1 read-back true"
+	expect_match "shmem fake back-matrix: the failing plans are the piped ones" \
+		"$(jq -r '[.validation.cases[].layout | capture("plan=(?<p>[^ ]+)").p] | unique | join(" ")' "$sf/back-matrix.json" 2>&1)" \
+		'^(cfr|sendfile|sendsock|splice)[^ ]*( (cfr|sendfile|sendsock|splice)[^ ]*)*$'
+	# And --ops: its piped reads fail the same way, and the failure is
+	# shrunk to a replay.
+	FS_FAKE_BACK=error sf_run back-ops "" --ops 300 --seed 5
+	expect_eq "shmem fake back-ops: exit 1, read-back failures, a JSON" \
+		"$sf_rc $(jq -r '[.validation.cases[].kind] | unique | join(",")' "$sf/back-ops.json" 2>&1)" \
+		"1 read-back"
+	expect_match "shmem fake back-ops: the shrunk replay" \
+		"$(cat "$sf/back-ops.err")" \
+		'ops: shrunk to [0-9]+ operations in [0-9]+ trials; replay: folioscope run shmem-read --ops 300 --seed 5 --ops-only '
 
 	# A short read at EOF that writes buf[ret]; odd EOF for "pos".
 	eof=(--huge never --size 1000001 --bs 64K)

@@ -42,6 +42,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -57,6 +58,64 @@
 typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 
+/* Does the path fd is open on hold part? */
+static int fd_path_has(int fd, const char *part)
+{
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return 0;
+	path[n] = '\0';
+	return strstr(path, part) != NULL;
+}
+
+/* Is fd one of the workloads' files (or an output file beside them)? */
+static int wl_file(int fd)
+{
+	return fd_path_has(fd, "/folioscope-shmem-") ||
+	       fd_path_has(fd, "/folioscope-ops-") ||
+	       fd_path_has(fd, "memfd:folioscope-out");
+}
+
+/* FS_FAKE_BACK's value when it is how. */
+static int back_is(const char *how)
+{
+	const char *b = getenv("FS_FAKE_BACK");
+
+	return b && !strcmp(b, how);
+}
+
+/* FS_FAKE_BACK=error or noerrno: fail with err, or with errno as it
+ * was (the engine clears it before each call). */
+static int back_fails(int err)
+{
+	if (back_is("error")) {
+		errno = err;
+		return 1;
+	}
+	return back_is("noerrno");
+}
+
+/* FS_FAKE_BACK=over: the count to ask the kernel for. */
+static size_t over_count(int in, size_t count)
+{
+	return back_is("over") && count > 1 && wl_file(in) ? count - 1 : count;
+}
+
+/* FS_FAKE_BACK=over: what to report of a call that moved ret of the
+ * asked (count of it asked), advancing *off by the byte it claims. */
+static ssize_t over_ret(size_t asked, size_t count, ssize_t ret, loff_t *off)
+{
+	if (count == asked || ret <= 0 || (size_t)ret != count)
+		return ret;
+	if (off)
+		(*off)++;
+	return ret + 1;
+}
+
 /* FS_FAKE_TRUNC=tail: the page tails truncates left, per fd. */
 #define TAILS 16
 static struct {
@@ -68,15 +127,7 @@ static struct {
 
 static int is_ops_file(int fd)
 {
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0)
-		return 0;
-	path[n] = '\0';
-	return strstr(path, "/folioscope-ops-") != NULL;
+	return fd_path_has(fd, "/folioscope-ops-");
 }
 
 static int fake_tail(int fd)
@@ -232,17 +283,8 @@ ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
 static const char *bug(int fd)
 {
 	const char *b = getenv("FS_FAKE_READ");
-	char link[64], path[4096];
-	ssize_t n;
 
-	if (!b)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0)
-		return NULL;
-	path[n] = '\0';
-	return strstr(path, "/folioscope-shmem-") ? b : NULL;
+	return b && fd_path_has(fd, "/folioscope-shmem-") ? b : NULL;
 }
 
 /* The bug, on a call that read ret bytes of count into buf (the real
@@ -314,9 +356,20 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 	return ret;
 }
 
+/* A pipe, for FS_FAKE_BACK's reads of one. */
+static int is_fifo(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISFIFO(st.st_mode);
+}
+
 ssize_t read(int fd, void *buf, size_t count)
 {
 	off_t at = fd > 2 && fake_tail(fd) ? lseek(fd, 0, SEEK_CUR) : -1;
+
+	if (getenv("FS_FAKE_BACK") && is_fifo(fd) && back_fails(EIO))
+		return -1;
 	ssize_t ret = call(bug(fd), fd, buf, count, 0, 1);
 
 	if (at >= 0)
@@ -395,17 +448,10 @@ static size_t pipe_cap(int in, const loff_t *off, size_t count)
 static int pipe_shift(int in, const loff_t *off)
 {
 	const char *b = getenv("FS_FAKE_PIPE");
-	char link[64], path[4096];
-	ssize_t n;
 
 	if (!b || strcmp(b, "shift") || !off || *off % 4096 == 0)
 		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", in);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0)
-		return 0;
-	path[n] = '\0';
-	return strstr(path, "/folioscope-shmem-") != NULL;
+	return fd_path_has(in, "/folioscope-shmem-");
 }
 
 typedef ssize_t (*splice_fn)(int, loff_t *, int, loff_t *, size_t,
@@ -417,9 +463,14 @@ ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len,
 	       unsigned int flags)
 {
 	splice_fn real = (splice_fn)dlsym(RTLD_NEXT, "splice");
+	size_t n = over_count(in, len);
 	loff_t o;
 	ssize_t ret;
 
+	if (n != len)
+		return over_ret(len, n,
+				real(in, off_in, out, off_out, n, flags),
+				off_in);
 	if (!pipe_shift(in, off_in))
 		return real(in, off_in, out, off_out, len, flags);
 	o = *off_in - 1;
@@ -432,9 +483,12 @@ ssize_t splice(int in, loff_t *off_in, int out, loff_t *off_out, size_t len,
 ssize_t sendfile(int out, int in, off_t *off, size_t count)
 {
 	sendfile_fn real = (sendfile_fn)dlsym(RTLD_NEXT, "sendfile");
+	size_t n = over_count(in, count);
 	off_t o;
 	ssize_t ret;
 
+	if (n != count)
+		return over_ret(count, n, real(out, in, off, n), (loff_t *)off);
 	if (!pipe_shift(in, (const loff_t *)off))
 		return real(out, in, off, count);
 	o = *off - 1;
@@ -453,9 +507,14 @@ ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
 			size_t len, unsigned int flags)
 {
 	cfr_fn real = (cfr_fn)dlsym(RTLD_NEXT, "copy_file_range");
+	size_t n = over_count(in, len);
 	loff_t o;
 	ssize_t ret;
 
+	if (n != len)
+		return over_ret(len, n,
+				real(in, off_in, out, off_out, n, flags),
+				off_in);
 	if (!pipe_shift(in, off_in))
 		return real(in, off_in, out, off_out, len, flags);
 	o = *off_in - 1;
@@ -463,4 +522,32 @@ ssize_t copy_file_range(int in, loff_t *off_in, int out, loff_t *off_out,
 	if (ret > 0)
 		*off_in += ret;
 	return ret;
+}
+
+/* FS_FAKE_BACK=error, noerrno: the read-backs fail. */
+typedef ssize_t (*recv_fn)(int, void *, size_t, int);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	recv_fn real = (recv_fn)dlsym(RTLD_NEXT, "recv");
+
+	if (back_fails(ECONNRESET))
+		return -1;
+	return real(fd, buf, len, flags);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	mmap_fn real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+
+	if (fd >= 0 && prot == PROT_READ && (flags & MAP_SHARED) &&
+	    wl_file(fd) && back_fails(ENOMEM))
+		return MAP_FAILED;
+	return real(addr, len, prot, flags, fd, off);
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
 }
