@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "workload/caps.h"
-#include "workload/read.h"
+#include "workload/read_uring.h"
 
 int wl_caps__way(enum wl_way w, const char *wl, const char *path, char *why,
 		 size_t n)

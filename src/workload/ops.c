@@ -47,6 +47,7 @@
 #include "workload/ops_run.h"
 #include "workload/pattern.h"
 #include "workload/random.h"
+#include "workload/shrink.h"
 
 #define NFILES WL_OPS_NFILES
 #define SHRINK_TRIALS 200

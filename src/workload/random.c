@@ -38,11 +38,9 @@
 #include "util/rng.h"
 #include "util/util.h"
 #include "workload/random.h"
+#include "workload/shrink.h"
 #include "workload/read.h"
 
-/* Calls one reader may make for a drawn layout: keeps a layout (and each
- * trial of its shrinking) to well under a second. */
-#define MAX_CALLS 1024ULL
 /* Trials to shrink one failing layout; fewer for dedupe, where each
  * makes a filesystem (seconds in an emulated guest). */
 static const unsigned int shrink_trials[WL_KIND_NR] = {
@@ -123,8 +121,8 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	total = off < size ? size - off : 0;
 	if (o->length)
 		total = wl__min(total, o->length);
-	if (total / o->bs >= MAX_CALLS)
-		o->length = o->bs * MAX_CALLS;
+	if (total / o->bs >= WL_LAYOUT_MAX_CALLS)
+		o->length = o->bs * WL_LAYOUT_MAX_CALLS;
 	switch (rng__below(g, 4)) {
 	case 0:
 		o->buf_align = 0;
@@ -363,36 +361,6 @@ void wl_rand__command(const struct wl_opts *o, char *buf, size_t n)
 	    (unsigned long long)o->buf_align, o->readers);
 	if (o->buf_tmpfs)
 		put(buf, n, &len, " --buf-tmpfs");
-}
-
-bool wl_rand__valid(const struct wl_opts *o, __u32 page)
-{
-	const struct wl_way_info *wi = wl_way__info(o->way);
-
-	if (o->kind == WL_DEDUPE) {
-		__u64 b = o->block_size ? o->block_size : page;
-
-		if (!o->range || !o->count || !o->dests ||
-		    o->dests > DD_MAX_DESTS)
-			return false;
-		/* Later ranges would start inside a block (check_range). */
-		return o->count == 1 || !(o->range % b);
-	}
-	if (!o->size || !o->bs || o->bs > WL_PMD * 2 + MiB || !o->iovecs ||
-	    o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs || !o->readers ||
-	    o->readers > SH_MAX_READERS || o->buf_align > WL_PMD)
-		return false;
-	if (o->way >= WL_WAY_NR || (wi->same_file && o->readers > 1) ||
-	    (o->iovecs > 1 && !wi->iovecs))
-		return false;
-	/* Each trial stays short: a bounded number of calls. */
-	{
-		__u64 total = o->offset < o->size ? o->size - o->offset : 0;
-
-		if (o->length)
-			total = wl__min(total, o->length);
-		return total / o->bs <= MAX_CALLS;
-	}
 }
 
 /* ---- the random workload ---- */

@@ -5,9 +5,11 @@
  * readers, --ops' reads, the probe reads of the ways a kernel may lack
  * and --throughput's timed passes all call it.
  *
- *   read.c        the ways' table (what each takes, needs, where its
- *                 bytes go, how its calls are seen), a reader (open, one
- *                 call, close) and the counts the probes must see
+ *   ways.c        the ways' table (what each takes, needs, where its
+ *                 bytes go, how its calls are seen), and what one call is
+ *                 asked and did (ways.h)
+ *   read.c        a reader (open, one call, close) and the counts the
+ *                 probes must see
  *   read_piped.c  the ways through a pipe in the kernel (splice,
  *                 sendfile to a file or a socket, copy_file_range), and
  *                 how their bytes come back into the buffer
@@ -26,100 +28,10 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <linux/types.h>
-#include <liburing.h>
 
-#include "workload/workload_internal.h"
-
-/* Where a way puts what it read, and so how its bytes come back into
- * the caller's buffer to be checked. */
-enum wl_back {
-	WL_BACK_USER, /* the user buffer itself */
-	WL_BACK_PIPE, /* a pipe, drained into the buffer */
-	WL_BACK_FILE, /* an output file, mapped and copied */
-	WL_BACK_SOCK, /* a stream socket, received into the buffer */
-};
-
-/* What a way needs of the kernel beyond a file to read (caps.c tries
- * each). */
-enum wl_need {
-	WL_NEED_NONE,
-	WL_NEED_URING,	/* io_uring, with a registered buffer */
-	WL_NEED_LOOP,	/* a loop device */
-	WL_NEED_SOCKET, /* AF_UNIX stream sockets */
-	WL_NEED_NR,
-};
-
-/* How one call of a way is seen by the probes: at function level
- * (shmem_file_read_iter) and at the syscall level. */
-enum wl_seen {
-	/* One read syscall and one call of the function; a preadv2 that
-	 * the filesystem refuses for its flag (EOPNOTSUPP) never reaches
-	 * the function. */
-	WL_SEEN_SYSCALL,
-	/* One call of the function and no read syscall; 6.1 reads the rest
-	 * of a short read once more. */
-	WL_SEEN_URING,
-	/* Through a pipe in the kernel, no read syscall: a call of the
-	 * function per pipe's worth (at most one a page), one at least for
-	 * a call that moved bytes, perhaps one for one that moved none. */
-	WL_SEEN_PIPED,
-	/* The loop worker's, a thread not of this process: none of this
-	 * run's. */
-	WL_SEEN_NONE,
-};
-
-struct wl_way_info {
-	const char *name;
-	enum wl_need need;
-	enum wl_back back;
-	enum wl_seen seen;
-	bool iovecs; /* takes more than one iovec */
-	bool moves;  /* reads at the file position and moves it */
-	bool rwf;    /* takes preadv2's flags */
-	/* The output file is on another filesystem: a kernel may refuse
-	 * with EXDEV, which is its rule, not a failure. */
-	bool other_fs;
-	/* The output is a range of the file it reads, past its end (cut
-	 * back after each call): the file is opened for writing, and read
-	 * by one reader alone, since it grows while the call runs. */
-	bool same_file;
-	/* Whole 512-byte sectors with O_DIRECT, up to the file's last whole
-	 * one: a loop device over the file. */
-	bool sectors;
-};
-
-const struct wl_way_info *wl_way__info(enum wl_way w);
-
-/* ---- one ring of io_uring (read_uring.c) ---- */
-
-/*
- * A ring's io-wq workers and task work belong to the thread that made it
- * and outlive the ring (its teardown adds task work to that thread after
- * the ring is closed), and that task work marks the thread as signalled:
- * a later splice, sendfile or copy_file_range on it would stop short or
- * restart, and the kernel would read again what it had read. So a ring
- * lives on a thread that makes no such call after it: a reader's own, or
- * one made for a single read (wl_uring__once).
- */
-struct wl_uring {
-	struct io_uring ring;
-	bool ok;
-};
-
-/* A ring, with fixed (if not NULL) registered for read_fixed. -errno;
- * *failed names the step ("ring", "registered buffers"). */
-int wl_uring__open(struct wl_uring *u, const struct iovec *fixed,
-		   const char **failed);
-/* One read by way w (read, readv, read_fixed from the registered
- * buffer) of fd at off, waited for: its result or -errno. */
-int wl_uring__read(struct wl_uring *u, enum wl_way w, int fd,
-		   const struct iovec *iov, __u32 niov, __u64 off);
-void wl_uring__close(struct wl_uring *u);
-/* wl_uring__open, wl_uring__read (none for fd < 0: the ring alone, to
- * see that the kernel has one) and wl_uring__close on a thread of their
- * own. */
-int wl_uring__once(enum wl_way w, int fd, const struct iovec *iov, __u32 niov,
-		   __u64 off, const struct iovec *fixed, const char **failed);
+#include "workload/read_piped.h"
+#include "workload/read_uring.h"
+#include "workload/ways.h"
 
 /* ---- a reader ---- */
 
@@ -144,13 +56,6 @@ struct wl_reader_opts {
 	bool uring_once;
 };
 
-/* Where a piped call puts its bytes (read_piped.c); fds -1 when unused. */
-struct wl_piped {
-	enum wl_way way;
-	__u64 bs;
-	int pipe[2], outfd;
-};
-
 struct wl_reader {
 	struct wl_reader_opts o;
 	int fd; /* the file, or the loop device */
@@ -173,35 +78,6 @@ int wl_reader__open(struct wl_reader *r, const struct wl_reader_opts *o,
 		    const char **failed);
 void wl_reader__close(struct wl_reader *r);
 
-/* One call: len bytes at pos into buf (iovec ways: into iov[0..niov),
- * which buf starts). */
-struct wl_read_req {
-	__u64 pos;
-	__u64 len;
-	unsigned char *buf;
-	const struct iovec *iov;
-	__u32 niov;
-	/* A way that reads at the file position: lseek to pos first. */
-	bool seek;
-};
-
-/* What one call did. */
-struct wl_read_res {
-	/* The call was made (else a step before it failed: back_failed
-	 * says which, with back_err). */
-	bool made;
-	ssize_t ret; /* its return, as read(2) gives one */
-	int err;     /* errno it set when ret < 0; 0: none set */
-	/* Bytes that came back into the buffer from where the way put
-	 * them (ret for a way into the buffer itself), or -1 when that
-	 * failed: back_failed names the step, back_err its errno (0: the
-	 * call set none). */
-	ssize_t back;
-	int back_err;
-	const char *back_failed;
-	const char *back_from; /* "the pipe", "the socket", ... */
-};
-
 void wl_reader__read(struct wl_reader *r, const struct wl_read_req *q,
 		     struct wl_read_res *res);
 
@@ -217,18 +93,6 @@ void wl_read__count(enum wl_way w, int rwf, const struct wl_read_req *q,
  * pipe's worth each, so at most one a page; and for one that moved
  * nothing, perhaps one (copy_file_range at EOF stops before reading). */
 __u64 wl_read__piped_slack(__u64 pos, ssize_t ret, __u64 page);
-
-/* ---- the ways through a pipe (read_piped.c) ---- */
-
-/* Make p's output for way w's calls of up to bs bytes (dir: the tmpfs
- * of an output file). 0 or -errno; wl_piped__close either way. */
-int wl_piped__open(struct wl_piped *p, enum wl_way w, __u64 bs,
-		   const char *dir);
-/* One call of bs bytes from fd at pos (the file's position left alone),
- * then the bytes it moved back into buf: res as wl_reader__read's. */
-void wl_piped__read(struct wl_piped *p, int fd, unsigned char *buf, __u64 bs,
-		    __u64 pos, struct wl_read_res *res);
-void wl_piped__close(struct wl_piped *p);
 
 /* ---- a read's buffer and the verdict on a call (read_check.c) ---- */
 

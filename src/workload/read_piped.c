@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 #include "util/util.h"
-#include "workload/read.h"
+#include "workload/read_piped.h"
 
 void wl_piped__close(struct wl_piped *p)
 {

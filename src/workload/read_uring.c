@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "workload/read.h"
+#include "workload/read_uring.h"
 
 int wl_uring__open(struct wl_uring *u, const struct iovec *fixed,
 		   const char **failed)

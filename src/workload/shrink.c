@@ -15,7 +15,38 @@
 #include <string.h>
 
 #include "util/util.h"
-#include "workload/random.h"
+#include "workload/read.h"
+#include "workload/shrink.h"
+
+bool wl_layout__valid(const struct wl_opts *o, __u32 page)
+{
+	const struct wl_way_info *wi = wl_way__info(o->way);
+
+	if (o->kind == WL_DEDUPE) {
+		__u64 b = o->block_size ? o->block_size : page;
+
+		if (!o->range || !o->count || !o->dests ||
+		    o->dests > DD_MAX_DESTS)
+			return false;
+		/* Later ranges would start inside a block (check_range). */
+		return o->count == 1 || !(o->range % b);
+	}
+	if (!o->size || !o->bs || o->bs > WL_PMD * 2 + MiB || !o->iovecs ||
+	    o->iovecs > FS_MAX_IOVECS || o->iovecs > o->bs || !o->readers ||
+	    o->readers > SH_MAX_READERS || o->buf_align > WL_PMD)
+		return false;
+	if (o->way >= WL_WAY_NR || (wi->same_file && o->readers > 1) ||
+	    (o->iovecs > 1 && !wi->iovecs))
+		return false;
+	/* Each trial stays short: a bounded number of calls. */
+	{
+		__u64 total = o->offset < o->size ? o->size - o->offset : 0;
+
+		if (o->length)
+			total = wl__min(total, o->length);
+		return total / o->bs <= WL_LAYOUT_MAX_CALLS;
+	}
+}
 
 static bool same_layout(const struct wl_opts *a, const struct wl_opts *b)
 {
@@ -211,7 +242,7 @@ unsigned int wl_shrink(struct wl_opts *o, __u32 page, wl_fails_fn fails,
 			struct wl_opts c = *o;
 
 			variants[o->kind].variant(&c, k, page);
-			if (same_layout(&c, o) || !wl_rand__valid(&c, page)) {
+			if (same_layout(&c, o) || !wl_layout__valid(&c, page)) {
 				k++;
 				continue;
 			}

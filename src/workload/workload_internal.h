@@ -20,15 +20,6 @@
 #include <linux/types.h>
 #include "workload/workload.h"
 
-/* The index of name in names[0..n), or -1: the option tables' parser. */
-static inline int wl__lookup(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; name && i < n; i++)
-		if (names[i] && !strcmp(name, names[i]))
-			return i;
-	return -1;
-}
-
 #define KiB 1024ULL
 #define MiB (1024ULL * 1024)
 

@@ -20,6 +20,7 @@
 
 #include "workload/ops.h"
 #include "workload/random.h"
+#include "workload/shrink.h"
 #include "workload/read.h"
 
 #define PAGE 4096

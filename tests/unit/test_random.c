@@ -17,6 +17,7 @@
 #include "util/util.h"
 #include "vm/vm.h"
 #include "workload/random.h"
+#include "workload/shrink.h"
 
 #define PAGE 4096
 #define NDRAW 16
@@ -77,7 +78,7 @@ static void draw_all(enum wl_kind wl, __u64 seed, char cmd[NDRAW][512])
 	base.kind = wl;
 	for (unsigned int i = 0; i < NDRAW; i++) {
 		wl_rand__draw(seed, i, PAGE, &base, &o);
-		assert_true(wl_rand__valid(&o, PAGE));
+		assert_true(wl_layout__valid(&o, PAGE));
 		wl_rand__command(&o, cmd[i], sizeof(cmd[i]));
 	}
 }
