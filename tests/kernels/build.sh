@@ -80,8 +80,20 @@ for p in "$@"; do
 	patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
 done
 
+# Debian's source of the series, installed here when it is missing (make
+# deps installs the 6.1 one only: the other is a tarball of its own that
+# only its test kernels need).
+if [ ! -r "$tarball" ] && [ -z "${LINUX_SOURCE_TARBALL:-}" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		die "no $tarball: as root, apt-get install linux-source-$series"
+	fi
+	echo "build: installing linux-source-$series (apt-get)" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		"linux-source-$series" >"${TMPDIR:-/tmp}/fs-apt-linux-source.log" 2>&1 ||
+		die "apt-get install linux-source-$series failed: $(tail -1 "${TMPDIR:-/tmp}/fs-apt-linux-source.log")"
+fi
 [ -r "$tarball" ] ||
-	die "no $tarball: apt-get install linux-source-$series (or make deps)"
+	die "no $tarball: apt-get install linux-source-$series"
 for t in gcc make bc bison flex pahole xz cpio patch; do
 	command -v "$t" >/dev/null || die "'$t' missing: run make deps"
 done
