@@ -187,7 +187,9 @@ static const struct argp_option options[] = {
 	  "tmpfs huge=always|never|within_size|advise", 2 },
 	{ "fill", OPT_FILL, "HOW", 0,
 	  "file contents: full, sparse (holes), mixed (2M chunks + sparse "
-	  "4K tail) (default full)",
+	  "4K tail), fallocated (fallocated, never written: zeros), "
+	  "fallocated-keep-size (the size set, then fallocated with "
+	  "KEEP_SIZE over it and past it) (default full)",
 	  2 },
 	{ "size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2 },
 	{ "bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2 },
@@ -387,7 +389,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_FILL:
 		if (sh_fill__parse(arg) < 0)
 			cli__usage_error(
-				st, "unknown --fill '%s' (full, sparse, mixed)",
+				st,
+				"unknown --fill '%s' (full, sparse, mixed, "
+				"fallocated, fallocated-keep-size)",
 				arg);
 		w->fill = (enum sh_fill)sh_fill__parse(arg);
 		note(a, OC_SHMEM | OC_LAYOUT, "--fill");

@@ -50,6 +50,7 @@
 #include "workload/shrink.h"
 
 #define NFILES WL_OPS_NFILES
+#define MAX_LEN WL_OPS_MAX_LEN
 #define SHRINK_TRIALS 200
 
 /* Failure kinds of the operations that change files; the reads' are the
@@ -64,10 +65,27 @@ static const char *const need_kv[WL_NEED_NR] = {
 	[WL_NEED_SOCKET] = "ops_socket_skipped",
 };
 
+/* " over hole+written": the states of mask (nothing for none). */
+static void states_text(unsigned int mask, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (int st = 0; st < WL_RANGE_NR && used < n; st++)
+		if (mask & (1u << st))
+			used += (size_t)snprintf(buf + used, n - used, "%s%s",
+						 used ? "+" : " over ",
+						 wl_range_state__name(st));
+}
+
 static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
 		   char *buf, size_t n)
 {
 	char d[240];
+
+	size_t used;
 
 	if (index == UINT32_MAX)
 		snprintf(d, sizeof(d),
@@ -77,7 +95,13 @@ static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
 			 (unsigned long long)op->len);
 	else
 		wl_op__describe(op, index, &s->geo, d, sizeof(d));
-	snprintf(buf, n, "ops seed=%llu %s", (unsigned long long)s->seed, d);
+	used = (size_t)snprintf(buf, n, "ops seed=%llu %s",
+				(unsigned long long)s->seed, d);
+	/* A read: the states of the pages it crossed. */
+	if (op->kind == OPK_READ)
+		states_text(wl_shadow__states(&s->shadows[op->file], op->off,
+					      op->len),
+			    buf + wl__min(used, n), n - wl__min(used, n));
 }
 
 static void check(struct wl_ops *s, bool ok, const char *kind,
@@ -283,6 +307,10 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		s->need[wi->need].skipped++;
 		return;
 	}
+	/* What the read crosses: written bytes, fallocated pages, holes. */
+	for (int st = 0; st < WL_RANGE_NR; st++)
+		if (wl_shadow__states(m, op->off, op->len) & (1u << st))
+			s->reads_in[st]++;
 	/* An output file goes beside the file, on its filesystem. */
 	snprintf(dir, sizeof(dir), "%s", f->path);
 	*strrchr(dir, '/') = '\0';
@@ -494,6 +522,30 @@ static void dest_check(struct wl_ops *s, __u32 file, __u64 off, __u64 n,
 	munmap(p, skip + n);
 }
 
+/*
+ * Before a fallocate of tmpfs: len bytes of stale memory written into an
+ * unnamed file of the file's mount and freed, so that a kernel that
+ * hands the fallocate pages it does not zero hands out these, which a
+ * read then finds (kind stale). Best effort: a mount too full for it
+ * just allocates from elsewhere.
+ */
+static void stale_free(struct wl_ops *s, const struct ops_file *f, __u64 len)
+{
+	int fd;
+
+	if (s->geo.kind == WL_DEDUPE)
+		return;
+	fd = open(f->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	wl_stale__fill(s->wbuf, MAX_LEN);
+	for (__u64 off = 0; off < len; off += MAX_LEN)
+		if (wl__pwrite_full(fd, s->wbuf, wl__min(MAX_LEN, len - off),
+				    off))
+			break;
+	close(fd);
+}
+
 /* Runs one operation and checks the kernel's answers. */
 static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
@@ -554,9 +606,11 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		ret = ftruncate(f->fd, (off_t)op->off);
 		break;
 	case OPK_FALLOC:
+		stale_free(s, f, op->len);
 		ret = fallocate(f->fd, 0, (off_t)op->off, (off_t)op->len);
 		break;
 	case OPK_FALLOC_KEEP:
+		stale_free(s, f, op->len);
 		ret = fallocate(f->fd, FALLOC_FL_KEEP_SIZE, (off_t)op->off,
 				(off_t)op->len);
 		break;
@@ -659,6 +713,13 @@ static int ops__run(void *state, struct fs_report *r)
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);
+	for (int st = 0; st < WL_RANGE_NR; st++) {
+		char key[40];
+
+		snprintf(key, sizeof(key), "ops_reads_%s",
+			 wl_range_state__name(st));
+		model__kv_u64(r, key, s->reads_in[st]);
+	}
 	for (size_t n = 0; n < WL_NEED_NR; n++)
 		if (s->need[n].skipped)
 			model__kv_u64(r, need_kv[n], s->need[n].skipped);

@@ -84,12 +84,36 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
  * bytes, nor any write a stale byte's. Under WL_POISON_BASE. */
 __u64 wl_op__write_tag(__u64 seed, __u32 index);
 
+/*
+ * What a page of a file holds by what was last done to it: never
+ * allocated or punched out (a hole), fallocated and never written since,
+ * or written (by write, an mmap store, a copy or a clone). Kept a 4 KiB
+ * page at a time, to name what a read crossed.
+ */
+enum wl_range_state {
+	WL_RANGE_HOLE,
+	WL_RANGE_FALLOC,
+	WL_RANGE_WRITTEN,
+	WL_RANGE_NR,
+};
+
+#define WL_OPS_STATE_PAGE 4096ULL
+#define WL_OPS_STATE_PAGES (WL_OPS_MAX_SIZE / WL_OPS_STATE_PAGE + 1)
+
+/* "hole", "fallocated", "written" */
+const char *wl_range_state__name(enum wl_range_state s);
+
 /* A file as the operations must have left it: bytes b[0..size), zero
- * past size. */
+ * past size, and each page's state (NULL: not kept). */
 struct wl_shadow {
 	unsigned char *b;
 	__u64 size;
+	unsigned char *state; /* WL_OPS_STATE_PAGES of enum wl_range_state */
 };
+
+/* The states the pages of [off, off + len) inside m's size are in, as a
+ * mask of 1 << state (0: none, or not kept). */
+unsigned int wl_shadow__states(const struct wl_shadow *m, __u64 off, __u64 len);
 
 /* What op (index of seed) did to the files' shadows, the kernel having
  * answered ret (< 0: refused, nothing changed; copy_file_range: the

@@ -57,7 +57,10 @@ struct wl_ops {
 	struct fs_report *r; /* where the checks go now */
 	struct wl_totals tot;
 	__u64 reads; /* poison seeds */
-	__u64 done;  /* operations run */
+	/* Reads that crossed pages in each state (a read may count in
+	 * several). */
+	__u64 reads_in[WL_RANGE_NR];
+	__u64 done; /* operations run */
 	/* The operation in flight, for the watchdog's report. */
 	const struct wl_op *cur;
 	__u32 cur_index;

@@ -45,6 +45,7 @@ int ops__files_reset(struct wl_ops *s)
 		}
 		f->made = true;
 		memset(s->shadows[i].b, 0, MAX_SIZE);
+		memset(s->shadows[i].state, WL_RANGE_HOLE, WL_OPS_STATE_PAGES);
 		s->shadows[i].size = 0;
 	}
 	return 0;
@@ -131,7 +132,8 @@ int ops__prepare(void **out, const struct wl_opts *o)
 				   DD_MAX_DESTS * sizeof(s->req->info[0]));
 	for (int i = 0; i < NFILES; i++) {
 		s->shadows[i].b = calloc(1, MAX_SIZE);
-		if (!s->shadows[i].b)
+		s->shadows[i].state = calloc(1, WL_OPS_STATE_PAGES);
+		if (!s->shadows[i].b || !s->shadows[i].state)
 			err = -ENOMEM;
 	}
 	if (err || !s->idx || !s->rmem || !s->wbuf || !s->req) {
@@ -191,6 +193,7 @@ void ops__destroy(void *state)
 		if (s->geo.kind != WL_DEDUPE && !f->mounted && f->dir[0])
 			wl__remove(s->wl, f->dir, true);
 		free(s->shadows[i].b);
+		free(s->shadows[i].state);
 	}
 	for (int k = 0; k < 2; k++)
 		busy |= wl__loopfs_remove(s->wl, &s->lfs[k]) != 0;

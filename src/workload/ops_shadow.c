@@ -3,13 +3,110 @@
  * The shadows of --ops' files (ops.h): what each operation must have
  * done to the bytes and the size of the files, and the answers of
  * FICLONERANGE and copy_file_range from the shadows alone. The ground
- * truth every read and every st_size of a sequence is checked against.
+ * truth every read and every st_size of a sequence is checked against;
+ * and the state of each page (a hole, fallocated, written), which names
+ * what a read crossed.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "workload/ops.h"
 #include "workload/pattern.h"
+
+static const char *const state_names[WL_RANGE_NR] = {
+	[WL_RANGE_HOLE] = "hole",
+	[WL_RANGE_FALLOC] = "fallocated",
+	[WL_RANGE_WRITTEN] = "written",
+};
+
+const char *wl_range_state__name(enum wl_range_state s)
+{
+	return s < WL_RANGE_NR ? state_names[s] : "?";
+}
+
+unsigned int wl_shadow__states(const struct wl_shadow *m, __u64 off, __u64 len)
+{
+	__u64 end = wl__min(off + len, m->size);
+	unsigned int mask = 0;
+
+	if (!m->state)
+		return 0;
+	for (__u64 p = off / WL_OPS_STATE_PAGE;
+	     off < end && p * WL_OPS_STATE_PAGE < end; p++)
+		mask |= 1u << m->state[p];
+	return mask;
+}
+
+/*
+ * The pages of [off, end): those it touches at all (whole false) or only
+ * those it covers whole, from state from (WL_RANGE_NR: any) to state to.
+ */
+static void set_states(struct wl_shadow *m, __u64 off, __u64 end, bool whole,
+		       enum wl_range_state from, enum wl_range_state to)
+{
+	__u64 first, last;
+
+	if (!m->state || off >= end)
+		return;
+	end = wl__min(end, WL_OPS_STATE_PAGES * WL_OPS_STATE_PAGE);
+	first = whole ? (off + WL_OPS_STATE_PAGE - 1) / WL_OPS_STATE_PAGE
+		      : off / WL_OPS_STATE_PAGE;
+	last = whole ? end / WL_OPS_STATE_PAGE
+		     : (end + WL_OPS_STATE_PAGE - 1) / WL_OPS_STATE_PAGE;
+	for (__u64 p = first; p < last; p++)
+		if (from == WL_RANGE_NR || m->state[p] == from)
+			m->state[p] = (unsigned char)to;
+}
+
+/* What op did to the pages' states (see enum wl_range_state). */
+static void apply_states(struct wl_shadow *files, const struct wl_op *op,
+			 long long ret)
+{
+	struct wl_shadow *m = &files[op->file];
+	__u64 end = op->off + op->len, o, l;
+
+	switch (op->kind) {
+	case OPK_PWRITE:
+	case OPK_WRITE:
+		set_states(m, op->off, end, false, WL_RANGE_NR,
+			   WL_RANGE_WRITTEN);
+		break;
+	case OPK_MMAP:
+		if (wl_shadow__mmap_range(m, op, &o, &l))
+			set_states(m, o, o + l, false, WL_RANGE_NR,
+				   WL_RANGE_WRITTEN);
+		break;
+	case OPK_TRUNCATE:
+		set_states(m, op->off, WL_OPS_STATE_PAGES * WL_OPS_STATE_PAGE,
+			   true, WL_RANGE_NR, WL_RANGE_HOLE);
+		break;
+	case OPK_FALLOC:
+	case OPK_FALLOC_KEEP:
+		set_states(m, op->off, end, false, WL_RANGE_HOLE,
+			   WL_RANGE_FALLOC);
+		break;
+	case OPK_PUNCH:
+		set_states(m, op->off, end, true, WL_RANGE_NR, WL_RANGE_HOLE);
+		break;
+	case OPK_ZERO:
+		/* Unwritten extents for whole pages, zeros written in the
+		 * others. */
+		set_states(m, op->off, end, false, WL_RANGE_NR,
+			   WL_RANGE_WRITTEN);
+		set_states(m, op->off, end, true, WL_RANGE_NR, WL_RANGE_FALLOC);
+		break;
+	case OPK_CLONE:
+	case OPK_COPY:
+		set_states(&files[op->dest[0].file], op->dest[0].off,
+			   op->dest[0].off + (op->kind == OPK_CLONE
+						      ? op->len
+						      : (__u64)ret),
+			   false, WL_RANGE_NR, WL_RANGE_WRITTEN);
+		break;
+	default:
+		break;
+	}
+}
 
 bool wl_shadow__mmap_range(const struct wl_shadow *m, const struct wl_op *op,
 			   __u64 *off, __u64 *len)
@@ -40,6 +137,8 @@ void wl_shadow__apply(struct wl_shadow *files, const struct wl_op *op,
 
 	if (ret < 0)
 		return; /* refused: nothing changed (checked elsewhere) */
+	/* Before the bytes: an mmap store's range is of the size before. */
+	apply_states(files, op, ret);
 	switch (op->kind) {
 	case OPK_PWRITE:
 	case OPK_WRITE:

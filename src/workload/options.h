@@ -99,6 +99,12 @@ enum sh_fill {
 	SH_FILL_FULL,	/* pattern from 0 to size */
 	SH_FILL_SPARSE, /* small pieces in every other 2 MiB, holes between */
 	SH_FILL_MIXED,	/* whole 2 MiB chunks, then a sparse 4 KiB tail */
+	/* fallocated over all of its size, which fallocate(2) sets, and
+	 * never written: zeros */
+	SH_FILL_FALLOC,
+	/* its size set first, then fallocated with KEEP_SIZE over all of
+	 * it and past its end, never written: zeros, and folios past EOF */
+	SH_FILL_FALLOC_KEEP,
 	SH_FILL_NR,
 };
 

@@ -78,3 +78,22 @@ size_t wl_bytes__first_diff(const void *a, const void *b, size_t len)
 		i++;
 	return i;
 }
+
+void wl_stale__fill(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = wl_stale__byte(i);
+}
+
+bool wl_stale__at(const void *buf, __u64 off, size_t len)
+{
+	const unsigned char *p = buf;
+	size_t n = len < 4 ? len : 4;
+
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != wl_stale__byte(off + i))
+			return false;
+	return n > 0;
+}

@@ -62,6 +62,23 @@ void wl_poison__fill(void *buf, __u64 seed, size_t len);
 /* The first byte of buf[0..len) that is not the poison of seed, or len. */
 size_t wl_poison__diff(const void *buf, __u64 seed, size_t len);
 
+/*
+ * Stale memory: what a run writes into memory it then frees right before
+ * it fallocates, so that a kernel that hands out a page it did not zero
+ * hands out this. Every 8-byte word is "STALE!!!": no file's pattern and
+ * no poison holds it, and a page keeps its word alignment wherever it is
+ * mapped.
+ */
+static inline unsigned char wl_stale__byte(__u64 off)
+{
+	return (unsigned char)"STALE!!!"[off & 7];
+}
+
+void wl_stale__fill(void *buf, size_t len);
+/* Do the bytes of buf[0..len) (at file offset off) from its first on,
+ * four of them where there are, hold stale memory? */
+bool wl_stale__at(const void *buf, __u64 off, size_t len);
+
 /* First index where a and b differ, or len. */
 size_t wl_bytes__first_diff(const void *a, const void *b, size_t len);
 

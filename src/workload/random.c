@@ -54,7 +54,8 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	__u64 size, bs, off, total;
 
 	o->huge = (enum wl_huge)rng__below(g, WL_HUGE_NR);
-	o->fill = (enum sh_fill)rng__below(g, SH_FILL_NR);
+	/* The written states here; the fallocated ones are drawn last. */
+	o->fill = (enum sh_fill)rng__below(g, SH_FILL_MIXED + 1);
 	switch (rng__below(g, 4)) {
 	case 0: /* a few pages, ending mid-page */
 		size = rng__range(g, 1, 3 * P + 100);
@@ -187,6 +188,11 @@ static void draw_shmem(struct rng *g, __u32 page, struct wl_opts *o)
 	default:
 		break;
 	}
+	/* A fallocated file now and then, drawn last so that a seed's
+	 * other draws stay what they were. */
+	if (rng__pct(g, 15))
+		o->fill =
+			rng__pct(g, 50) ? SH_FILL_FALLOC : SH_FILL_FALLOC_KEEP;
 }
 
 static void draw_dedupe(struct rng *g, __u32 page, const struct wl_opts *base,

@@ -149,8 +149,11 @@ struct wl_read_truth {
 /* Failure kinds of a read besides a wrong answer (FS_CASE_ANSWER). */
 #define WL_KIND_DATA "data"	      /* [0, ret) is not the file's */
 #define WL_KIND_UNWRITTEN "unwritten" /* ... and still holds the poison */
-#define WL_KIND_PAST "past ret"	      /* [ret, iov_len) changed */
-#define WL_KIND_GUARD "guard"	      /* outside the iovecs */
+/* ... and holds stale memory: bytes never written to this file (a page
+ * handed out without being zeroed) */
+#define WL_KIND_STALE "stale"
+#define WL_KIND_PAST "past ret" /* [ret, iov_len) changed */
+#define WL_KIND_GUARD "guard"	/* outside the iovecs */
 /* The bytes a way moved did not come back whole from its pipe, socket
  * or output file, or a step around the call failed. */
 #define WL_KIND_READ_BACK "read-back"

@@ -123,7 +123,6 @@ static bool data_ok(const struct wl_rbuf *b, __u64 pos, ssize_t ret,
 		const unsigned char *p = b->iov[j].iov_base;
 		size_t len = b->iov[j].iov_len, x;
 		unsigned char wb;
-		bool stale;
 
 		if (len > ret - done)
 			len = ret - done;
@@ -134,21 +133,29 @@ static bool data_ok(const struct wl_rbuf *b, __u64 pos, ssize_t ret,
 			 * be the file's byte by chance). */
 			size_t k = len - x < 4 ? len - x : 4;
 
-			stale = wl_poison__diff(p + x, b->seed + done + x, k) ==
-				k;
+			const char *kind = WL_KIND_DATA, *why = "";
+
+			if (wl_poison__diff(p + x, b->seed + done + x, k) ==
+			    k) {
+				kind = WL_KIND_UNWRITTEN;
+				why = " (not written)";
+			} else if (wl_stale__at(p + x, pos + done + x,
+						len - x)) {
+				kind = WL_KIND_STALE;
+				why = " (stale memory)";
+			}
 			wb = t->byte(t->ctx, pos + done + x);
-			if (t->inject && !j)
+			if (t->inject && !j) {
 				wb ^= 0xff;
+				kind = WL_KIND_DATA;
+			}
 			snprintf(v->got, sizeof(v->got),
 				 "ret=%lld, file offset %llu: want 0x%02x, "
 				 "got 0x%02x%s",
 				 (long long)ret,
 				 (unsigned long long)(pos + done + x), wb, p[x],
-				 stale ? " (not written)" : "");
-			return fail(v,
-				    stale && !t->inject ? WL_KIND_UNWRITTEN
-							: WL_KIND_DATA,
-				    t);
+				 why);
+			return fail(v, kind, t);
 		}
 		done += len;
 	}

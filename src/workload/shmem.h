@@ -19,7 +19,7 @@
 
 #define SH_WL "shmem-read"
 /* Files of the matrix on each mount. */
-#define SH_MATRIX_FILES 3
+#define SH_MATRIX_FILES 5
 
 struct sh_mount {
 	enum wl_huge huge;

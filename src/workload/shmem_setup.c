@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <linux/falloc.h>
 
 #include "util/util.h"
 #include "workload/caps.h"
@@ -156,12 +157,21 @@ static __u64 roundup_pmd(__u64 v)
 static int mount_tmpfs(struct shmem *s, int i, enum wl_huge huge)
 {
 	struct sh_mount *m = &s->m[i];
-	__u64 limit = WL_PMD, out = 0;
+	__u64 limit = WL_PMD, out = 0, stale = 0;
 	int err;
 
-	for (int j = 0; j < s->ninst; j++)
-		if (s->inst[j].mount == i)
-			limit += roundup_pmd(s->inst[j].f.size);
+	/* Its files, and the stale memory written and freed before the
+	 * largest fallocate. */
+	for (int j = 0; j < s->ninst; j++) {
+		const struct sh_file *f = &s->inst[j].f;
+		__u64 alloc = roundup_pmd(sh_file__allocated(f));
+
+		if (s->inst[j].mount != i)
+			continue;
+		limit += wl__max(roundup_pmd(f->size), alloc);
+		stale = wl__max(stale, alloc);
+	}
+	limit += stale;
 	for (int p = 0; p < s->nplans; p++) {
 		const struct wl_way_info *wi = wl_way__info(s->plans[p].way);
 		__u64 need = s->plans[p].readers * roundup_pmd(s->plans[p].bs);
@@ -221,6 +231,48 @@ static bool has_early(const struct sh_file *f)
 	return false;
 }
 
+/*
+ * len bytes of stale memory written into an unnamed file of the mount
+ * and freed: the pages a fallocate right after is handed are those, so a
+ * kernel that does not zero what it allocates returns them.
+ */
+static int stale_free(const struct sh_mount *m, __u64 len, unsigned char *buf)
+{
+	int fd = open(m->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	wl_stale__fill(buf, WL_PMD);
+	for (__u64 off = 0; !err && off < len; off += WL_PMD)
+		err = wl__pwrite_full(fd, buf, wl__min(WL_PMD, len - off), off);
+	close(fd);
+	return err;
+}
+
+/* A fallocated fill: stale memory freed, then the fallocate (with
+ * KEEP_SIZE past the size already set, or setting it). */
+static int fallocate_file(const struct sh_mount *m, struct sh_inst *in, int fd,
+			  unsigned char *buf)
+{
+	__u64 alloc = sh_file__allocated(&in->f);
+	bool keep = in->f.fill == SH_FILL_FALLOC_KEEP;
+	int err;
+
+	if (!alloc)
+		return 0;
+	err = stale_free(m, roundup_pmd(alloc), buf);
+	if (err) {
+		wl__err(WL, err, "stale memory in '%s'", m->dir);
+		return err;
+	}
+	if (fallocate(fd, keep ? FALLOC_FL_KEEP_SIZE : 0, 0, (off_t)alloc)) {
+		err = -errno;
+		wl__err(WL, err, "fallocate%s '%s'", keep ? " KEEP_SIZE" : "",
+			in->path);
+	}
+	return err;
+}
+
 /* Mount i and make its files; see the file comment for the order. */
 static int make_mount(struct shmem *s, int i, unsigned char *buf)
 {
@@ -258,8 +310,10 @@ static int make_mount(struct shmem *s, int i, unsigned char *buf)
 		}
 		in->made = true;
 		/* Size first: huge=within_size decides by i_size, and the
-		 * holes at the end need it anyway. */
-		if (ftruncate(fds[n], in->f.size)) {
+		 * holes at the end need it anyway; but a plain fallocate
+		 * sets it itself. */
+		if (in->f.fill != SH_FILL_FALLOC &&
+		    ftruncate(fds[n], in->f.size)) {
 			err = -errno;
 			wl__err(WL, err, "truncate '%s'", in->path);
 			n++;
@@ -281,7 +335,10 @@ static int make_mount(struct shmem *s, int i, unsigned char *buf)
 	for (int j = 0, k = 0; j < s->ninst; j++) {
 		if (s->inst[j].mount != i)
 			continue;
-		err = write_pieces(&s->inst[j], fds[k++], false, buf);
+		err = write_pieces(&s->inst[j], fds[k], false, buf);
+		if (!err)
+			err = fallocate_file(m, &s->inst[j], fds[k], buf);
+		k++;
 		if (err)
 			goto cleanup;
 	}
@@ -331,9 +388,14 @@ static __u32 size_buffers(struct shmem *s)
 static __u64 mem_need(struct shmem *s)
 {
 	bool forced = wl_caps__thp_forced();
-	__u64 need, readers = size_buffers(s);
+	__u64 need, stale = 0, readers = size_buffers(s);
 
 	need = readers * s->bufsize;
+	/* The stale memory written and freed before a fallocate: at most
+	 * the largest fallocated file again. */
+	for (int i = 0; i < s->ninst; i++)
+		stale = wl__max(stale, sh_file__allocated(&s->inst[i].f));
+	need += stale;
 	for (int i = 0; i < s->ninst; i++) {
 		enum wl_huge huge = s->m[s->inst[i].mount].huge;
 
@@ -437,6 +499,8 @@ static int plan_build(struct shmem *s, const struct wl_opts *o)
 			{ SH_FILL_FULL, (4ULL << 20) + 4097 },
 			{ SH_FILL_SPARSE, (4ULL << 20) + 20000 },
 			{ SH_FILL_MIXED, (2ULL << 20) + 300003 },
+			{ SH_FILL_FALLOC, (4ULL << 20) + 8193 },
+			{ SH_FILL_FALLOC_KEEP, (2ULL << 20) + 40961 },
 		};
 
 		s->matrix = true;

@@ -16,6 +16,8 @@ static const char *const fill_names[SH_FILL_NR] = {
 	[SH_FILL_FULL] = "full",
 	[SH_FILL_SPARSE] = "sparse",
 	[SH_FILL_MIXED] = "mixed",
+	[SH_FILL_FALLOC] = "fallocated",
+	[SH_FILL_FALLOC_KEEP] = "fallocated-keep-size",
 };
 
 const char *sh_fill__name(enum sh_fill f)
@@ -138,11 +140,27 @@ unsigned char sh_file__byte(const struct sh_file *f, __u64 off)
 	return b;
 }
 
+__u64 sh_file__allocated(const struct sh_file *f)
+{
+	switch (f->fill) {
+	case SH_FILL_FALLOC:
+		return f->size;
+	case SH_FILL_FALLOC_KEEP:
+		return f->size + SH_KEEP_PAST;
+	default:
+		return 0;
+	}
+}
+
 __u64 sh_file__mem(const struct sh_file *f, bool huge)
 {
+	__u64 unit = huge ? WL_PMD : 4096, alloc = sh_file__allocated(f);
 	struct sh_piece p;
 	__u64 sum = 0;
 
+	/* Fallocated: all of it, in the mount's folios. */
+	if (alloc)
+		return (alloc + unit - 1) / unit * unit;
 	/* One piece per 4 MiB, each inside one 2 MiB region and over 4
 	 * pages: a bound without walking a huge sparse file. */
 	if (f->fill == SH_FILL_SPARSE)
@@ -150,9 +168,9 @@ __u64 sh_file__mem(const struct sh_file *f, bool huge)
 		       (huge ? WL_PMD : 4 * 4096);
 	for (__u64 i = 0; sh_file__piece(f, i, &p); i++) {
 		/* Early pieces are written while the mount is huge=never. */
-		__u64 unit = huge && !p.early ? WL_PMD : 4096;
-		__u64 a = p.start / unit * unit;
-		__u64 b = (p.end + unit - 1) / unit * unit;
+		__u64 u = p.early ? 4096 : unit;
+		__u64 a = p.start / u * u;
+		__u64 b = (p.end + u - 1) / u * u;
 
 		sum += b - a;
 	}

@@ -38,8 +38,13 @@ size_t sh_file__diff(const struct sh_file *f, __u64 off, const void *buf,
 		     size_t len);
 /* f's byte at off. */
 unsigned char sh_file__byte(const struct sh_file *f, __u64 off);
+/* How far from 0 a fallocated fill allocates (0: none is): its size, or
+ * SH_KEEP_PAST more with KEEP_SIZE, so that folios lie past EOF too. */
+#define SH_KEEP_PAST (64 * KiB + 5)
+__u64 sh_file__allocated(const struct sh_file *f);
 /*
- * RAM the written pieces of f take on tmpfs, at most: whole 2 MiB folios
+ * RAM the written pieces of f take on tmpfs, at most (all it allocates,
+ * for a fallocated fill): whole 2 MiB folios
  * for the pieces written in a huge= mode (huge), pages for the rest.
  * Holes take nothing.
  */

@@ -50,6 +50,37 @@ else
 		"$(jq -r '.validation.cases[0].got' "$sf/hole.json")" \
 		'^ret=65536, file offset 2097152: want 0x00, got 0x[0-9a-f]{2} \(not written\)$'
 
+	# A range fallocated and never written reads as zeros; a kernel that
+	# hands out a page it did not zero hands out the stale memory the run
+	# wrote and freed before the fallocate: a failure of kind stale, with
+	# and without KEEP_SIZE, by read and by pread.
+	for f in fallocated fallocated-keep-size; do
+		fal=(--fill "$f" --huge always --size 3M --bs 64K --syscall pread)
+		sf_run "$f-base" "" "${fal[@]}"
+		expect_eq "shmem fake: $f without a bug: exit 0, 0 failures of 49 checks" \
+			"$sf_rc $(jq -r '"\(.validation.failures) \(.validation.checks)"' "$sf/$f-base.json" 2>&1)" "0 0 49"
+		for c in pread read; do
+			sf_expect "$f-stale-$c" stale stale "${fal[@]:0:6}" --syscall "$c"
+		done
+		expect_eq "shmem fake $f-stale-read: the stale bytes named" \
+			"$(jq -r '.validation.cases[0].got' "$sf/$f-stale-read.json")" \
+			"ret=65536, file offset 0: want 0x00, got 0x53 (stale memory)"
+	done
+
+	# --ops names the states a read crossed, and finds stale memory in
+	# its files' zero ranges.
+	sf_run ops-states "" --ops 300 --seed 1
+	expect_eq "shmem fake: --ops without a bug: exit 0, reads over each state counted" \
+		"$sf_rc $(jq -r '"\(.validation.failures) \(.workload.ops_reads_hole > 0) \(.workload.ops_reads_fallocated > 0) \(.workload.ops_reads_written > 0)"' "$sf/ops-states.json" 2>&1)" \
+		"0 0 true true true"
+	sf_run ops-stale stale --ops 300 --seed 1
+	expect_eq "shmem fake ops-stale: exit 1, failures of kind stale only" \
+		"$sf_rc $(jq -r '[.validation.cases[].kind] | unique | join(",")' "$sf/ops-stale.json" 2>&1)" \
+		"1 stale"
+	expect_match "shmem fake ops-stale: a read names the states it crossed" \
+		"$(jq -r '.validation.cases[0].layout' "$sf/ops-stale.json" 2>&1)" \
+		'^ops seed=1 #[0-9]+ read file [0-3] .* over (hole|fallocated|written)(\+(fallocated|written))*$'
+
 	# Reads through a pipe: each call's bytes come back through the
 	# pipe, the socket or the output file, checked as a read's are;
 	# under the shifted copy every one fails with kind data.

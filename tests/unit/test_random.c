@@ -183,7 +183,7 @@ static void test_draw_coverage(void **state)
 {
 	struct wl_opts base, o;
 	int huge_never = 0, sparse = 0, readv_many = 0, readers = 0;
-	int eof_past = 0, odd_buf = 0, small_bs = 0;
+	int eof_past = 0, odd_buf = 0, small_bs = 0, falloc = 0, keep = 0;
 	int xfs1k = 0, btrfs = 0, same = 0, dests = 0, count = 0, tail = 0;
 	int unaligned = 0, cold = 0, differ = 0;
 
@@ -194,6 +194,8 @@ static void test_draw_coverage(void **state)
 		wl_rand__draw(9, i, PAGE, &base, &o);
 		huge_never += o.huge == WL_HUGE_NEVER;
 		sparse += o.fill == SH_FILL_SPARSE;
+		falloc += o.fill == SH_FILL_FALLOC;
+		keep += o.fill == SH_FILL_FALLOC_KEEP;
 		readv_many += o.iovecs > 16;
 		readers += o.readers > 1;
 		eof_past += o.offset >= o.size;
@@ -213,7 +215,7 @@ static void test_draw_coverage(void **state)
 		differ += o.differ != DD_DIFF_NONE;
 	}
 	assert_true(huge_never && sparse && readv_many && readers && eof_past &&
-		    odd_buf && small_bs);
+		    odd_buf && small_bs && falloc && keep);
 	assert_true(xfs1k && btrfs && same && dests && count && tail &&
 		    unaligned && cold && differ);
 	/* --fs restricts the draw. */

@@ -692,6 +692,28 @@ static void test_sh_mem(void **state)
 	assert_int_equal(sh_file__mem(&big, false), (262144ULL + 1) * 16 * KiB);
 	assert_int_equal(sh_file__mem(&big, true), (262144ULL + 1) * 2 * MiB);
 	/* Half of what is available, at most; unknown (0) fits nothing. */
+	/* Fallocated: all of it, past the size with KEEP_SIZE, and no
+	 * written piece: zeros. */
+	{
+		struct sh_file fa = { SH_FILL_FALLOC, 4 * MiB + 8193 };
+		struct sh_file fk = { SH_FILL_FALLOC_KEEP, 2 * MiB + 40961 };
+		unsigned char b[64];
+		struct sh_piece pc;
+
+		assert_int_equal(sh_file__allocated(&fa), 4 * MiB + 8193);
+		assert_int_equal(sh_file__allocated(&fk),
+				 2 * MiB + 40961 + SH_KEEP_PAST);
+		assert_int_equal(sh_file__allocated(&sparse), 0);
+		assert_int_equal(sh_file__mem(&fa, true), 6 * MiB);
+		assert_int_equal(sh_file__mem(&fa, false), 4 * MiB + 3 * 4096);
+		assert_int_equal(sh_file__mem(&fk, false),
+				 (2 * MiB + 40961 + SH_KEEP_PAST + 4095) /
+					 4096 * 4096);
+		assert_false(sh_file__piece(&fa, 0, &pc));
+		memset(b, 0xff, sizeof(b));
+		sh_file__fill(&fk, 2 * MiB, b, sizeof(b));
+		assert_int_equal(wl_zero__diff(b, sizeof(b)), sizeof(b));
+	}
 	assert_true(wl__mem_fits(512 * MiB, 1024 * MiB));
 	assert_false(wl__mem_fits(512 * MiB + 1, 1024 * MiB));
 	assert_false(wl__mem_fits(1, 0));

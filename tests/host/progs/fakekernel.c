@@ -18,6 +18,10 @@
  *
  *   hole   bytes that read as zero are not copied: the buffer keeps what
  *          it held there (a kernel that skips zero-filling holes)
+ *   stale  words of the file that read as zero come back as stale
+ *          memory, the workloads' "STALE!!!" (a kernel that hands out a
+ *          page it did not zero, fallocated and never written); on
+ *          --ops' files too
  *   past   a short read also writes a zero byte at buf[ret]
  *   pos    after an odd-length read the file position goes back one byte
  *          (read(2) only: pread has no file position)
@@ -284,17 +288,25 @@ static const char *bug(int fd)
 {
 	const char *b = getenv("FS_FAKE_READ");
 
+	/* stale on --ops' files too: their fallocated ranges. */
+	if (b && !strcmp(b, "stale") && fd_path_has(fd, "/folioscope-ops-"))
+		return b;
 	return b && fd_path_has(fd, "/folioscope-shmem-") ? b : NULL;
 }
 
-/* The bug, on a call that read ret bytes of count into buf (the real
- * bytes in tmp for "hole"). */
+/* The bug, on a call that read ret bytes of count at file offset off
+ * into buf (the real bytes in tmp for "hole"). */
 static void apply(const char *b, int fd, char *buf, const char *tmp,
-		  size_t count, ssize_t ret, int pos)
+		  size_t count, ssize_t ret, int pos, off_t off)
 {
 	if (ret < 0)
 		return;
-	if (!strcmp(b, "hole")) {
+	if (!strcmp(b, "stale")) {
+		/* Whole zero words of the file: what no write leaves. */
+		for (ssize_t i = (8 - (off & 7)) & 7; i + 8 <= ret; i += 8)
+			if (!memcmp(buf + i, "\0\0\0\0\0\0\0\0", 8))
+				memcpy(buf + i, "STALE!!!", 8);
+	} else if (!strcmp(b, "hole")) {
 		for (ssize_t i = 0; i < ret; i++)
 			if (tmp[i])
 				buf[i] = tmp[i];
@@ -348,9 +360,11 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 	}
 	if (b && !strcmp(b, "short") && count > 1)
 		count /= 2;
+	if (pos && b && !strcmp(b, "stale"))
+		off = lseek(fd, 0, SEEK_CUR);
 	ret = pos ? real_read(fd, tmp, count) : real_pread(fd, tmp, count, off);
 	if (b)
-		apply(b, fd, buf, tmp, count, ret, pos);
+		apply(b, fd, buf, tmp, count, ret, pos, off);
 	if (tmp != buf)
 		free(tmp);
 	return ret;
