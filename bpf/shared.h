@@ -65,6 +65,10 @@ enum fs_shmem_hist {
 	FS_SH_FOLIO_SIZE,
 	FS_SH_COPY_BYTES,
 	FS_SH_LATENCY,
+	/* Page-cache lookups per read: a folio looked up alone (the
+	 * sub-probe's function), or a batch of them
+	 * (filemap_get_folios_contig). */
+	FS_SH_LOOKUPS,
 	FS_SH_NHIST,
 };
 
@@ -81,6 +85,9 @@ enum fs_shmem_counter {
 	FS_SH_COMPAT,
 	FS_SH_EVENTS,  /* events the ring buffer took */
 	FS_SH_EV_LOST, /* selected events it had no room for */
+	/* Batch lookups of traced reads, and the folios they returned. */
+	FS_SH_BATCHES,
+	FS_SH_BATCH_FOLIOS,
 	FS_SH_NCOUNTERS,
 };
 
@@ -95,6 +102,9 @@ enum fs_shmem_counter {
  * that reads their results back at the syscall level.
  */
 #define DD_MAX_DESTS 16
+/* Folios a folio_batch holds at most (PAGEVEC_SIZE): the bound of the
+ * BPF loop over a batch lookup's folios. */
+#define FS_BATCH_MAX 31
 /* x86-64 syscall numbers the syscall level watches. */
 #define FS_NR_READ 0
 #define FS_NR_IOCTL 16

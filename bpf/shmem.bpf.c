@@ -2,11 +2,12 @@
 /*
  * tmpfs read (shmem_file_read_iter, and shmem_file_splice_read where the
  * kernel has it) probes, plus the folio lookups made inside them
- * (shmem_get_folio and kin). The read loop looks up one folio
- * (a page before 6.13) per iteration and then copies to user space, so
- * the iterator's count dropping between lookups is the size of each copy.
- * That works on every version, where hooking the copy itself does not
- * (copy_page_to_iter takes neither fentry nor kprobe on Debian's 6.1).
+ * (shmem_get_folio and kin, and the page cache's batch lookup,
+ * filemap_get_folios_contig, where a read takes its folios in batches). The
+ * read loop looks up one folio (a page before 6.13) per iteration and then
+ * copies to user space, so the iterator's count dropping between lookups is the
+ * size of each copy. That works on every version, where hooking the copy itself
+ * does not (copy_page_to_iter takes neither fentry nor kprobe on Debian's 6.1).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -34,12 +35,15 @@ struct sh_call {
 	struct inflight_head h; /* first: h.ts non-zero while in flight */
 	__u64 pos;
 	__u64 req;
-	__u64 buf;	  /* user buffer address, if has_buf */
-	__u64 to;	  /* struct iov_iter * of the read */
-	__u64 foliop;	  /* struct folio ** of the lookup in progress */
-	__u64 last_folio; /* count each folio once per call */
-	__u64 last_count; /* iterator count at the previous lookup */
-	__u64 inode;	  /* struct inode * of the file being read */
+	__u64 buf;	   /* user buffer address, if has_buf */
+	__u64 to;	   /* struct iov_iter * of the read */
+	__u64 foliop;	   /* struct folio ** of the lookup in progress */
+	__u64 last_folio;  /* count each folio once per call */
+	__u64 last_count;  /* iterator count at the previous lookup */
+	__u64 inode;	   /* struct inode * of the file being read */
+	__u64 batch;	   /* struct folio_batch * of the batch in progress */
+	__u64 batch_inode; /* and the file it is of */
+	__u32 lookups;	   /* lookups of this read: alone, or a batch each */
 	__u32 has_buf;
 	__u32 has_prev;
 	/* Last: written and copied only with events on (ev_on), so a run
@@ -281,6 +285,7 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 	*st = stats__get();
 	if (!*st)
 		return NULL;
+	c->lookups++;
 	sh__chunk(*st, c, sh__count(c));
 	c->has_prev = 1;
 	return c;
@@ -408,6 +413,8 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 		hist__add_own(st, FS_SH_BYTES, ret);
 	if (c->to && !lean)
 		sh__chunk(st, c, to ? to->count : sh__count(c));
+	if (!lean)
+		hist__add_own(st, FS_SH_LOOKUPS, c->lookups);
 	if (ev_on)
 		sh__event(st, c, ret, lat);
 out:
@@ -503,6 +510,72 @@ SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_lookup, long ret)
 {
 	return sh__lookup_exit((int)ret);
+}
+
+/*
+ * The page cache's batch lookup, where a read takes its folios in
+ * batches (filemap_get_folios_contig): one lookup of the read in flight
+ * on the batch's file, and the size of each folio it returned, as the
+ * lookups of one folio count theirs. Other callers' batches, and those of
+ * other files, leave after the record's test.
+ */
+static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
+				      long nr)
+{
+	struct sh_call *c = sh__current();
+	struct fs_stats *st;
+
+	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
+		return;
+	st = stats__get();
+	if (!st || nr < 0)
+		return;
+	c->lookups++;
+	counter__inc(st, FS_SH_BATCHES);
+	__sync_fetch_and_add(&st->counter[FS_SH_BATCH_FOLIOS], nr);
+	for (int i = 0; i < FS_BATCH_MAX && i < nr; i++) {
+		__u64 folio = (__u64)BPF_CORE_READ(fb, folios[i]);
+
+		if (!folio || folio == c->last_folio)
+			continue;
+		c->last_folio = folio;
+		hist__add(st, FS_SH_FOLIO_SIZE, folio__bytes((void *)folio));
+	}
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_batch, struct address_space *mapping, unsigned long *start,
+	     unsigned long end, struct folio_batch *fbatch, unsigned int ret)
+{
+	sh__batch((__u64)mapping->host, fbatch, ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_batch, struct address_space *mapping,
+	       unsigned long *start, unsigned long end,
+	       struct folio_batch *fbatch)
+{
+	struct sh_call *c = sh__current();
+
+	if (c) {
+		c->batch = (__u64)fbatch;
+		c->batch_inode = (__u64)BPF_CORE_READ(mapping, host);
+	}
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_batch, long ret)
+{
+	struct sh_call *c = sh__current();
+
+	if (!c || !c->batch)
+		return 0;
+	sh__batch(c->batch_inode, (struct folio_batch *)c->batch,
+		  (unsigned int)ret);
+	c->batch = 0;
+	return 0;
 }
 
 /*

@@ -55,6 +55,10 @@ static const struct fs_hist_spec shmem_hists[FS_SH_NHIST] = {
 			       "the read loop" },
 	[FS_SH_LATENCY] = { "latency_ns", "ns", FS_KIND_LOG2,
 			    "time per read call" },
+	[FS_SH_LOOKUPS] = { "lookups_per_call", "lookups", FS_KIND_LOG2,
+			    "page-cache lookups per read call: one per folio "
+			    "looked up alone, one per batch of them",
+			    true },
 };
 
 static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
@@ -66,6 +70,8 @@ static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_COMPAT] = { "compat_skipped", true },
 	[FS_SH_EVENTS] = { "events", true },
 	[FS_SH_EV_LOST] = { "events_lost", true },
+	[FS_SH_BATCHES] = { "batch_lookups", true },
+	[FS_SH_BATCH_FOLIOS] = { "batch_folios", true },
 };
 
 int model__hist_index(enum fs_target t, const char *name)

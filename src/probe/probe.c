@@ -48,6 +48,11 @@ struct probe {
 	 * with the step, or NULL; why it is not, when the kernel has it. */
 	const char *also_sym;
 	char also_why[300];
+	/* The page cache's batch lookup (probe_target.batch_symbol)
+	 * attached with the sub-probe, or NULL; why not, when the kernel
+	 * has it. */
+	const char *batch_sym;
+	char batch_why[300];
 };
 
 enum probe_inflight probe__inflight_mode(void)
@@ -390,6 +395,11 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	const struct probe_set *sp = sub_sym ? &pr->tg->sub[sub_mech] : NULL;
 	const struct probe_set *ap =
 		pr->also_sym ? &pr->tg->also[s->mech] : NULL;
+	const struct probe_set *bp =
+		sub_sym && pr->batch_sym
+			? &pr->tg->batch[sub_mech == MECH_FENTRY ? MECH_FENTRY
+								 : MECH_KPROBE]
+			: NULL;
 	const char *what = "open";
 	int err;
 
@@ -402,6 +412,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		err = set__enable(pr, sp, sub_sym);
 	if (!err)
 		err = set__enable(pr, ap, pr->also_sym);
+	if (!err)
+		err = set__enable(pr, bp, pr->batch_sym);
 	if (err)
 		goto fail;
 	what = "load";
@@ -419,6 +431,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		err = set__attach(pr, sp, sub_sym);
 	if (!err)
 		err = set__attach(pr, ap, pr->also_sym);
+	if (!err)
+		err = set__attach(pr, bp, pr->batch_sym);
 	if (err)
 		goto fail;
 	kevents__done_setup(&pr->kev);
@@ -474,9 +488,9 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
  * without it when that fails: the step itself still measures, and the
  * second entry's ways in are named as missed (pr->also_why).
  */
-static int probe__try(struct probe *pr, const struct plan_step *s,
-		      const char *sub_sym, enum plan_mech sub_mech,
-		      const struct probe_opts *o, char *msg, size_t n)
+static int probe__try_also(struct probe *pr, const struct plan_step *s,
+			   const char *sub_sym, enum plan_mech sub_mech,
+			   const struct probe_opts *o, char *msg, size_t n)
 {
 	const char *also = pr->also_sym;
 	int err = probe__try_inflight(pr, s, sub_sym, sub_mech, o, msg, n);
@@ -491,6 +505,32 @@ static int probe__try(struct probe *pr, const struct plan_step *s,
 	}
 	snprintf(pr->also_why, sizeof(pr->also_why), "%s %s with it: %s",
 		 plan__mech_name(s->mech), also, msg);
+	return 0;
+}
+
+/*
+ * probe__try_also with the batch lookup beside a sub-probe, and once
+ * more without it when that fails: the sub-probe still counts the folios
+ * looked up alone, and pr->batch_why says what is not counted.
+ */
+static int probe__try(struct probe *pr, const struct plan_step *s,
+		      const char *sub_sym, enum plan_mech sub_mech,
+		      const struct probe_opts *o, char *msg, size_t n)
+{
+	const char *batch = pr->batch_sym;
+	char first[256];
+	int err = probe__try_also(pr, s, sub_sym, sub_mech, o, msg, n);
+
+	if (!err || !batch || !sub_sym || err == -EPERM)
+		return err;
+	snprintf(first, sizeof(first), "%s", msg);
+	pr->batch_sym = NULL;
+	if (probe__try_also(pr, s, sub_sym, sub_mech, o, msg, n)) {
+		pr->batch_sym = batch;
+		return err;
+	}
+	snprintf(pr->batch_why, sizeof(pr->batch_why),
+		 "batch lookups (%s) NOT counted: %s", batch, first);
 	return 0;
 }
 
@@ -582,6 +622,11 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
+	pr->batch_why[0] = '\0';
+	pr->batch_sym =
+		pr->tg->batch_symbol && f->has_symbol(f, pr->tg->batch_symbol)
+			? pr->tg->batch_symbol
+			: NULL;
 	pr->also_sym = also__symbol(f, pr, s);
 	if (pr->also_sym && s->mech == MECH_KPROBE && f->kprobes == 0) {
 		snprintf(pr->also_why, sizeof(pr->also_why), "%s",
@@ -991,6 +1036,10 @@ void probe__describe(const struct probe *pr, const struct plan *p,
 		snprintf(ai->reason + strlen(ai->reason),
 			 sizeof(ai->reason) - strlen(ai->reason), "%s",
 			 pr->sub_note);
+	if (pr->batch_why[0])
+		snprintf(ai->reason + strlen(ai->reason),
+			 sizeof(ai->reason) - strlen(ai->reason), "; %s",
+			 pr->batch_why);
 	snprintf(ai->reason + strlen(ai->reason),
 		 sizeof(ai->reason) - strlen(ai->reason),
 		 "; in-flight calls: %s", s->inflight);

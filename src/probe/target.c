@@ -269,6 +269,16 @@ static const struct probe_target targets[FS_TGT_NR] = {
 					      false } } },
 		},
 		.sub_handler = PLAN_H_SH_LOOKUP,
+		.batch = {
+			[MECH_FENTRY] = { PLAN_H_SH_LOOKUP, MECH_FENTRY, false,
+					  false,
+					  { { "fexit_batch", false } } },
+			[MECH_KPROBE] = { PLAN_H_SH_LOOKUP, MECH_KPROBE, false,
+					  false,
+					  PAIR("kprobe_batch",
+					       "kretprobe_batch") },
+		},
+		.batch_symbol = "filemap_get_folios_contig",
 		/*
 		 * The _gfp workers first: the read loop may inline the
 		 * exported wrapper (it does on Debian's 6.1), so only the
@@ -281,15 +291,16 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		 * takes write_end before foliop */
 		.sub_inline_in = "shmem_file_read_iter",
 		.sub_inline_out = { "foliop", "pagep" },
-		.nsub_hists = 2,
-		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES },
+		.nsub_hists = 3,
+		.sub_hist = { FS_SH_FOLIO_SIZE, FS_SH_COPY_BYTES,
+			      FS_SH_LOOKUPS },
 		.sub_unseen = "folio lookups and copies to user space are",
 		/* The user buffer's alignment (an iterator walk per call at
 		 * function level) and the sub-probe's histograms (a second
 		 * probe pair on every folio lookup). */
-		.nlean_hists = 3,
+		.nlean_hists = 4,
 		.lean_hist = { FS_SH_BUF_ALIGN, FS_SH_FOLIO_SIZE,
-			       FS_SH_COPY_BYTES },
+			       FS_SH_COPY_BYTES, FS_SH_LOOKUPS },
 		.latency_hist = FS_SH_LATENCY,
 		.missed_counter = FS_SH_MISSED,
 		.inline_arg_hist = { -1, -1, -1, -1, -1, -1 },
@@ -349,6 +360,9 @@ static bool target__names(const struct probe_target *tg, const char *name)
 	for (size_t i = 0; i < sizeof(tg->also) / sizeof(tg->also[0]); i++)
 		if (set__names(&tg->also[i], name))
 			return true;
+	for (size_t i = 0; i < sizeof(tg->batch) / sizeof(tg->batch[0]); i++)
+		if (set__names(&tg->batch[i], name))
+			return true;
 	return false;
 }
 
@@ -368,6 +382,9 @@ int probe_target__check_obj(const struct probe_target *tg,
 	for (size_t i = 0; i < sizeof(tg->also) / sizeof(tg->also[0]) && !err;
 	     i++)
 		err = set__check(tg, &tg->also[i], obj, why, n);
+	for (size_t i = 0; i < sizeof(tg->batch) / sizeof(tg->batch[0]) && !err;
+	     i++)
+		err = set__check(tg, &tg->batch[i], obj, why, n);
 	if (err || !all)
 		return err;
 	bpf_object__for_each_program (prog, obj) {

@@ -94,6 +94,15 @@ struct probe_target {
 	const char *also_covers;
 	const char *also_absent;
 	/*
+	 * The page cache's batch lookup (batch_symbol; NULL: none), attached
+	 * with the sub-probe where the kernel has the symbol: a read that
+	 * takes its folios in batches looks up a batch each time, not a
+	 * folio. Its programs per mechanism: fentry's with a fentry
+	 * sub-probe, the kprobe pair with the others.
+	 */
+	struct probe_set batch[MECH_KPROBE + 1];
+	const char *batch_symbol;
+	/*
 	 * The traced function the sub-probe's lookups are called from
 	 * (NULL: no such check). Where the DWARF has a sub symbol inlined
 	 * there, a probe on any symbol misses those lookups; sub_inline_out

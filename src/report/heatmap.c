@@ -247,9 +247,10 @@ void report__svg_heatmap(FILE *f, const struct fs_report *r, int t, int hi,
 		"text-anchor=\"middle\" font-size=\"11\" "
 		"fill=\"%s\">%s</text>\n",
 		MT + nrows * rh / 2, REPORT_COLOR_TEXT,
-		sp->kind == FS_KIND_ALIGN ? "alignment (bytes)"
-		: strcmp(sp->unit, "ns")  ? "bytes, log2 bucket"
-					  : "time, log2 bucket");
+		sp->kind == FS_KIND_ALIGN    ? "alignment (bytes)"
+		: !strcmp(sp->unit, "ns")    ? "time, log2 bucket"
+		: !strcmp(sp->unit, "bytes") ? "bytes, log2 bucket"
+					     : "count, log2 bucket");
 	fputs("</svg>\n", f);
 }
 

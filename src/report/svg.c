@@ -257,6 +257,8 @@ static const char *x_title(const struct fs_hist_spec *sp)
 		       "offset 0 apart)";
 	if (!strcmp(sp->unit, "ns"))
 		return "time, log2 buckets (label: bucket start)";
+	if (strcmp(sp->unit, "bytes"))
+		return "count, log2 buckets (label: bucket start)";
 	return "bytes, log2 buckets (label: bucket start)";
 }
 

@@ -191,10 +191,28 @@ static const char *or_dash(const char *s)
 	return s[0] ? s : "-";
 }
 
-/* The per-call event counters, which have a line of their own. */
-static bool is_event_counter(const char *name)
+/* The counters with a line of their own: per-call events, batch
+ * lookups. */
+static bool own_line_counter(const char *name)
 {
-	return !strcmp(name, "events") || !strcmp(name, "events_lost");
+	return !strcmp(name, "events") || !strcmp(name, "events_lost") ||
+	       !strcmp(name, "batch_lookups") || !strcmp(name, "batch_folios");
+}
+
+/* "batch lookups N, folios M": where reads took folios in batches. */
+static void print_batches(FILE *f, const struct fs_target_report *tr)
+{
+	unsigned long long n[2] = { 0, 0 };
+
+	for (int c = 0; c < tr->ncounters; c++) {
+		if (!strcmp(tr->counter_spec[c].name, "batch_lookups"))
+			n[0] = tr->counter[c];
+		else if (!strcmp(tr->counter_spec[c].name, "batch_folios"))
+			n[1] = tr->counter[c];
+	}
+	if (n[0])
+		fprintf(f, "  batch lookups %llu, folios %llu (%.1f a batch)\n",
+			n[0], n[1], (double)n[1] / (double)n[0]);
 }
 
 /* "events N, events lost N": whenever events were selected, and
@@ -257,12 +275,13 @@ static void print_target(FILE *f, const struct fs_target_report *tr,
 	}
 	fprintf(f, "  counters: ");
 	for (int c = 0; c < tr->ncounters; c++)
-		if (!is_event_counter(tr->counter_spec[c].name))
+		if (!own_line_counter(tr->counter_spec[c].name))
 			fprintf(f, "%s %s %llu", c ? "," : "",
 				tr->counter_spec[c].name,
 				(unsigned long long)tr->counter[c]);
 	fputc('\n', f);
 	print_events(f, tr);
+	print_batches(f, tr);
 	print_skips(f, tr);
 	for (int i = 0; i < tr->nhists; i++) {
 		fputc('\n', f);

@@ -63,11 +63,14 @@ static void test_shmem_loads(void **state)
 
 	assert_non_null(s);
 	/* kprobe_read, kretprobe_read, kprobe_splice, kretprobe_splice,
-	 * kprobe_lookup, kretprobe_lookup, sys_enter_sh, sys_exit_sh, and at
-	 * the lookup's inline sites kprobe_lookup_inline_entry/exit */
-	assert_int_equal(kprobe_only(s->obj), 10);
+	 * kprobe_lookup, kretprobe_lookup, kprobe_batch, kretprobe_batch,
+	 * sys_enter_sh, sys_exit_sh, and at the lookup's inline sites
+	 * kprobe_lookup_inline_entry/exit */
+	assert_int_equal(kprobe_only(s->obj), 12);
 	assert_int_equal(shmem_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_batch) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_batch) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_splice) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_splice) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_entry) >= 0);

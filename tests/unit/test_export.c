@@ -562,9 +562,9 @@ static void test_html_charts(void **state)
 
 	make_run(&r, false);
 	html = render(REPORT_FMT_HTML, &r, NULL, NULL);
-	assert_int_equal(report__nr_charts(&r), 11);
-	assert_int_equal(count_of(html, "<figure class=\"chart\""), 11);
-	assert_int_equal(count_of(html, "<svg class=\"bars\""), 11);
+	assert_int_equal(report__nr_charts(&r), 12);
+	assert_int_equal(count_of(html, "<figure class=\"chart\""), 12);
+	assert_int_equal(count_of(html, "<svg class=\"bars\""), 12);
 	assert_contains(html, "<figure class=\"chart\" data-target=\"shmem\" "
 			      "data-histogram=\"folio_size\">");
 	assert_contains(html, "<p class=\"not-measured\">folio_size: not "
@@ -601,7 +601,7 @@ static void test_ab_view(void **state)
 		     "DIFFERS");
 	model__check(&b, true, "fs=tmpfs huge=always off=0", "SAME", "SAME");
 	html = render(REPORT_FMT_HTML, &a, &b, NULL);
-	assert_int_equal(count_of(html, "<figure class=\"chart\""), 11);
+	assert_int_equal(count_of(html, "<figure class=\"chart\""), 12);
 	assert_contains(html,
 			"<th>A (base)</th><th>B (new)</th><th>B - A</th>");
 	assert_contains(html, "<th>same</th><td class=\"num\">48</td>"
@@ -612,7 +612,7 @@ static void test_ab_view(void **state)
 	assert_contains(html, ">B (new)</text>");
 	assert_contains(html, "fill=\"#e8772e\"");
 	svg = render(REPORT_FMT_SVG, &a, &b, NULL);
-	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 11);
+	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 12);
 	assert_contains(svg, "folioscope A/B report");
 	free(html);
 	free(svg);
@@ -629,7 +629,7 @@ static void test_svg_document(void **state)
 	make_run(&r, false);
 	svg = render(REPORT_FMT_SVG, &r, NULL, NULL);
 	assert_true(!strncmp(svg, head, strlen(head)));
-	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 11);
+	assert_int_equal(count_of(svg, "<g class=\"chart\">"), 12);
 	assert_contains(svg, "dedupe folio_size: not measured (the compare");
 	assert_contains(svg, "validation: passed");
 	assert_contains(svg, "shmem: fentry on shmem_file_read_iter");
