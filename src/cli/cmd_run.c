@@ -189,7 +189,8 @@ static const struct argp_option options[] = {
 	  "file contents: full, sparse (holes), mixed (2M chunks + sparse "
 	  "4K tail), fallocated (fallocated, never written: zeros), "
 	  "fallocated-keep-size (the size set, then fallocated with "
-	  "KEEP_SIZE over it and past it) (default full)",
+	  "KEEP_SIZE over it and past it), hole (the size set, nothing "
+	  "else) (default full)",
 	  2 },
 	{ "size", OPT_SIZE, "BYTES", 0, "file size (default 16M)", 2 },
 	{ "bs", OPT_BS, "BYTES", 0, "bytes per read call (default 64K)", 2 },
@@ -391,7 +392,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(
 				st,
 				"unknown --fill '%s' (full, sparse, mixed, "
-				"fallocated, fallocated-keep-size)",
+				"fallocated, fallocated-keep-size, hole)",
 				arg);
 		w->fill = (enum sh_fill)sh_fill__parse(arg);
 		note(a, OC_SHMEM | OC_LAYOUT, "--fill");

@@ -105,6 +105,8 @@ enum sh_fill {
 	/* its size set first, then fallocated with KEEP_SIZE over all of
 	 * it and past its end, never written: zeros, and folios past EOF */
 	SH_FILL_FALLOC_KEEP,
+	/* its size set, nothing written or allocated: all of it a hole */
+	SH_FILL_HOLE,
 	SH_FILL_NR,
 };
 

@@ -346,9 +346,10 @@ static int make_mount(struct shmem *s, int i, unsigned char *buf)
 	kb1 = wl__shmem_huge_kb();
 	m->huge_kb = kb1 > kb0 ? kb1 - kb0 : 0;
 	/* A 2 MiB folio needs a 2 MiB region inside i_size for within_size;
-	 * huge=always gets one anywhere. */
+	 * huge=always gets one anywhere; a file all hole has none. */
 	for (int j = 0; j < s->ninst; j++)
 		if (s->inst[j].mount == i && s->inst[j].f.size >= WL_PMD &&
+		    sh_file__mem(&s->inst[j].f, true) &&
 		    (m->huge == WL_HUGE_ALWAYS ||
 		     m->huge == WL_HUGE_WITHIN_SIZE))
 			m->expect_huge = true;

@@ -18,6 +18,7 @@ static const char *const fill_names[SH_FILL_NR] = {
 	[SH_FILL_MIXED] = "mixed",
 	[SH_FILL_FALLOC] = "fallocated",
 	[SH_FILL_FALLOC_KEEP] = "fallocated-keep-size",
+	[SH_FILL_HOLE] = "hole",
 };
 
 const char *sh_fill__name(enum sh_fill f)
