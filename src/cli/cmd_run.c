@@ -90,6 +90,7 @@ enum {
 	OPT_OPS_ONLY,
 	OPT_NO_LARGE_LAYOUTS,
 	OPT_KTAP,
+	OPT_TIME_LIMIT,
 };
 
 /* --dests' help spells out the workload's destination limit. */
@@ -124,6 +125,11 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "seed", OPT_SEED, "S", 0,
 	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
+	  0 },
+	{ "time-limit", OPT_TIME_LIMIT, "DURATION", 0,
+	  "--random, --ops: draw no more layouts or operations after "
+	  "DURATION (90s, 10m); the report says how many ran "
+	  "(random_ran, ops_run), which a replay with that N repeats",
 	  0 },
 	{ "ktap", OPT_KTAP, "FILE", 0,
 	  "also write the verdicts as KTAP version 1 to FILE (atomically): "
@@ -294,6 +300,17 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	case OPT_INJECT:
 		w->inject_wrong = true;
 		break;
+	case OPT_TIME_LIMIT: {
+		__u64 ns;
+
+		if (duration__parse(arg, &ns))
+			cli__usage_error(st,
+					 "invalid --time-limit '%s' (want a "
+					 "duration with a unit: 90s, 10m)",
+					 arg);
+		w->time_limit_ms = ns / 1000000 ?: 1;
+		break;
+	}
 	case OPT_FS:
 		if (wl_fstype__parse(arg) <= WL_FSTYPE_ANY)
 			cli__usage_error(st, "unknown --fs '%s' (btrfs, xfs)",
@@ -554,6 +571,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 					  : WL_MODE_LAYOUT;
 		if (a->seed_set && !w->random && !w->ops)
 			cli__usage_error(st, "--seed needs --random or --ops");
+		if (w->time_limit_ms && !w->random && !w->ops)
+			cli__usage_error(
+				st, "--time-limit needs --random or --ops");
 		if (w->files && a->first[3])
 			cli__usage_error(
 				st, "--files runs the seed's layout; drop %s",

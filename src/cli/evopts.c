@@ -20,7 +20,7 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Per-call events (histograms go on as well):", 5 },
 	{ "slower-than", OPT_SLOWER, "DURATION", 0,
 	  "an event for each call that took at least DURATION (500us, 2ms; "
-	  "units ns, us, ms, s)",
+	  "units ns, us, ms, s, m, h)",
 	  5 },
 	{ "errors", OPT_ERRORS, NULL, 0,
 	  "an event for each failed call, DIFFERS compare and short read", 5 },

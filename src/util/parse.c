@@ -104,7 +104,8 @@ int duration__parse(const char *s, __u64 *ns)
 	static const struct {
 		const char *name;
 		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	} units[] = { { "ns", 1 },  { "us", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
 	const char *p = s;
 	int dots = 0;
 	char *end;

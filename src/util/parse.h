@@ -34,8 +34,8 @@ int count__parse(const char *s, bool units, __u64 max, __u64 *out);
 int seconds__parse(const char *s, double *out);
 
 /*
- * A duration: a decimal number and a unit, ns, us, ms or s ("500us",
- * "2ms", "1.5s"), nothing else; more than 0 and at most
+ * A duration: a decimal number and a unit, ns, us, ms, s, m or h
+ * ("500us", "2ms", "1.5s", "10m"), nothing else; more than 0 and at most
  * PARSE_MAX_SECONDS, rounded to whole nanoseconds (at least 1). Returns
  * 0 or -EINVAL.
  */

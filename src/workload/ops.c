@@ -686,6 +686,9 @@ static void run_seq(struct wl_ops *s, const __u32 *idx, __u32 n)
 	struct wl_op op;
 
 	for (__u32 i = 0; i < n; i++) {
+		/* --time-limit: the operations so far, then the read-back. */
+		if (s->until_ns && wl__now_ns() > s->until_ns)
+			break;
 		wl_op__draw(s->seed, idx[i], &s->geo, &op);
 		op_run(s, &op, idx[i]);
 	}
@@ -703,7 +706,10 @@ static int ops__run(void *state, struct fs_report *r)
 	if (err)
 		return err;
 	t0 = wl__now_ns();
+	s->until_ns = s->limit_ms ? t0 + s->limit_ms * 1000000ULL : 0;
 	run_seq(s, s->idx, s->nidx);
+	/* Shrink trials replay what ran, whatever the time. */
+	s->until_ns = 0;
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
 	model__kv_str(r, "mode", "ops");

@@ -40,6 +40,9 @@ struct wl_ops {
 	bool only; /* --ops-only */
 	__u32 page;
 	__u64 deadline_base;
+	/* --time-limit: no operation drawn after until_ns (0: none), set
+	 * when the run starts */
+	__u64 limit_ms, until_ns;
 	struct ops_file f[WL_OPS_NFILES];
 	struct wl_shadow shadows[WL_OPS_NFILES]; /* file i's */
 	/* dedupe: the loop filesystems in a temp dir of their own */

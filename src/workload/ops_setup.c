@@ -118,6 +118,7 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	s->n = o->ops;
 	s->page = (__u32)sysconf(_SC_PAGESIZE);
 	s->deadline_base = o->deadline_base ?: WL_DEADLINE_BASE;
+	s->limit_ms = o->time_limit_ms;
 	wl_ops__geom(o->kind, s->seed, s->page, &s->geo);
 	for (int i = 0; i < NFILES; i++)
 		s->f[i].fd = -1;

@@ -169,6 +169,9 @@ struct wl_opts {
 	const __u32 *ops_only;
 	__u32 ops_only_n;
 	__u64 seed;
+	/* WL_MODE_RANDOM, WL_MODE_OPS: draw no more layouts or operations
+	 * after this many ms (0: no limit); the report says how many ran */
+	__u64 time_limit_ms;
 	/* dedupe --matrix: leave out the layouts that put large folios in
 	 * the page cache (a debug option, to show the coverage warning) */
 	bool no_large_layouts;

@@ -383,6 +383,7 @@ struct wl_random {
 	/* What one layout of the workload does (its layout mode). */
 	const struct wl_mode_ops *one;
 	__u64 seed;
+	__u64 limit_ms; /* --time-limit */
 	__u32 page;
 	unsigned int n;
 	struct layout *l;
@@ -462,6 +463,7 @@ static int random__prepare(void **out, const struct wl_opts *o)
 	}
 	rw->wl = wl;
 	rw->one = wl_mode__ops(o->kind, WL_MODE_LAYOUT);
+	rw->limit_ms = o->time_limit_ms;
 	rw->seed = o->seed;
 	rw->n = o->random;
 	rw->page = (__u32)sysconf(_SC_PAGESIZE);
@@ -552,10 +554,18 @@ static int random__run(void *state, struct fs_report *r)
 {
 	struct wl_random *rw = state;
 	__u64 failed = 0, sum[sizeof(sum_keys) / sizeof(sum_keys[0])] = { 0 };
+	__u64 until =
+		rw->limit_ms ? wl__now_ns() + rw->limit_ms * 1000000ULL : 0;
+	unsigned int ran = 0;
 	int err = 0, first = r->nkv;
 
 	for (unsigned int i = 0; !err && i < rw->n; i++) {
 		struct layout *l = &rw->l[i];
+
+		/* --time-limit: the layouts so far. */
+		if (until && wl__now_ns() > until)
+			break;
+		ran++;
 		__u64 f0 = r->validation.failures;
 		int n0 = r->validation.ncases;
 		const struct wl_totals *t;
@@ -591,6 +601,7 @@ static int random__run(void *state, struct fs_report *r)
 	model__kv_str(r, "mode", "random");
 	model__kv_u64(r, "random_seed", rw->seed);
 	model__kv_u64(r, "random_layouts", rw->n);
+	model__kv_u64(r, "random_ran", ran);
 	model__kv_u64(r, "random_failed", failed);
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
