@@ -319,7 +319,7 @@ BINDIR := $(PREFIX)/bin
 MAN1DIR := $(PREFIX)/share/man/man1
 COMPDIR := $(PREFIX)/share/bash-completion/completions
 UNITDIR := $(PREFIX)/lib/systemd/system
-MAN_CMDS := trace run doctor vm report compare
+MAN_CMDS := trace run validate doctor vm report compare
 MAN_PAGES := $(OUT)/man/folioscope.1 $(patsubst %,$(OUT)/man/folioscope-%.1,$(MAN_CMDS))
 UNIT := folioscope-exporter.service
 .PHONY: man install uninstall

@@ -380,11 +380,12 @@ ktap_counts() {
 }
 # json_ktap_counts JSON: the same numbers as a run's KTAP must give them,
 # from its JSON report: a leaf per check (failed ones failed), a skip per
-# validation.skipped entry and for a disturbed environment, and
-# reconcile (ok, skipped: ..., absent: skipped; else failed).
+# validation.skipped entry, for a group that checked nothing (validate:
+# a tier not run) and for a disturbed environment, and reconcile (ok, skipped: ..., absent: skipped; else failed).
 json_ktap_counts() {
 	jq -r '(.validation.checks // 0) as $c | (.validation.failures // 0) as $f |
 		(.workload.reconcile // "") as $r |
 		(if $r == "ok" then "pass" elif $r == "" or ($r | startswith("skipped: ")) then "skip" else "fail" end) as $rv |
-		"\($c - $f + (if $rv == "pass" then 1 else 0 end)) \($f + (if $rv == "fail" then 1 else 0 end)) 0 \((.validation.skipped // [] | length) + (if .validation.disturbed then 1 else 0 end) + (if $rv == "skip" then 1 else 0 end)) 0"' "$1" 2>&1
+		([.validation.groups // [] | .[] | select(.checks == 0 and .note)] | length) as $g |
+		"\($c - $f + (if $rv == "pass" then 1 else 0 end)) \($f + (if $rv == "fail" then 1 else 0 end)) 0 \((.validation.skipped // [] | length) + $g + (if .validation.disturbed then 1 else 0 end) + (if $rv == "skip" then 1 else 0 end)) 0"' "$1" 2>&1
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "commands.h"
 #include "common.h"
+#include "util/parse.h"
 #include "vm/vm.h"
 
 enum {
@@ -51,7 +52,9 @@ static const struct argp_option options[] = {
 	{ "mem", OPT_MEM, "MB", 0, "guest memory (default 2048)", 0 },
 	{ "cpus", OPT_CPUS, "N", 0, "guest CPUs (default 2)", 0 },
 	{ "timeout", OPT_TIMEOUT, "S", 0,
-	  "stop the guest after S seconds (default 900)", 0 },
+	  "stop the guest after S seconds (default 900; for validate twice "
+	  "its --budget and 900 more)",
+	  0 },
 	{ "with", OPT_WITH, "PATH", 0,
 	  "also put host file PATH in the guest at the same (absolute) path, "
 	  "with the libraries ldd lists for it; repeatable",
@@ -84,6 +87,28 @@ static unsigned int parse_uint(const struct argp_state *st, const char *opt,
 	if (errno || end == arg || *end || !v || v > UINT_MAX || arg[0] == '-')
 		cli__usage_error(st, "invalid %s '%s'", opt, arg);
 	return v;
+}
+
+/*
+ * The guest's time for `validate`: its budget (default 10 minutes) is
+ * for the drawn tiers after the matrices, and shrinking comes after it.
+ */
+static unsigned int validate_timeout(int argc, char **argv)
+{
+	__u64 ns = 600ULL * 1000000000ULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--budget") && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--budget=", 9))
+			v = argv[i] + 9;
+		/* The guest's validate refuses a bad one. */
+		if (v && duration__parse(v, &ns))
+			return 0;
+	}
+	return (unsigned int)(2 * (ns / 1000000000ULL) + 900);
 }
 
 static error_t parse(int key, char *arg, struct argp_state *st)
@@ -156,6 +181,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		if (!a->argc && !a->o.exec)
 			cli__usage_error(st, "missing the folioscope ARGS to "
 					     "run (e.g. vm -- trace -d 5)");
+		if (!a->o.timeout_s && !a->o.exec && a->argc &&
+		    !strcmp(a->argv[0], "validate"))
+			a->o.timeout_s = validate_timeout(a->argc, a->argv);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -169,7 +197,9 @@ static const struct argp vm_argp = {
 	"[--] ARGS...",
 	"Boot a kernel in qemu and run 'folioscope ARGS...' inside; its "
 	"output streams here and its exit status is ours.\vFiles named by "
-	"-j/--json/-o/--output/--ktap/--events-json in ARGS are written on "
+	"-j/--json/-o/--output/--ktap/--junit/--events-json in ARGS are "
+	"written "
+	"on "
 	"this host (also "
 	"with --exec: the script gets /out/N in their place and writes "
 	"there). The "

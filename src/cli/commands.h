@@ -13,5 +13,6 @@ int cmd_doctor(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif /* FS_COMMANDS_H */

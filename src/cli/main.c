@@ -30,6 +30,8 @@ static const struct {
 	  "trace until -d, CMD exit or Ctrl-C; print histograms" },
 	{ "run", cmd_run,
 	  "drive the dedupe or shmem-read workload while tracing" },
+	{ "validate", cmd_validate,
+	  "run every tier of both workloads on this kernel: one verdict" },
 	{ "doctor", cmd_doctor,
 	  "explain how each target would be attached here" },
 	{ "vm", cmd_vm,
@@ -72,10 +74,14 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
-			if (commands[i].fn != cmd_run)
+			/* The commands that set workloads up undo them
+			 * before a signal ends them. */
+			if (commands[i].fn != cmd_run &&
+			    commands[i].fn != cmd_validate)
 				return commands[i].fn(argc - 1, argv + 1);
 			runguard__start();
-			return runguard__finish(cmd_run(argc - 1, argv + 1));
+			return runguard__finish(
+				commands[i].fn(argc - 1, argv + 1));
 		}
 	for (size_t i = 0; i < ARRAY_SIZE(commands) && n < sizeof(names); i++)
 		n += snprintf(names + n, sizeof(names) - n, "%s%s",

@@ -9,6 +9,31 @@
 #include "compare/compare.h"
 #include "util/util.h"
 
+/* Groups of one name add up over the runs (validate: per tier). */
+static void pool_groups(struct fs_validation *p, const struct fs_validation *v)
+{
+	for (int g = 0; g < v->ngroups; g++) {
+		const struct fs_vgroup *src = &v->groups[g];
+		struct fs_vgroup *dst = NULL;
+
+		for (int i = 0; i < p->ngroups && !dst; i++)
+			if (!strcmp(p->groups[i].name, src->name))
+				dst = &p->groups[i];
+		if (!dst) {
+			if (p->ngroups >= FS_MAX_VGROUPS)
+				continue;
+			dst = &p->groups[p->ngroups++];
+			*dst = *src;
+			continue;
+		}
+		dst->checks += src->checks;
+		dst->failures += src->failures;
+		for (int k = 0; k < src->kinds.n; k++)
+			model__kinds_add(&dst->kinds, src->kinds.k[k].kind,
+					 src->kinds.k[k].count);
+	}
+}
+
 void cmp__pool(struct cmp_side *side)
 {
 	struct fs_report *p = &side->pooled;
@@ -52,6 +77,7 @@ void cmp__pool(struct cmp_side *side)
 			     c++)
 				p->validation.cases[p->validation.ncases++] =
 					v->cases[c];
+			pool_groups(&p->validation, v);
 		}
 		/* Numbers add up (shown and tested per run); strings are
 		 * parameters, which cmp__mismatch() made sure agree. */
@@ -78,7 +104,8 @@ static const char *const param_keys[] = {
 	"cases",     "plans",	  "block_size", "throughput_passes",
 };
 
-static const char *const result_strings[] = { "reconcile", "huge_folios" };
+static const char *const result_strings[] = { "reconcile", "huge_folios",
+					      "kernel_log", "ways_missed" };
 
 static bool in(const char *key, const char *const *list, size_t n)
 {

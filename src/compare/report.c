@@ -312,6 +312,79 @@ static void histogram(FILE *f, const struct cmp_side *base,
 	test_line(f, base, new, t, hi);
 }
 
+/* A group's verdict in a cell: "ok, 14620 checks", "FAIL 23 of 14620
+ * (stale x23)", "SKIP" (nothing checked), "-" (not on that side). */
+static void group_cell(char *buf, size_t n, const struct fs_validation *v,
+		       const char *name)
+{
+	const struct fs_vgroup *g = NULL;
+	size_t len;
+
+	for (int i = 0; i < v->ngroups && !g; i++)
+		if (!strcmp(v->groups[i].name, name))
+			g = &v->groups[i];
+	if (!g) {
+		snprintf(buf, n, "-");
+	} else if (!g->checks) {
+		snprintf(buf, n, "SKIP");
+	} else if (!g->failures) {
+		snprintf(buf, n, "ok, %llu checks",
+			 (unsigned long long)g->checks);
+	} else {
+		snprintf(buf, n, "FAIL %llu of %llu",
+			 (unsigned long long)g->failures,
+			 (unsigned long long)g->checks);
+		for (int k = 0; k < g->kinds.n; k++) {
+			len = strlen(buf);
+			snprintf(buf + len, n - len, "%s%s x%llu",
+				 k ? ", " : " (", g->kinds.k[k].kind,
+				 (unsigned long long)g->kinds.k[k].count);
+		}
+		len = strlen(buf);
+		if (g->kinds.n)
+			snprintf(buf + len, n - len, ")");
+	}
+}
+
+/* Whether v's groups are the runs of a report of several (validate's
+ * tiers, each with a note), not one run's groups of layouts. */
+static bool tiered(const struct fs_validation *v)
+{
+	for (int g = 0; g < v->ngroups; g++)
+		if (v->groups[g].note[0])
+			return true;
+	return false;
+}
+
+/* Reports of validate: each tier's verdict on both sides, side by
+ * side, the tiers of either side in the order they ran. */
+static void tiers(FILE *f, const struct cmp_side *base,
+		  const struct cmp_side *new)
+{
+	const struct fs_validation *vb = &base->pooled.validation;
+	const struct fs_validation *vn = &new->pooled.validation;
+	const struct fs_validation *sides[2] = { vb, vn };
+	char cb[160], cn[160];
+
+	if (!tiered(vb) && !tiered(vn))
+		return;
+	fprintf(f, "  %-16s %-40s %s\n", "tier", base->label, new->label);
+	for (int s = 0; s < 2; s++)
+		for (int g = 0; g < sides[s]->ngroups; g++) {
+			const char *name = sides[s]->groups[g].name;
+			bool seen = false;
+
+			/* Once: base's tiers, then new's own. */
+			for (int i = 0; s && i < vb->ngroups && !seen; i++)
+				seen = !strcmp(vb->groups[i].name, name);
+			if (seen)
+				continue;
+			group_cell(cb, sizeof(cb), vb, name);
+			group_cell(cn, sizeof(cn), vn, name);
+			fprintf(f, "  %-16s %-40s %s\n", name, cb, cn);
+		}
+}
+
 static void validation(FILE *f, const struct cmp_side *base,
 		       const struct cmp_side *new)
 {
@@ -349,6 +422,7 @@ static void validation(FILE *f, const struct cmp_side *base,
 				p->validation.cases[c].expected,
 				p->validation.cases[c].got);
 	}
+	tiers(f, base, new);
 }
 
 /*

@@ -467,112 +467,6 @@ const struct fs_kv *model__kv_find(const struct fs_report *r, const char *key)
 	return NULL;
 }
 
-void model__check(struct fs_report *r, bool ok, const char *layout,
-		  const char *expected, const char *got)
-{
-	model__check_kind(r, ok, FS_CASE_ANSWER, layout, expected, got);
-}
-
-void model__check_kind(struct fs_report *r, bool ok, const char *kind,
-		       const char *layout, const char *expected,
-		       const char *got)
-{
-	struct fs_validation *v = &r->validation;
-	struct fs_vgroup *g =
-		v->cur_group ? &v->groups[v->cur_group - 1] : NULL;
-	struct fs_case *c;
-
-	v->ran = true;
-	v->checks++;
-	if (g)
-		g->checks++;
-	if (ok)
-		return;
-	v->failures++;
-	if (g)
-		g->failures++;
-	if (v->ncases >= FS_MAX_CASES)
-		return;
-	c = &v->cases[v->ncases++];
-	snprintf(c->kind, sizeof(c->kind), "%s", kind);
-	snprintf(c->layout, sizeof(c->layout), "%s", layout);
-	snprintf(c->expected, sizeof(c->expected), "%s", expected);
-	snprintf(c->got, sizeof(c->got), "%s", got);
-	c->group = v->cur_group;
-}
-
-void model__checks_passed(struct fs_report *r, __u64 n)
-{
-	struct fs_validation *v = &r->validation;
-
-	if (!n)
-		return;
-	v->ran = true;
-	v->checks += n;
-	if (v->cur_group)
-		v->groups[v->cur_group - 1].checks += n;
-}
-
-void model__check_group(struct fs_report *r, const char *name)
-{
-	struct fs_validation *v = &r->validation;
-	int i;
-
-	v->cur_group = 0;
-	if (!name)
-		return;
-	for (i = 0; i < v->ngroups; i++)
-		if (!strcmp(v->groups[i].name, name))
-			break;
-	if (i == v->ngroups) {
-		/* The last slot is the catch-all: a run that made more
-		 * groups still counts every check in one. */
-		if (i == FS_MAX_VGROUPS - 1)
-			name = FS_VGROUP_MORE;
-		else if (i == FS_MAX_VGROUPS)
-			i--;
-		if (i == v->ngroups) {
-			snprintf(v->groups[i].name, sizeof(v->groups[i].name),
-				 "%s", name);
-			v->ngroups++;
-		}
-	}
-	v->cur_group = i + 1;
-}
-
-void model__skip(struct fs_report *r, const char *what, const char *fmt, ...)
-{
-	struct fs_validation *v = &r->validation;
-	struct fs_skip *k;
-	va_list ap;
-
-	v->ran = true;
-	for (int i = 0; i < v->nskips; i++)
-		if (!strcmp(v->skips[i].what, what))
-			return;
-	if (v->nskips >= FS_MAX_SKIPS)
-		return;
-	k = &v->skips[v->nskips++];
-	snprintf(k->what, sizeof(k->what), "%s", what);
-	va_start(ap, fmt);
-	vsnprintf(k->why, sizeof(k->why), fmt, ap);
-	va_end(ap);
-}
-
-void model__disturbed(struct fs_report *r, __u64 unjudged, const char *fmt, ...)
-{
-	struct fs_validation *v = &r->validation;
-	va_list ap;
-
-	v->ran = true;
-	v->unjudged += unjudged;
-	if (v->disturbed[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(v->disturbed, sizeof(v->disturbed), fmt, ap);
-	va_end(ap);
-}
-
 void model__stats_add(struct fs_stats *a, const struct fs_stats *b)
 {
 	for (int h = 0; h < FS_MAX_HISTS; h++) {
@@ -680,6 +574,7 @@ int model__coverage_add(struct fs_report *r, const char *name, int large,
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		const struct fs_histogram *h = model__folio_hist(delta, t);
 
+		g->traced[t] |= delta->target[t].enabled;
 		if (h && delta->target[t].enabled)
 			for (int sl = 0; sl < FS_SLOTS; sl++)
 				g->slot[t][sl] += h->slot[sl];
@@ -696,7 +591,7 @@ int model__coverage_sizes(const struct fs_report *r, int g, enum fs_target t,
 	int n = 0;
 
 	if (g < 0 || g >= r->coverage.ngroups || !h || !h->measured ||
-	    !r->target[t].enabled)
+	    !r->target[t].enabled || !r->coverage.g[g].traced[t])
 		return -1;
 	/* The group's slots in the target's own bucket layout. */
 	one = *h;

@@ -89,7 +89,7 @@ struct fs_kv {
 	char key[48];
 	enum fs_kv_type type;
 	__u64 u;
-	char s[128];
+	char s[256];
 };
 
 #define FS_MAX_KV 48
@@ -114,9 +114,26 @@ struct fs_case {
 #define FS_MAX_SKIPS 16
 
 /*
+ * Failures counted by kind, every one of them (cases keeps the first
+ * FS_MAX_CASES only); kinds past FS_MAX_KINDS - 1 count as
+ * FS_KIND_OTHER.
+ */
+#define FS_MAX_KINDS 8
+#define FS_KIND_OTHER "other kinds"
+
+struct fs_kinds {
+	int n;
+	struct fs_kind_count {
+		char kind[24];
+		__u64 count;
+	} k[FS_MAX_KINDS];
+};
+
+/*
  * The checks of one group of layouts (model__check_group), so that a
  * report can give each group a verdict of its own (KTAP: one test per
- * group). Not in the JSON: only the run that made the checks has them.
+ * group). A report of several runs (validate: one group per tier) says
+ * in note what each group ran, or why it has no verdict.
  */
 /* shmem-read's matrix makes the most: 4 huge= modes x 26 patterns. */
 #define FS_MAX_VGROUPS 128
@@ -126,14 +143,35 @@ struct fs_case {
 struct fs_vgroup {
 	char name[64];
 	__u64 checks, failures;
+	struct fs_kinds kinds;
+	char note[192];
+};
+
+/*
+ * A command that replays a failure on its own (shrunk where the run
+ * shrinks), e.g. "folioscope run shmem-read --random 3 --seed 7 ...";
+ * group as in struct fs_case.
+ */
+#define FS_MAX_REPLAYS 16
+
+struct fs_replay {
+	char cmd[1024];
+	int group;
 };
 
 struct fs_validation {
 	bool ran; /* a validating workload ran */
 	__u64 checks;
 	__u64 failures;
+	struct fs_kinds kinds;
 	int ncases; /* first FS_MAX_CASES failures kept */
 	struct fs_case cases[FS_MAX_CASES];
+	/* Cases kept per group when the report merges runs (model__merge),
+	 * so that every group keeps its first ones; 0: the first
+	 * FS_MAX_CASES of the run, whatever their group. */
+	int cases_per_group;
+	int nreplays;
+	struct fs_replay replays[FS_MAX_REPLAYS];
 	/*
 	 * The environment changed under the run (image full, read-only
 	 * remount, file truncated by another process): the answers it
@@ -207,12 +245,16 @@ struct fs_filters {
  * that group's page cache (1 yes, 0 no, -1 not judged), large_why the
  * fact it rests on.
  */
-#define FS_MAX_COV 8
+#define FS_MAX_COV 16
 
 struct fs_cov_group {
 	char name[32]; /* "xfs bs=1024", "tmpfs huge=always" */
 	int large;
 	char large_why[160];
+	/* The targets traced in this group (a report of several runs may
+	 * trace one workload's target in a group and the other's in
+	 * another). */
+	bool traced[FS_TGT_NR];
 	__u64 slot[FS_TGT_NR][FS_SLOTS]; /* folio_size, this group only */
 };
 
@@ -349,6 +391,39 @@ void model__checks_passed(struct fs_report *r, __u64 n);
  * names, the last group, FS_VGROUP_MORE, takes the rest.
  */
 void model__check_group(struct fs_report *r, const char *name);
+
+/* Count n failures of kind in k (a kind past FS_MAX_KINDS - 1 as
+ * FS_KIND_OTHER). */
+void model__kinds_add(struct fs_kinds *k, const char *kind, __u64 n);
+/* How many failures of kind k holds (0: none). */
+__u64 model__kinds_count(const struct fs_kinds *k, const char *kind);
+
+/* Set the note of group name (made when new), printf-style. */
+void model__group_note(struct fs_report *r, const char *name, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
+
+/* A command that replays a failure, in the current group (kept up to
+ * FS_MAX_REPLAYS). */
+void model__replay(struct fs_report *r, const char *cmd);
+
+/* How one run joins a report of several (model__merge). */
+struct fs_merge {
+	const char *group; /* the group its checks go to */
+	int max_cases;	   /* of its failed checks, the first ones kept */
+	int max_replays;   /* of its replays, the first ones kept */
+};
+
+/*
+ * Add report src, one run, to dst as group m->group: its histograms and
+ * counters (target by target; one not yet in dst is taken whole), its
+ * checks, failures and kinds (all in the group), its first cases and
+ * replays, its skips (once per what), disturbance and coverage groups
+ * (by name). Key/values are the caller's: they describe one run.
+ * Returns 0, or -ENOSPC when a coverage group did not fit (the rest
+ * merged).
+ */
+int model__merge(struct fs_report *dst, const struct fs_report *src,
+		 const struct fs_merge *m);
 
 /* A layout not run because the kernel lacks what it needs (kept once
  * per what, FS_MAX_SKIPS at most). */

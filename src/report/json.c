@@ -155,9 +155,31 @@ static void workload_to_json(struct jsonb *b, struct json_object *root,
 	}
 }
 
-/* "validation": {"checks", "failures", "cases": [{"kind", "layout",
- * "expected", "got"}]}; cases are the first failures, FS_MAX_CASES at most. A
- * run the environment disturbed adds "disturbed": {"reason", "unjudged"}. */
+/* {"KIND": count, ...}: every failure by its kind. */
+static void kinds_to_json(struct jsonb *b, struct json_object *o,
+			  const struct fs_kinds *k)
+{
+	struct json_object *e =
+		jsonb__put(b, o, "kinds", json_object_new_object());
+
+	for (int i = 0; i < k->n; i++)
+		jsonb__put(b, e, k->k[i].kind,
+			   json_object_new_uint64(k->k[i].count));
+}
+
+/* The name of group g (1 + index), NULL for none. */
+static const char *group_name(const struct fs_validation *v, int g)
+{
+	return g > 0 && g <= v->ngroups ? v->groups[g - 1].name : NULL;
+}
+
+/* "validation": {"checks", "failures", "kinds", "cases": [{"kind",
+ * "layout", "expected", "got", "group"}]}; cases are the first failures,
+ * FS_MAX_CASES at most (with "cases_per_group": the first of each group,
+ * that many at most). "groups": [{"name", "checks", "failures", "kinds",
+ * "note"}] the groups of layouts; "replays": [{"command", "group"}] the
+ * commands that replay a failure. A run the environment disturbed adds
+ * "disturbed": {"reason", "unjudged"}. */
 static void validation_to_json(struct jsonb *b, struct json_object *root,
 			       const struct fs_validation *v)
 {
@@ -166,6 +188,10 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 	o = jsonb__put(b, root, "validation", json_object_new_object());
 	jsonb__put(b, o, "checks", json_object_new_uint64(v->checks));
 	jsonb__put(b, o, "failures", json_object_new_uint64(v->failures));
+	kinds_to_json(b, o, &v->kinds);
+	if (v->cases_per_group)
+		jsonb__put(b, o, "cases_per_group",
+			   json_object_new_int(v->cases_per_group));
 	arr = jsonb__put(b, o, "cases", json_object_new_array());
 	for (int i = 0; i < v->ncases && i < FS_MAX_CASES; i++) {
 		const struct fs_case *c = &v->cases[i];
@@ -175,6 +201,39 @@ static void validation_to_json(struct jsonb *b, struct json_object *root,
 		jsonb__put(b, e, "layout", JSONB_STR(c->layout));
 		jsonb__put(b, e, "expected", JSONB_STR(c->expected));
 		jsonb__put(b, e, "got", JSONB_STR(c->got));
+		if (group_name(v, c->group))
+			jsonb__put(b, e, "group",
+				   JSONB_STR(v->groups[c->group - 1].name));
+	}
+	if (v->ngroups) {
+		arr = jsonb__put(b, o, "groups", json_object_new_array());
+		for (int i = 0; i < v->ngroups; i++) {
+			const struct fs_vgroup *g = &v->groups[i];
+
+			e = jsonb__push(b, arr, json_object_new_object());
+			jsonb__put(b, e, "name", JSONB_STR(g->name));
+			jsonb__put(b, e, "checks",
+				   json_object_new_uint64(g->checks));
+			jsonb__put(b, e, "failures",
+				   json_object_new_uint64(g->failures));
+			kinds_to_json(b, e, &g->kinds);
+			if (g->note[0])
+				jsonb__put(b, e, "note", JSONB_STR(g->note));
+		}
+	}
+	if (v->nreplays) {
+		arr = jsonb__put(b, o, "replays", json_object_new_array());
+		for (int i = 0; i < v->nreplays; i++) {
+			const struct fs_replay *p = &v->replays[i];
+
+			e = jsonb__push(b, arr, json_object_new_object());
+			jsonb__put(b, e, "command", JSONB_STR(p->cmd));
+			if (group_name(v, p->group))
+				jsonb__put(
+					b, e, "group",
+					JSONB_STR(
+						v->groups[p->group - 1].name));
+		}
 	}
 	if (v->disturbed[0]) {
 		e = jsonb__put(b, o, "disturbed", json_object_new_object());
@@ -223,7 +282,7 @@ static void coverage_to_json(struct jsonb *b, struct json_object *root,
 		for (int k = 0; k < FS_TGT_NR; k++) {
 			int n;
 
-			if (!r->target[k].enabled)
+			if (!r->target[k].enabled || !cg->traced[k])
 				continue;
 			n = model__coverage_sizes(r, g, k, s, FS_SLOTS);
 			t = jsonb__put(b, jt, r->target[k].name,
@@ -829,6 +888,112 @@ static int parse_workload(struct reader *rd, struct fs_report *r,
 	return 0;
 }
 
+/* {"KIND": count}: counts that add up to failures. */
+static int parse_kinds(struct reader *rd, struct fs_kinds *k,
+		       struct json_object *o, const char *where, __u64 failures)
+{
+	__u64 sum = 0, u;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object) ||
+	    json_object_object_length(o) > FS_MAX_KINDS)
+		return bad(rd, "%s.kinds: expected an object of at most %d",
+			   where, FS_MAX_KINDS);
+	json_object_object_foreach(o, key, val)
+	{
+		if (strlen(key) >= sizeof(k->k[0].kind))
+			return bad(rd, "%s.kinds.%s: longer than %zu bytes",
+				   where, key, sizeof(k->k[0].kind) - 1);
+		err = as_u64(rd, val, where, key, &u);
+		if (err)
+			return err;
+		snprintf(k->k[k->n].kind, sizeof(k->k[k->n].kind), "%s", key);
+		k->k[k->n++].count = u;
+		sum += u;
+	}
+	if (sum != failures)
+		return bad(rd, "%s.kinds: %llu failures by kind for %llu",
+			   where, (unsigned long long)sum,
+			   (unsigned long long)failures);
+	return 0;
+}
+
+/* "groups": their checks and failures within the run's. */
+static int parse_groups(struct reader *rd, struct fs_validation *v,
+			struct json_object *arr)
+{
+	__u64 checks = 0, failures = 0;
+	char w[64];
+	size_t n;
+	int err;
+
+	if (!json_object_is_type(arr, json_type_array) ||
+	    json_object_array_length(arr) > FS_MAX_VGROUPS)
+		return bad(rd,
+			   "validation.groups: expected an array of at "
+			   "most %d",
+			   FS_MAX_VGROUPS);
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i), *k;
+		struct fs_vgroup *g = &v->groups[i];
+
+		snprintf(w, sizeof(w), "validation.groups[%zu]", i);
+		if (!json_object_is_type(e, json_type_object))
+			return bad(rd, "%s: expected object", w);
+		err = GET_STR(rd, e, w, "name", g->name);
+		err = err ?: get_u64(rd, e, w, "checks", &g->checks);
+		err = err ?: get_u64(rd, e, w, "failures", &g->failures);
+		if (!err && json_object_object_get_ex(e, "kinds", &k))
+			err = parse_kinds(rd, &g->kinds, k, w, g->failures);
+		if (!err && json_object_object_get_ex(e, "note", NULL))
+			err = GET_STR(rd, e, w, "note", g->note);
+		if (err)
+			return err;
+		if (g->failures > g->checks)
+			return bad(rd, "%s: %llu failures in %llu checks", w,
+				   (unsigned long long)g->failures,
+				   (unsigned long long)g->checks);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(v->groups[j].name, g->name))
+				return bad(rd, "%s: group '%s' twice", w,
+					   g->name);
+		checks += g->checks;
+		failures += g->failures;
+	}
+	v->ngroups = (int)n;
+	if (checks > v->checks || failures > v->failures)
+		return bad(rd,
+			   "validation.groups: %llu checks, %llu failures "
+			   "in groups of a run of %llu, %llu",
+			   (unsigned long long)checks,
+			   (unsigned long long)failures,
+			   (unsigned long long)v->checks,
+			   (unsigned long long)v->failures);
+	return 0;
+}
+
+/* An optional "group": NAME of one of the groups, as 1 + its index. */
+static int parse_group_ref(struct reader *rd, const struct fs_validation *v,
+			   struct json_object *o, const char *where, int *out)
+{
+	char name[sizeof(v->groups[0].name)];
+	int err;
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, "group", NULL))
+		return 0;
+	err = GET_STR(rd, o, where, "group", name);
+	if (err)
+		return err;
+	for (int g = 0; g < v->ngroups; g++)
+		if (!strcmp(v->groups[g].name, name)) {
+			*out = g + 1;
+			return 0;
+		}
+	return bad(rd, "%s.group: no group '%s'", where, name);
+}
+
 static int parse_validation(struct reader *rd, struct fs_report *r,
 			    struct json_object *o)
 {
@@ -851,14 +1016,38 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 		return bad(rd, "%s: %llu failures in %llu checks", where,
 			   (unsigned long long)v->failures,
 			   (unsigned long long)v->checks);
-	/* The writer keeps the first FS_MAX_CASES failures, no fewer. */
+	/* Absent from reports of versions that did not count them. */
+	if (json_object_object_get_ex(o, "kinds", &e)) {
+		err = parse_kinds(rd, &v->kinds, e, where, v->failures);
+		if (err)
+			return err;
+	}
+	if (json_object_object_get_ex(o, "groups", &e)) {
+		err = parse_groups(rd, v, e);
+		if (err)
+			return err;
+	}
+	if (json_object_object_get_ex(o, "cases_per_group", &e)) {
+		__u64 u;
+
+		err = as_u64(rd, e, where, "cases_per_group", &u);
+		if (!err && (!u || u > FS_MAX_CASES))
+			err = bad(rd, "%s.cases_per_group: %llu (want 1 .. %d)",
+				  where, (unsigned long long)u, FS_MAX_CASES);
+		if (err)
+			return err;
+		v->cases_per_group = (int)u;
+	}
+	/* The writer keeps the first FS_MAX_CASES failures, no fewer; a
+	 * report of merged runs the first ones of each. */
 	n = json_object_array_length(arr);
 	kept = v->failures < FS_MAX_CASES ? v->failures : FS_MAX_CASES;
-	if (n != kept)
+	if (v->cases_per_group ? n > kept : n != kept)
 		return bad(rd,
 			   "%s.cases: %zu cases for %llu failures (want "
-			   "%llu)",
+			   "%s%llu)",
 			   where, n, (unsigned long long)v->failures,
+			   v->cases_per_group ? "at most " : "",
 			   (unsigned long long)kept);
 	for (size_t i = 0; i < n; i++) {
 		struct fs_case *c = &v->cases[i];
@@ -876,11 +1065,50 @@ static int parse_validation(struct reader *rd, struct fs_report *r,
 		err = err ?: GET_STR(rd, e, w, "layout", c->layout);
 		err = err ?: GET_STR(rd, e, w, "expected", c->expected);
 		err = err ?: GET_STR(rd, e, w, "got", c->got);
+		err = err ?: parse_group_ref(rd, v, e, w, &c->group);
 		if (err)
 			return err;
 	}
 	v->ncases = (int)n;
 	v->ran = true;
+	if (v->cases_per_group) {
+		for (int g = 0; g <= v->ngroups; g++) {
+			int in = 0;
+
+			for (size_t i = 0; i < n; i++)
+				in += v->cases[i].group == g;
+			if (in > v->cases_per_group)
+				return bad(rd,
+					   "%s.cases: %d of group '%s' (at "
+					   "most %d)",
+					   where, in,
+					   g ? v->groups[g - 1].name : "none",
+					   v->cases_per_group);
+		}
+	}
+	/* Absent when no failure was replayed. */
+	if (json_object_object_get_ex(o, "replays", &arr)) {
+		if (!json_object_is_type(arr, json_type_array) ||
+		    json_object_array_length(arr) > FS_MAX_REPLAYS)
+			return bad(
+				rd,
+				"%s.replays: expected an array of at most %d",
+				where, FS_MAX_REPLAYS);
+		n = json_object_array_length(arr);
+		for (size_t i = 0; i < n; i++) {
+			struct fs_replay *p = &v->replays[i];
+
+			snprintf(w, sizeof(w), "%s.replays[%zu]", where, i);
+			e = json_object_array_get_idx(arr, i);
+			if (!json_object_is_type(e, json_type_object))
+				return bad(rd, "%s: expected object", w);
+			err = GET_STR(rd, e, w, "command", p->cmd);
+			err = err ?: parse_group_ref(rd, v, e, w, &p->group);
+			if (err)
+				return err;
+		}
+		v->nreplays = (int)n;
+	}
 	/* Absent when nothing was skipped. */
 	if (json_object_object_get_ex(o, "skipped", &arr)) {
 		if (!json_object_is_type(arr, json_type_array) ||
@@ -998,6 +1226,7 @@ static int parse_coverage(struct reader *rd, struct fs_report *r,
 			if (t < 0 || !r->target[t].enabled)
 				return bad(rd, "%s: not a target of the run",
 					   tw);
+			g->traced[t] = true;
 			err = parse_cov_target(rd, g, t, val, tw);
 			if (err)
 				return err;

@@ -89,7 +89,7 @@ static void ktap_group(FILE *f, const struct fs_report *r, int n, int g,
 			SUB "not ok %llu check %llu # a failure past the "
 			    "first %d, whose layouts the report keeps\n",
 			(unsigned long long)i + 1, (unsigned long long)i + 1,
-			FS_MAX_CASES);
+			v->cases_per_group ?: FS_MAX_CASES);
 	for (; i < checks; i++)
 		fprintf(f, SUB "ok %llu check %llu\n",
 			(unsigned long long)i + 1, (unsigned long long)i + 1);
@@ -106,7 +106,8 @@ static void ktap_group(FILE *f, const struct fs_report *r, int n, int g,
 		fprintf(f,
 			" # %llu failures past the first %d, whose layouts "
 			"the report keeps",
-			(unsigned long long)failures, FS_MAX_CASES);
+			(unsigned long long)failures,
+			v->cases_per_group ?: FS_MAX_CASES);
 	}
 	fputc('\n', f);
 }
@@ -142,7 +143,7 @@ int report__ktap(FILE *f, const struct fs_report *r)
 
 	ungrouped(v, &none_checks, &none_failures);
 	for (int g = 0; g < v->ngroups; g++)
-		ntests += v->groups[g].checks > 0;
+		ntests += v->groups[g].checks > 0 || v->groups[g].note[0];
 	ntests += (none_checks > 0) + v->nskips + (v->disturbed[0] != 0);
 	fprintf(f, "KTAP version 1\n1..%d\n# folioscope %s run ", ntests,
 		r->tool_version);
@@ -164,10 +165,22 @@ int report__ktap(FILE *f, const struct fs_report *r)
 		      "large ones: this run did NOT exercise large folios\n",
 		      f);
 	}
-	for (int g = 0; g < v->ngroups; g++)
-		if (v->groups[g].checks)
-			ktap_group(f, r, ++n, g + 1, v->groups[g].name,
-				   v->groups[g].checks, v->groups[g].failures);
+	for (int g = 0; g < v->ngroups; g++) {
+		const struct fs_vgroup *vg = &v->groups[g];
+
+		if (vg->checks) {
+			ktap_group(f, r, ++n, g + 1, vg->name, vg->checks,
+				   vg->failures);
+		} else if (vg->note[0]) {
+			/* A run of a report of several that checked
+			 * nothing: its note says why. */
+			fprintf(f, "ok %d ", ++n);
+			report__ktap_text(f, vg->name);
+			fputs(" # SKIP ", f);
+			report__ktap_text(f, vg->note);
+			fputc('\n', f);
+		}
+	}
 	if (none_checks)
 		ktap_group(f, r, ++n, 0, "the whole run", none_checks,
 			   none_failures);

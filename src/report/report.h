@@ -69,6 +69,22 @@ int report__ktap_write(const struct fs_report *r, const char *path);
  * directive) becomes '.', control characters spaces. */
 void report__ktap_text(FILE *f, const char *s);
 
+/* ---- JUnit XML (junit.c) ---- */
+
+/*
+ * The verdicts as JUnit XML: a testsuite per group of layouts (validate:
+ * per tier) with a testcase per failed check kept (its kind and layout;
+ * a <failure> with what it expected and got), one for the failures past
+ * those and one for the checks that passed (the counts also as
+ * properties "checks" and "failed_checks"); a group that checked nothing
+ * a skipped testcase with its note; testsuites "skipped" (a testcase per
+ * layout the kernel cannot run) and "reconcile". Returns 0 or -EIO.
+ */
+int report__junit(FILE *f, const struct fs_report *r);
+/* report__junit to path atomically ("-" is stdout); on failure one line
+ * on stderr, no file left behind, -errno. */
+int report__junit_write(const struct fs_report *r, const char *path);
+
 /* ---- export formats: names and dispatch (format.c) ---- */
 
 enum report_format {
@@ -206,6 +222,14 @@ void report__verdict(char *buf, size_t n, const struct fs_report *r);
  */
 void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 			   int g);
+/*
+ * What a run of several (validate) covered, in a few lines of prefix
+ * each: the ways into a read reached (workload values ways_reached,
+ * ways, ways_missed), each filesystem's groups with the folio sizes they
+ * met ("xfs bs=1024 (4 KiB .. 2 MiB)"), and the layouts skipped, by why.
+ * Returns 0 or -EIO.
+ */
+int report__covered(FILE *f, const struct fs_report *r, const char *prefix);
 /*
  * A bucket's label from its lower bound lo, written by units:
  * REPORT_OFFSET0 for an alignment's slot 0, "+" after the cap's ("2

@@ -324,6 +324,46 @@ static void print_validation(FILE *f, const struct fs_validation *v)
 	if (v->failures > (__u64)v->ncases)
 		fprintf(f, "  (%llu more failures not kept)\n",
 			(unsigned long long)(v->failures - v->ncases));
+	for (int i = 0; i < v->nreplays; i++)
+		fprintf(f, "  REPLAY%s%s: %s\n", v->replays[i].group ? " " : "",
+			v->replays[i].group
+				? v->groups[v->replays[i].group - 1].name
+				: "",
+			v->replays[i].cmd);
+}
+
+/*
+ * A report of several runs (validate) names what each group ran: one
+ * verdict line each, with its failures by kind.
+ */
+static void print_groups(FILE *f, const struct fs_report *r)
+{
+	const struct fs_validation *v = &r->validation;
+	bool notes = false;
+
+	for (int g = 0; g < v->ngroups; g++)
+		notes |= v->groups[g].note[0] != 0;
+	if (!notes)
+		return;
+	fprintf(f, "\ncovered:\n");
+	report__covered(f, r, "  ");
+	fprintf(f, "\nverdicts:\n");
+	for (int g = 0; g < v->ngroups; g++) {
+		const struct fs_vgroup *vg = &v->groups[g];
+
+		fprintf(f, "  %-4s %-16s %llu checks, %llu failures",
+			vg->failures  ? "FAIL"
+			: !vg->checks ? "SKIP"
+				      : "ok",
+			vg->name, (unsigned long long)vg->checks,
+			(unsigned long long)vg->failures);
+		for (int k = 0; k < vg->kinds.n; k++)
+			fprintf(f, "%s%s x%llu", k ? ", " : " (",
+				vg->kinds.k[k].kind,
+				(unsigned long long)vg->kinds.k[k].count);
+		fprintf(f, "%s%s%s\n", vg->kinds.n ? ")" : "",
+			vg->note[0] ? "; " : "", vg->note);
+	}
 }
 
 int report__text(FILE *f, const struct fs_report *r)
@@ -387,6 +427,7 @@ int report__text(FILE *f, const struct fs_report *r)
 	if (r->validation.ran) {
 		fputc('\n', f);
 		print_validation(f, &r->validation);
+		print_groups(f, r);
 	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

@@ -6,6 +6,7 @@
  * validation verdict, a coverage group's line, a target's attach plan
  * and the workload's values.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "report/report.h"
@@ -128,7 +129,7 @@ void report__coverage_line(char *buf, size_t n, const struct fs_report *r,
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		int k;
 
-		if (!r->target[t].enabled)
+		if (!r->target[t].enabled || !cg->traced[t])
 			continue;
 		k = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
 		len = strlen(buf);
@@ -197,4 +198,82 @@ int report__kv_append(char *buf, size_t n, int len, const struct fs_kv *kv,
 					i ? "," : ":", kv[i].key, kv[i].s);
 	}
 	return len;
+}
+
+/* " (4 KiB, 2 MiB)", " (4 KiB .. 2 MiB)" for more than two sizes, or
+ * what is not known of group g's folio sizes. */
+static void sizes_text(char *buf, size_t n, const struct fs_report *r, int g)
+{
+	struct fs_cov_size sz[FS_SLOTS];
+	char lo[32], hi[32];
+	int k = -1;
+
+	snprintf(buf, n, " (folio sizes not measured)");
+	for (int t = 0; t < FS_TGT_NR && k < 0; t++)
+		if (r->coverage.g[g].traced[t])
+			k = model__coverage_sizes(r, g, t, sz, FS_SLOTS);
+	if (k == 0)
+		snprintf(buf, n, " (no folios)");
+	if (k <= 0)
+		return;
+	human_bytes(lo, sizeof(lo), sz[0].size);
+	human_bytes(hi, sizeof(hi), sz[k - 1].size);
+	if (k == 1)
+		snprintf(buf, n, " (%s)", lo);
+	else
+		snprintf(buf, n, " (%s%s%s)", lo, k == 2 ? ", " : " .. ", hi);
+}
+
+int report__covered(FILE *f, const struct fs_report *r, const char *prefix)
+{
+	const struct fs_kv *reached = model__kv_find(r, "ways_reached");
+	const struct fs_kv *ways = model__kv_find(r, "ways");
+	const struct fs_kv *missed = model__kv_find(r, "ways_missed");
+	const struct fs_validation *v = &r->validation;
+	bool done[FS_MAX_COV] = { false };
+	char sizes[64];
+
+	if (reached && ways && missed && missed->type == FS_KV_STR)
+		fprintf(f, "%sways into a read: %llu of %llu%s%s%s\n", prefix,
+			(unsigned long long)reached->u,
+			(unsigned long long)ways->u,
+			strcmp(missed->s, "none") ? " (not reached: " : "",
+			strcmp(missed->s, "none") ? missed->s : "",
+			strcmp(missed->s, "none") ? ")" : "");
+	/* A line per filesystem, its groups in the order they ran. */
+	for (int g = 0; g < r->coverage.ngroups; g++) {
+		const char *name = r->coverage.g[g].name;
+		size_t fs = strcspn(name, " ");
+
+		if (done[g])
+			continue;
+		fprintf(f, "%s%.*s:", prefix, (int)fs, name);
+		for (int h = g; h < r->coverage.ngroups; h++) {
+			const char *other = r->coverage.g[h].name;
+
+			if (done[h] || strncmp(other, name, fs) ||
+			    (other[fs] != ' ' && other[fs]))
+				continue;
+			done[h] = true;
+			sizes_text(sizes, sizeof(sizes), r, h);
+			fprintf(f, "%s %s%s", h == g ? "" : ",",
+				other[fs] ? other + fs + 1 : other, sizes);
+		}
+		fputc('\n', f);
+	}
+	/* Skips by why: the same reason skips a way in every tier. */
+	for (int i = 0; i < v->nskips; i++) {
+		int n = 0;
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(v->skips[j].why, v->skips[i].why);
+		if (seen)
+			continue;
+		for (int j = i; j < v->nskips; j++)
+			n += !strcmp(v->skips[j].why, v->skips[i].why);
+		fprintf(f, "%sskipped (%d layout%s): %s\n", prefix, n,
+			n == 1 ? "" : "s", v->skips[i].why);
+	}
+	return ferror(f) ? -EIO : 0;
 }

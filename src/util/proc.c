@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "util/proc.h"
 
@@ -168,6 +170,63 @@ int proc__wait(pid_t pid)
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return -EIO;
+}
+
+int proc__wait_announced(pid_t pid, struct proc_wait *w)
+{
+	struct pollfd p[2];
+	char line[16];
+	ssize_t n;
+	int fd, ret;
+
+	w->exited = false;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* A kernel without pidfds: the child's exit alone. */
+	if (fd < 0) {
+		ret = proc__wait_status(pid, &w->status);
+		w->exited = !ret;
+		return ret;
+	}
+	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = w->announce_fd, .events = POLLIN };
+	for (;;) {
+		ret = poll(p, w->announce_fd >= 0 ? 2 : 1, -1);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			ret = -errno;
+			break;
+		}
+		if (p[0].revents)
+			goto exited;
+		n = read(w->announce_fd, line, sizeof(line) - 1);
+		if (n <= 0)
+			continue;
+		line[n] = '\0';
+		w->announced = atoi(line);
+		/* Said and done, most often; else a thread of it is stuck
+		 * in the kernel and it never will be. */
+		do
+			ret = poll(p, 1, w->grace_ms);
+		while (ret < 0 && errno == EINTR);
+		if (ret > 0)
+			goto exited;
+		ret = ret < 0 ? -errno : 0;
+		break;
+	}
+	close(fd);
+	return ret;
+exited:
+	close(fd);
+	/* What it said before it went is its own, not the next child's. */
+	while (w->announce_fd >= 0 &&
+	       (n = read(w->announce_fd, line, sizeof(line) - 1)) > 0) {
+		line[n] = '\0';
+		w->announced = atoi(line);
+	}
+	ret = proc__wait_status(pid, &w->status);
+	w->exited = !ret;
+	return ret;
 }
 
 void proc__announce_exit(int status)

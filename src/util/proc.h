@@ -52,5 +52,23 @@ int proc__wait(pid_t pid);
  * when init is not listening, nothing.
  */
 void proc__announce_exit(int status);
+/* A wait for a child that may announce its exit (proc__wait_announced). */
+struct proc_wait {
+	/* In: the fifo it announces on (its FOLIOSCOPE_VM_EXIT, held open
+	 * for reading and writing by the caller), and how long it then has
+	 * to finish exiting. */
+	int announce_fd;
+	int grace_ms;
+	/* Out: it exited (status as waitpid's), or it announced announced
+	 * and lingers, a thread of it stuck in the kernel. */
+	bool exited;
+	int status;
+	int announced;
+};
+
+/* Waits for pid to exit, or to announce its exit and not finish it in
+ * w->grace_ms. 0 or -errno. Without pidfds (before Linux 5.3), for the
+ * exit alone. */
+int proc__wait_announced(pid_t pid, struct proc_wait *w);
 
 #endif /* FS_UTIL_PROC_H */

@@ -719,6 +719,12 @@ static int ops__run(void *state, struct fs_report *r)
 	model__kv_u64(r, "ops_seed", s->seed);
 	model__kv_u64(r, "ops", s->n);
 	model__kv_u64(r, "ops_run", s->done);
+	if (s->geo.kind == WL_SHMEM) {
+		char missed[256];
+
+		wl_ways__missed(&s->tot, missed, sizeof(missed));
+		model__kv_str(r, "ways_missed", missed);
+	}
 	for (int st = 0; st < WL_RANGE_NR; st++) {
 		char key[40];
 
@@ -782,7 +788,6 @@ static void ops__shrink(void *state, struct fs_report *r)
 	__u32 n = 0, trials;
 	size_t len, used;
 
-	(void)r;
 	if (!s->failed)
 		return;
 	/* The sequence up to the first failure (the read-back's: all). */
@@ -823,6 +828,7 @@ static void ops__shrink(void *state, struct fs_report *r)
 	wl__err(s->wl, 0,
 		"ops: shrunk to %u operations in %u trials; replay: %s", n,
 		trials, cmd);
+	model__replay(r, cmd);
 	free(cmd);
 	for (__u32 i = 0; i < n; i++) {
 		struct wl_op op;

@@ -385,6 +385,7 @@ struct wl_random {
 	__u64 seed;
 	__u64 limit_ms; /* --time-limit */
 	__u32 page;
+	enum wl_kind kind;
 	unsigned int n;
 	struct layout *l;
 	struct wl_totals tot;
@@ -465,6 +466,7 @@ static int random__prepare(void **out, const struct wl_opts *o)
 	rw->one = wl_mode__ops(o->kind, WL_MODE_LAYOUT);
 	rw->limit_ms = o->time_limit_ms;
 	rw->seed = o->seed;
+	rw->kind = o->kind;
 	rw->n = o->random;
 	rw->page = (__u32)sysconf(_SC_PAGESIZE);
 	/* The seed and every layout first: each replays on its own. */
@@ -603,6 +605,12 @@ static int random__run(void *state, struct fs_report *r)
 	model__kv_u64(r, "random_layouts", rw->n);
 	model__kv_u64(r, "random_ran", ran);
 	model__kv_u64(r, "random_failed", failed);
+	if (rw->kind == WL_SHMEM) {
+		char missed[256];
+
+		wl_ways__missed(&rw->tot, missed, sizeof(missed));
+		model__kv_str(r, "ways_missed", missed);
+	}
 	model__kv_u64(r, "validation_checks", r->validation.checks);
 	model__kv_u64(r, "validation_failures", r->validation.failures);
 	return err;
@@ -664,12 +672,16 @@ static bool trial_fails(void *ctx, const struct wl_opts *o)
 	return fails;
 }
 
+/* Failed layouts shrunk, the first ones: each takes its trials, and a
+ * bug that fails many layouts is the same bug in most of them. */
+#define SHRINK_LAYOUTS 4
+
 static void random__shrink(void *state, struct fs_report *r)
 {
 	struct wl_random *rw = state;
+	unsigned int shrunk = 0;
 	char cmd[512];
 
-	(void)r;
 	for (unsigned int i = 0; i < rw->n; i++) {
 		struct layout *l = &rw->l[i];
 		struct trial t = { rw, l->kind };
@@ -680,15 +692,22 @@ static void random__shrink(void *state, struct fs_report *r)
 			continue;
 		wl_rand__command(&o, cmd, sizeof(cmd));
 		wl__err(rw->wl, 0,
-			"random layout %u of seed %llu FAILED (%s): %s", i,
+			"random layout %u of seed %llu FAILED (%s): %s%s", i,
 			(unsigned long long)rw->seed,
-			l->kind[0] ? l->kind : "failure", cmd);
+			l->kind[0] ? l->kind : "failure", cmd,
+			shrunk == SHRINK_LAYOUTS ? " (not shrunk: the first "
+						   "failed layouts were)"
+						 : "");
+		if (shrunk == SHRINK_LAYOUTS)
+			continue;
+		shrunk++;
 		trials = wl_shrink(&o, rw->page, trial_fails, &t,
 				   shrink_trials[o.kind]);
 		wl_rand__command(&o, cmd, sizeof(cmd));
 		wl__err(rw->wl, 0,
 			"random layout %u shrunk in %u trials; replay: %s", i,
 			trials, cmd);
+		model__replay(r, cmd);
 	}
 }
 

@@ -173,6 +173,7 @@ void wl_read__count(enum wl_way w, int rwf, const struct wl_read_req *q,
 
 	if (!res->made)
 		return;
+	t->way_calls[w]++;
 	switch (wi->seen) {
 	case WL_SEEN_SYSCALL:
 		/* EAGAIN comes from inside the read; EOPNOTSUPP for a flag

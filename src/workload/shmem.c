@@ -635,6 +635,8 @@ static void report_huge(struct shmem *s, struct fs_report *r)
  * counts. */
 static void report_run(struct shmem *s, struct fs_report *r)
 {
+	char missed[256];
+
 	model__kv_str(r, "mode", s->matrix ? "matrix" : "custom");
 	if (s->nmount == 1) {
 		const struct sh_plan *pl = &s->plans[0];
@@ -655,6 +657,8 @@ static void report_run(struct shmem *s, struct fs_report *r)
 	} else {
 		model__kv_u64(r, "files", s->ninst);
 		model__kv_u64(r, "plans", s->nplans);
+		wl_ways__missed(&s->tot, missed, sizeof(missed));
+		model__kv_str(r, "ways_missed", missed);
 	}
 	/* A read is one shmem_file_read_iter call at either level. */
 	model__kv_u64(r, "calls", s->tot.func.calls);

@@ -51,6 +51,26 @@ const char *wl_way__name(enum wl_way w)
 	return w < WL_WAY_NR ? ways[w].name : "?";
 }
 
+void wl_ways__missed(const struct wl_totals *t, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int w = 0; w < WL_WAY_NR; w++) {
+		int m;
+
+		if (t->way_calls[w])
+			continue;
+		m = snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+			     ways[w].name);
+		if (m < 0 || (size_t)m >= n - len)
+			break;
+		len += (size_t)m;
+	}
+	if (!len)
+		snprintf(buf, n, "none");
+}
+
 int wl_way__parse(const char *name)
 {
 	for (int w = 0; name && w < WL_WAY_NR; w++)

@@ -76,6 +76,10 @@ struct wl_way_info {
 
 const struct wl_way_info *wl_way__info(enum wl_way w);
 
+/* The names of the ways t made no call of, ", "-separated ("none": it
+ * made calls of every one): what a run of many layouts did not reach. */
+void wl_ways__missed(const struct wl_totals *t, char *buf, size_t n);
+
 /* One call: len bytes at pos into buf (iovec ways: into iov[0..niov),
  * which buf starts). */
 struct wl_read_req {

@@ -72,6 +72,8 @@ void wl_totals__add(struct wl_totals *a, const struct wl_totals *b)
 	a->via_uring += b->via_uring;
 	a->via_pipe += b->via_pipe;
 	a->via_loop += b->via_loop;
+	for (int w = 0; w < WL_WAY_NR; w++)
+		a->way_calls[w] += b->way_calls[w];
 }
 
 struct workload {

@@ -41,6 +41,8 @@ struct wl_totals {
 	/* Reads that no read syscall shows: by io_uring, through a pipe in
 	 * the kernel, by a loop device's worker (each call made). */
 	__u64 via_uring, via_pipe, via_loop;
+	/* Calls made, by way into the read (shmem-read). */
+	__u64 way_calls[WL_WAY_NR];
 };
 
 void wl_totals__add(struct wl_totals *a, const struct wl_totals *b);

@@ -5,7 +5,7 @@
 # in tests/kernels/patches to a verdict.
 #
 #   tests/ab/run.sh [--series 6.1|6.12] [--runs N] [--out DIR] [--size BYTES]
-#                   [--dd-files N]
+#                   [--dd-files N] [--validate-budget DURATION]
 #
 # 1. builds the base test kernel of the series and one kernel per seed
 #    (cached; tests/kernels/build.sh): on 6.1 the tmpfs seed's port to
@@ -22,12 +22,15 @@
 #    that the data read back are right on both kernels;
 # 3. fio in the guest on both kernels, interleaved likewise, at both block
 #    sizes: its read throughput as a cross-check of run's;
-# 4. dedupe: the validation matrix (`run dedupe --matrix` when this
-#    folioscope has it, else the plain dedupe workload on btrfs and xfs) on
-#    the base and the dedupe-patched kernel, interleaved likewise, with
-#    each kernel's validation verdict and the compare; then duperemove in
-#    the guest on both kernels (--dd-files files of 4 MiB, default 64, on
-#    btrfs), its system time per run.
+# 4. dedupe: the validation matrix (`validate --only dedupe --tiers
+#    matrix`) on the base and the dedupe-patched kernel, interleaved
+#    likewise, with each kernel's validation verdict and the compare of
+#    the matrices' histograms; then duperemove in the guest on both
+#    kernels (--dd-files files of 4 MiB, default 64, on btrfs), its system
+#    time per run;
+# 5. `validate` (every tier of both workloads, --validate-budget each,
+#    default 5m) once on each patched kernel and the base: each tier's
+#    verdict side by side.
 # Each guest gets the vmlinux built with its bzImage (vm --debuginfo), so
 # where a kernel inlines the compare the plan probes its inline site:
 # dedupe.latency_ns is the compare's own, and caller_latency_ns its
@@ -41,16 +44,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
+. tests/ab/lib.sh
 runs=3
 out=
 size=1G
 series=6.1
 dd_files=64
+vbudget=5m
 
-die() {
-	echo "ab: $*" >&2
-	exit 2
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--size) size=${2:-}; shift 2 ;;
 	--series) series=${2:-}; shift 2 ;;
 	--dd-files) dd_files=${2:-}; shift 2 ;;
+	--validate-budget) vbudget=${2:-}; shift 2 ;;
 	*) sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -94,108 +96,12 @@ out=$(cd "$out" && pwd)
 rm -f "$out"/*.json "$out"/*.log "$out"/*.txt
 summary=$out/summary.txt
 : >"$summary"
-
-say() { echo "ab: $*" | tee -a "$summary"; }
 start=$(date +%s)
 
-# ---- kernels ----
-kernel() {
-	local name=$1 k
-	shift
-	k=$(tests/kernels/build.sh -s "$series" -n "$name$sfx" "$@" | tail -n 1) ||
-		die "kernel $name$sfx failed to build"
-	echo "$k"
-}
 k_base=$(kernel ab-base) || exit 2
 k_shmem=$(kernel ab-shmem "${p_shmem[@]}") || exit 2
 k_dedupe=$(kernel ab-dedupe "${p_dedupe[@]}") || exit 2
 say "series $series; kernels: base $k_base; shmem $k_shmem; dedupe $k_dedupe ($(($(date +%s) - start)) s)"
-
-# vm KERNEL LOG ARGS...: folioscope ARGS in a guest, from $out (so -j
-# files land there), with the kernel's DWARF when its build left the
-# vmlinux beside it. Returns folioscope's exit status.
-vm() {
-	local k=$1 log=$2 dbg=()
-	shift 2
-	[ -f "$(dirname "$k")/linux/vmlinux" ] && dbg=(--debuginfo)
-	(cd "$out" && "$FS" vm --kernel "$k" --mem "$mem" --timeout 3600 "${dbg[@]}" -- "$@") \
-		>"$out/$log" 2>&1
-}
-
-# peer KERNEL LOG ARGS...: tests/ab/peers-guest.sh ARGS in a guest, with
-# fio and duperemove and their libraries.
-peer() {
-	local k=$1 log=$2
-	shift 2
-	(cd "$out" && "$FS" vm --kernel "$k" --mem "$mem" --timeout 3600 \
-		--with "$(command -v fio)" --with "$(command -v duperemove)" \
-		--exec "$repo/tests/ab/peers-guest.sh" -- "$@") >"$out/$log" 2>&1
-}
-
-# interleave NEWKERNEL STEP ARGS...: STEP SIDE I KERNEL ARGS... N times
-# on each kernel in turn (base, new, base, new, ...), so that a host busy
-# for a while slows both sides alike.
-interleave() {
-	local knew=$1 step=$2 i side k
-	shift 2
-	for i in $(seq 1 "$runs"); do
-		for side in base new; do
-			k=$k_base
-			[ $side = new ] && k=$knew
-			"$step" "$side" "$i" "$k" "$@"
-		done
-	done
-}
-
-# peer_step SIDE I KERNEL PEER DONE ARGS...: one boot of the peer, log
-# PEER-SIDE-I.log; a boot whose log has no line matching DONE (its last
-# result) is said with the guest's error.
-peer_step() {
-	local side=$1 i=$2 k=$3 what=$4 done=$5 log
-	shift 5
-	log=$out/$what-$side-$i.log
-	peer "$k" "$(basename "$log")" "$what" "$@"
-	grep -q "$done" "$log" ||
-		say "$what $side run $i: $(grep -m1 '^== error' "$log" || tail -n 1 "$log")"
-}
-
-# peer_pair PEER NEWKERNEL DONE ARGS...: N interleaved boots of the peer.
-peer_pair() {
-	local what=$1 knew=$2
-	shift 2
-	interleave "$knew" peer_step "$what" "$@"
-}
-
-# spread NAME UNIT BASE NEW: one line from each side's values (one per
-# line): its median (one slow run, common under TCG on a shared host,
-# moves a mean of three a lot), its runs' range, the change of the
-# medians, and whether the ranges are apart.
-spread() {
-	{ printf '%s\n' "$3" | grep .; echo --; printf '%s\n' "$4" | grep .; } |
-		awk -v name="$1" -v unit="$2" '
-		function median(side,   i, j, t, m, a) {
-			m = n[side]
-			for (i = 1; i <= m; i++) a[i] = v[side, i]
-			for (i = 2; i <= m; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-				}
-			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-		}
-		BEGIN { side = 0 }
-		$0 == "--" { side = 1; next }
-		{ x = $0 + 0; v[side, ++n[side]] = x
-		  if (n[side] == 1 || x < lo[side]) lo[side] = x
-		  if (n[side] == 1 || x > hi[side]) hi[side] = x }
-		END {
-			if (!n[0] || !n[1]) { printf "  %s: not measured\n", name; exit }
-			b = median(0); w = median(1)
-			sep = (hi[0] < lo[1] || hi[1] < lo[0]) ? "runs separate" : "runs overlap"
-			printf "  %s: base median %.6g %s (%d runs, %.6g..%.6g), new median %.6g (%d runs, %.6g..%.6g), change %+.1f%%, %s\n",
-				name, b, unit, n[0], lo[0], hi[0], w, n[1], lo[1], hi[1],
-				b ? (w - b) * 100 / b : 0, sep
-		}'
-}
 
 # ---- attach check: fentry and kprobe both possible on the test kernel ----
 vm "$k_base" doctor.log doctor --json
@@ -209,65 +115,7 @@ for m in fentry kprobe; do
 		die "$m does not attach to shmem_file_read_iter on the test kernel, see $out/doctor.log"
 done
 
-# run_step SIDE I KERNEL TAG ARGS...: one run of ARGS, JSON in
-# TAG-SIDE-I.json. A run that wrote no JSON is an error; a run that exits
-# 1 (a validation failure) is a finding.
-run_step() {
-	local side=$1 i=$2 k=$3 tag=$4 st
-	shift 4
-	vm "$k" "$tag-$side-$i.log" "$@" -j "$tag-$side-$i.json"
-	st=$?
-	if ! jq -e . "$out/$tag-$side-$i.json" >/dev/null 2>&1; then
-		tail -n 5 "$out/$tag-$side-$i.log" >&2
-		die "$tag $side run $i wrote no report (exit $st), see $out/$tag-$side-$i.log"
-	fi
-	echo "ab: $tag $side run $i/$runs: exit $st" >&2
-}
-
-# run_pair TAG NEWKERNEL ARGS...: N interleaved runs of ARGS on base and
-# new.
-run_pair() {
-	local tag=$1 knew=$2
-	shift 2
-	interleave "$knew" run_step "$tag" "$@"
-}
-
-# compare_pair TAG RULES...: compare all base runs with all new runs.
-compare_pair() {
-	local tag=$1 st
-	shift
-	"$FS" compare "$out/$tag"-base-*.json --vs "$out/$tag"-new-*.json "$@" \
-		-o "$out/$tag-compare.html" >"$out/$tag-compare.txt" 2>&1
-	st=$?
-	cat "$out/$tag-compare.txt"
-	return $st
-}
-
-# Validation verdict of one run: failures/checks, from the model's
-# validation object when the report has it, else the workload's value;
-# then the failures the report lists (its first 64) by kind, a wrong
-# answer by which way it went: a SAME for differing data is a range the
-# kernel shared, the DIFFERS for identical data a missed one.
-verdict() {
-	jq -r 'def way: if .kind != "wrong answer" then .kind
-			elif (.got | startswith("SAME")) then "differing data answered SAME"
-			elif (.got | startswith("DIFFERS")) then "identical data answered DIFFERS"
-			else .kind end;
-	       if .validation then "\(.validation.failures) failures in \(.validation.checks) checks" +
-			(if (.validation.cases // []) == [] then ""
-			 else " (" + ([.validation.cases[] | way] | group_by(.) |
-				map("\(length) \(.[0])") | join(", ")) +
-				(if .validation.failures > (.validation.cases | length)
-				 then ", of the first \(.validation.cases | length)" else "" end) + ")" end)
-	       else "\(.workload.validation_failures // "?") failures" end' "$1"
-}
-
 rc=0
-
-# The headline lines: copy sizes, then latency with its run-to-run noise.
-key_lines() {
-	sed -n "/^  $2 /,/^\$/p" "$1" | grep -E '^    (p50|max) |G-test|run to run|identical on both sides'
-}
 
 # ---- shmem: folio-sized copies, and the throughput ----
 # At 64K the seed copies a read in one piece where the base copies 16;
@@ -318,21 +166,14 @@ fio_bw() { # SIDE BS: bw_bytes / 1e6 of every run
   done; } | tee -a "$summary"
 
 # ---- dedupe: the validation matrix ----
-# TAG=WORKLOAD ARGS, one per workload to run.
-run_help=$("$FS" run --help 2>&1)
-if grep -q -- '--matrix' <<<"$run_help"; then
-	wl_list=("dedupe-matrix=dedupe --matrix")
-else
-	wl_list=("dedupe-btrfs=dedupe --fs btrfs --count 64 --range 128K"
-		"dedupe-xfs=dedupe --fs xfs --count 64 --range 128K")
-	say "dedupe: this folioscope has no --matrix; running the plain workload"
-fi
+# TAG=ARGS, one per validation to run.
+wl_list=("dedupe-matrix=validate --only dedupe --tiers matrix --seed 1")
 for entry in "${wl_list[@]}"; do
 	tag=${entry%%=*}
 	wl=${entry#*=}
 	echo "ab: $wl, $runs runs per kernel" >&2
 	# shellcheck disable=SC2086
-	run_pair "$tag" "$k_dedupe" run $wl
+	run_pair "$tag" "$k_dedupe" $wl
 	for side in base new; do
 		for j in "$out/$tag-$side"-*.json; do
 			say "$tag $side ($([ $side = base ] && echo "$series" || echo "$series+dedupe-wordwise")) $(basename "$j"): $(verdict "$j")"
@@ -369,6 +210,15 @@ dr_field() { # SIDE FIELD
 	spread "duperemove ${f#*:} time" s "$(dr_field base "${f%%:*}")" "$(dr_field new "${f%%:*}")"
   done; } |
 	tee -a "$summary"
+
+# ---- every tier on each kernel: one verdict each ----
+for pk in shmem:"$k_shmem" dedupe:"$k_dedupe"; do
+	validate_pair "validate-${pk%%:*}" "${pk#*:}" --seed 1 --budget "$vbudget"
+	case $? in
+	1) say "validate-${pk%%:*}: the BASE kernel failed validation"; rc=1 ;;
+	2) rc=2 ;;
+	esac
+done
 
 say "done in $(($(date +%s) - start)) s; outputs in $out"
 exit $rc

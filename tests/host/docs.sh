@@ -41,7 +41,7 @@ fi
 # Every long option of every command's --help, in its docs/usage.md section.
 doc_missing=()
 doc_nopts=0
-for cmd in doctor trace run vm report compare; do
+for cmd in doctor trace run validate vm report compare; do
 	help=$("$FS" "$cmd" --help 2>&1)
 	section=$(awk -v h="### \`$cmd\`" '$0 == h { on = 1; next }
 		on && /^##/ { on = 0 } on' docs/usage.md)

@@ -100,6 +100,8 @@ else
 			run --huge
 			run --fill
 			run --differ
+			validate --only
+			validate --tiers
 			vm --accel
 		EOF
 		expect_eq "completion: every value is in --help" "$vals_bad" ""

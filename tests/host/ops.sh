@@ -90,6 +90,9 @@ else
 		'^folioscope: run shmem-read: ops: seed 4: operation 198 FAILED \(data\): #198 read file 3 '
 	replay=$(sed -nE 's/^folioscope: run shmem-read: ops: shrunk to ([0-9]+) operations in [0-9]+ trials; replay: folioscope run shmem-read (.*)$/\2/p' "$op/tail.err")
 	nshrunk=$(sed -nE 's/^folioscope: run shmem-read: ops: shrunk to ([0-9]+) operations .*/\1/p' "$op/tail.err")
+	expect_eq "ops tail: the report keeps the replay the run printed" \
+		"$(jq -r '.validation.replays[].command' "$op/tail.json" 2>&1)" \
+		"folioscope run shmem-read $replay"
 	# What shows the bug: data written, a truncate down into it, and
 	# the file grown over it again (the read-back reads it).
 	expect_eq "ops tail: shrunk to at most 4 operations, a truncate among them, each printed" \

@@ -92,6 +92,8 @@ static void make_run(struct fs_report *r, bool huge)
 		add_align(&sh->hist[FS_SH_BUF_ALIGN], 0x7f0000001000ULL);
 		add_value(&sh->hist[FS_SH_LATENCY],
 			  (huge ? 900 : 1500) + (__u64)(i * 7919 % 6000));
+		/* A lookup per folio the read meets. */
+		add_value(&sh->hist[FS_SH_LOOKUPS], huge ? 1 : bs / folio);
 		if (huge) {
 			add_value(&sh->hist[FS_SH_COPY_BYTES], bs);
 		} else {
@@ -101,8 +103,9 @@ static void make_run(struct fs_report *r, bool huge)
 	}
 	for (pos = 0; pos < size; pos += folio)
 		add_value(&sh->hist[FS_SH_FOLIO_SIZE], folio);
-	/* The read at EOF returns 0 bytes. */
+	/* The read at EOF returns 0 bytes, before any lookup. */
 	add_value(&sh->hist[FS_SH_BYTES], 0);
+	add_value(&sh->hist[FS_SH_LOOKUPS], 0);
 	add_value(&sh->hist[FS_SH_REQ_BYTES], bs);
 	add_align(&sh->hist[FS_SH_POS_ALIGN], size);
 	add_align(&sh->hist[FS_SH_BUF_ALIGN], 0x7f0000001000ULL);
@@ -825,6 +828,173 @@ static void test_roundtrip_skips(void **state)
 	remove_dir(dir);
 }
 
+/* str with the first from replaced by to (the caller frees). */
+static char *replaced(const char *str, const char *from, const char *to)
+{
+	const char *at = strstr(str, from);
+	size_t n = strlen(str) - strlen(from) + strlen(to) + 1;
+	char *out = malloc(n);
+
+	assert_non_null(at);
+	assert_non_null(out);
+	snprintf(out, n, "%.*s%s%s", (int)(at - str), str, to,
+		 at + strlen(from));
+	return out;
+}
+
+static int read_text(const char *dir, const char *text, struct fs_report *r)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/edited.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return report__json_read(path, r);
+}
+
+/* A report of several runs (validate's tiers as groups) survives JSON:
+ * groups with their kinds and notes, the cases' groups, the replays;
+ * a report whose numbers do not add up is refused. */
+static void test_roundtrip_groups(void **state)
+{
+	static struct fs_report r, one, back;
+	const struct fs_merge m1 = { "shmem matrix", 2, 1 };
+	const struct fs_merge m2 = { "dedupe ops", 2, 1 };
+	char *dir = make_dir(), path[512], *json, *bad, *text, *ktap, *xml;
+	static const char *const edits[][2] = {
+		/* kinds that do not add up to the failures (the first are
+		 * the run's) */
+		{ "\"wrong answer\": 3", "\"wrong answer\": 4" },
+		/* a case of a group that is not there */
+		{ "\"group\": \"dedupe ops\"", "\"group\": \"dedupe\"" },
+		/* a group's failures past its checks */
+		{ "\"checks\": 7,", "\"checks\": 2," },
+		/* the same group twice */
+		{ "\"name\": \"dedupe ops\"", "\"name\": \"shmem matrix\"" },
+		/* more cases a group than it keeps */
+		{ "\"cases_per_group\": 2", "\"cases_per_group\": 1" },
+	};
+
+	(void)state;
+	model__init(&r);
+	make_run(&one, false);
+	model__check_group(&one, "inner");
+	for (int i = 0; i < 9; i++)
+		model__check_kind(&one, i >= 5, "stale", "huge=always", "0x00",
+				  "0x53");
+	model__check_group(&one, NULL);
+	assert_int_equal(model__merge(&r, &one, &m1), 0);
+	make_run(&one, false);
+	for (int i = 0; i < 7; i++)
+		model__check_kind(&one, i >= 3, FS_CASE_ANSWER, "ops seed=1",
+				  "same", "differs");
+	model__replay(&one, "folioscope run dedupe --ops 9 --seed 1 "
+			    "--ops-only 2,5");
+	assert_int_equal(model__merge(&r, &one, &m2), 0);
+	model__group_note(&r, "shmem matrix", "in %d s", 12);
+	model__group_note(&r, "shmem ops", "not run: interrupted");
+	snprintf(r.workload_name, sizeof(r.workload_name), "validate");
+	model__kv_str(&r, "reconcile", "ok");
+
+	snprintf(path, sizeof(path), "%s/validate.json", dir);
+	assert_int_equal(report__json_write(&r, path), 0);
+	assert_int_equal(report__json_read(path, &back), 0);
+	assert_int_equal(back.validation.ngroups, 3);
+	assert_memory_equal(back.validation.groups, r.validation.groups,
+			    3 * sizeof(r.validation.groups[0]));
+	assert_memory_equal(&back.validation.kinds, &r.validation.kinds,
+			    sizeof(r.validation.kinds));
+	assert_int_equal(back.validation.cases_per_group, 2);
+	assert_int_equal(back.validation.ncases, 4);
+	assert_int_equal(back.validation.cases[3].group, 2);
+	assert_int_equal(back.validation.nreplays, 1);
+	assert_int_equal(back.validation.replays[0].group, 2);
+	assert_string_equal(back.validation.replays[0].cmd,
+			    "folioscope run dedupe --ops 9 --seed 1 "
+			    "--ops-only 2,5");
+	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
+		size_t la, lb;
+		char *a = render(fmt, &r, NULL, &la);
+		char *b = render(fmt, &back, NULL, &lb);
+
+		if (la != lb || memcmp(a, b, la))
+			fail_msg("%s differs after the JSON round trip",
+				 report__format_name(fmt));
+		free(a);
+		free(b);
+	}
+	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
+	assert_contains(text, "\nverdicts:\n  FAIL shmem matrix     9 checks, "
+			      "5 failures (stale x5); in 12 s\n");
+	assert_contains(text, "  FAIL dedupe ops       7 checks, 3 failures "
+			      "(wrong answer x3)\n");
+	assert_contains(text, "  SKIP shmem ops        0 checks, 0 failures; "
+			      "not run: interrupted\n");
+	assert_contains(text, "  REPLAY dedupe ops: folioscope run dedupe "
+			      "--ops 9 --seed 1 --ops-only 2,5\n");
+	assert_contains(text, "(4 more failures not kept)");
+	free(text);
+
+	/* KTAP: a test per group, its checks as subtests, the one that
+	 * checked nothing skipped with its note. */
+	ktap = NULL;
+	{
+		size_t n = 0;
+		FILE *f = open_memstream(&ktap, &n);
+
+		assert_int_equal(report__ktap(f, &back), 0);
+		fclose(f);
+	}
+	assert_contains(ktap, "1..4\n");
+	assert_contains(ktap, "  1..9\n");
+	assert_contains(ktap, "\nnot ok 1 shmem matrix # stale: huge=always "
+			      "(and 4 more failures)\n");
+	assert_contains(ktap, "  not ok 3 check 3 # a failure past the first "
+			      "2, whose layouts the report keeps\n");
+	assert_contains(ktap, "\nnot ok 2 dedupe ops # wrong answer: ops "
+			      "seed=1 (and 2 more failures)\n");
+	assert_contains(ktap, "\nok 3 shmem ops # SKIP not run: interrupted\n");
+	assert_contains(ktap, "\nok 4 reconcile\n");
+	free(ktap);
+
+	/* JUnit: a testsuite per group, the counts as properties. */
+	xml = NULL;
+	{
+		size_t n = 0;
+		FILE *f = open_memstream(&xml, &n);
+
+		assert_int_equal(report__junit(f, &back), 0);
+		fclose(f);
+	}
+	assert_contains(xml, "<testsuites name=\"folioscope validate\">\n");
+	assert_contains(xml, "<testsuite name=\"shmem matrix\" tests=\"4\" "
+			     "failures=\"3\" errors=\"0\" skipped=\"0\">");
+	assert_contains(xml, "<property name=\"checks\" value=\"9\"/>"
+			     "<property name=\"failed_checks\" value=\"5\"/>");
+	assert_contains(xml, "<failure type=\"stale\" message=\"expected: "
+			     "0x00; got: 0x53\"/>");
+	assert_contains(xml, "name=\"3 more failures, past those the report "
+			     "keeps\"");
+	assert_contains(xml, "name=\"4 checks passed\"/>");
+	assert_contains(xml, "<testsuite name=\"shmem ops\" tests=\"1\" "
+			     "failures=\"0\" errors=\"0\" skipped=\"1\">");
+	assert_contains(xml, "<skipped message=\"not run: interrupted\"/>");
+	free(xml);
+
+	json = slurp(path, NULL);
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		bad = replaced(json, edits[i][0], edits[i][1]);
+		if (read_text(dir, bad, &back) != -EINVAL)
+			fail_msg("edit %zu read as a report", i);
+		free(bad);
+	}
+	free(json);
+	remove_dir(dir);
+}
+
 /* Folio coverage survives JSON, and every format shows the gap. */
 static void test_roundtrip_coverage(void **state)
 {
@@ -837,6 +1007,7 @@ static void test_roundtrip_coverage(void **state)
 	/* Group 0: 4 KiB and 2 MiB folios; group 1: only 4 KiB ones where
 	 * the kernel makes large folios. */
 	model__init(&d);
+	model__enable(&d, FS_TGT_DEDUPE, true);
 	model__enable(&d, FS_TGT_SHMEM, true);
 	h = &d.target[FS_TGT_SHMEM].hist[FS_SH_FOLIO_SIZE];
 	h->slot[fs_log2_slot(4096)] = 12;
@@ -1430,6 +1601,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_disturbed),
 		cmocka_unit_test(test_roundtrip_skips),
 		cmocka_unit_test(test_roundtrip_coverage),
+		cmocka_unit_test(test_roundtrip_groups),
 		cmocka_unit_test(test_fixtures_current),
 		cmocka_unit_test(test_json_bucket_sums),
 		cmocka_unit_test(test_openmetrics_bucket_sums),

@@ -629,11 +629,163 @@ static void test_coverage_same_name(void **state)
 	assert_int_equal(
 		model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, out, FS_SLOTS), 2);
 	assert_int_equal(out[0].size, 4096);
-	assert_int_equal(out[0].count, 12 * 500 + 7);
+	assert_int_equal(out[0].count, 3 * FS_MAX_COV / 2 * 500 + 7);
 	assert_int_equal(out[1].size, 65536);
 	assert_int_equal(out[1].count, 3);
 	/* One large folio in the group's layouts: no gap. */
 	assert_false(model__coverage_gap(&r, 0, FS_TGT_DEDUPE));
+}
+
+/* Failures by kind: every one counted, past FS_MAX_KINDS - 1 kinds in
+ * one "other kinds"; groups count their own. */
+static void test_kinds(void **state)
+{
+	static struct fs_report r;
+	char kind[24];
+
+	(void)state;
+	model__init(&r);
+	model__check_group(&r, "g1");
+	for (int i = 0; i < 100; i++)
+		model__check_kind(&r, i % 3 != 0, "stale", "l", "e", "g");
+	model__check_group(&r, "g2");
+	for (int k = 0; k < FS_MAX_KINDS + 2; k++) {
+		snprintf(kind, sizeof(kind), "kind%d", k);
+		model__check_kind(&r, false, kind, "l", "e", "g");
+	}
+	model__check_group(&r, NULL);
+	assert_int_equal(r.validation.failures, 34 + FS_MAX_KINDS + 2);
+	assert_int_equal(model__kinds_count(&r.validation.kinds, "stale"), 34);
+	assert_int_equal(r.validation.kinds.n, FS_MAX_KINDS);
+	assert_int_equal(model__kinds_count(&r.validation.kinds, "kind5"), 1);
+	/* stale and kind0 .. kind5 have slots; kind6 .. kind9 are other. */
+	assert_int_equal(model__kinds_count(&r.validation.kinds, FS_KIND_OTHER),
+			 4);
+	assert_int_equal(model__kinds_count(&r.validation.kinds, "kind7"), 0);
+	assert_int_equal(
+		model__kinds_count(&r.validation.groups[0].kinds, "stale"), 34);
+	assert_int_equal(r.validation.groups[0].kinds.n, 1);
+	assert_int_equal(r.validation.groups[1].kinds.n, FS_MAX_KINDS);
+	assert_int_equal(model__kinds_count(&r.validation.groups[1].kinds,
+					    FS_KIND_OTHER),
+			 3);
+}
+
+/* One run of a tier: checks in its group, a few of its failures. */
+static void tier_run(struct fs_report *r, enum fs_target t, int checks,
+		     int failures, const char *kind, const char *cov)
+{
+	static const __u64 sz[] = { 4096, MIB2 }, ct[] = { 5, 2 };
+	static struct fs_report d;
+
+	model__init(r);
+	model__enable(r, t, true);
+	r->target[t].hist[0].slot[3] = (__u64)checks;
+	r->target[t].hist[0].count = (__u64)checks;
+	r->target[t].counter[0] = (__u64)checks;
+	model__check_group(r, "inner");
+	for (int i = 0; i < checks; i++)
+		model__check_kind(r, i >= failures, kind, "layout", "e", "g");
+	model__check_group(r, NULL);
+	model__skip(r, "plan=x", "not here");
+	if (failures)
+		model__replay(r, "folioscope run x --seed 1");
+	delta_with(&d, sz, ct, 2);
+	d.target[FS_TGT_DEDUPE].enabled = t == FS_TGT_DEDUPE;
+	if (t == FS_TGT_SHMEM) {
+		model__enable(&d, FS_TGT_SHMEM, true);
+		d.target[FS_TGT_SHMEM].hist[FS_SH_FOLIO_SIZE] =
+			d.target[FS_TGT_DEDUPE].hist[FS_DD_FOLIO_SIZE];
+	}
+	assert_int_equal(model__coverage_add(r, cov, 1, "why", &d), 0);
+}
+
+/* Runs merged as groups: events add up, checks stay in their group,
+ * each group keeps its first failures and replays. */
+static void test_merge(void **state)
+{
+	static struct fs_report r, one;
+	const struct fs_merge ma = { "shmem ops", 3, 1 };
+	const struct fs_merge mb = { "dedupe ops", 3, 1 };
+	struct fs_cov_size out[FS_SLOTS];
+
+	(void)state;
+	model__init(&r);
+	tier_run(&one, FS_TGT_SHMEM, 50, 20, "stale", "tmpfs huge=always");
+	assert_int_equal(model__merge(&r, &one, &ma), 0);
+	tier_run(&one, FS_TGT_DEDUPE, 40, 0, "none", "xfs bs=1024");
+	assert_int_equal(model__merge(&r, &one, &mb), 0);
+	/* A second run of the same tier joins its group. */
+	tier_run(&one, FS_TGT_DEDUPE, 10, 4, "wrong answer", "xfs bs=1024");
+	assert_int_equal(model__merge(&r, &one, &mb), 0);
+
+	assert_true(r.validation.ran);
+	assert_int_equal(r.validation.checks, 100);
+	assert_int_equal(r.validation.failures, 24);
+	assert_int_equal(r.validation.ngroups, 2);
+	assert_string_equal(r.validation.groups[0].name, "shmem ops");
+	assert_int_equal(r.validation.groups[0].checks, 50);
+	assert_int_equal(r.validation.groups[0].failures, 20);
+	assert_int_equal(r.validation.groups[1].checks, 50);
+	assert_int_equal(r.validation.groups[1].failures, 4);
+	assert_int_equal(model__kinds_count(&r.validation.groups[1].kinds,
+					    "wrong answer"),
+			 4);
+	assert_int_equal(model__kinds_count(&r.validation.kinds, "stale"), 20);
+	/* Three cases a group; the second group's from its second run. */
+	assert_int_equal(r.validation.cases_per_group, 3);
+	assert_int_equal(r.validation.ncases, 6);
+	assert_int_equal(r.validation.cases[0].group, 1);
+	assert_int_equal(r.validation.cases[5].group, 2);
+	assert_string_equal(r.validation.cases[5].kind, "wrong answer");
+	/* A check made later in a full group counts, its case not kept. */
+	model__check_group(&r, "shmem ops");
+	model__check_kind(&r, false, "no verdict", "run", "e", "g");
+	model__check_group(&r, NULL);
+	assert_int_equal(r.validation.ncases, 6);
+	assert_int_equal(r.validation.groups[0].failures, 21);
+	/* The skip once; a replay per failed run, in its group. */
+	assert_int_equal(r.validation.nskips, 1);
+	assert_int_equal(r.validation.nreplays, 2);
+	assert_int_equal(r.validation.replays[0].group, 1);
+	assert_int_equal(r.validation.replays[1].group, 2);
+	/* Both targets, their events summed. */
+	assert_true(r.target[FS_TGT_SHMEM].enabled);
+	assert_true(r.target[FS_TGT_DEDUPE].enabled);
+	assert_int_equal(r.target[FS_TGT_DEDUPE].counter[0], 50);
+	assert_int_equal(r.target[FS_TGT_DEDUPE].hist[0].slot[3], 50);
+	assert_int_equal(r.target[FS_TGT_SHMEM].hist[0].count, 50);
+	/* Coverage by name, each group with the target traced there. */
+	assert_int_equal(r.coverage.ngroups, 2);
+	assert_true(r.coverage.g[0].traced[FS_TGT_SHMEM]);
+	assert_false(r.coverage.g[0].traced[FS_TGT_DEDUPE]);
+	assert_int_equal(
+		model__coverage_sizes(&r, 0, FS_TGT_DEDUPE, out, FS_SLOTS), -1);
+	assert_int_equal(
+		model__coverage_sizes(&r, 1, FS_TGT_DEDUPE, out, FS_SLOTS), 2);
+	assert_int_equal(out[0].count, 10);
+	assert_int_equal(out[1].size, MIB2);
+	assert_int_equal(out[1].count, 4);
+}
+
+/* A replay too long to keep is not kept cut short. */
+static void test_replay_too_long(void **state)
+{
+	static struct fs_report r;
+	static char cmd[2048];
+
+	(void)state;
+	model__init(&r);
+	memset(cmd, 'x', sizeof(cmd) - 1);
+	model__replay(&r, cmd);
+	model__replay(&r, "folioscope run dedupe --ops 3 --seed 1");
+	assert_int_equal(r.validation.nreplays, 2);
+	assert_null(strchr(r.validation.replays[0].cmd, 'x'));
+	assert_string_equal(r.validation.replays[1].cmd,
+			    "folioscope run dedupe --ops 3 --seed 1");
+	for (int i = 0; i < FS_MAX_REPLAYS; i++)
+		model__replay(&r, "again");
+	assert_int_equal(r.validation.nreplays, FS_MAX_REPLAYS);
 }
 
 int main(void)
@@ -660,6 +812,9 @@ int main(void)
 		cmocka_unit_test(test_coverage_gap),
 		cmocka_unit_test(test_coverage_full),
 		cmocka_unit_test(test_coverage_same_name),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_replay_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

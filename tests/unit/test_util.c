@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -389,6 +390,82 @@ static void test_err_print(void **state)
 				 "folioscope: plain\n");
 }
 
+/* A child that announces "status" on the fifo, then exits with it or
+ * (linger) waits until it is killed. */
+static pid_t announcer(const char *fifo, int status, bool linger)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		int fd = open(fifo, O_WRONLY | O_NONBLOCK);
+		char line[16];
+		int n = snprintf(line, sizeof(line), "%d\n", status);
+
+		if (fd < 0 || write(fd, line, (size_t)n) != n)
+			_exit(99);
+		close(fd);
+		while (linger)
+			pause();
+		_exit(status);
+	}
+	return pid;
+}
+
+/* A child's exit, or its announcement when it lingers past the grace. */
+static void test_wait_announced(void **state)
+{
+	char dir[] = "/tmp/fs-wait-unit.XXXXXX", fifo[64];
+	struct proc_wait w = { .grace_ms = 200 };
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/exit", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	w.announce_fd = open(fifo, O_RDWR | O_NONBLOCK);
+	assert_true(w.announce_fd >= 0);
+
+	/* Exits without a word. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(3);
+	assert_int_equal(proc__wait_announced(pid, &w), 0);
+	assert_true(w.exited);
+	assert_true(WIFEXITED(w.status));
+	assert_int_equal(WEXITSTATUS(w.status), 3);
+
+	/* Says it, then does it. */
+	w.announced = -1;
+	pid = announcer(fifo, 1, false);
+	assert_int_equal(proc__wait_announced(pid, &w), 0);
+	assert_true(w.exited);
+	assert_int_equal(WEXITSTATUS(w.status), 1);
+	assert_int_equal(w.announced, 1);
+	/* Nothing of it is left for the next child's wait. */
+	w.announced = -1;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(0);
+	assert_int_equal(proc__wait_announced(pid, &w), 0);
+	assert_true(w.exited);
+	assert_int_equal(w.announced, -1);
+
+	/* Says it and stays. */
+	pid = announcer(fifo, 5, true);
+	assert_int_equal(proc__wait_announced(pid, &w), 0);
+	assert_false(w.exited);
+	assert_int_equal(w.announced, 5);
+	kill(pid, SIGKILL);
+	assert_int_equal(proc__wait(pid), 128 + SIGKILL);
+
+	close(w.announce_fd);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_owner_alive),
 		cmocka_unit_test(test_exe_find),
 		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_wait_announced),
 		cmocka_unit_test(test_tree_remove),
 		cmocka_unit_test(test_tree_one_fs),
 		cmocka_unit_test(test_sb_dev),

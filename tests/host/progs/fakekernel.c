@@ -30,6 +30,8 @@
  *          record of user space: run with --kmsg-user)
  *   hang   the read never returns: it waits in the kernel on an empty
  *          pipe instead
+ *   crash  the read kills its process (SIGKILL), as an oops in it would:
+ *          the run ends without a report; on --ops' files too
  *
  * FS_FAKE_TRUNC=tail, on the --ops workload's files ("/folioscope-ops-"):
  * a truncate down to a size inside a page leaves the rest of that page
@@ -48,6 +50,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -288,8 +291,9 @@ static const char *bug(int fd)
 {
 	const char *b = getenv("FS_FAKE_READ");
 
-	/* stale on --ops' files too: their fallocated ranges. */
-	if (b && !strcmp(b, "stale") && fd_path_has(fd, "/folioscope-ops-"))
+	/* stale on --ops' files too (their fallocated ranges), and crash. */
+	if (b && (!strcmp(b, "stale") || !strcmp(b, "crash")) &&
+	    fd_path_has(fd, "/folioscope-ops-"))
 		return b;
 	return b && fd_path_has(fd, "/folioscope-shmem-") ? b : NULL;
 }
@@ -329,6 +333,8 @@ static ssize_t call(const char *b, int fd, void *buf, size_t count, off_t off,
 		real_read = (read_fn)dlsym(RTLD_NEXT, "read");
 		real_pread = (pread_fn)dlsym(RTLD_NEXT, "pread");
 	}
+	if (b && !strcmp(b, "crash"))
+		raise(SIGKILL);
 	if (b && !strcmp(b, "hang")) {
 		int p[2];
 
