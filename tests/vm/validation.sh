@@ -11,6 +11,8 @@
 # kprobe matrices and the wrong expectations also write KTAP, which the
 # kernel's own parser reads with the JSON's counts. All runs share one
 # boot when `folioscope vm` has --exec; otherwise each gets its own.
+# Last, `validate` of dedupe's matrix and four random layouts: a group
+# per tier, its JSON, KTAP and JUnit back on the host.
 # shellcheck shell=bash
 valout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmval.XXXXXX")
 vallog=$LOGDIR/vm-validation.log
@@ -30,6 +32,7 @@ valjobs=(
 	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
 	"dedupe-nolf 0 run dedupe --matrix --fs xfs --block-size 1024 --no-large-folio-layouts"
+	"validate-dedupe 0 validate --only dedupe --tiers matrix,random --random 4 --seed 7 -m kprobe --budget 1m"
 )
 # 64 random layouts of each workload: on the first kernel of make check
 # (the others' pass, FS_VM_ATTACH_ONLY, is kept short), on every kernel
@@ -40,11 +43,13 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 fi
 declare -A valrc=()
 # The runs that also write KTAP ($valout/NAME.ktap).
-valktap=" dedupe-kprobe shmem-kprobe dedupe-wrong shmem-wrong "
-# val_files NAME: the report files' options of job NAME, in valfiles.
+valktap=" dedupe-kprobe shmem-kprobe dedupe-wrong shmem-wrong validate-dedupe "
+# val_files NAME: the report files' options of job NAME, in valfiles
+# (validate's JUnit too, $valout/NAME.xml).
 val_files() {
 	valfiles=(-j "$valout/$1.json")
 	[[ "$valktap" != *" $1 "* ]] || valfiles+=(--ktap "$valout/$1.ktap")
+	[[ "$1" != validate-* ]] || valfiles+=(--junit "$valout/$1.xml")
 }
 
 valstart=$SECONDS
@@ -118,12 +123,27 @@ for job in "${valjobs[@]}"; do
 		bad "vm validation $name" "no JSON with validation; see $vallog and $valerr"
 		continue
 	fi
-	val_common "$name" "$tgt"
+	if [[ "$name" == validate-* ]]; then
+		# Two tiers of dedupe, each a run in the guest, one report; its
+		# files (JSON, KTAP, JUnit) back on this host.
+		expect_eq "vm validation $name: a group per tier, each clean with checks" \
+			"$(jq -r '[.validation.groups[] | "\(.name) \(.checks > 0) \(.failures)"] | join(";")' "$j")" \
+			"dedupe matrix true 0;dedupe random true 0"
+		expect_eq "vm validation $name: kprobe, reconciled, the kernel log clean" \
+			"$(jq -r '"\(.targets.dedupe.attach.mechanism) \(.workload.reconcile) \(.workload.kernel_log)"' "$j")" \
+			"kprobe ok clean"
+		expect_eq "vm validation $name: JUnit back on the host, a testsuite per tier" \
+			"$(python3 -c 'import sys, xml.etree.ElementTree as E; print(",".join(s.get("name") for s in E.parse(sys.argv[1]).getroot()))' "$valout/$name.xml" 2>&1)" \
+			"dedupe matrix,dedupe random,reconcile"
+	else
+		val_common "$name" "$tgt"
+	fi
 	if [[ "$valktap" == *" $name "* ]] && [ -n "$valkunit" ]; then
 		expect_eq "vm validation $name: kunit_parser reads the KTAP with the JSON's counts" \
 			"$(ktap_counts "$valout/$name.ktap" | cut -d' ' -f1-5)" "$(json_ktap_counts "$j")"
 		echo "  $name: KTAP: $(ktap_counts "$valout/$name.ktap")"
 	fi
+	[[ "$name" != validate-* ]] || continue
 	if [ "$mode" == wrong ]; then
 		# The checker can fail: the flipped answer is a failure, with
 		# the layout that was run.
