@@ -42,9 +42,6 @@ enum {
 	OPT_OPS,
 	OPT_KTAP,
 	OPT_JUNIT,
-	OPT_FORMAT,
-	OPT_BTF,
-	OPT_DEBUGINFO,
 };
 
 static const struct argp_option options[] = {
@@ -78,25 +75,6 @@ static const struct argp_option options[] = {
 	{ "junit", OPT_JUNIT, "FILE", 0,
 	  "also write the verdicts as JUnit XML to FILE: a testsuite per tier",
 	  0 },
-	{ NULL, 0, NULL, 0, "Attaching and output:", 1 },
-	{ "mode", 'm', "MODE", 0,
-	  "attach mechanism of every tier: auto (default), fentry, kprobe or "
-	  "syscall",
-	  1 },
-	{ "json", 'j', "FILE", 0,
-	  "also write the report as JSON to FILE (the tiers as groups)", 1 },
-	{ "output", 'o', "FILE", 0,
-	  "also write the report to FILE (atomically) in --format, or as "
-	  "FILE's extension says; - is stdout",
-	  1 },
-	{ "format", OPT_FORMAT, "FMT", 0,
-	  "format of -o, or of stdout when there is no -o: " REPORT_FORMATS,
-	  1 },
-	{ "btf", OPT_BTF, "FILE", 0,
-	  "this kernel's BTF, when /sys/kernel/btf/vmlinux is missing", 1 },
-	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
-	  "this kernel's vmlinux with DWARF, for probes at inline sites", 1 },
-	{ "verbose", 'v', NULL, 0, "show libbpf messages", 1 },
 	{},
 };
 
@@ -166,53 +144,19 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		cli__check_output(arg);
 		a->junit = arg;
 		break;
-	case 'm':
-		if (plan__parse_mode(arg, &a->c.mode))
-			cli__usage_error(st,
-					 "unknown mode '%s' (auto, fentry, "
-					 "kprobe, syscall)",
-					 arg);
-		t->mode = arg;
-		break;
-	case 'j':
-		cli__check_output(arg);
-		a->c.json = arg;
-		break;
-	case 'o':
-		a->c.output = arg;
-		break;
-	case OPT_FORMAT:
-		if (report__format_parse(arg, &a->c.format))
-			cli__usage_error(st, "unknown format '%s' (%s)", arg,
-					 REPORT_FORMATS);
-		a->c.format_set = true;
-		break;
-	case OPT_BTF:
-		cli__check_btf(st, arg);
-		t->btf = arg;
-		break;
-	case OPT_DEBUGINFO:
-		t->debuginfo = arg;
-		break;
-	case 'v':
-		fs_verbose = true;
-		t->verbose = true;
+	case ARGP_KEY_INIT:
+		common_opts_target = &a->c;
 		break;
 	case ARGP_KEY_ARG:
 		cli__usage_error(st, "validate takes no arguments ('%s')", arg);
 		break;
 	case ARGP_KEY_END:
-		if (a->c.output && strcmp(a->c.output, "-")) {
-			if (!a->c.format_set &&
-			    report__format_guess(a->c.output, &a->c.format))
-				cli__usage_error(st,
-						 "cannot tell the format of "
-						 "'%s' from its name; add "
-						 "--format (%s)",
-						 a->c.output, REPORT_FORMATS);
-			a->c.format_set = true;
-			cli__check_output(a->c.output);
-		}
+		/* The children's options, as a run takes them. */
+		if (a->c.mode != PLAN_AUTO)
+			t->mode = plan__mode_name(a->c.mode);
+		t->btf = a->c.btf;
+		t->debuginfo = a->c.debuginfo;
+		t->verbose = fs_verbose;
 		if (a->ktap && !strcmp(a->ktap, "-") &&
 		    ((a->c.json && !strcmp(a->c.json, "-")) ||
 		     (a->c.output && !strcmp(a->c.output, "-")) ||
@@ -233,6 +177,11 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &common_report_argp, 0, "Attaching and output:", 0 },
+	{},
+};
+
 static const struct argp validate_argp = {
 	options,
 	parse,
@@ -242,7 +191,7 @@ static const struct argp validate_argp = {
 	"checked against ground truth, and give one verdict with what was "
 	"covered and what was skipped. Exit 0 pass, 1 failures (or a tier "
 	"without a verdict), 4 nothing checked.",
-	NULL,
+	children,
 	NULL,
 	NULL,
 };

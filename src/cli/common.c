@@ -63,6 +63,35 @@ static const struct argp_option plan_options[] = {
 	{},
 };
 
+/*
+ * A command that runs others and reports on them (validate): the attach
+ * mode, BTF and DWARF it passes on, and the report's outputs.
+ */
+static const struct argp_option report_options[] = {
+	{ "mode", 'm', "MODE", 0,
+	  "attach mechanism of every run: auto (default), fentry, kprobe or "
+	  "syscall",
+	  0 },
+	{ "json", 'j', "FILE", 0, "also write the report as JSON to FILE", 0 },
+	{ "output", 'o', "FILE", 0,
+	  "also write the report to FILE (atomically) in --format, or as "
+	  "FILE's extension says; - is stdout",
+	  0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "format of -o, or of stdout when there is no -o: " REPORT_FORMATS,
+	  0 },
+	{ "btf", OPT_BTF, "FILE", 0,
+	  "this kernel's BTF (raw, or an ELF with .BTF), when "
+	  "/sys/kernel/btf/vmlinux is missing",
+	  0 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "this kernel's vmlinux with DWARF, for probes at the inline sites "
+	  "of an inlined target",
+	  0 },
+	{ "verbose", 'v', NULL, 0, "show libbpf messages", 0 },
+	{},
+};
+
 static int output__check(const char *path);
 
 void cli__check_output(const char *path)
@@ -201,6 +230,9 @@ const struct argp common_argp = {
 
 const struct argp common_plan_argp = { plan_options, parse, NULL, NULL,
 				       NULL,	     NULL,  NULL };
+
+const struct argp common_report_argp = { report_options, parse, NULL, NULL,
+					 NULL,		 NULL,	NULL };
 
 int common__output(const struct common_opts *c, const struct fs_report *r)
 {

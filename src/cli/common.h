@@ -2,7 +2,8 @@
 /*
  * Options trace and run share (-t, -m, -j, -o, --format, -d, --btf,
  * --debuginfo, -v), as an argp child; doctor takes the planning ones
- * (-m, --btf, --debuginfo, -v) through the same parser.
+ * (-m, --btf, --debuginfo, -v) and validate all but -t and -d through
+ * the same parser.
  */
 #ifndef FS_CLI_COMMON_H
 #define FS_CLI_COMMON_H
@@ -30,6 +31,8 @@ struct common_opts {
 extern const struct argp common_argp;
 /* -m, --btf, --debuginfo and -v alone, as doctor words them. */
 extern const struct argp common_plan_argp;
+/* All but -t and -d: for a command that runs others (validate). */
+extern const struct argp common_report_argp;
 /* The struct either child parser fills; set at ARGP_KEY_INIT. */
 extern struct common_opts *common_opts_target;
 

@@ -172,6 +172,23 @@ static void assert_contains(const char *hay, const char *needle)
 			 needle, hay);
 }
 
+/* Every format renders a and b (a's JSON round trip) alike. */
+static void assert_same_renders(const struct fs_report *a,
+				const struct fs_report *b)
+{
+	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
+		size_t la, lb;
+		char *ra = render(fmt, a, NULL, &la);
+		char *rb = render(fmt, b, NULL, &lb);
+
+		if (la != lb || memcmp(ra, rb, la))
+			fail_msg("%s differs after the JSON round trip",
+				 report__format_name(fmt));
+		free(ra);
+		free(rb);
+	}
+}
+
 static void assert_lacks(const char *hay, const char *needle)
 {
 	if (strstr(hay, needle))
@@ -766,17 +783,7 @@ static void test_roundtrip_disturbed(void **state)
 	assert_int_equal(back.validation.unjudged, 3);
 	assert_int_equal(back.validation.checks, 16);
 	assert_int_equal(back.validation.failures, 0);
-	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
-		size_t la, lb;
-		char *a = render(fmt, &r, NULL, &la);
-		char *b = render(fmt, &back, NULL, &lb);
-
-		if (la != lb || memcmp(a, b, la))
-			fail_msg("%s differs after the JSON round trip",
-				 report__format_name(fmt));
-		free(a);
-		free(b);
-	}
+	assert_same_renders(&r, &back);
 	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
 	assert_contains(text, "DISTURBED (not the kernel's fault): file "
 			      "'/tmp/x/full' was truncated");
@@ -915,17 +922,7 @@ static void test_roundtrip_groups(void **state)
 	assert_string_equal(back.validation.replays[0].cmd,
 			    "folioscope run dedupe --ops 9 --seed 1 "
 			    "--ops-only 2,5");
-	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
-		size_t la, lb;
-		char *a = render(fmt, &r, NULL, &la);
-		char *b = render(fmt, &back, NULL, &lb);
-
-		if (la != lb || memcmp(a, b, la))
-			fail_msg("%s differs after the JSON round trip",
-				 report__format_name(fmt));
-		free(a);
-		free(b);
-	}
+	assert_same_renders(&r, &back);
 	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
 	assert_contains(text, "\nverdicts:\n  FAIL shmem matrix     9 checks, "
 			      "5 failures (stale x5); in 12 s\n");
@@ -1024,17 +1021,7 @@ static void test_roundtrip_coverage(void **state)
 	assert_int_equal(report__json_read(path, &back), 0);
 	assert_int_equal(back.coverage.ngroups, 2);
 	assert_memory_equal(&back.coverage, &r.coverage, sizeof(r.coverage));
-	for (int fmt = 0; fmt < REPORT_FMT_NR; fmt++) {
-		size_t la, lb;
-		char *a = render(fmt, &r, NULL, &la);
-		char *b = render(fmt, &back, NULL, &lb);
-
-		if (la != lb || memcmp(a, b, la))
-			fail_msg("%s differs after the JSON round trip",
-				 report__format_name(fmt));
-		free(a);
-		free(b);
-	}
+	assert_same_renders(&r, &back);
 	text = render(REPORT_FMT_TEXT, &back, NULL, NULL);
 	assert_contains(text, "coverage: folio sizes met, per group");
 	assert_contains(text, "  tmpfs huge=always: dedupe not measured; "
