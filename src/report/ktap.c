@@ -145,8 +145,11 @@ int report__ktap(FILE *f, const struct fs_report *r)
 	for (int g = 0; g < v->ngroups; g++)
 		ntests += v->groups[g].checks > 0 || v->groups[g].note[0];
 	ntests += (none_checks > 0) + v->nskips + (v->disturbed[0] != 0);
-	fprintf(f, "KTAP version 1\n1..%d\n# folioscope %s run ", ntests,
-		r->tool_version);
+	/* "run shmem-read", or the command that made a report of several
+	 * runs: "validate". */
+	fprintf(f, "KTAP version 1\n1..%d\n# folioscope %s %s", ntests,
+		r->tool_version,
+		strcmp(r->workload_name, "validate") ? "run " : "");
 	report__ktap_text(f, r->workload_name);
 	fputs(" on Linux ", f);
 	report__ktap_text(f, r->kernel);
