@@ -88,6 +88,10 @@ enum fs_shmem_counter {
 	/* Batch lookups of traced reads, and the folios they returned. */
 	FS_SH_BATCHES,
 	FS_SH_BATCH_FOLIOS,
+	/* Bytes copied after a batch lookup: a copy per folio of the batch,
+	 * with no lookup between them to tell one from the next, so not in
+	 * copy_bytes. */
+	FS_SH_BATCH_COPY_BYTES,
 	FS_SH_NCOUNTERS,
 };
 

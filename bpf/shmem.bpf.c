@@ -45,7 +45,7 @@ struct sh_call {
 	__u64 batch_inode; /* and the file it is of */
 	__u32 lookups;	   /* lookups of this read: alone, or a batch each */
 	__u32 has_buf;
-	__u32 has_prev;
+	__u32 has_prev; /* SH_PREV_*: what the last lookup was */
 	/* Last: written and copied only with events on (ev_on), so a run
 	 * without events neither zeroes nor copies it. */
 	struct sh_ev ev;
@@ -255,11 +255,18 @@ static __always_inline __u64 sh__count(const struct sh_call *c)
 }
 
 /* The bytes handed to user space since the previous folio lookup. */
+/* What the read's previous lookup was, so what its count's drop since is:
+ * none yet, one folio's (one copy), or a batch's (a copy per folio). */
+enum { SH_PREV_NONE, SH_PREV_ONE, SH_PREV_BATCH };
+
 static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
 				      __u64 count)
 {
 	/* Locked: the read's exit and the folio lookups both close copies. */
-	if (c->has_prev && c->last_count > count) {
+	if (c->has_prev == SH_PREV_BATCH && c->last_count > count) {
+		__sync_fetch_and_add(&st->counter[FS_SH_BATCH_COPY_BYTES],
+				     c->last_count - count);
+	} else if (c->has_prev && c->last_count > count) {
 		hist__add(st, FS_SH_COPY_BYTES, c->last_count - count);
 		if (ev_on)
 			event__minmax(&c->ev.chunk_min, &c->ev.chunk_max,
@@ -287,7 +294,7 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 		return NULL;
 	c->lookups++;
 	sh__chunk(*st, c, sh__count(c));
-	c->has_prev = 1;
+	c->has_prev = SH_PREV_ONE;
 	return c;
 }
 
@@ -531,6 +538,10 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 	if (!st || nr < 0)
 		return;
 	c->lookups++;
+	if (c->to && !lean) {
+		sh__chunk(st, c, sh__count(c));
+		c->has_prev = SH_PREV_BATCH;
+	}
 	counter__inc(st, FS_SH_BATCHES);
 	__sync_fetch_and_add(&st->counter[FS_SH_BATCH_FOLIOS], nr);
 	for (int i = 0; i < FS_BATCH_MAX && i < nr; i++) {

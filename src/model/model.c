@@ -72,6 +72,7 @@ static const struct fs_counter_spec shmem_counters[FS_SH_NCOUNTERS] = {
 	[FS_SH_EV_LOST] = { "events_lost", true },
 	[FS_SH_BATCHES] = { "batch_lookups", true },
 	[FS_SH_BATCH_FOLIOS] = { "batch_folios", true },
+	[FS_SH_BATCH_COPY_BYTES] = { "batch_copy_bytes", true },
 };
 
 int model__hist_index(enum fs_target t, const char *name)

@@ -196,23 +196,29 @@ static const char *or_dash(const char *s)
 static bool own_line_counter(const char *name)
 {
 	return !strcmp(name, "events") || !strcmp(name, "events_lost") ||
-	       !strcmp(name, "batch_lookups") || !strcmp(name, "batch_folios");
+	       !strncmp(name, "batch_", 6);
 }
 
-/* "batch lookups N, folios M": where reads took folios in batches. */
+/* "batch lookups N, folios M, ...": where reads took folios in batches,
+ * and the bytes they copied after them, which copy_bytes cannot split
+ * into copies. */
 static void print_batches(FILE *f, const struct fs_target_report *tr)
 {
-	unsigned long long n[2] = { 0, 0 };
+	unsigned long long n[3] = { 0, 0, 0 };
 
 	for (int c = 0; c < tr->ncounters; c++) {
 		if (!strcmp(tr->counter_spec[c].name, "batch_lookups"))
 			n[0] = tr->counter[c];
 		else if (!strcmp(tr->counter_spec[c].name, "batch_folios"))
 			n[1] = tr->counter[c];
+		else if (!strcmp(tr->counter_spec[c].name, "batch_copy_bytes"))
+			n[2] = tr->counter[c];
 	}
 	if (n[0])
-		fprintf(f, "  batch lookups %llu, folios %llu (%.1f a batch)\n",
-			n[0], n[1], (double)n[1] / (double)n[0]);
+		fprintf(f,
+			"  batch lookups %llu, folios %llu (%.1f a batch); "
+			"%llu bytes copied after them, not in copy_bytes\n",
+			n[0], n[1], (double)n[1] / (double)n[0], n[2]);
 }
 
 /* "events N, events lost N": whenever events were selected, and
