@@ -78,7 +78,6 @@ struct tiers {
 	char dir[PATH_MAX];
 	char exe[PATH_MAX];
 	int fifo_fd; /* the children's FOLIOSCOPE_VM_EXIT */
-	int null_fd;
 	__u64 start_ms;
 	struct tiers_sum sum;
 	int ran;      /* tiers run */
@@ -154,7 +153,6 @@ int tiers__open(struct tiers **out, const struct tier_opts *o)
 	}
 	t->o = *o;
 	t->fifo_fd = -1;
-	t->null_fd = -1;
 	n = readlink("/proc/self/exe", t->exe, sizeof(t->exe) - 1);
 	if (n <= 0) {
 		err = n < 0 ? -errno : -EIO;
@@ -181,12 +179,6 @@ int tiers__open(struct tiers **out, const struct tier_opts *o)
 		err__print("validate", err, "make the fifo %s", fifo);
 		goto fail;
 	}
-	t->null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (t->null_fd < 0) {
-		err = -errno;
-		err__print("validate", err, "open /dev/null");
-		goto fail;
-	}
 	*out = t;
 	return 0;
 fail:
@@ -202,17 +194,8 @@ void tiers__destroy(struct tiers *t)
 		return;
 	if (t->fifo_fd >= 0)
 		close(t->fifo_fd);
-	if (t->null_fd >= 0)
-		close(t->null_fd);
 	if (t->dir[0]) {
-		/* The runs' reports and the fifo; nothing else is made
-		 * here. */
-		for (size_t i = 0; i < ARRAY_SIZE(table); i++)
-			for (unsigned int p = 0; p < table[i].runs; p++) {
-				snprintf(path, sizeof(path),
-					 "%s/tier%zu-%u.json", t->dir, i, p);
-				unlink(path);
-			}
+		/* The fifo; nothing else is made here. */
 		snprintf(path, sizeof(path), "%s/exit", t->dir);
 		unlink(path);
 		rmdir(t->dir);
@@ -236,7 +219,6 @@ struct run_cmd {
 	char *argv[24];
 	int argc;
 	char strs[6][32];
-	char json[PATH_MAX + 32];
 	char shown[400]; /* "folioscope run shmem-read --random 64 ..." */
 };
 
@@ -298,10 +280,10 @@ static void build_cmd(const struct tiers *t, const struct tier *tr, size_t ti,
 	}
 	if (o->verbose)
 		arg(c, "-v", false);
-	snprintf(c->json, sizeof(c->json), "%s/tier%zu-%u.json", t->dir, ti,
-		 run);
-	arg(c, "-j", false);
-	arg(c, c->json, false);
+	/* The report on its stdout, a pipe: not a file of the kernel under
+	 * test, whose tmpfs reads may be what is wrong. */
+	arg(c, "--format", false);
+	arg(c, "json", false);
 	c->argv[c->argc] = NULL;
 }
 
@@ -382,10 +364,7 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 		   const struct run_cmd *c, struct fs_report *r,
 		   struct fs_report *one, struct run_end *e)
 {
-	struct proc_io io = { .in_fd = -1,
-			      .out_fd = t->null_fd,
-			      .err_fd = -1,
-			      .pdeathsig = true };
+	struct proc_io io = { .in_fd = -1, .err_fd = -1, .pdeathsig = true };
 	/* Every tier keeps its first failures and replays. */
 	const struct fs_merge m = {
 		.group = name,
@@ -397,18 +376,28 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 	struct proc_wait w = { .announce_fd = t->fifo_fd, .grace_ms = 10000 };
 	__u64 t0 = now_ms();
 	char got[160];
+	int out[2], err;
 	pid_t pid;
-	int err;
 
 	memset(e, 0, sizeof(*e));
-	unlink(c->json);
+	if (pipe2(out, O_CLOEXEC)) {
+		err = -errno;
+		err__print("validate", err, "a pipe for %s", c->shown);
+		return err;
+	}
+	io.out_fd = out[1];
 	pid = proc__spawn(c->argv, &io);
+	close(out[1]);
 	if (pid < 0) {
+		close(out[0]);
 		err__print("validate", pid, "start %s", c->shown);
 		return pid;
 	}
+	w.out_fd = out[0];
 	err = proc__wait_announced(pid, &w);
+	close(out[0]);
 	if (err) {
+		free(w.out);
 		err__print("validate", err, "wait for %s", c->shown);
 		return err;
 	}
@@ -417,7 +406,10 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 	e->announced = w.announced;
 	t->lingers |= !e->exited;
 	e->ms = now_ms() - t0;
-	if (!access(c->json, F_OK) && !report__json_read(c->json, one)) {
+	err = w.out ? report__json_parse(w.out, w.out_len, c->shown, one)
+		    : -ENODATA;
+	free(w.out);
+	if (!err) {
 		e->reported = true;
 		e->drawn = tr->mode == TM_RANDOM ? kv_u64(one, "random_ran")
 			   : tr->mode == TM_OPS	 ? kv_u64(one, "ops_run")

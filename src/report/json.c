@@ -1496,11 +1496,52 @@ static int parse_text(struct reader *rd, const char *buf, size_t len,
 	return err;
 }
 
+/* buf of what name names into r, all or nothing. */
+static int json_parse(struct reader *rd, const char *buf, size_t len,
+		      struct fs_report *r)
+{
+	struct json_object *root = NULL;
+	struct fs_report *tmp = NULL;
+	int err;
+
+	err = parse_text(rd, buf, len, &root);
+	if (err)
+		goto out;
+	/* Build aside, so r stays as it was if the file is bad. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	model__init(tmp);
+	err = parse_report(rd, root, tmp);
+	if (err) {
+		model__free(tmp);
+		goto out;
+	}
+	memcpy(r, tmp, sizeof(*r));
+out:
+	free(tmp);
+	json_object_put(root);
+	return err;
+}
+
+int report__json_parse(const char *buf, size_t len, const char *name,
+		       struct fs_report *r)
+{
+	struct reader rd = { .msg = "" };
+	int err = json_parse(&rd, buf, len, r);
+
+	if (rd.msg[0])
+		err__print(NULL, 0, "invalid report '%s': %s", name, rd.msg);
+	else if (err)
+		err__print(NULL, err, "cannot read '%s'", name);
+	return err;
+}
+
 int report__json_read(const char *path, struct fs_report *r)
 {
 	struct reader rd = { .msg = "" };
-	struct json_object *root = NULL;
-	struct fs_report *tmp = NULL;
 	bool is_stdin = !strcmp(path, "-");
 	char *buf = NULL;
 	size_t len = 0;
@@ -1512,25 +1553,8 @@ int report__json_read(const char *path, struct fs_report *r)
 		goto cleanup;
 	}
 	err = read_all(fd, &buf, &len);
-	if (err)
-		goto cleanup;
-	err = parse_text(&rd, buf, len, &root);
-	if (err)
-		goto cleanup;
-	/* Build aside, so r stays as it was if the file is bad. */
-	tmp = malloc(sizeof(*tmp));
-	if (!tmp) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	model__init(tmp);
-	err = parse_report(&rd, root, tmp);
-	if (err) {
-		model__free(tmp);
-		goto cleanup;
-	}
-	memcpy(r, tmp, sizeof(*r));
-
+	if (!err)
+		err = json_parse(&rd, buf, len, r);
 cleanup:
 	if (fd >= 0 && !is_stdin)
 		close(fd);
@@ -1538,8 +1562,6 @@ cleanup:
 		err__print(NULL, 0, "invalid report '%s': %s", path, rd.msg);
 	else if (err)
 		err__print(NULL, err, "cannot read '%s'", path);
-	free(tmp);
 	free(buf);
-	json_object_put(root);
 	return err;
 }

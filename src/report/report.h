@@ -48,6 +48,10 @@ int report__json_write(const struct fs_report *r, const char *path);
  * r is only changed on success.
  */
 int report__json_read(const char *path, struct fs_report *r);
+/* The same from len bytes at buf (what a pipe brought), name for the
+ * error line. */
+int report__json_parse(const char *buf, size_t len, const char *name,
+		       struct fs_report *r);
 
 /* ---- KTAP (ktap.c) ---- */
 

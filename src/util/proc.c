@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -172,58 +173,106 @@ int proc__wait(pid_t pid)
 	return -EIO;
 }
 
-int proc__wait_announced(pid_t pid, struct proc_wait *w)
+static long long ms_now(void)
 {
-	struct pollfd p[2];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What the child wrote on w->out_fd so far, appended to w->out; false
+ * at its end (or an error: nothing more will come). */
+static bool out_read(struct proc_wait *w)
+{
+	char buf[16384], *grown;
+	ssize_t n = read(w->out_fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	grown = realloc(w->out, w->out_len + (size_t)n + 1);
+	if (!grown)
+		return false;
+	memcpy(grown + w->out_len, buf, (size_t)n);
+	w->out = grown;
+	w->out_len += (size_t)n;
+	w->out[w->out_len] = '\0';
+	return true;
+}
+
+/* The announcement on the fifo, if a line is there. */
+static void announce_read(struct proc_wait *w)
+{
 	char line[16];
 	ssize_t n;
-	int fd, ret;
 
-	w->exited = false;
-	fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	/* A kernel without pidfds: the child's exit alone. */
-	if (fd < 0) {
-		ret = proc__wait_status(pid, &w->status);
-		w->exited = !ret;
-		return ret;
-	}
-	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	p[1] = (struct pollfd){ .fd = w->announce_fd, .events = POLLIN };
-	for (;;) {
-		ret = poll(p, w->announce_fd >= 0 ? 2 : 1, -1);
-		if (ret < 0 && errno == EINTR)
-			continue;
-		if (ret < 0) {
-			ret = -errno;
-			break;
-		}
-		if (p[0].revents)
-			goto exited;
-		n = read(w->announce_fd, line, sizeof(line) - 1);
-		if (n <= 0)
-			continue;
-		line[n] = '\0';
-		w->announced = atoi(line);
-		/* Said and done, most often; else a thread of it is stuck
-		 * in the kernel and it never will be. */
-		do
-			ret = poll(p, 1, w->grace_ms);
-		while (ret < 0 && errno == EINTR);
-		if (ret > 0)
-			goto exited;
-		ret = ret < 0 ? -errno : 0;
-		break;
-	}
-	close(fd);
-	return ret;
-exited:
-	close(fd);
-	/* What it said before it went is its own, not the next child's. */
 	while (w->announce_fd >= 0 &&
 	       (n = read(w->announce_fd, line, sizeof(line) - 1)) > 0) {
 		line[n] = '\0';
 		w->announced = atoi(line);
+		w->said = true;
 	}
+}
+
+int proc__wait_announced(pid_t pid, struct proc_wait *w)
+{
+	/* 0: the child's pidfd, 1: the fifo, 2: its stdout. */
+	struct pollfd p[3];
+	long long until = -1, left;
+	int fd, ret;
+
+	w->exited = w->said = false;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	p[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = w->announce_fd, .events = POLLIN };
+	p[2] = (struct pollfd){ .fd = w->out_fd, .events = POLLIN };
+	for (;;) {
+		/* A kernel without pidfds: its output to the end, then its
+		 * exit. */
+		if (fd < 0 && p[2].fd < 0)
+			break;
+		left = until < 0 ? -1 : until - ms_now();
+		if (until >= 0 && left <= 0) {
+			close(fd);
+			return 0; /* said, and lingers */
+		}
+		ret = poll(fd < 0 ? p + 2 : p, fd < 0 ? 1 : 3, (int)left);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			ret = -errno;
+			if (fd >= 0)
+				close(fd);
+			return ret;
+		}
+		if (p[2].fd >= 0 && p[2].revents && !out_read(w))
+			p[2].fd = -1;
+		if (fd >= 0 && p[1].fd >= 0 && p[1].revents && until < 0) {
+			announce_read(w);
+			/* Said and done, most often; else a thread of it
+			 * is stuck in the kernel and it never will be. */
+			if (w->said)
+				until = ms_now() + w->grace_ms;
+		}
+		if (fd >= 0 && p[0].revents)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* Gone: the rest of its output (a grace for what it handed on),
+	 * and what it said before it went is its own, not the next
+	 * child's. */
+	until = ms_now() + w->grace_ms;
+	while (p[2].fd >= 0 && (left = until - ms_now()) > 0) {
+		ret = poll(p + 2, 1, (int)left);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0 || !out_read(w))
+			break;
+	}
+	announce_read(w);
 	ret = proc__wait_status(pid, &w->status);
 	w->exited = !ret;
 	return ret;

@@ -55,20 +55,27 @@ void proc__announce_exit(int status);
 /* A wait for a child that may announce its exit (proc__wait_announced). */
 struct proc_wait {
 	/* In: the fifo it announces on (its FOLIOSCOPE_VM_EXIT, held open
-	 * for reading and writing by the caller), and how long it then has
-	 * to finish exiting. */
+	 * for reading and writing by the caller; -1: none), and how long it
+	 * then has to finish exiting; the read end of its stdout, read as
+	 * it comes (-1: none). */
 	int announce_fd;
 	int grace_ms;
-	/* Out: it exited (status as waitpid's), or it announced announced
-	 * and lingers, a thread of it stuck in the kernel. */
+	int out_fd;
+	/* Out: it exited (status as waitpid's), or it said (announced the
+	 * status announced) and lingers, a thread of it stuck in the
+	 * kernel; what it wrote on out_fd (malloc'd, NUL-terminated, the
+	 * caller frees; NULL: nothing). */
 	bool exited;
+	bool said;
 	int status;
 	int announced;
+	char *out;
+	size_t out_len;
 };
 
 /* Waits for pid to exit, or to announce its exit and not finish it in
- * w->grace_ms. 0 or -errno. Without pidfds (before Linux 5.3), for the
- * exit alone. */
+ * w->grace_ms, reading its stdout meanwhile. 0 or -errno. Without pidfds
+ * (before Linux 5.3), for the end of its stdout and its exit. */
 int proc__wait_announced(pid_t pid, struct proc_wait *w);
 
 #endif /* FS_UTIL_PROC_H */

@@ -416,7 +416,9 @@ static pid_t announcer(const char *fifo, int status, bool linger)
 static void test_wait_announced(void **state)
 {
 	char dir[] = "/tmp/fs-wait-unit.XXXXXX", fifo[64];
-	struct proc_wait w = { .grace_ms = 200 };
+	struct proc_wait w = { .grace_ms = 200, .out_fd = -1 };
+	int out[2];
+	size_t big = 200000;
 	pid_t pid;
 
 	(void)state;
@@ -460,6 +462,30 @@ static void test_wait_announced(void **state)
 	assert_int_equal(w.announced, 5);
 	kill(pid, SIGKILL);
 	assert_int_equal(proc__wait(pid), 128 + SIGKILL);
+
+	/* Its stdout, more than a pipe holds, read while it runs. */
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char *buf = malloc(big);
+
+		close(out[0]);
+		memset(buf, 'j', big);
+		_exit(buf && write(out[1], buf, big) == (ssize_t)big ? 0 : 1);
+	}
+	close(out[1]);
+	w.out_fd = out[0];
+	assert_int_equal(proc__wait_announced(pid, &w), 0);
+	assert_true(w.exited);
+	assert_int_equal(WEXITSTATUS(w.status), 0);
+	assert_int_equal(w.out_len, big);
+	assert_int_equal(w.out[big - 1], 'j');
+	assert_int_equal(w.out[big], 0);
+	free(w.out);
+	w.out = NULL;
+	w.out_len = 0;
+	close(out[0]);
 
 	close(w.announce_fd);
 	unlink(fifo);
