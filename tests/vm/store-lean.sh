@@ -61,9 +61,9 @@ for v in lean full; do
 	expect_eq "vm trace -m fentry ($v): dd's bytes" \
 		"$([ -n "$sum" ] && [ "$sum" -ge 1000000 ] && [ "$sum" -lt 1004096 ] && echo yes || echo "no (${sum:-no JSON})")" yes
 done
-expect_eq "vm trace --lean: buf_align, folio_size, copy_bytes left out" \
+expect_eq "vm trace --lean: buf_align and the sub-probes' folio_size, copy_bytes, lookups_per_call left out" \
 	"$(jq -r '[.targets.shmem.histograms | to_entries[] | select(.value.measured == false) | "\(.key): \(.value.why)"] | join("; ")' "$pout/lean.json" 2>&1)" \
-	"buf_align: left out by --lean; folio_size: left out by --lean; copy_bytes: left out by --lean"
+	"buf_align: left out by --lean; folio_size: left out by --lean; copy_bytes: left out by --lean; lookups_per_call: left out by --lean"
 expect_eq "vm trace without --lean: all measured" \
 	"$(jq -r '[.targets.shmem.histograms[] | .measured] | all' "$pout/full.json" 2>&1)" true
 expect_eq "vm trace --lean: same calls as without" \
