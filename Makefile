@@ -195,10 +195,16 @@ kernel:
 mutants: folioscope
 	$(Q)tests/kernels/mutants.sh -t $(if $(SERIES),-s $(SERIES)) $(MUTANTS)
 
-# make ab [SERIES=6.1|6.12] [RUNS=N] [SIZE=BYTES]: base vs patched kernels,
-# end to end (tests/ab/run.sh).
+# make ab [SERIES=6.1|6.12] [RUNS=N] [SIZE=BYTES] [PATCH=FILE]: base vs
+# patched kernels, end to end (tests/ab/run.sh); with PATCH, the claim
+# table of a patch to tmpfs reads that applies after the tmpfs seed
+# (tests/ab/claims.sh).
 ab: folioscope
+ifneq ($(PATCH),)
+	$(Q)tests/ab/claims.sh --patch $(PATCH) $(if $(SERIES),--series $(SERIES)) $(if $(RUNS),--runs $(RUNS)) $(if $(SIZE),--size $(SIZE))
+else
 	$(Q)tests/ab/run.sh $(if $(SERIES),--series $(SERIES)) $(if $(RUNS),--runs $(RUNS)) $(if $(SIZE),--size $(SIZE))
+endif
 
 # make counts BASE=OLD-BINARY [KERNELS="6.1 6.12"] [HOST=1]: the check
 # counts of the six validation jobs with BASE and with this build, on

@@ -5,12 +5,16 @@
 #   peers-guest.sh fio SIZE BS...    fio (psync, sequential read, 3
 #                                    loops) of one SIZE file on a tmpfs
 #                                    mounted huge=always, at each BS
+#   peers-guest.sh fio-states SIZE BS...  the same on huge=never and
+#                                    always, of a file written, one
+#                                    fallocated and one all hole
 #   peers-guest.sh duperemove N MB   N identical files of MB MiB on a
 #                                    btrfs image in RAM, deduped by
 #                                    duperemove -d
 #
 # One result line each, for the host to read:
 #   == fio bs=BS bw_bytes=N huge_kb=N
+#   == fio huge=H state=S bs=BS bw_bytes=N
 #   == duperemove files=N mb=MB sys_s=S user_s=S real_s=S
 # and "== error WHAT" when a step fails.
 set -u
@@ -45,6 +49,43 @@ peer_fio() {
 	umount /mnt/fio
 }
 
+# fio of the file at /mnt/fio/f at each BS: its line, prefixed.
+fio_each() {
+	tag=$1 size=$2
+	shift 2
+	for bs in "$@"; do
+		fio --name=read --thread --ioengine=psync --rw=read --bs="$bs" \
+			--size="$size" --loops=3 --invalidate=0 --filename=/mnt/fio/f \
+			--output-format=json --output=/tmp/fio.json >/dev/null 2>/tmp/fio.err ||
+			fail "fio $tag bs=$bs: $(head -n 1 /tmp/fio.err)"
+		bw=$(sed -n 's/.*"bw_bytes" *: *\([0-9]*\).*/\1/p' /tmp/fio.json | head -n 1)
+		[ -n "$bw" ] || fail "fio $tag bs=$bs: no bw_bytes in its JSON"
+		echo "== fio $tag bs=$bs bw_bytes=$bw"
+	done
+}
+
+# The file states of the 2026 folio-batching series' table: written
+# (zeros written, as its fio test does), fallocated and never written,
+# a hole (the size set only), on huge=never and huge=always.
+peer_fio_states() {
+	size=$1
+	shift
+	mkdir -p /mnt/fio
+	for huge in never always; do
+		for state in written fallocated hole; do
+			mount -t tmpfs -o huge=$huge,size=$((size * 2)) fio /mnt/fio ||
+				fail "mount tmpfs huge=$huge"
+			case $state in
+			written) dd if=/dev/zero of=/mnt/fio/f bs=2M count=$((size >> 21)) 2>/dev/null ;;
+			fallocated) fallocate -l "$size" /mnt/fio/f ;;
+			hole) truncate -s "$size" /mnt/fio/f ;;
+			esac || fail "make the $state file"
+			fio_each "huge=$huge state=$state" "$size" "$@"
+			umount /mnt/fio
+		done
+	done
+}
+
 peer_duperemove() {
 	n=$1 mb=$2
 	img=/tmp/dr.img
@@ -74,6 +115,7 @@ what=$1
 shift
 case $what in
 fio) peer_fio "$@" ;;
+fio-states) peer_fio_states "$@" ;;
 duperemove) peer_duperemove "$@" ;;
 *) fail "unknown peer '$what'" ;;
 esac
