@@ -37,30 +37,23 @@ peer_fio() {
 	dd if=/dev/zero of=/mnt/fio/f bs=2M count=$((size >> 21)) 2>/dev/null ||
 		fail "write the file"
 	hk=$(sed -n 's/^ShmemHugePages: *\([0-9]*\) kB/\1/p' /proc/meminfo)
-	for bs in "$@"; do
-		fio --name=read --thread --ioengine=psync --rw=read --bs="$bs" \
-			--size="$size" --loops=3 --invalidate=0 --filename=/mnt/fio/f \
-			--output-format=json --output=/tmp/fio.json >/dev/null 2>/tmp/fio.err ||
-			fail "fio bs=$bs: $(head -n 1 /tmp/fio.err)"
-		bw=$(sed -n 's/.*"bw_bytes" *: *\([0-9]*\).*/\1/p' /tmp/fio.json | head -n 1)
-		[ -n "$bw" ] || fail "fio bs=$bs: no bw_bytes in its JSON"
-		echo "== fio bs=$bs bw_bytes=$bw huge_kb=$hk"
-	done
+	fio_each "" " huge_kb=$hk" "$size" "$@"
 	umount /mnt/fio
 }
 
-# fio of the file at /mnt/fio/f at each BS: its line, prefixed.
+# fio_each TAG SUFFIX SIZE BS...: fio of the file at /mnt/fio/f at each
+# BS, a line each: "== fio TAG bs=BS bw_bytes=N" and SUFFIX.
 fio_each() {
-	tag=$1 size=$2
-	shift 2
+	tag=$1 suffix=$2 size=$3
+	shift 3
 	for bs in "$@"; do
 		fio --name=read --thread --ioengine=psync --rw=read --bs="$bs" \
 			--size="$size" --loops=3 --invalidate=0 --filename=/mnt/fio/f \
 			--output-format=json --output=/tmp/fio.json >/dev/null 2>/tmp/fio.err ||
-			fail "fio $tag bs=$bs: $(head -n 1 /tmp/fio.err)"
+			fail "fio ${tag:+$tag }bs=$bs: $(head -n 1 /tmp/fio.err)"
 		bw=$(sed -n 's/.*"bw_bytes" *: *\([0-9]*\).*/\1/p' /tmp/fio.json | head -n 1)
-		[ -n "$bw" ] || fail "fio $tag bs=$bs: no bw_bytes in its JSON"
-		echo "== fio $tag bs=$bs bw_bytes=$bw"
+		[ -n "$bw" ] || fail "fio ${tag:+$tag }bs=$bs: no bw_bytes in its JSON"
+		echo "== fio ${tag:+$tag }bs=$bs bw_bytes=$bw$suffix"
 	done
 }
 
@@ -80,7 +73,7 @@ peer_fio_states() {
 			fallocated) fallocate -l "$size" /mnt/fio/f ;;
 			hole) truncate -s "$size" /mnt/fio/f ;;
 			esac || fail "make the $state file"
-			fio_each "huge=$huge state=$state" "$size" "$@"
+			fio_each "huge=$huge state=$state" "" "$size" "$@"
 			umount /mnt/fio
 		done
 	done
