@@ -22,10 +22,14 @@ fail() {
 reader a cat a; A=$RPID
 reader b cat b; B=$RPID
 T1= T2=
-start_trace /dev/null err.1 -P -j "$all" || fail
-T1=$TPID
+# The -P trace starts last: every process that reads tmpfs once it
+# traces takes one of its 64 entries, and the other trace's start, polled
+# by a new grep and sleep every 100 ms, would take them all on a slow
+# guest before the readers are let go.
 start_trace /dev/null err.2 -p $A -j "$one" || fail
 T2=$TPID
+start_trace /dev/null err.1 -P -j "$all" || fail
+T1=$TPID
 release a
 release b
 wait_gone 60 $A $B || { echo "$guest: readers hung" >&2; fail; }
