@@ -20,13 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "runguard.h"
 #include "tiers.h"
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/err.h"
 #include "util/fs.h"
 #include "util/proc.h"
@@ -84,14 +84,6 @@ struct tiers {
 	bool lingers; /* a child's call never returned: it stays */
 	bool disturbed;
 };
-
-static __u64 now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000 + (__u64)ts.tv_nsec / 1000000;
-}
 
 int tiers__parse_only(const char *s, unsigned int *kinds)
 {
@@ -374,7 +366,7 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 	/* A run whose call never returns writes its report, says so and
 	 * ends, most often within the grace; else it lingers. */
 	struct proc_wait w = { .announce_fd = t->fifo_fd, .grace_ms = 10000 };
-	__u64 t0 = now_ms();
+	__u64 t0 = clock__now_ms();
 	char got[160];
 	int out[2], err;
 	pid_t pid;
@@ -405,7 +397,7 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 	e->status = w.status;
 	e->announced = w.announced;
 	t->lingers |= !e->exited;
-	e->ms = now_ms() - t0;
+	e->ms = clock__now_ms() - t0;
 	err = w.out ? report__json_parse(w.out, w.out_len, c->shown, one)
 		    : -ENODATA;
 	free(w.out);
@@ -446,7 +438,7 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
  * budget, in whole seconds. */
 static __u64 share_ms(const struct tiers *t, size_t from, unsigned int run)
 {
-	__u64 used = now_ms() - t->start_ms, left, runs = 0, ms;
+	__u64 used = clock__now_ms() - t->start_ms, left, runs = 0, ms;
 
 	left = used < t->o.budget_ms ? t->o.budget_ms - used : 0;
 	for (size_t i = from; i < ARRAY_SIZE(table); i++)
@@ -553,7 +545,7 @@ static void set_values(struct tiers *t, struct fs_report *r, const char *done)
 	snprintf(r->workload_name, sizeof(r->workload_name), "validate");
 	model__kv_u64(r, "seed", t->o.seed);
 	model__kv_u64(r, "budget_s", t->o.budget_ms / 1000);
-	model__kv_u64(r, "elapsed_s", (now_ms() - t->start_ms) / 1000);
+	model__kv_u64(r, "elapsed_s", (clock__now_ms() - t->start_ms) / 1000);
 	model__kv_str(r, "tiers", done[0] ? done : "none");
 	if (t->sum.reconcile_seen)
 		model__kv_str(r, "reconcile",
@@ -591,7 +583,7 @@ int tiers__run(struct tiers *t, struct fs_report *r)
 		err__print("validate", -ENOMEM, "allocate a tier's report");
 		return -ENOMEM;
 	}
-	t->start_ms = now_ms();
+	t->start_ms = clock__now_ms();
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
 		ntiers += chosen(t, &table[i]);
 	err__print(NULL, 0, "validate: seed %llu, budget %llu s, %d tier%s",

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "util/clock.h"
 #include "util/proc.h"
 
 /* First dir of the ':'-separated list holding an executable name. */
@@ -173,12 +173,10 @@ int proc__wait(pid_t pid)
 	return -EIO;
 }
 
+/* Signed, so that an unset deadline (-1) and one passed compare. */
 static long long ms_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)clock__now_ms();
 }
 
 /* What the child wrote on w->out_fd so far, appended to w->out; false

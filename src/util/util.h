@@ -17,6 +17,7 @@
  *            commands call
  *   rng.h    a seeded generator that draws the same numbers on every
  *            machine
+ *   clock.h  the monotonic clock in milliseconds, for deadlines
  */
 #ifndef FS_UTIL_H
 #define FS_UTIL_H
