@@ -328,7 +328,7 @@ fake_shim() {
 	elif [ ! -x "$FAKE_DYN" ]; then
 		FAKE_WHY="no $FAKE_DYN (make build/folioscope-dyn): LD_PRELOAD needs the dynamic build"
 	elif ! ${CC:-cc} -O2 -Wall -shared -fPIC tests/host/progs/fakekernel.c \
-		-o "$FAKE_SO" -ldl 2>"$1/cc.err"; then
+		-o "$FAKE_SO" -ldl -lpthread 2>"$1/cc.err"; then
 		FAKE_WHY="cannot build the preload shim: $(head -1 "$1/cc.err")"
 	else
 		return 0

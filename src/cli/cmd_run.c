@@ -78,6 +78,7 @@ enum {
 	OPT_RWF,
 	OPT_IOVECS,
 	OPT_READERS,
+	OPT_JOBS,
 	OPT_BUF_TMPFS,
 	OPT_THROUGHPUT,
 	OPT_IMAGE_SIZE,
@@ -122,6 +123,12 @@ static const struct argp_option options[] = {
 	{ "ops-only", OPT_OPS_ONLY, "LIST", 0,
 	  "--ops: run only these operations of the N (ascending indices, "
 	  "comma-separated: a shrunk sequence's replay)",
+	  0 },
+	{ "jobs", OPT_JOBS, "J", 0,
+	  "--ops: one thread runs the operations while J - 1 readers read "
+	  "the same files by every way in, each read checked against every "
+	  "version of the file its call could have seen (2 .. 17; default 1: "
+	  "the operations alone)",
 	  0 },
 	{ "seed", OPT_SEED, "S", 0,
 	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
@@ -286,6 +293,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_OPS_ONLY:
 		a->ops_only = arg;
+		break;
+	case OPT_JOBS:
+		w->ops_jobs = parse_count(st, "--jobs", arg, WL_OPS_MAX_JOBS);
 		break;
 	case OPT_SEED: {
 		char *end;
@@ -525,6 +535,8 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 						  : "--stop-after");
 		if (a->ops_only && !w->ops)
 			cli__usage_error(st, "--ops-only needs --ops");
+		if (w->ops_jobs > 1 && !w->ops)
+			cli__usage_error(st, "--jobs needs --ops");
 		if (a->rwf_given && w->way != WL_WAY_PREADV2)
 			cli__usage_error(st, "--rwf needs --syscall preadv2");
 		/* The timed passes read the whole file in order into one
@@ -753,6 +765,17 @@ static void run__stuck(void *ctx, const char *stack)
 	run__output(st->a, st->r);
 }
 
+/* A shrink trial's call never returned: the report as collected, the
+ * timeout among its failures. */
+static void run__stuck_shrinking(void *ctx, const char *stack)
+{
+	struct run_stuck *st = ctx;
+
+	(void)stack;
+	progress__done();
+	run__output(st->a, st->r);
+}
+
 /* The target each workload drives. */
 static const enum fs_target kind_target[WL_KIND_NR] = {
 	[WL_DEDUPE] = FS_TGT_DEDUPE,
@@ -898,8 +921,11 @@ int cmd_run(int argc, char **argv)
 	model__kv_str(&r, "kernel_log", klog);
 	if (r.validation.failures || kv_u64(&r, "validation_failures")) {
 		rc = 1;
-		/* After the report is collected: the trials are not in it. */
+		/* After the report is collected: the trials are not in it,
+		 * but a trial that never returns is. */
+		workload__on_stuck(run__stuck_shrinking, &stuck);
 		workload__shrink(w, &r);
+		workload__on_stuck(NULL, NULL);
 	}
 	/* Not a verdict on the kernel: the answers it spoiled are unjudged,
 	 * and a run that could not judge everything has not passed. */

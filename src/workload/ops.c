@@ -52,6 +52,8 @@
 #define NFILES WL_OPS_NFILES
 #define MAX_LEN WL_OPS_MAX_LEN
 #define SHRINK_TRIALS 200
+/* Racing reads whose failure stderr tells in full. */
+#define RACE_TOLD 3
 
 /* Failure kinds of the operations that change files; the reads' are the
  * read engine's, the dedupe answers' dedupe's. */
@@ -104,50 +106,80 @@ static void layout(const struct wl_ops *s, const struct wl_op *op, __u32 index,
 			    buf + wl__min(used, n), n - wl__min(used, n));
 }
 
-static void check(struct wl_ops *s, bool ok, const char *kind,
-		  const struct wl_op *op, __u32 index, const char *want,
-		  const char *got)
+/* A check of file's, described by lay; fail_index: the operation the
+ * first failure shrinks to (race: a racing reader's). */
+static void check_text(struct wl_ops *s, bool ok, const char *kind, __u32 file,
+		       const char *lay, const char *want, const char *got,
+		       __u32 fail_index, bool race)
 {
-	char lay[320], group[48];
+	char group[48];
 
-	layout(s, op, index, lay, sizeof(lay));
 	/* The groups of the other runs: a filesystem and block size, a
 	 * tmpfs mount. */
 	if (s->geo.kind == WL_DEDUPE)
 		snprintf(group, sizeof(group), "%s bs=%u",
-			 s->geo.filesys[op->file] ? "xfs" : "btrfs",
-			 s->geo.bs[op->file]);
+			 s->geo.filesys[file] ? "xfs" : "btrfs",
+			 s->geo.bs[file]);
 	else
-		snprintf(group, sizeof(group), "tmpfs %s",
-			 s->geo.label[op->file]);
+		snprintf(group, sizeof(group), "tmpfs %s", s->geo.label[file]);
+	pthread_mutex_lock(&s->check_lock);
 	model__check_group(s->r, group);
 	model__check_kind(s->r, ok, kind, lay, want, got);
-	if (ok)
-		return;
-	if (s->want_kind && !strcmp(kind, s->want_kind))
+	if (!ok && s->want_kind &&
+	    (!strcmp(kind, s->want_kind) ||
+	     /* A race's catch, replayed alone: any wrong byte. */
+	     (!strcmp(s->want_kind, WL_KIND_NO_VERSION) &&
+	      wl_read__kind_is_data(kind))))
 		s->trial_failed = true;
-	if (!s->failed) {
+	if (!ok && !s->failed) {
 		s->failed = true;
-		s->fail_index = index;
+		s->fail_race = race;
+		s->fail_index = fail_index;
 		snprintf(s->kind, sizeof(s->kind), "%s", kind);
 	}
+	pthread_mutex_unlock(&s->check_lock);
+}
+
+static void check(struct wl_ops *s, bool ok, const char *kind,
+		  const struct wl_op *op, __u32 index, const char *want,
+		  const char *got)
+{
+	char lay[320];
+
+	layout(s, op, index, lay, sizeof(lay));
+	check_text(s, ok, kind, op->file, lay, want, got, index, false);
 }
 
 static void describe_cur(const void *arg, char *buf, size_t n)
 {
-	const struct wl_ops *s = arg;
+	const struct ops_reader *rd = arg;
+	char d[240];
 
-	layout(s, s->cur, s->cur_index, buf, n);
+	if (!rd->id) {
+		layout(rd->s, rd->cur, rd->cur_index, buf, n);
+		return;
+	}
+	/* A racing reader's: the shadows are the mutator's to read. */
+	wl_op__describe(rd->cur, rd->cur_index, &rd->s->geo, d, sizeof(d));
+	snprintf(buf, n, "ops seed=%llu jobs=%u reader %u %s",
+		 (unsigned long long)rd->s->seed, rd->s->jobs, rd->id, d);
+}
+
+/* rd's call begins: the watchdog's slot is the reader's own. */
+static void rd_enter(struct ops_reader *rd, const struct wl_op *op, __u32 index,
+		     __u64 bytes)
+{
+	rd->cur = op;
+	rd->cur_index = index;
+	wl_watch__enter(rd->s->watch, (int)rd->id,
+			wl__deadline_ns(rd->s->deadline_base, bytes, 1),
+			describe_cur, rd);
 }
 
 static void watch_enter(struct wl_ops *s, const struct wl_op *op, __u32 index,
 			__u64 bytes)
 {
-	s->cur = op;
-	s->cur_index = index;
-	wl_watch__enter(s->watch, 0,
-			wl__deadline_ns(s->deadline_base, bytes, 1),
-			describe_cur, s);
+	rd_enter(&s->main, op, index, bytes);
 }
 
 /* A call that must return want (0 or a byte count) or alt_ret, or with
@@ -225,15 +257,23 @@ static void size_check(struct wl_ops *s, __u32 file, const struct wl_op *op,
 static bool need_ready(struct wl_ops *s, enum wl_need n, enum wl_way w)
 {
 	char why[160];
+	bool ok;
 
-	if (s->need[n].ok || s->need[n].lacking)
-		return s->need[n].ok;
-	s->need[n].ok = !wl_caps__way(w, s->wl, s->f[0].path, why, sizeof(why));
-	s->need[n].lacking = !s->need[n].ok;
-	if (s->need[n].lacking)
-		wl__err(s->wl, 0, "%s: its reads of the sequence are skipped",
-			why);
-	return s->need[n].ok;
+	pthread_mutex_lock(&s->check_lock);
+	if (!s->need[n].ok && !s->need[n].lacking) {
+		s->need[n].ok =
+			!wl_caps__way(w, s->wl, s->f[0].path, why, sizeof(why));
+		s->need[n].lacking = !s->need[n].ok;
+		if (s->need[n].lacking)
+			wl__err(s->wl, 0,
+				"%s: its reads of the sequence are skipped",
+				why);
+	}
+	ok = s->need[n].ok;
+	if (!ok)
+		s->need[n].skipped++;
+	pthread_mutex_unlock(&s->check_lock);
+	return ok;
 }
 
 /* The truth's view of a shadow (struct wl_read_truth). */
@@ -252,45 +292,122 @@ static unsigned char shadow_byte(const void *ctx, __u64 off)
 	return m->b[off];
 }
 
+/* The versions' view of a racing read (struct wl_read_truth). */
+static size_t view_diff(const void *ctx, __u64 off, const void *buf, size_t len)
+{
+	return wl_hist_view__diff(ctx, off, buf, len);
+}
+
+static unsigned char view_byte(const void *ctx, __u64 off)
+{
+	return wl_hist_view__byte(ctx, off);
+}
+
+static bool view_ret_ok(const struct wl_read_truth *t, ssize_t ret)
+{
+	return wl_hist_view__ret_ok(t->ctx, ret, t->short_ok || t->nowait);
+}
+
+static bool view_err_ok(const struct wl_read_truth *t, int err)
+{
+	return wl_hist_view__err_ok(t->ctx, err);
+}
+
 /* What the probes see of a read, or of a tmpfs copy_file_range (a read
- * through a pipe in the kernel): dedupe's probes see none of them. */
-static void count_read(struct wl_ops *s, enum wl_way w, int rwf,
-		       const struct wl_read_req *q,
+ * through a pipe in the kernel), into tot: dedupe's probes see none of
+ * them. */
+static void count_read(struct wl_ops *s, struct wl_totals *tot, enum wl_way w,
+		       int rwf, const struct wl_read_req *q,
 		       const struct wl_read_res *res)
 {
 	if (s->geo.kind != WL_DEDUPE)
-		wl_read__count(w, rwf, q, res, s->page, &s->tot);
+		wl_read__count(w, rwf, q, res, s->page, tot);
 }
 
-/* A read by op's way (the read engine), checked against the shadow:
- * its answer is a check, and so are its bytes when it moved some; index
- * UINT32_MAX is the final read-back's. */
-static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
+/* A read's check: the mutator's as every operation's; a racing
+ * reader's layout says who read what when, and what ran meanwhile. */
+static void rd_check(struct ops_reader *rd, bool ok, const char *kind,
+		     const struct wl_op *op, __u32 index, const char *want,
+		     const char *got)
+{
+	struct wl_ops *s = rd->s;
+	const struct wl_hist_view *v = &rd->view;
+	char d[200], win[1200], lay[1600];
+
+	if (!rd->id) {
+		check(s, ok, kind, op, index, want, got);
+		return;
+	}
+	if (ok) {
+		check_text(s, true, kind, op->file, "", "", "", 0, true);
+		return;
+	}
+	wl_op__describe(op, index, &s->geo, d, sizeof(d));
+	wl_hist_view__window_text(v, &s->geo, false, win, sizeof(win));
+	snprintf(lay, sizeof(lay),
+		 "ops seed=%llu jobs=%u reader %u %s [%llu.%03llu..%llu.%03llu "
+		 "ms]: %s",
+		 (unsigned long long)s->seed, s->jobs, rd->id, d,
+		 (unsigned long long)(rd->t0 / 1000000),
+		 (unsigned long long)(rd->t0 / 1000 % 1000),
+		 (unsigned long long)(rd->t1 / 1000000),
+		 (unsigned long long)(rd->t1 / 1000 % 1000), win);
+	/* The first few in full on stderr: the read, what it got, and
+	 * every operation of its window with its times. */
+	if (__atomic_fetch_add(&s->race_told, 1, __ATOMIC_RELAXED) <
+	    RACE_TOLD) {
+		pthread_mutex_lock(&s->check_lock);
+		/* "ops: seed=..." as the sequences' lines say it. */
+		wl__err(s->wl, 0, "ops: %s FAILED (%s): %s; expected %s",
+			lay + strlen("ops "), kind, got, want);
+		for (__u32 j = 0; j < v->nrecs; j++) {
+			const struct wl_hist_rec *r = v->recs[j];
+
+			wl_op__describe(&r->op, r->index, &s->geo, d,
+					sizeof(d));
+			wl__err(s->wl, 0,
+				"ops:   version %llu: %s "
+				"[%llu.%03llu..%llu.%03llu "
+				"ms]",
+				(unsigned long long)r->version, d,
+				(unsigned long long)(r->t0 / 1000000),
+				(unsigned long long)(r->t0 / 1000 % 1000),
+				(unsigned long long)(r->t1 / 1000000),
+				(unsigned long long)(r->t1 / 1000 % 1000));
+		}
+		pthread_mutex_unlock(&s->check_lock);
+	}
+	check_text(s, false, kind, op->file, lay, want, got, v->k1_index, true);
+}
+
+/* A read by op's way (the read engine) by rd, checked: the mutator's
+ * against the shadow, its answer a check, and so are its bytes when it
+ * moved some (index UINT32_MAX is the final read-back's); a racing
+ * reader's against every version of the file its call could have seen. */
+void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
+	       __u32 index)
 {
 	struct ops_file *f = &s->f[op->file];
 	const struct wl_shadow *m = &s->shadows[op->file];
 	const struct wl_way_info *wi = wl_way__info(op->way);
+	const bool racing = rd->id > 0;
 	/* A loop device ends at the file's last whole sector. */
-	__u64 end = wi->sectors ? m->size / 512 * 512 : m->size;
+	__u64 end = wi->sectors ? m->size / 512 * 512 : m->size, k0 = 0;
 	struct wl_read_truth t = {
-		.want = op->off < end ? wl__min(op->len, end - op->off) : 0,
 		.short_ok = wi->seen == WL_SEEN_PIPED,
 		/* RWF_NOWAIT: tmpfs may refuse it (6.1 and 6.12 do), xfs
 		 * reads what it has without blocking (6.12); what it
 		 * returns must be right. */
 		.nowait = op->rwf == RWF_NOWAIT,
-		.diff = shadow_diff,
-		.byte = shadow_byte,
-		.ctx = m,
 	};
 	struct wl_reader_opts ro = {
 		.wl = s->wl,
 		.way = op->way,
 		.rwf = op->rwf,
 		.path = f->path,
-		.fd = f->fd,
+		.fd = rd->fd[op->file],
 		.bs = op->len,
-		.fixed = { s->rmem, s->rmem_len },
+		.fixed = { rd->rmem, rd->rmem_len },
 		/* This thread makes piped calls too. */
 		.uring_once = true,
 	};
@@ -303,62 +420,122 @@ static void op_read(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	const char *failed;
 	int err;
 
-	if (wi->need != WL_NEED_NONE && !need_ready(s, wi->need, op->way)) {
-		s->need[wi->need].skipped++;
+	if (wi->need != WL_NEED_NONE && !need_ready(s, wi->need, op->way))
 		return;
+	if (!racing) {
+		t.want = op->off < end ? wl__min(op->len, end - op->off) : 0;
+		t.diff = shadow_diff;
+		t.byte = shadow_byte;
+		t.ctx = m;
+		/* What the read crosses: written bytes, fallocated pages,
+		 * holes. */
+		for (int st = 0; st < WL_RANGE_NR; st++)
+			if (wl_shadow__states(m, op->off, op->len) & (1u << st))
+				rd->reads_in[st]++;
 	}
-	/* What the read crosses: written bytes, fallocated pages, holes. */
-	for (int st = 0; st < WL_RANGE_NR; st++)
-		if (wl_shadow__states(m, op->off, op->len) & (1u << st))
-			s->reads_in[st]++;
 	/* An output file goes beside the file, on its filesystem. */
 	snprintf(dir, sizeof(dir), "%s", f->path);
 	*strrchr(dir, '/') = '\0';
 	ro.outdir = dir;
-	wl_rbuf__layout(&b, s->rmem + s->page, op->len, op->iovecs);
-	wl_rbuf__poison(&b, WL_POISON_BASE + (s->reads++) * 4099);
-	err = wl_reader__open(&r, &ro, &failed);
-	if (err) {
-		wl_reader__close(&r);
-		snprintf(g, sizeof(g), "%s: %s", failed, strerror(-err));
-		check(s, false, WL_KIND_SETUP, op, index, "the reader set up",
-		      g);
-		return;
+	wl_rbuf__layout(&b, rd->rmem + s->page, op->len, op->iovecs);
+	wl_rbuf__poison(&b, WL_POISON_BASE + (rd->reads++) * 4099 +
+				    ((__u64)rd->id << 40));
+	/* A racing read's window opens before its reader does: a loop
+	 * device takes the file's size when it is bound. */
+	if (racing) {
+		if (!wl_hist__read_begin(&s->hist, rd->id - 1, &k0))
+			return;
+		rd->t0 = wl__now_ns() - s->hist.t_start;
 	}
-	q = (struct wl_read_req){ .pos = op->off,
-				  .len = op->len,
-				  .buf = b.base,
-				  .iov = b.iov,
-				  .niov = op->iovecs,
-				  .seek = true };
-	watch_enter(s, op, index, op->len);
-	wl_reader__read(&r, &q, &res);
-	wl_watch__leave(s->watch, 0);
+	err = wl_reader__open(&r, &ro, &failed);
+	if (!err) {
+		q = (struct wl_read_req){ .pos = op->off,
+					  .len = op->len,
+					  .buf = b.base,
+					  .iov = b.iov,
+					  .niov = op->iovecs,
+					  .seek = true };
+		rd_enter(rd, op, index, op->len);
+		wl_reader__read(&r, &q, &res);
+		wl_watch__leave(s->watch, (int)rd->id);
+	}
 	wl_reader__close(&r);
-	count_read(s, op->way, op->rwf, &q, &res);
+	if (racing) {
+		struct wl_hist_view *view = &rd->view;
+
+		rd->t1 = wl__now_ns() - s->hist.t_start;
+		view->file = op->file;
+		view->off = op->off;
+		view->len = op->len;
+		view->sector = wi->sectors ? 512 : 0;
+		if (wl_hist__read_end(&s->hist, rd->id - 1, k0, view)) {
+			wl_hist__read_done(&s->hist, rd->id - 1, view);
+			rd_check(rd, false, WL_KIND_SETUP, op, index,
+				 "the versions of the window kept",
+				 strerror(ENOMEM));
+			return;
+		}
+		rd->nreads++;
+		rd->overlapped += view->k1 > view->k0;
+		t.want = wl__min(op->len, view->size_k1 > op->off
+						  ? view->size_k1 - op->off
+						  : 0);
+		t.diff = view_diff;
+		t.byte = view_byte;
+		t.ret_ok = view_ret_ok;
+		t.err_ok = view_err_ok;
+		t.ctx = view;
+		t.mismatch_kind = WL_KIND_NO_VERSION;
+		snprintf(w, sizeof(w),
+			 "ret fits a size of %llu..%llu, each byte a version's",
+			 (unsigned long long)view->size_min,
+			 (unsigned long long)view->size_max);
+		t.want_text = w;
+	}
+	if (err) {
+		snprintf(g, sizeof(g), "%s: %s", failed, strerror(-err));
+		rd_check(rd, false, WL_KIND_SETUP, op, index,
+			 "the reader set up", g);
+		goto out;
+	}
+	count_read(s, rd->tot, op->way, op->rwf, &q, &res);
 	if (!wl_read__answer_ok(&t, &res)) {
 		wl_read__check(&b, op->off, &res, &t, &v);
-		check(s, false, v.kind, op, index, v.want, v.got);
-		return;
+		rd_check(rd, false, v.kind, op, index, v.want, v.got);
+		goto out;
 	}
-	check(s, true, K_ANSWER, op, index, "", "");
-	/* A refusal the shadow allows (RWF_NOWAIT) reads nothing. */
+	rd_check(rd, true, K_ANSWER, op, index, "", "");
+	/* A refusal the truth allows (RWF_NOWAIT) reads nothing. */
 	if (res.ret < 0)
-		return;
+		goto out;
 	if (!wl_read__check(&b, op->off, &res, &t, &v)) {
-		check(s, false, v.kind, op, index, v.want, v.got);
-		return;
+		if (racing && v.has_at) {
+			char bytes[160];
+
+			wl_hist_view__bytes_text(&rd->view, v.at, bytes,
+						 sizeof(bytes));
+			snprintf(g, sizeof(g), "offset %llu: got 0x%02x; %s",
+				 (unsigned long long)v.at,
+				 *wl_rbuf__at(&b, v.at - op->off), bytes);
+			rd_check(rd, false, v.kind, op, index, v.want, g);
+		} else {
+			rd_check(rd, false, v.kind, op, index, v.want, v.got);
+		}
+		goto out;
 	}
-	check(s, true, WL_KIND_DATA, op, index, "", "");
+	rd_check(rd, true, WL_KIND_DATA, op, index, "", "");
 	if (op->way == WL_WAY_READ) {
-		off_t pos = lseek(f->fd, 0, SEEK_CUR);
+		off_t pos = lseek(rd->fd[op->file], 0, SEEK_CUR);
 
 		snprintf(w, sizeof(w), "file position %llu",
 			 (unsigned long long)(op->off + (__u64)res.ret));
 		snprintf(g, sizeof(g), "file position %lld", (long long)pos);
-		check(s, (__u64)pos == op->off + (__u64)res.ret, "position", op,
-		      index, w, g);
+		rd_check(rd, (__u64)pos == op->off + (__u64)res.ret, "position",
+			 op, index, w, g);
 	}
+out:
+	if (racing)
+		wl_hist__read_done(&s->hist, rd->id - 1, &rd->view);
 }
 
 /* mmap-write: the operation's range, moved inside the current size,
@@ -546,6 +723,15 @@ static void stale_free(struct wl_ops *s, const struct ops_file *f, __u64 len)
 	close(fd);
 }
 
+/* What op did, into the shadows: through the versions' keeper while
+ * readers race. */
+static void shadow_apply(struct wl_ops *s, const struct wl_op *op, __u64 seed,
+			 __u32 index, long long ret)
+{
+	wl_hist__apply(s->racing ? &s->hist : NULL, s->shadows, op, seed, index,
+		       ret);
+}
+
 /* Runs one operation and checks the kernel's answers. */
 static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
@@ -557,9 +743,13 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	bool ok;
 
 	s->done++;
+	/* Its calls begin: a racing read that returns after this may see
+	 * what they did. */
+	if (s->racing)
+		wl_hist__begin(&s->hist, op, index);
 	switch (op->kind) {
 	case OPK_READ:
-		op_read(s, op, index);
+		ops__read(s, &s->main, op, index);
 		return;
 	case OPK_DEDUPE:
 		op_dedupe(s, op, index);
@@ -567,7 +757,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	case OPK_CLONE:
 	case OPK_COPY:
 		ret = op_remap(s, op, index);
-		wl_shadow__apply(s->shadows, op, s->seed, index, ret);
+		shadow_apply(s, op, s->seed, index, ret);
 		size_check(s, op->dest[0].file, op, index);
 		if (op->kind == OPK_COPY && ret > 0)
 			dest_check(s, op->dest[0].file, op->dest[0].off,
@@ -577,7 +767,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 			struct wl_read_req q = { .pos = op->off };
 			struct wl_read_res res = { .made = true, .ret = ret };
 
-			count_read(s, WL_WAY_COPY_RANGE, 0, &q, &res);
+			count_read(s, &s->tot, WL_WAY_COPY_RANGE, 0, &q, &res);
 		}
 		return;
 	case OPK_MMAP:
@@ -642,11 +832,10 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		struct wl_op part = *op;
 
 		part.len = (__u64)ret;
-		wl_shadow__apply(s->shadows, &part, s->seed, index, 0);
+		shadow_apply(s, &part, s->seed, index, 0);
 	} else {
 		/* A refusal the shadow allows (ZERO_RANGE) changed nothing. */
-		wl_shadow__apply(s->shadows, op, s->seed, index,
-				 ok && ret >= 0 ? 0 : -1);
+		shadow_apply(s, op, s->seed, index, ok && ret >= 0 ? 0 : -1);
 	}
 	size_check(s, op->file, op, index);
 	if (op->kind == OPK_WRITE) {
@@ -674,7 +863,7 @@ static void read_back(struct wl_ops *s)
 		for (__u64 off = 0;; off += OPS_READBACK) {
 			op.off = off;
 			op.len = OPS_READBACK;
-			op_read(s, &op, UINT32_MAX);
+			ops__read(s, &s->main, &op, UINT32_MAX);
 			if (off >= s->shadows[i].size)
 				break;
 		}
@@ -692,6 +881,9 @@ static void run_seq(struct wl_ops *s, const __u32 *idx, __u32 n)
 		wl_op__draw(s->seed, idx[i], &s->geo, &op);
 		op_run(s, &op, idx[i]);
 	}
+	/* The racing readers stop: the read-back is exact. */
+	if (s->racing)
+		ops__race_stop(s);
 	read_back(s);
 }
 
@@ -707,12 +899,33 @@ static int ops__run(void *state, struct fs_report *r)
 		return err;
 	t0 = wl__now_ns();
 	s->until_ns = s->limit_ms ? t0 + s->limit_ms * 1000000ULL : 0;
+	if (s->jobs > 1) {
+		err = ops__race_start(s);
+		if (err) {
+			wl_watch__stop(s->watch);
+			s->watch = NULL;
+			return err;
+		}
+	}
 	run_seq(s, s->idx, s->nidx);
-	/* Shrink trials replay what ran, whatever the time. */
+	/* Shrink trials replay what ran, whatever the time, alone. */
 	s->until_ns = 0;
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
 	model__kv_str(r, "mode", "ops");
+	if (s->jobs > 1) {
+		__u64 reads = 0, overlapped = 0;
+
+		for (__u32 i = 0; i + 1 < s->jobs; i++) {
+			reads += s->racers[i].nreads;
+			overlapped += s->racers[i].overlapped;
+		}
+		model__kv_u64(r, "ops_jobs", s->jobs);
+		/* The racing readers' reads, and those whose window held
+		 * more than one version of the files. */
+		model__kv_u64(r, "race_reads", reads);
+		model__kv_u64(r, "race_reads_overlapped", overlapped);
+	}
 	/* The sequence's own time (its read-back included), for the
 	 * operations per second a machine runs. */
 	model__kv_u64(r, "ops_ms", (wl__now_ns() - t0) / 1000000);
@@ -730,7 +943,7 @@ static int ops__run(void *state, struct fs_report *r)
 
 		snprintf(key, sizeof(key), "ops_reads_%s",
 			 wl_range_state__name(st));
-		model__kv_u64(r, key, s->reads_in[st]);
+		model__kv_u64(r, key, s->main.reads_in[st]);
 	}
 	for (size_t n = 0; n < WL_NEED_NR; n++)
 		if (s->need[n].skipped)
@@ -790,13 +1003,48 @@ static void ops__shrink(void *state, struct fs_report *r)
 
 	if (!s->failed)
 		return;
+	/* Trials have deadlines too: one that never returns is a timeout
+	 * in the report, which is then written as it stands. */
+	if (wl_watch__start(&s->watch, s->wl, r))
+		s->watch = NULL;
 	/* The sequence up to the first failure (the read-back's: all). */
 	for (__u32 i = 0; i < s->nidx; i++) {
 		s->idx[n++] = s->idx[i];
 		if (s->idx[i] == s->fail_index)
 			break;
 	}
-	if (s->fail_index == UINT32_MAX) {
+	if (s->fail_race) {
+		wl__err(s->wl, 0,
+			"ops: seed %llu: a racing reader FAILED (%s) by "
+			"operation %u of %u",
+			(unsigned long long)s->seed, s->kind, s->fail_index,
+			s->n);
+		/* Shrinking replays alone: first, does it fail alone? */
+		s->want_kind = s->kind;
+		if (!trial_fails(s, s->idx, n)) {
+			char again[160];
+
+			s->want_kind = NULL;
+			s->tot = saved;
+			snprintf(again, sizeof(again),
+				 "folioscope run %s --ops %u --seed %llu "
+				 "--jobs %u",
+				 s->wl, s->n, (unsigned long long)s->seed,
+				 s->jobs);
+			wl__err(s->wl, 0,
+				"ops: the %u operations up to it run alone, "
+				"without readers, pass: the failure needs the "
+				"race, not shrunk; run again: %s",
+				n, again);
+			model__replay(r, again);
+			wl_watch__stop(s->watch);
+			s->watch = NULL;
+			return;
+		}
+		wl__err(s->wl, 0,
+			"ops: the operations up to it fail alone too: "
+			"shrinking without readers");
+	} else if (s->fail_index == UINT32_MAX) {
 		wl__err(s->wl, 0,
 			"ops: seed %llu: the read-back after %u operations "
 			"FAILED (%s)",
@@ -813,6 +1061,8 @@ static void ops__shrink(void *state, struct fs_report *r)
 	s->want_kind = s->kind;
 	trials = wl_shrink_seq(s->idx, &n, trial_fails, s, SHRINK_TRIALS);
 	s->want_kind = NULL;
+	wl_watch__stop(s->watch);
+	s->watch = NULL;
 	s->tot = saved;
 	len = 96 + (size_t)n * 11;
 	cmd = malloc(len);

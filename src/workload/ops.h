@@ -76,6 +76,10 @@ enum wl_huge wl_ops__huge(__u32 i);
  * on the operations before it. */
 void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 		 struct wl_op *op);
+/* Read index of a racing reader's stream (1 ..) of seed: a read as the
+ * sequence draws them, by every way in. */
+void wl_op__draw_read(__u64 seed, __u32 stream, __u32 index,
+		      const struct wl_ops_geom *geo, struct wl_op *op);
 /* "#17 pwrite file 2 (huge=advise) off 2093056 len 8200" */
 void wl_op__describe(const struct wl_op *op, __u32 index,
 		     const struct wl_ops_geom *geo, char *buf, size_t n);

@@ -194,6 +194,53 @@ static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 	}
 }
 
+/* A read's way, iovecs and flags, its offset and length drawn. */
+static void draw_read(struct rng *g, __u64 P, struct wl_op *op)
+{
+	op->way = draw_ways[rng__below(g, ARRAY_SIZE(draw_ways))];
+	op->iovecs =
+		wl_way__info(op->way)->iovecs
+			? (__u32)wl__min(rng__range(g, 1, MAX_IOV), op->len)
+			: 1;
+	/* Reads may start past EOF and past MAX_SIZE. */
+	if (rng__pct(g, 10))
+		op->off += rng__range(g, 0, P);
+	/* preadv2 with its flags now and then. */
+	if (op->way == WL_WAY_PREADV2 && rng__pct(g, 40))
+		op->rwf = rng__pct(g, 50) ? RWF_HIPRI : RWF_NOWAIT;
+	/* A loop device reads whole sectors with O_DIRECT. */
+	if (wl_way__info(op->way)->sectors) {
+		op->off = op->off / 512 * 512;
+		op->len = (op->len + 511) / 512 * 512;
+		if (op->len > MAX_LEN)
+			op->len = MAX_LEN / 512 * 512;
+	}
+}
+
+/* The larger of the files' block sizes: the unit offsets are drawn
+ * around. */
+static __u64 draw_unit(const struct wl_ops_geom *geo)
+{
+	return geo->bs[0] > geo->bs[NFILES - 1] ? geo->bs[0]
+						: geo->bs[NFILES - 1];
+}
+
+void wl_op__draw_read(__u64 seed, __u32 stream, __u32 index,
+		      const struct wl_ops_geom *geo, struct wl_op *op)
+{
+	const __u64 P = draw_unit(geo);
+	struct rng g;
+
+	rng__seed(&g, seed ^ ((__u64)stream * 0xd1342543de82ef95ULL));
+	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0x9fb21c651e98df25ULL));
+	memset(op, 0, sizeof(*op));
+	op->kind = OPK_READ;
+	op->file = (__u32)rng__below(&g, NFILES);
+	op->off = draw_point(&g, P);
+	op->len = draw_len(&g, P);
+	draw_read(&g, P, op);
+}
+
 void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 		 struct wl_op *op)
 {
@@ -224,8 +271,7 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 		  [OPK_COPY] = 6 },
 	};
 	const unsigned int *w = weights[geo->kind == WL_DEDUPE];
-	const __u64 P = geo->bs[0] > geo->bs[NFILES - 1] ? geo->bs[0]
-							 : geo->bs[NFILES - 1];
+	const __u64 P = draw_unit(geo);
 	unsigned int total = 0, pick;
 	struct rng g;
 
@@ -247,25 +293,7 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 	op->len = draw_len(&g, P);
 	switch (op->kind) {
 	case OPK_READ:
-		op->way = draw_ways[rng__below(&g, ARRAY_SIZE(draw_ways))];
-		op->iovecs =
-			wl_way__info(op->way)->iovecs
-				? (__u32)wl__min(rng__range(&g, 1, MAX_IOV),
-						 op->len)
-				: 1;
-		/* Reads may start past EOF and past MAX_SIZE. */
-		if (rng__pct(&g, 10))
-			op->off += rng__range(&g, 0, P);
-		/* preadv2 with its flags now and then. */
-		if (op->way == WL_WAY_PREADV2 && rng__pct(&g, 40))
-			op->rwf = rng__pct(&g, 50) ? RWF_HIPRI : RWF_NOWAIT;
-		/* A loop device reads whole sectors with O_DIRECT. */
-		if (wl_way__info(op->way)->sectors) {
-			op->off = op->off / 512 * 512;
-			op->len = (op->len + 511) / 512 * 512;
-			if (op->len > MAX_LEN)
-				op->len = MAX_LEN / 512 * 512;
-		}
+		draw_read(&g, P, op);
 		break;
 	case OPK_TRUNCATE:
 		op->len = 0; /* off is the new size */

@@ -15,6 +15,7 @@
 
 #include "util/util.h"
 #include "workload/ops.h"
+#include "workload/ops_history.h"
 #include "workload/read.h"
 
 /* The final read-back's chunk; the reads' buffer holds it. */
@@ -28,6 +29,39 @@ struct ops_file {
 	char path[PATH_MAX];
 	bool mounted, made;
 	int fd;
+};
+
+struct wl_ops;
+
+/*
+ * Who reads the files: the mutator's own reads of the sequence (id 0,
+ * checked against the one version there is), or one of --jobs' racing
+ * readers (id 1 ..), checked against every version its call could have
+ * seen (ops_history.h), on fds, a buffer and counts of its own.
+ */
+struct ops_reader {
+	struct wl_ops *s;
+	__u32 id;
+	int fd[WL_OPS_NFILES];
+	unsigned char *rmem;
+	__u64 rmem_len;
+	struct wl_totals *tot; /* the run's (id 0) or own_tot */
+	struct wl_totals own_tot;
+	__u64 reads; /* poison seeds */
+	/* Reads that crossed pages in each state (the mutator's only: the
+	 * others cannot see the shadows' states while they change). */
+	__u64 reads_in[WL_RANGE_NR];
+	/* The read in flight, for the watchdog's report. */
+	const struct wl_op *cur;
+	__u32 cur_index;
+	/* A racing reader: its thread, its window's view, its reads, those
+	 * whose window held more than one version, its call's times (ns
+	 * from the run's start). */
+	pthread_t thread;
+	bool running;
+	struct wl_hist_view view;
+	__u64 nreads, overlapped;
+	__u64 t0, t1;
 };
 
 struct wl_ops {
@@ -57,18 +91,22 @@ struct wl_ops {
 	unsigned char *wbuf;
 	struct file_dedupe_range *req;
 	struct wl_watch *watch;
+	/* The mutator's reads, and --jobs J's J - 1 racing readers with the
+	 * files' versions they are checked against. */
+	struct ops_reader main;
+	__u32 jobs;
+	struct ops_reader *racers;
+	struct wl_history hist;
+	bool racing;	 /* the readers run: hist is the shadows' keeper */
+	__u32 race_told; /* racing failures told in full on stderr */
+	/* Checks come from every reader. */
+	pthread_mutex_t check_lock;
 	struct fs_report *r; /* where the checks go now */
 	struct wl_totals tot;
-	__u64 reads; /* poison seeds */
-	/* Reads that crossed pages in each state (a read may count in
-	 * several). */
-	__u64 reads_in[WL_RANGE_NR];
 	__u64 done; /* operations run */
-	/* The operation in flight, for the watchdog's report. */
-	const struct wl_op *cur;
-	__u32 cur_index;
-	/* The first failure: its operation's index, its kind. */
-	bool failed;
+	/* The first failure: its operation's index, its kind; a racing
+	 * reader's: the last operation begun when its call returned. */
+	bool failed, fail_race;
 	__u32 fail_index;
 	char kind[24];
 	/* A shrink trial looks for this kind only. */
@@ -90,5 +128,17 @@ int ops__prepare(void **out, const struct wl_opts *o);
 void ops__destroy(void *state);
 /* Fresh files, shadows all zero. */
 int ops__files_reset(struct wl_ops *s);
+/* A reader's buffer (rmem, rmem_len) for the reads of --ops. */
+int ops__reader_mem(const struct wl_ops *s, struct ops_reader *rd);
+
+/* ops.c: a read by op's way, checked (index UINT32_MAX: the
+ * read-back's; a racing reader's: its own read's number). */
+void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
+	       __u32 index);
+
+/* ops_race.c: --jobs' readers start, race the sequence, and stop (their
+ * counts added to the run's). */
+int ops__race_start(struct wl_ops *s);
+void ops__race_stop(struct wl_ops *s);
 
 #endif /* FS_WORKLOAD_OPS_RUN_H */

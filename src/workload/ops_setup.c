@@ -20,6 +20,19 @@
 #define MAX_LEN WL_OPS_MAX_LEN
 #define MAX_IOV 8
 
+int ops__reader_mem(const struct wl_ops *s, struct ops_reader *rd)
+{
+	/* A page of guard in front of the reads' base. */
+	__u64 span =
+		s->page +
+		wl_rbuf__span(OPS_READBACK > MAX_LEN ? OPS_READBACK : MAX_LEN,
+			      MAX_IOV);
+
+	rd->rmem_len = (span + s->page - 1) / s->page * s->page;
+	rd->rmem = aligned_alloc(s->page, rd->rmem_len);
+	return rd->rmem ? 0 : -ENOMEM;
+}
+
 int ops__files_reset(struct wl_ops *s)
 {
 	for (int i = 0; i < NFILES; i++) {
@@ -44,6 +57,7 @@ int ops__files_reset(struct wl_ops *s)
 			return err;
 		}
 		f->made = true;
+		s->main.fd[i] = f->fd;
 		memset(s->shadows[i].b, 0, MAX_SIZE);
 		memset(s->shadows[i].state, WL_RANGE_HOLE, WL_OPS_STATE_PAGES);
 		s->shadows[i].size = 0;
@@ -64,9 +78,12 @@ static int mounts_tmpfs(struct wl_ops *s)
 		err = wl__mkdtemp(s->wl, NULL, "ops", f->dir, sizeof(f->dir));
 		if (err)
 			break;
-		/* Room for the file in 2 MiB folios, and one more. */
+		/* Room for the file in 2 MiB folios, and one more; and for
+		 * each racing reader's output file. */
 		err = wl__tmpfs_mount(s->wl, f->dir, wl_ops__huge(i),
-				      MAX_SIZE + MAX_LEN + 2 * WL_PMD);
+				      MAX_SIZE + MAX_LEN + 2 * WL_PMD +
+					      (s->jobs - 1) *
+						      (MAX_LEN + WL_PMD));
 		if (err)
 			break;
 		f->mounted = true;
@@ -103,8 +120,8 @@ static int mounts_loop(struct wl_ops *s)
 int ops__prepare(void **out, const struct wl_opts *o)
 {
 	const char *wl = wl_kind__name(o->kind);
+	char racers[32] = "";
 	struct wl_ops *s;
-	__u64 span;
 	int err = 0;
 
 	*out = NULL;
@@ -123,11 +140,16 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	for (int i = 0; i < NFILES; i++)
 		s->f[i].fd = -1;
 	s->idx = calloc(s->n, sizeof(*s->idx));
-	span = s->page +
-	       wl_rbuf__span(OPS_READBACK > MAX_LEN ? OPS_READBACK : MAX_LEN,
-			     MAX_IOV);
-	s->rmem_len = (span + s->page - 1) / s->page * s->page;
-	s->rmem = aligned_alloc(s->page, s->rmem_len);
+	s->jobs = o->ops_jobs ? o->ops_jobs : 1;
+	if (pthread_mutex_init(&s->check_lock, NULL)) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->main.s = s;
+	s->main.tot = &s->tot;
+	ops__reader_mem(s, &s->main);
+	s->rmem = s->main.rmem;
+	s->rmem_len = s->main.rmem_len;
 	s->wbuf = malloc(MAX_LEN);
 	s->req = calloc(1, sizeof(*s->req) +
 				   DD_MAX_DESTS * sizeof(s->req->info[0]));
@@ -152,7 +174,12 @@ int ops__prepare(void **out, const struct wl_opts *o)
 			s->idx[i] = i;
 		s->nidx = s->n;
 	}
-	err = wl__check_mem(wl, "--ops", NFILES * (2 * MAX_SIZE + WL_PMD));
+	/* The shadows, and each racing reader's buffers and the versions
+	 * kept for it. */
+	err = wl__check_mem(wl, "--ops",
+			    NFILES * (2 * MAX_SIZE + WL_PMD) +
+				    (s->jobs - 1) * 3 * MAX_LEN +
+				    (s->jobs > 1 ? WL_HIST_KEEP_BYTES : 0));
 	if (!err)
 		err = s->geo.kind == WL_DEDUPE ? mounts_loop(s)
 					       : mounts_tmpfs(s);
@@ -160,9 +187,12 @@ int ops__prepare(void **out, const struct wl_opts *o)
 		err = ops__files_reset(s);
 	if (err)
 		goto fail;
-	wl__err(wl, 0, "ops: seed %llu, %u operations%s%s%s",
+	if (s->jobs > 1)
+		snprintf(racers, sizeof(racers), ", %u racing readers",
+			 s->jobs - 1);
+	wl__err(wl, 0, "ops: seed %llu, %u operations%s%s%s%s",
 		(unsigned long long)s->seed, s->nidx,
-		s->only ? " (--ops-only)" : "",
+		s->only ? " (--ops-only)" : "", racers,
 		s->geo.kind == WL_DEDUPE ? ", xfs bs=" : "",
 		s->geo.kind == WL_DEDUPE
 			? s->geo.label[NFILES - 1] + strlen("xfs bs=")
@@ -200,6 +230,8 @@ void ops__destroy(void *state)
 		busy |= wl__loopfs_remove(s->wl, &s->lfs[k]) != 0;
 	if (s->tmpdir[0] && !busy)
 		wl__remove(s->wl, s->tmpdir, true);
+	free(s->racers);
+	pthread_mutex_destroy(&s->check_lock);
 	free(s->idx);
 	free(s->rmem);
 	free(s->wbuf);

@@ -168,6 +168,9 @@ struct wl_opts {
 	unsigned int ops;
 	const __u32 *ops_only;
 	__u32 ops_only_n;
+	/* --jobs J: the mutator runs the operations while J - 1 readers
+	 * race it (0 or 1: the mutator alone), J <= WL_OPS_MAX_JOBS */
+	__u32 ops_jobs;
 	__u64 seed;
 	/* WL_MODE_RANDOM, WL_MODE_OPS: draw no more layouts or operations
 	 * after this many ms (0: no limit); the report says how many ran */
@@ -225,6 +228,8 @@ struct wl_opts {
 
 #define WL_TPUT_MAX_PASSES 32
 
+/* The most --jobs of --ops: the mutator and its racing readers. */
+#define WL_OPS_MAX_JOBS 17
 /* The most --readers a shmem-read run starts. */
 #define SH_MAX_READERS 64
 /* The most --random layouts a run draws. */

@@ -122,6 +122,8 @@ void wl_rbuf__layout(struct wl_rbuf *b, unsigned char *base, __u64 len,
 		     __u32 n);
 /* Length of iovec j of a call of len bytes split in n. */
 __u64 wl_rbuf__iov_len(__u64 len, __u32 n, __u32 j);
+/* Byte i of the call's bytes, across the iovecs. */
+unsigned char *wl_rbuf__at(const struct wl_rbuf *b, __u64 i);
 /* The call's poison (offsets run on across the iovecs), and the
  * canary in the gaps and guards. */
 void wl_rbuf__poison(struct wl_rbuf *b, __u64 seed);
@@ -141,6 +143,15 @@ struct wl_read_truth {
 	size_t (*diff)(const void *ctx, __u64 off, const void *buf, size_t len);
 	unsigned char (*byte)(const void *ctx, __u64 off);
 	const void *ctx;
+	/* A file that changes under the call (--ops --jobs): the lengths
+	 * it may return are ret_ok's (NULL: want, exactly), said as
+	 * want_text; a byte that is not the file's is of kind
+	 * mismatch_kind, whatever it holds. */
+	bool (*ret_ok)(const struct wl_read_truth *t, ssize_t ret);
+	/* ... and an error it may end with (NULL: none). */
+	bool (*err_ok)(const struct wl_read_truth *t, int err);
+	const char *want_text;
+	const char *mismatch_kind;
 	/* Debug: the first byte is expected flipped (a check that must
 	 * fail, --inject-wrong-expectation). */
 	bool inject;
@@ -154,6 +165,12 @@ struct wl_read_truth {
 #define WL_KIND_STALE "stale"
 #define WL_KIND_PAST "past ret" /* [ret, iov_len) changed */
 #define WL_KIND_GUARD "guard"	/* outside the iovecs */
+/* A byte that no version of a file changing under the call held in the
+ * call's window: neither its bytes before, during nor after what ran
+ * meanwhile, nor the zeros a truncate or a punch leaves (--ops --jobs). */
+#define WL_KIND_NO_VERSION "no version"
+/* Is kind one of a wrong byte in [0, ret)? */
+bool wl_read__kind_is_data(const char *kind);
 /* The bytes a way moved did not come back whole from its pipe, socket
  * or output file, or a step around the call failed. */
 #define WL_KIND_READ_BACK "read-back"
@@ -162,6 +179,9 @@ struct wl_read_truth {
 struct wl_read_verdict {
 	const char *kind;
 	char want[128], got[192];
+	/* A byte that is not the file's: its file offset. */
+	bool has_at;
+	__u64 at;
 };
 
 /* An errno as the verdicts word it: strerror, or "no errno set" for 0

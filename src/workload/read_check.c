@@ -40,6 +40,15 @@ void wl_rbuf__layout(struct wl_rbuf *b, unsigned char *base, __u64 len, __u32 n)
 	}
 }
 
+unsigned char *wl_rbuf__at(const struct wl_rbuf *b, __u64 i)
+{
+	__u32 j = 0;
+
+	while (j + 1 < b->n && i >= b->iov[j].iov_len)
+		i -= b->iov[j++].iov_len;
+	return (unsigned char *)b->iov[j].iov_base + i;
+}
+
 void wl_rbuf__poison(struct wl_rbuf *b, __u64 seed)
 {
 	__u64 s = seed;
@@ -85,12 +94,26 @@ bool wl_read__answer_ok(const struct wl_read_truth *t,
 	if (!res->made)
 		return false;
 	if (res->ret < 0)
-		return t->nowait &&
-		       (res->err == EAGAIN || res->err == EOPNOTSUPP);
+		return (t->nowait &&
+			(res->err == EAGAIN || res->err == EOPNOTSUPP)) ||
+		       (t->err_ok && t->err_ok(t, res->err));
+	if (t->ret_ok)
+		return t->ret_ok(t, res->ret);
 	if ((__u64)res->ret == t->want)
 		return true;
 	return (t->short_ok || t->nowait) && res->ret > 0 &&
 	       (__u64)res->ret < t->want;
+}
+
+bool wl_read__kind_is_data(const char *kind)
+{
+	static const char *const data[] = { WL_KIND_DATA, WL_KIND_UNWRITTEN,
+					    WL_KIND_STALE, WL_KIND_NO_VERSION };
+
+	for (size_t i = 0; kind && i < sizeof(data) / sizeof(data[0]); i++)
+		if (!strcmp(kind, data[i]))
+			return true;
+	return false;
 }
 
 const char *wl_read__errno_text(int err)
@@ -102,6 +125,10 @@ static bool fail(struct wl_read_verdict *v, const char *kind,
 		 const struct wl_read_truth *t)
 {
 	v->kind = kind;
+	if (t->want_text) {
+		snprintf(v->want, sizeof(v->want), "%s", t->want_text);
+		return false;
+	}
 	snprintf(v->want, sizeof(v->want),
 		 "ret=%llu%s, data as written, rest of the buffer and guards "
 		 "untouched",
@@ -144,6 +171,10 @@ static bool data_ok(const struct wl_rbuf *b, __u64 pos, ssize_t ret,
 				kind = WL_KIND_STALE;
 				why = " (stale memory)";
 			}
+			if (t->mismatch_kind)
+				kind = t->mismatch_kind;
+			v->has_at = true;
+			v->at = pos + done + x;
 			wb = t->byte(t->ctx, pos + done + x);
 			if (t->inject && !j) {
 				wb ^= 0xff;
@@ -198,6 +229,7 @@ bool wl_read__check(const struct wl_rbuf *b, __u64 pos,
 	long hit;
 
 	v->kind = NULL;
+	v->has_at = false;
 	v->want[0] = v->got[0] = '\0';
 	if (!res->made) {
 		snprintf(v->got, sizeof(v->got), "%s failed: %s",

@@ -7,6 +7,14 @@
 # in-page offset first, a false SAME) the run fails with the bug's kind,
 # shrinks the sequence to the few operations that show it, and the
 # replay command fails the same way under the bug and passes without it.
+# With --jobs, readers race the sequence: clean on the host's kernel for
+# both workloads, each read checked against the versions of its window;
+# a fake bug only a race shows (FS_FAKE_RACE=reuse: a read overlapped by
+# a truncate copies a reused page) is caught as "no version" with
+# readers and missed without them, and the run says it needs the race.
+# Stuck is a verdict: a racing reader's read that never returns
+# (FS_FAKE_RACE=hang) is a timeout with that reader's own kernel stack,
+# and so is a shrink trial's (FS_FAKE_HANG_AT), the report written.
 # Run as root.
 # shellcheck shell=bash
 
@@ -65,6 +73,31 @@ else
 	OP_WL=shmem-read
 fi
 
+# Racing readers: 3 beside the mutator, on the host's kernel.
+op_run race --ops 2000 --seed 1 --jobs 4
+expect_eq "ops --jobs 4: exit 0, 0 failures, reconciled, 2000 operations, 4 jobs" \
+	"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.ops_run) \(.workload.ops_jobs)"' "$op/race.json" 2>&1)" \
+	"0 0 ok 2000 4"
+# The readers read, some while operations ran (a window of more than one
+# version), and the probes counted their reads too.
+expect_eq "ops --jobs 4: racing reads made, some overlapping operations, all counted by the probes" \
+	"$(jq -r '[.workload.race_reads > 100, .workload.race_reads_overlapped > 10, .targets.shmem.counters.calls == .workload.calls] | all' "$op/race.json" 2>&1)" \
+	true
+expect_match "ops --jobs 4: the readers are said" "$(cat "$op/race.err")" \
+	'^folioscope: run shmem-read: ops: seed 1, 2000 operations, 3 racing readers$'
+if command -v mkfs.xfs >/dev/null && command -v mkfs.btrfs >/dev/null; then
+	OP_WL=dedupe
+	op_run ddrace --ops 1000 --seed 1 --jobs 3
+	expect_eq "ops dedupe --jobs 3: exit 0, 0 failures, reconciled, racing reads overlapping operations" \
+		"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.race_reads > 100) \(.workload.race_reads_overlapped > 10)"' "$op/ddrace.json" 2>&1)" \
+		"0 0 ok true true"
+	OP_WL=shmem-read
+fi
+
+expect_error "ops: --jobs without --ops refused" 2 \
+	"^folioscope: run: --jobs needs --ops$" "$FS" run shmem-read --jobs 2
+expect_error "ops: --jobs past its limit refused" 2 \
+	"^folioscope: run: --jobs 18 is too large \\(at most 17\\)$" "$FS" run shmem-read --ops 5 --jobs 18
 expect_error "ops: --ops with --random refused" 2 \
 	"^folioscope: run: --ops runs its own operations; drop --random$" "$FS" run shmem-read --ops 5 --random 2
 expect_error "ops: --ops with a layout option refused" 2 \
@@ -103,6 +136,51 @@ else
 	expect_eq "ops tail: the replay fails the same way, with the bug" \
 		"$op_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \(.workload.ops_run)"' "$op/replay-tail.json" 2>&1)" \
 		"1 data $nshrunk"
+	# A bug only a race shows: caught with readers, as "no version",
+	# with who read what when; not by the same sequence alone.
+	OP_ENV=(FS_FAKE_RACE=reuse LD_PRELOAD="$op/fakekernel.so")
+	op_run fakerace --ops 3000 --seed 1 --jobs 4
+	expect_eq "ops race fake: exit 1, failures of kind 'no version' only, reconciled" \
+		"$op_rc $(jq -r '"\(.validation.failures > 0) \([.validation.cases[].kind] | unique | join(",")) \(.workload.reconcile)"' "$op/fakerace.json" 2>&1)" \
+		"1 true no version ok"
+	expect_match "ops race fake: the failure names the seed, the jobs, the reader, the versions of its window and the bytes" \
+		"$(jq -r '.validation.cases[0] | "\(.layout) | \(.got)"' "$op/fakerace.json" 2>&1)" \
+		'^ops seed=1 jobs=4 reader [1-3] #[0-9]+ read file [0-3] .* by (read|pread) off [0-9]+ len [0-9]+ \[[0-9.]+ ms\]: versions [0-9]+\.\.[0-9]+ by .*#[0-9]+ truncate.* \| offset [0-9]+: got 0x(52|45|55|53|44|21); version [0-9]+: 0x'
+	expect_match "ops race fake: stderr tells the first in full, every operation of its window with its times" \
+		"$(grep -A1 -m1 'FAILED (no version)' "$op/fakerace.err")" \
+		'^folioscope: run shmem-read: ops: seed=1 jobs=4 reader .* FAILED \(no version\): offset [0-9]+: got 0x.*; expected ret fits a size of [0-9]+\.\.[0-9]+, each byte a version.s
+folioscope: run shmem-read: ops:   version [0-9]+: #[0-9]+ [a-z_-]+ file [0-3] .* \[[0-9.]+\.\.[0-9.]+ ms\]$'
+	expect_match "ops race fake: it does not fail alone, so it is not shrunk; the rerun is printed and kept" \
+		"$(grep -c 'without readers, pass: the failure needs the race, not shrunk; run again: folioscope run shmem-read --ops 3000 --seed 1 --jobs 4$' "$op/fakerace.err") $(jq -r '.validation.replays[].command' "$op/fakerace.json" 2>&1)" \
+		'^1 folioscope run shmem-read --ops 3000 --seed 1 --jobs 4$'
+	op_run fakerace-alone --ops 3000 --seed 1
+	expect_eq "ops race fake: the sequence alone misses it" \
+		"$op_rc $(jq -r '.validation.failures' "$op/fakerace-alone.json" 2>&1)" "0 0"
+
+	# A racing reader stuck in the kernel: a timeout with its own
+	# stack (the pipe it waits on), not the mutator's or main's.
+	OP_ENV=(FS_FAKE_RACE=hang LD_PRELOAD="$op/fakekernel.so")
+	op_run racehang --ops 3000 --seed 1 --jobs 4 --deadline-base 2
+	expect_eq "ops race hang: exit 1, a timeout of a racing reader's read in the report" \
+		"$op_rc $(jq -r '"\([.validation.cases[].kind] | join(",")) \(.validation.cases[0].layout | test("^ops seed=1 jobs=4 reader [1-3] #[0-9]+ read file [0-3] ")) \(.workload.reconcile)"' "$op/racehang.json" 2>&1)" \
+		"1 timeout true skipped: a call never returned"
+	hang_tid=$(sed -nE "s/^folioscope: run shmem-read: timeout: a call of layout 'ops seed=1 jobs=4 reader [1-3] .* kernel stack of thread ([0-9]+): .*pipe_read.*/\1/p" "$op/racehang.err")
+	expect_match "ops race hang: the watchdog quotes the stuck reader's thread and its stack" \
+		"${hang_tid:-none} $(grep -c "^folioscope: run shmem-read: timeout: " "$op/racehang.err")" '^[0-9]+ 1$'
+
+	# A shrink trial stuck in the kernel: the first read after the
+	# run's own (counted by a run without the bug) never returns.
+	OP_ENV=(FS_FAKE_COUNT="$op/reads" LD_PRELOAD="$op/fakekernel.so")
+	op_run count --ops 300 --seed 4
+	nreads=$(cat "$op/reads" 2>/dev/null)
+	OP_ENV=(FS_FAKE_TRUNC=tail FS_FAKE_HANG_AT=$((${nreads:-0} + 1)) LD_PRELOAD="$op/fakekernel.so")
+	op_run trialhang --ops 300 --seed 4 --deadline-base 2
+	expect_eq "ops trial hang: exit 1; the report has the run's failures and the trial's timeout" \
+		"$op_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \(.validation.cases[-1].kind)"' "$op/trialhang.json" 2>&1)" \
+		"1 data,timeout timeout"
+	expect_match "ops trial hang: the watchdog names the trial's read and its stack" \
+		"$(cat "$op/trialhang.err")" \
+		"^folioscope: run shmem-read: timeout: a call of layout 'ops seed=4 #[0-9]+ read .* kernel stack of thread [0-9]+: .*pipe_read"
 	OP_ENV=()
 	# shellcheck disable=SC2086
 	op_run replay-nobug $replay

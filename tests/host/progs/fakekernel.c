@@ -40,6 +40,25 @@
  * (by write or pwrite) or cut off by a later truncate. Reads by read,
  * pread and preadv.
  *
+ * FS_FAKE_RACE, on the --ops workload's files, bugs only racing readers
+ * (--jobs) show:
+ *
+ *   reuse  a read by read or pread that a truncate of the same file
+ *          overlapped copies a page that was freed and reused meanwhile
+ *          ("REUSED!!" over what it read), as a read that dropped its
+ *          folio reference before copying would: only a truncate that
+ *          runs while the read does shows it, so a sequence run alone
+ *          never does
+ *   hang   the first read or pread of a thread other than the process's
+ *          first (a racing reader's) never returns: it waits in the
+ *          kernel on an empty pipe, as a read deadlocked by a race would
+ *
+ * FS_FAKE_COUNT=FILE: at exit, the number of reads by read, pread and
+ * preadv of the --ops workload's files goes into FILE (by the process
+ * that made any). FS_FAKE_HANG_AT=N:
+ * the N-th such read (from 1) never returns: with the count of a run
+ * before, one past it hangs the first shrink trial after that run.
+ *
  * FS_FAKE_PIPE=shift: splice, sendfile and copy_file_range from the
  * shmem-read workload's files, at an offset inside a page, move the
  * bytes from one before it (the return and the offset after it as the
@@ -50,11 +69,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -174,14 +196,120 @@ static void tails_apply(int fd, char *buf, off_t off, ssize_t ret)
 	}
 }
 
+/* FS_FAKE_TRUNC=race: truncates begun and ended per file (by device
+ * and inode: each tmpfs numbers its own). */
+#define RACE_FILES 16
+static struct {
+	dev_t dev;
+	ino_t ino;
+	unsigned long begun, ended;
+} race_files[RACE_FILES];
+static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fake_race(int fd, const char *how)
+{
+	const char *b = getenv("FS_FAKE_RACE");
+
+	return b && !strcmp(b, how) && is_ops_file(fd);
+}
+
+/* FS_FAKE_COUNT and FS_FAKE_HANG_AT: the reads of --ops' files. */
+static unsigned long ops_reads;
+
+static void ops_read_count(int fd)
+{
+	const char *at = getenv("FS_FAKE_HANG_AT");
+	unsigned long n;
+	char c;
+	int p[2];
+
+	if (!is_ops_file(fd))
+		return;
+	n = __atomic_add_fetch(&ops_reads, 1, __ATOMIC_SEQ_CST);
+	if (at && strtoul(at, NULL, 10) == n && !pipe(p))
+		(void)!syscall(SYS_read, p[0], &c, 1);
+}
+
+__attribute__((destructor)) static void ops_reads_tell(void)
+{
+	const char *path = getenv("FS_FAKE_COUNT");
+	/* Only the process that read them: others (helpers it runs) exit
+	 * too. */
+	FILE *f = path && ops_reads ? fopen(path, "w") : NULL;
+
+	if (f) {
+		fprintf(f, "%lu\n", ops_reads);
+		fclose(f);
+	}
+}
+
+/* FS_FAKE_RACE=hang: a racing reader's first read waits forever. */
+static void race_hang(int fd)
+{
+	static int hung;
+	char c;
+	int p[2];
+
+	if (!fake_race(fd, "hang") || gettid() == getpid() ||
+	    __atomic_exchange_n(&hung, 1, __ATOMIC_SEQ_CST) || pipe(p))
+		return;
+	(void)!syscall(SYS_read, p[0], &c, 1);
+}
+
+/* fd's file's truncates, begun (which 0) or ended (1), after adding
+ * add to that count. */
+static unsigned long race_count(int fd, int which, int add)
+{
+	struct stat st;
+	unsigned long n = 0;
+
+	if (fstat(fd, &st))
+		return 0;
+	pthread_mutex_lock(&race_lock);
+	for (int i = 0; i < RACE_FILES; i++) {
+		if (race_files[i].ino && (race_files[i].ino != st.st_ino ||
+					  race_files[i].dev != st.st_dev))
+			continue;
+		race_files[i].dev = st.st_dev;
+		race_files[i].ino = st.st_ino;
+		if (which)
+			n = race_files[i].ended += (unsigned long)add;
+		else
+			n = race_files[i].begun += (unsigned long)add;
+		break;
+	}
+	pthread_mutex_unlock(&race_lock);
+	return n;
+}
+
+/* A read of fd that returned ret into buf, begun when begun truncates
+ * had ended: one ran meanwhile, and the page it copied was reused. */
+static void race_apply(int fd, char *buf, ssize_t ret, unsigned long ended)
+{
+	/* A slow copy: the other threads run meanwhile. */
+	for (int i = 0; i < 4; i++)
+		sched_yield();
+	if (ret <= 0 || race_count(fd, 0, 0) == ended)
+		return;
+	for (ssize_t i = 0; i < ret; i++)
+		buf[i] = "REUSED!!"[i % 8];
+}
+
 int ftruncate(int fd, off_t len)
 {
 	static int (*real)(int, off_t);
 	long page = sysconf(_SC_PAGESIZE);
 	struct stat st;
+	int ret;
 
 	if (!real)
 		real = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate");
+	if (fake_race(fd, "reuse")) {
+		race_count(fd, 0, 1);
+		ret = real(fd, len);
+		race_count(fd, 1, 1);
+		return ret;
+	}
 	if (fake_tail(fd))
 		tails_wipe(fd, len, (off_t)1 << 62);
 	if (fake_tail(fd) && !fstat(fd, &st) && len < st.st_size &&
@@ -268,6 +396,7 @@ ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
 	if (!real)
 		real = (ssize_t(*)(int, const struct iovec *, int, off_t))dlsym(
 			RTLD_NEXT, "preadv");
+	ops_read_count(fd);
 	ret = real(fd, iov, n, off);
 	if (!fake_tail(fd))
 		return ret;
@@ -387,22 +516,38 @@ static int is_fifo(int fd)
 ssize_t read(int fd, void *buf, size_t count)
 {
 	off_t at = fd > 2 && fake_tail(fd) ? lseek(fd, 0, SEEK_CUR) : -1;
+	int race = fd > 2 && fake_race(fd, "reuse");
+	unsigned long ended = race ? race_count(fd, 1, 0) : 0;
 
+	if (fd > 2) {
+		race_hang(fd);
+		ops_read_count(fd);
+	}
 	if (getenv("FS_FAKE_BACK") && is_fifo(fd) && back_fails(EIO))
 		return -1;
 	ssize_t ret = call(bug(fd), fd, buf, count, 0, 1);
 
 	if (at >= 0)
 		tails_apply(fd, buf, at, ret);
+	if (race)
+		race_apply(fd, buf, ret, ended);
 	return ret;
 }
 
 ssize_t pread(int fd, void *buf, size_t count, off_t off)
 {
-	ssize_t ret = call(bug(fd), fd, buf, count, off, 0);
+	int race = fake_race(fd, "reuse");
+	unsigned long ended = race ? race_count(fd, 1, 0) : 0;
+	ssize_t ret;
+
+	race_hang(fd);
+	ops_read_count(fd);
+	ret = call(bug(fd), fd, buf, count, off, 0);
 
 	if (fake_tail(fd))
 		tails_apply(fd, buf, off, ret);
+	if (race)
+		race_apply(fd, buf, ret, ended);
 	return ret;
 }
 

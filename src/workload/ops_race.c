@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Readers that race the operations (run WL --ops N --jobs J): while the
+ * mutator runs the sequence (ops.c), J - 1 threads read the same files
+ * by every way in, each read drawn from a stream of its own (reader,
+ * read number), on fds and a buffer of their own, each checked against
+ * every version of the file its call could have seen (ops_history.h).
+ * They stop when the sequence ends, before the final read-back, which
+ * stays exact.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "workload/ops_run.h"
+
+static void *racer_main(void *arg)
+{
+	struct ops_reader *rd = arg;
+	struct wl_ops *s = rd->s;
+	struct wl_op op;
+
+	for (__u32 i = 0; !__atomic_load_n(&s->hist.stop, __ATOMIC_ACQUIRE);
+	     i++) {
+		wl_op__draw_read(s->seed, rd->id, i, &s->geo, &op);
+		ops__read(s, rd, &op, i);
+	}
+	return NULL;
+}
+
+static void racer_free(struct ops_reader *rd)
+{
+	for (int i = 0; i < WL_OPS_NFILES; i++)
+		if (rd->fd[i] >= 0)
+			close(rd->fd[i]);
+	free(rd->rmem);
+	free(rd->view.base);
+	free(rd->view.recs);
+}
+
+/* Each reader's fds on the files, its buffer and its view's. */
+static int racer_init(struct wl_ops *s, struct ops_reader *rd, __u32 id)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->s = s;
+	rd->id = id;
+	rd->tot = &rd->own_tot;
+	for (int i = 0; i < WL_OPS_NFILES; i++)
+		rd->fd[i] = -1;
+	for (int i = 0; i < WL_OPS_NFILES; i++) {
+		rd->fd[i] = open(s->f[i].path, O_RDWR | O_CLOEXEC);
+		if (rd->fd[i] < 0) {
+			int err = -errno;
+
+			wl__err(s->wl, err, "reader %u: open '%s'", id,
+				s->f[i].path);
+			return err;
+		}
+	}
+	rd->view.base = malloc(WL_OPS_MAX_LEN + 4096);
+	if (ops__reader_mem(s, rd) || !rd->view.base) {
+		wl__err(s->wl, -ENOMEM, "reader %u: its buffers", id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ops__race_start(struct wl_ops *s)
+{
+	__u32 n = s->jobs - 1;
+	int err;
+
+	s->racers = calloc(n, sizeof(*s->racers));
+	if (!s->racers)
+		return -ENOMEM;
+	for (__u32 i = 0; i < n; i++)
+		for (int f = 0; f < WL_OPS_NFILES; f++)
+			s->racers[i].fd[f] = -1;
+	err = wl_hist__init(&s->hist, s->shadows, WL_OPS_NFILES,
+			    WL_HIST_KEEP_BYTES);
+	if (err) {
+		free(s->racers);
+		s->racers = NULL;
+		return err;
+	}
+	for (__u32 i = 0; !err && i < n; i++)
+		err = racer_init(s, &s->racers[i], i + 1);
+	s->racing = !err;
+	for (__u32 i = 0; !err && i < n; i++) {
+		err = -pthread_create(&s->racers[i].thread, NULL, racer_main,
+				      &s->racers[i]);
+		if (err)
+			wl__err(s->wl, err, "start reader %u", i + 1);
+		else
+			s->racers[i].running = true;
+	}
+	if (err)
+		ops__race_stop(s);
+	return err;
+}
+
+void ops__race_stop(struct wl_ops *s)
+{
+	if (!s->racers)
+		return;
+	wl_hist__stop(&s->hist);
+	for (__u32 i = 0; i + 1 < s->jobs; i++) {
+		struct ops_reader *rd = &s->racers[i];
+
+		if (rd->running)
+			pthread_join(rd->thread, NULL);
+		rd->running = false;
+		wl_totals__add(&s->tot, &rd->own_tot);
+		racer_free(rd);
+	}
+	s->racing = false;
+	wl_hist__free(&s->hist);
+	/* The counts stay for the report; the rest went. */
+}
