@@ -79,6 +79,7 @@ enum {
 	OPT_IOVECS,
 	OPT_READERS,
 	OPT_JOBS,
+	OPT_REPEAT,
 	OPT_BUF_TMPFS,
 	OPT_THROUGHPUT,
 	OPT_IMAGE_SIZE,
@@ -129,6 +130,11 @@ static const struct argp_option options[] = {
 	  "the same files by every way in, each read checked against every "
 	  "version of the file its call could have seen (2 .. 17; default 1: "
 	  "the operations alone)",
+	  0 },
+	{ "repeat", OPT_REPEAT, "K", 0,
+	  "--ops --jobs: run the sequence K times from fresh files (1 .. "
+	  "1000): how often a race is caught (ops_repeats_failed of "
+	  "ops_repeat)",
 	  0 },
 	{ "seed", OPT_SEED, "S", 0,
 	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
@@ -293,6 +299,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_OPS_ONLY:
 		a->ops_only = arg;
+		break;
+	case OPT_REPEAT:
+		w->ops_repeat =
+			parse_count(st, "--repeat", arg, WL_OPS_MAX_REPEAT);
 		break;
 	case OPT_JOBS:
 		w->ops_jobs = parse_count(st, "--jobs", arg, WL_OPS_MAX_JOBS);
@@ -537,6 +547,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(st, "--ops-only needs --ops");
 		if (w->ops_jobs > 1 && !w->ops)
 			cli__usage_error(st, "--jobs needs --ops");
+		if (w->ops_repeat > 1 && w->ops_jobs < 2)
+			cli__usage_error(st, "--repeat needs --ops and --jobs "
+					     "(alone, a sequence runs the same "
+					     "every time)");
 		if (a->rwf_given && w->way != WL_WAY_PREADV2)
 			cli__usage_error(st, "--rwf needs --syscall preadv2");
 		/* The timed passes read the whole file in order into one

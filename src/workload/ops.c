@@ -899,32 +899,42 @@ static int ops__run(void *state, struct fs_report *r)
 		return err;
 	t0 = wl__now_ns();
 	s->until_ns = s->limit_ms ? t0 + s->limit_ms * 1000000ULL : 0;
-	if (s->jobs > 1) {
-		err = ops__race_start(s);
-		if (err) {
-			wl_watch__stop(s->watch);
-			s->watch = NULL;
-			return err;
-		}
+	/* --repeat K: the same sequence K times from fresh files, the
+	 * readers' timing different each time: a race's catch rate. */
+	for (__u32 k = 0; !err && k < s->repeat; k++) {
+		__u64 before = r->validation.failures;
+
+		if (k)
+			err = ops__files_reset(s);
+		if (!err && s->jobs > 1)
+			err = ops__race_start(s);
+		if (err)
+			break;
+		run_seq(s, s->idx, s->nidx);
+		s->repeats_run++;
+		s->repeats_failed += r->validation.failures > before;
 	}
-	run_seq(s, s->idx, s->nidx);
+	if (err) {
+		wl_watch__stop(s->watch);
+		s->watch = NULL;
+		return err;
+	}
 	/* Shrink trials replay what ran, whatever the time, alone. */
 	s->until_ns = 0;
 	wl_watch__stop(s->watch);
 	s->watch = NULL;
 	model__kv_str(r, "mode", "ops");
 	if (s->jobs > 1) {
-		__u64 reads = 0, overlapped = 0;
-
-		for (__u32 i = 0; i + 1 < s->jobs; i++) {
-			reads += s->racers[i].nreads;
-			overlapped += s->racers[i].overlapped;
-		}
 		model__kv_u64(r, "ops_jobs", s->jobs);
 		/* The racing readers' reads, and those whose window held
 		 * more than one version of the files. */
-		model__kv_u64(r, "race_reads", reads);
-		model__kv_u64(r, "race_reads_overlapped", overlapped);
+		model__kv_u64(r, "race_reads", s->race_reads);
+		model__kv_u64(r, "race_reads_overlapped", s->race_overlapped);
+	}
+	if (s->repeat > 1) {
+		/* The runs of the sequence, and those with a failure. */
+		model__kv_u64(r, "ops_repeat", s->repeats_run);
+		model__kv_u64(r, "ops_repeats_failed", s->repeats_failed);
 	}
 	/* The sequence's own time (its read-back included), for the
 	 * operations per second a machine runs. */

@@ -341,12 +341,19 @@ bool wl_hist_view__ret_ok(const struct wl_hist_view *v, ssize_t ret,
 	return (__u64)ret == v->len || short_ok || smin <= end;
 }
 
+/* A loop device's read that the file's end, shrunk since the device was
+ * bound, cut short. */
+static bool loop_cut(const struct wl_hist_view *v)
+{
+	return v->sector &&
+	       v->size_min / v->sector * v->sector < v->off + v->len;
+}
+
 bool wl_hist_view__err_ok(const struct wl_hist_view *v, int err)
 {
 	/* lo_complete_rq: a short read of the backing file that read
 	 * nothing ends the rest of the request with BLK_STS_IOERR. */
-	return v->sector && err == EIO &&
-	       v->size_min / v->sector * v->sector < v->off + v->len;
+	return err == EIO && loop_cut(v);
 }
 
 /* The byte at off in the version before record r, if r changed it. */
@@ -363,9 +370,12 @@ size_t wl_hist_view__diff(const struct wl_hist_view *v, __u64 off,
 			  const unsigned char *buf, size_t n)
 {
 	const unsigned char *want = v->base + (off - v->off);
+	/* lo_read_simple: a short read of the backing file zero-fills the
+	 * whole request, the bytes it read before included. */
+	const bool zeros = loop_cut(v);
 
 	for (size_t i = 0; i < n; i++) {
-		bool seen = buf[i] == want[i];
+		bool seen = buf[i] == want[i] || (zeros && !buf[i]);
 		unsigned char b;
 
 		for (__u32 j = 0; !seen && j < v->nrecs; j++)

@@ -127,7 +127,8 @@ bool wl_hist_view__ret_ok(const struct wl_hist_view *v, ssize_t ret,
 			  bool short_ok);
 /* An error a read may end with: a loop device keeps the size it was
  * bound with, and a read of it past the end of a file that shrank since
- * fails with EIO. */
+ * fails with EIO; or it returns zeros for the whole request, which diff
+ * takes too. */
 bool wl_hist_view__err_ok(const struct wl_hist_view *v, int err);
 size_t wl_hist_view__diff(const struct wl_hist_view *v, __u64 off,
 			  const unsigned char *buf, size_t n);

@@ -114,9 +114,12 @@ void ops__race_stop(struct wl_ops *s)
 			pthread_join(rd->thread, NULL);
 		rd->running = false;
 		wl_totals__add(&s->tot, &rd->own_tot);
+		s->race_reads += rd->nreads;
+		s->race_overlapped += rd->overlapped;
 		racer_free(rd);
 	}
+	free(s->racers);
+	s->racers = NULL;
 	s->racing = false;
 	wl_hist__free(&s->hist);
-	/* The counts stay for the report; the rest went. */
 }

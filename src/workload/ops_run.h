@@ -99,6 +99,9 @@ struct wl_ops {
 	struct wl_history hist;
 	bool racing;	 /* the readers run: hist is the shadows' keeper */
 	__u32 race_told; /* racing failures told in full on stderr */
+	__u64 race_reads, race_overlapped;
+	/* --repeat K: the sequence's runs, and those with a failure. */
+	__u32 repeat, repeats_run, repeats_failed;
 	/* Checks come from every reader. */
 	pthread_mutex_t check_lock;
 	struct fs_report *r; /* where the checks go now */
@@ -137,7 +140,7 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 	       __u32 index);
 
 /* ops_race.c: --jobs' readers start, race the sequence, and stop (their
- * counts added to the run's). */
+ * counts added to the run's, race_reads and race_overlapped). */
 int ops__race_start(struct wl_ops *s);
 void ops__race_stop(struct wl_ops *s);
 

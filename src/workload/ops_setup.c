@@ -141,6 +141,7 @@ int ops__prepare(void **out, const struct wl_opts *o)
 		s->f[i].fd = -1;
 	s->idx = calloc(s->n, sizeof(*s->idx));
 	s->jobs = o->ops_jobs ? o->ops_jobs : 1;
+	s->repeat = o->ops_repeat ? o->ops_repeat : 1;
 	if (pthread_mutex_init(&s->check_lock, NULL)) {
 		free(s);
 		return -ENOMEM;

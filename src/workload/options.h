@@ -171,6 +171,9 @@ struct wl_opts {
 	/* --jobs J: the mutator runs the operations while J - 1 readers
 	 * race it (0 or 1: the mutator alone), J <= WL_OPS_MAX_JOBS */
 	__u32 ops_jobs;
+	/* --repeat K: the sequence K times (with --jobs), <= WL_OPS_MAX_REPEAT
+	 */
+	__u32 ops_repeat;
 	__u64 seed;
 	/* WL_MODE_RANDOM, WL_MODE_OPS: draw no more layouts or operations
 	 * after this many ms (0: no limit); the report says how many ran */
@@ -230,6 +233,7 @@ struct wl_opts {
 
 /* The most --jobs of --ops: the mutator and its racing readers. */
 #define WL_OPS_MAX_JOBS 17
+#define WL_OPS_MAX_REPEAT 1000
 /* The most --readers a shmem-read run starts. */
 #define SH_MAX_READERS 64
 /* The most --random layouts a run draws. */

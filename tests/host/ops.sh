@@ -94,6 +94,12 @@ if command -v mkfs.xfs >/dev/null && command -v mkfs.btrfs >/dev/null; then
 	OP_WL=shmem-read
 fi
 
+op_run repeat --ops 500 --seed 3 --jobs 3 --repeat 3
+expect_eq "ops --repeat 3: three clean runs of the sequence, 1500 operations" \
+	"$op_rc $(jq -r '"\(.workload.ops_repeat) \(.workload.ops_repeats_failed) \(.workload.ops_run) \(.validation.failures) \(.workload.reconcile)"' "$op/repeat.json" 2>&1)" \
+	"0 3 0 1500 0 ok"
+expect_error "ops: --repeat without --jobs refused" 2 \
+	"^folioscope: run: --repeat needs --ops and --jobs \\(alone, a sequence runs the same every time\\)$" "$FS" run shmem-read --ops 5 --repeat 3
 expect_error "ops: --jobs without --ops refused" 2 \
 	"^folioscope: run: --jobs needs --ops$" "$FS" run shmem-read --jobs 2
 expect_error "ops: --jobs past its limit refused" 2 \
@@ -153,6 +159,12 @@ folioscope: run shmem-read: ops:   version [0-9]+: #[0-9]+ [a-z_-]+ file [0-3] .
 	expect_match "ops race fake: it does not fail alone, so it is not shrunk; the rerun is printed and kept" \
 		"$(grep -c 'without readers, pass: the failure needs the race, not shrunk; run again: folioscope run shmem-read --ops 3000 --seed 1 --jobs 4$' "$op/fakerace.err") $(jq -r '.validation.replays[].command' "$op/fakerace.json" 2>&1)" \
 		'^1 folioscope run shmem-read --ops 3000 --seed 1 --jobs 4$'
+	# A catch rate: the sequence twice, the readers' timing each time
+	# their own; the race fake shows in both.
+	op_run fakerepeat --ops 2000 --seed 2 --jobs 4 --repeat 2
+	expect_eq "ops race fake --repeat 2: both runs of the sequence caught it, 4000 operations in all" \
+		"$op_rc $(jq -r '"\(.workload.ops_repeat) \(.workload.ops_repeats_failed) \(.workload.ops_run) \(.workload.reconcile)"' "$op/fakerepeat.json" 2>&1)" \
+		"1 2 2 4000 ok"
 	op_run fakerace-alone --ops 3000 --seed 1
 	expect_eq "ops race fake: the sequence alone misses it" \
 		"$op_rc $(jq -r '.validation.failures' "$op/fakerace-alone.json" 2>&1)" "0 0"

@@ -209,6 +209,24 @@ static void test_loop_eio(void **state)
 	view(f, k0, 2, 2, 4096, 4096);
 	f->v.sector = 512;
 	assert_true(wl_hist_view__err_ok(&f->v, EIO));
+	/* ... or zeros for the whole request, below the new end too. */
+	{
+		unsigned char z[4096] = { 0 };
+		__u64 nz = 0;
+
+		while (nz < 1000 && !f->files[2].b[nz])
+			nz++;
+		assert_true(nz < 1000);
+		assert_int_equal(wl_hist_view__diff(&f->v, 4096, z, 4096),
+				 4096);
+		view(f, k0, 2, 2, 0, 4096);
+		f->v.sector = 512;
+		assert_int_equal(wl_hist_view__diff(&f->v, 0, z, 4096), 4096);
+		f->v.sector = 0;
+		assert_int_equal(wl_hist_view__diff(&f->v, 0, z, 4096), nz);
+		view(f, k0, 2, 2, 4096, 4096);
+		f->v.sector = 512;
+	}
 	assert_false(wl_hist_view__err_ok(&f->v, EINVAL));
 	/* Not for another way, nor where the file kept its end. */
 	f->v.sector = 0;

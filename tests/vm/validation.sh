@@ -7,7 +7,8 @@
 # too, and are the layouts the host draws from that seed; 64 of seed 1
 # of each workload are set up (one at a time: together they would not
 # fit the guest) and pass; so do 300 operations of a sequence of each
-# (tests/vm/ops.sh runs 2000 of several seeds in make check-vm-full). The
+# (tests/vm/ops.sh runs 2000 of several seeds in make check-vm-full), and
+# 1000 with three readers racing them (--jobs 4). The
 # kprobe matrices and the wrong expectations also write KTAP, which the
 # kernel's own parser reads with the JSON's counts. All runs share one
 # boot when `folioscope vm` has --exec; otherwise each gets its own.
@@ -29,6 +30,8 @@ valjobs=(
 	"dedupe-random 0 run dedupe --random 6 --seed 7 -m kprobe"
 	"shmem-ops 0 run shmem-read --ops 300 --seed 1"
 	"dedupe-ops 0 run dedupe --ops 300 --seed 3"
+	"shmem-race 0 run shmem-read --ops 1000 --seed 1 --jobs 4"
+	"dedupe-race 0 run dedupe --ops 1000 --seed 3 --jobs 4"
 	"dedupe-wrong 1 run dedupe --fs xfs --block-size 1024 --src-off 1024 --dst-off 2048 --range 3072 --count 1 --inject-wrong-expectation"
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
 	"dedupe-nolf 0 run dedupe --matrix --fs xfs --block-size 1024 --no-large-folio-layouts"
@@ -165,6 +168,15 @@ for job in "${valjobs[@]}"; do
 		expect_eq "vm validation $name: 300 operations, 0 failures of > 300 checks" \
 			"$(jq -r '"\(.workload.mode) \(.workload.ops_run) \(.validation.failures) \(.validation.checks > 300)"' "$j")" \
 			"ops 300 0 true"
+		continue
+	fi
+	if [ "$mode" == race ]; then
+		# Readers raced the sequence, some reads overlapping
+		# operations, every one of them right.
+		expect_eq "vm validation $name: 1000 operations, 4 jobs, racing reads overlapping operations, 0 failures" \
+			"$(jq -r '"\(.workload.mode) \(.workload.ops_run) \(.workload.ops_jobs) \(.workload.race_reads > 100) \(.workload.race_reads_overlapped > 10) \(.validation.failures)"' "$j")" \
+			"ops 1000 4 true true 0"
+		echo "  $name: $(jq -r '"\(.workload.race_reads) racing reads, \(.workload.race_reads_overlapped) over more than one version, \(.validation.checks) checks"' "$j")"
 		continue
 	fi
 	if [ "$mode" == random64 ]; then

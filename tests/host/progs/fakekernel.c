@@ -210,7 +210,9 @@ static int fake_race(int fd, const char *how)
 {
 	const char *b = getenv("FS_FAKE_RACE");
 
-	return b && !strcmp(b, how) && is_ops_file(fd);
+	/* The sequence's files, not the unnamed output files beside them. */
+	return b && !strcmp(b, how) && is_ops_file(fd) &&
+	       !fd_path_has(fd, " (deleted)");
 }
 
 /* FS_FAKE_COUNT and FS_FAKE_HANG_AT: the reads of --ops' files. */
@@ -257,26 +259,33 @@ static void race_hang(int fd)
 }
 
 /* fd's file's truncates, begun (which 0) or ended (1), after adding
- * add to that count. */
+ * add to that count. Files enter the table by their truncates (add),
+ * the oldest making room; a read only looks. */
 static unsigned long race_count(int fd, int which, int add)
 {
+	static unsigned int next;
 	struct stat st;
 	unsigned long n = 0;
+	int i;
 
 	if (fstat(fd, &st))
 		return 0;
 	pthread_mutex_lock(&race_lock);
-	for (int i = 0; i < RACE_FILES; i++) {
-		if (race_files[i].ino && (race_files[i].ino != st.st_ino ||
-					  race_files[i].dev != st.st_dev))
-			continue;
+	for (i = 0; i < RACE_FILES; i++)
+		if (race_files[i].ino == st.st_ino &&
+		    race_files[i].dev == st.st_dev)
+			break;
+	if (i == RACE_FILES && add) {
+		i = (int)(next++ % RACE_FILES);
+		memset(&race_files[i], 0, sizeof(race_files[i]));
 		race_files[i].dev = st.st_dev;
 		race_files[i].ino = st.st_ino;
+	}
+	if (i < RACE_FILES) {
 		if (which)
 			n = race_files[i].ended += (unsigned long)add;
 		else
 			n = race_files[i].begun += (unsigned long)add;
-		break;
 	}
 	pthread_mutex_unlock(&race_lock);
 	return n;
