@@ -56,8 +56,8 @@ static const struct argp_option options[] = {
 	{ "only", OPT_ONLY, "WORKLOAD", 0,
 	  "the tiers of one workload: shmem or dedupe (default both)", 0 },
 	{ "tiers", OPT_TIERS, "LIST", 0,
-	  "the tiers to run, comma-separated: matrix, random, ops (default "
-	  "all)",
+	  "the tiers to run, comma-separated: matrix, random, ops, race "
+	  "(default all)",
 	  0 },
 	{ "random", OPT_RANDOM, "N", 0,
 	  "random layouts per workload, at most (default 256, the most); "
@@ -127,7 +127,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(st,
 					 "invalid --tiers '%s' (want a "
 					 "comma-separated list of matrix, "
-					 "random, ops)",
+					 "random, ops, race)",
 					 arg);
 		break;
 	case OPT_RANDOM:
@@ -187,7 +187,8 @@ static const struct argp validate_argp = {
 	parse,
 	NULL,
 	"Validate this kernel: run every tier of both workloads (each "
-	"workload's --matrix, --random and --ops) within a time budget, each "
+	"workload's --matrix, --random, --ops, and --ops with readers racing "
+	"it) within a time budget, each "
 	"checked against ground truth, and give one verdict with what was "
 	"covered and what was skipped. Exit 0 pass, 1 failures (or a tier "
 	"without a verdict), 4 nothing checked.",

@@ -33,9 +33,13 @@
 #include "util/util.h"
 #include "workload/options.h"
 
-enum tier_mode { TM_MATRIX, TM_RANDOM, TM_OPS, TM_NR };
+enum tier_mode { TM_MATRIX, TM_RANDOM, TM_OPS, TM_RACE, TM_NR };
 
-static const char *const mode_names[TM_NR] = { "matrix", "random", "ops" };
+static const char *const mode_names[TM_NR] = { "matrix", "random", "ops",
+					       "race" };
+
+/* The race tiers: the mutator and three readers (run --ops --jobs). */
+#define RACE_JOBS "4"
 
 /* --only's names, and the tiers' ("shmem ops"). */
 static const char *const kind_names[WL_KIND_NR] = {
@@ -60,6 +64,9 @@ static const struct tier table[] = {
 	/* xfs's block size is drawn from the seed (seed % 3 picks 1024,
 	 * 2048 or 4096): three seeds in a row meet all three. */
 	{ WL_DEDUPE, TM_OPS, 3 },
+	/* The sequences again, with readers racing them. */
+	{ WL_SHMEM, TM_RACE, 1 },
+	{ WL_DEDUPE, TM_RACE, 1 },
 };
 
 /* What the tiers' reports say together, besides their groups. */
@@ -246,6 +253,11 @@ static void build_cmd(const struct tiers *t, const struct tier *tr, size_t ti,
 		break;
 	case TM_RANDOM:
 	case TM_OPS:
+	case TM_RACE:
+		if (tr->mode == TM_RACE) {
+			arg(c, "--jobs", true);
+			arg(c, RACE_JOBS, true);
+		}
 		arg(c, tr->mode == TM_RANDOM ? "--random" : "--ops", true);
 		arg(c, num(c, 0, tr->mode == TM_RANDOM ? o->random : o->ops),
 		    true);
@@ -403,9 +415,9 @@ static int run_one(struct tiers *t, const struct tier *tr, const char *name,
 	free(w.out);
 	if (!err) {
 		e->reported = true;
-		e->drawn = tr->mode == TM_RANDOM ? kv_u64(one, "random_ran")
-			   : tr->mode == TM_OPS	 ? kv_u64(one, "ops_run")
-						 : 0;
+		e->drawn = tr->mode == TM_RANDOM   ? kv_u64(one, "random_ran")
+			   : tr->mode != TM_MATRIX ? kv_u64(one, "ops_run")
+						   : 0;
 		if (model__merge(r, one, &m) == -ENOSPC)
 			err__print("validate", 0,
 				   "%s: coverage groups past %d not kept", name,

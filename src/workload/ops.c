@@ -391,8 +391,7 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 	const struct wl_shadow *m = &s->shadows[op->file];
 	const struct wl_way_info *wi = wl_way__info(op->way);
 	const bool racing = rd->id > 0;
-	/* A loop device ends at the file's last whole sector. */
-	__u64 end = wi->sectors ? m->size / 512 * 512 : m->size, k0 = 0;
+	__u64 k0 = 0;
 	struct wl_read_truth t = {
 		.short_ok = wi->seen == WL_SEEN_PIPED,
 		/* RWF_NOWAIT: tmpfs may refuse it (6.1 and 6.12 do), xfs
@@ -423,6 +422,9 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 	if (wi->need != WL_NEED_NONE && !need_ready(s, wi->need, op->way))
 		return;
 	if (!racing) {
+		/* A loop device ends at the file's last whole sector. */
+		__u64 end = wi->sectors ? m->size / 512 * 512 : m->size;
+
 		t.want = op->off < end ? wl__min(op->len, end - op->off) : 0;
 		t.diff = shadow_diff;
 		t.byte = shadow_byte;

@@ -146,7 +146,8 @@ struct wl_read_truth {
 	/* A file that changes under the call (--ops --jobs): the lengths
 	 * it may return are ret_ok's (NULL: want, exactly), said as
 	 * want_text; a byte that is not the file's is of kind
-	 * mismatch_kind, whatever it holds. */
+	 * mismatch_kind, unless it is the poison (unwritten) or stale
+	 * memory (stale). */
 	bool (*ret_ok)(const struct wl_read_truth *t, ssize_t ret);
 	/* ... and an error it may end with (NULL: none). */
 	bool (*err_ok)(const struct wl_read_truth *t, int err);

@@ -171,7 +171,8 @@ static bool data_ok(const struct wl_rbuf *b, __u64 pos, ssize_t ret,
 				kind = WL_KIND_STALE;
 				why = " (stale memory)";
 			}
-			if (t->mismatch_kind)
+			/* What no version held, unless its bytes say more. */
+			if (t->mismatch_kind && !strcmp(kind, WL_KIND_DATA))
 				kind = t->mismatch_kind;
 			v->has_at = true;
 			v->at = pos + done + x;

@@ -90,16 +90,16 @@ else
 	va_run stale --only shmem --seed 3 --budget 20s
 	expect_eq "validate stale: exit 1, every tier failed, by stale memory only" \
 		"$va_rc $(va_groups stale | paste -sd ';')" \
-		"1 shmem matrix true $(jq -r '.validation.groups[0].failures' "$va/stale.json") stale;shmem random true $(jq -r '.validation.groups[1].failures' "$va/stale.json") stale;shmem ops true $(jq -r '.validation.groups[2].failures' "$va/stale.json") stale"
+		"1 shmem matrix true $(jq -r '.validation.groups[0].failures' "$va/stale.json") stale;shmem random true $(jq -r '.validation.groups[1].failures' "$va/stale.json") stale;shmem ops true $(jq -r '.validation.groups[2].failures' "$va/stale.json") stale;shmem race true $(jq -r '.validation.groups[3].failures' "$va/stale.json") stale"
 	expect_eq "validate stale: failures in every tier, counted by kind" \
 		"$(jq -r '[.validation.groups[] | (.failures > 0 and .kinds.stale == .failures)] | all' "$va/stale.json" 2>&1) $(jq -r '.validation.kinds.stale == .validation.failures' "$va/stale.json" 2>&1)" \
 		"true true"
 	expect_eq "validate stale: a replay per tier" \
 		"$(jq -r '[.validation.replays[].group] | unique | join(",")' "$va/stale.json" 2>&1)" \
-		"shmem matrix,shmem ops,shmem random"
+		"shmem matrix,shmem ops,shmem race,shmem random"
 	expect_eq "validate stale: the verdict" "$(tail -1 "$va/stale.err" | cut -d: -f1-3)" \
 		"folioscope: validate: FAILED"
-	for tier in "shmem random" "shmem ops"; do
+	for tier in "shmem random" "shmem ops" "shmem race"; do
 		cmd=$(jq -r --arg t "$tier" '[.validation.replays[] | select(.group == $t)][0].command' "$va/stale.json")
 		# shellcheck disable=SC2086 # the replay, word by word
 		set -- ${cmd#folioscope }

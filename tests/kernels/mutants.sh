@@ -68,7 +68,7 @@ fi
 # machine's speed. (The help in a variable: grep -q stops reading at its
 # match, and the writer's SIGPIPE would fail the pipe under pipefail.)
 validate=(validate --seed 1 --random 64 --ops 2000 --budget 60m)
-tiers=("shmem matrix" "dedupe matrix" "shmem random" "dedupe random" "shmem ops" "dedupe ops")
+tiers=("shmem matrix" "dedupe matrix" "shmem random" "dedupe random" "shmem ops" "dedupe ops" "shmem race" "dedupe race")
 help=$("$FS" --help 2>&1)
 grep -q '^  validate ' <<<"$help" || { echo "mutants: $FS has no validate" >&2; exit 2; }
 
