@@ -80,6 +80,8 @@ enum {
 	OPT_READERS,
 	OPT_JOBS,
 	OPT_REPEAT,
+	OPT_SCHEDULE,
+	OPT_REPLAY,
 	OPT_BUF_TMPFS,
 	OPT_THROUGHPUT,
 	OPT_IMAGE_SIZE,
@@ -135,6 +137,14 @@ static const struct argp_option options[] = {
 	  "--ops --jobs: run the sequence K times from fresh files (1 .. "
 	  "1000): how often a race is caught (ops_repeats_failed of "
 	  "ops_repeat)",
+	  0 },
+	{ "schedule", OPT_SCHEDULE, "FILE", 0,
+	  "--ops --jobs: write when each reader's reads began (the version "
+	  "of the files each began after) to FILE, for --replay",
+	  0 },
+	{ "replay", OPT_REPLAY, "FILE", 0,
+	  "--ops --jobs: make the reads of FILE's schedule, each once the "
+	  "operations it began after are done and before the next begins",
 	  0 },
 	{ "seed", OPT_SEED, "S", 0,
 	  "--random, --ops: draw from seed S (default: a fresh one, printed)",
@@ -299,6 +309,12 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_OPS_ONLY:
 		a->ops_only = arg;
+		break;
+	case OPT_SCHEDULE:
+		w->ops_schedule = arg;
+		break;
+	case OPT_REPLAY:
+		w->ops_replay = arg;
 		break;
 	case OPT_REPEAT:
 		w->ops_repeat =
@@ -547,6 +563,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(st, "--ops-only needs --ops");
 		if (w->ops_jobs > 1 && !w->ops)
 			cli__usage_error(st, "--jobs needs --ops");
+		if ((w->ops_schedule || w->ops_replay) && w->ops_jobs < 2)
+			cli__usage_error(st, "%s needs --ops and --jobs",
+					 w->ops_schedule ? "--schedule"
+							 : "--replay");
+		if ((w->ops_schedule || w->ops_replay) && w->ops_repeat > 1)
+			cli__usage_error(st,
+					 "%s runs the sequence once; drop "
+					 "--repeat",
+					 w->ops_schedule ? "--schedule"
+							 : "--replay");
 		if (w->ops_repeat > 1 && w->ops_jobs < 2)
 			cli__usage_error(st, "--repeat needs --ops and --jobs "
 					     "(alone, a sequence runs the same "

@@ -445,7 +445,7 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 	/* A racing read's window opens before its reader does: a loop
 	 * device takes the file's size when it is bound. */
 	if (racing) {
-		if (!wl_hist__read_begin(&s->hist, rd->id - 1, &k0))
+		if (!wl_hist__read_begin(&s->hist, rd->id - 1, index, &k0))
 			return;
 		rd->t0 = wl__now_ns() - s->hist.t_start;
 	}
@@ -916,6 +916,8 @@ static int ops__run(void *state, struct fs_report *r)
 		s->repeats_run++;
 		s->repeats_failed += r->validation.failures > before;
 	}
+	if (!err && s->schedule_path)
+		err = ops__schedule_write(s, s->schedule_path);
 	if (err) {
 		wl_watch__stop(s->watch);
 		s->watch = NULL;
@@ -1038,11 +1040,14 @@ static void ops__shrink(void *state, struct fs_report *r)
 
 			s->want_kind = NULL;
 			s->tot = saved;
+			/* With its schedule, the same reads at the same
+			 * points of the sequence. */
 			snprintf(again, sizeof(again),
 				 "folioscope run %s --ops %u --seed %llu "
-				 "--jobs %u",
+				 "--jobs %u%s%s",
 				 s->wl, s->n, (unsigned long long)s->seed,
-				 s->jobs);
+				 s->jobs, s->schedule_path ? " --replay " : "",
+				 s->schedule_path ? s->schedule_path : "");
 			wl__err(s->wl, 0,
 				"ops: the %u operations up to it run alone, "
 				"without readers, pass: the failure needs the "

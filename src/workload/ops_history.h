@@ -45,6 +45,20 @@ struct wl_hist_rec {
 	__u64 t0, t1; /* when its calls began and ended, ns from the start */
 };
 
+/*
+ * A schedule: when each reader's reads began, as the version of the
+ * files they began after. Recorded by a run (--schedule), followed by a
+ * replay (--replay): there each reader makes the same reads (by number),
+ * each once that version is made, and the mutator begins no operation
+ * while a read due before it has not begun. Where a call ends is the
+ * kernel's.
+ */
+struct wl_hist_sched {
+	__u32 *read;
+	__u64 *k0;
+	__u32 n, cap, pos;
+};
+
 struct wl_history {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -65,6 +79,8 @@ struct wl_history {
 	 * UINT64_MAX. */
 	__u64 active[WL_HIST_READERS];
 	bool stop; /* the mutator is done: no reader starts another read */
+	struct wl_hist_sched sched[WL_HIST_READERS];
+	bool record, replay;
 };
 
 /*
@@ -108,11 +124,19 @@ void wl_hist__stop(struct wl_history *h);
  * view of what it could have seen (v->base holds v->len bytes, set by
  * the caller); and it is done with the view.
  */
-bool wl_hist__read_begin(struct wl_history *h, __u32 reader, __u64 *k0);
+bool wl_hist__read_begin(struct wl_history *h, __u32 reader, __u32 read,
+			 __u64 *k0);
 int wl_hist__read_end(struct wl_history *h, __u32 reader, __u64 k0,
 		      struct wl_hist_view *v);
 void wl_hist__read_done(struct wl_history *h, __u32 reader,
 			struct wl_hist_view *v);
+/* The schedule: an entry of reader's (recorded or loaded, in order);
+ * a replaying reader's next read (false: its schedule is done). */
+int wl_hist__sched_add(struct wl_history *h, __u32 reader, __u32 read,
+		       __u64 k0);
+bool wl_hist__sched_next(struct wl_history *h, __u32 reader, __u32 *read);
+/* ... a read the reader did not make (a way this kernel lacks). */
+void wl_hist__sched_skip(struct wl_history *h, __u32 reader);
 /* The view of versions k0 .. k1 (k1 recorded; the records after k0
  * kept): what wl_hist__read_end builds once the window's last operation
  * is recorded. */

@@ -22,13 +22,101 @@ static void *racer_main(void *arg)
 	struct ops_reader *rd = arg;
 	struct wl_ops *s = rd->s;
 	struct wl_op op;
+	__u32 i, last = UINT32_MAX;
 
-	for (__u32 i = 0; !__atomic_load_n(&s->hist.stop, __ATOMIC_ACQUIRE);
+	/* A replay: the schedule's reads, each when it is due. */
+	while (s->hist.replay &&
+	       wl_hist__sched_next(&s->hist, rd->id - 1, &i)) {
+		if (i == last) {
+			/* Not made (a way the kernel lacks): the next. */
+			wl_hist__sched_skip(&s->hist, rd->id - 1);
+			continue;
+		}
+		wl_op__draw_read(s->seed, rd->id, i, &s->geo, &op);
+		ops__read(s, rd, &op, i);
+		last = i;
+	}
+	for (i = 0; !s->hist.replay &&
+		    !__atomic_load_n(&s->hist.stop, __ATOMIC_ACQUIRE);
 	     i++) {
 		wl_op__draw_read(s->seed, rd->id, i, &s->geo, &op);
 		ops__read(s, rd, &op, i);
 	}
 	return NULL;
+}
+
+/* The schedule file's first line: what it is a schedule of. */
+static void sched_head(const struct wl_ops *s, char *buf, size_t n)
+{
+	snprintf(buf, n,
+		 "# folioscope race schedule: run %s --ops %u --seed %llu "
+		 "--jobs %u",
+		 s->wl, s->n, (unsigned long long)s->seed, s->jobs);
+}
+
+/* --replay FILE: "READER READ VERSION" lines after the head. */
+static int sched_load(struct wl_ops *s, const char *path)
+{
+	char head[160], line[200];
+	unsigned int r, i;
+	unsigned long long k0;
+	int err = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		err = -errno;
+		wl__err(s->wl, err, "--replay '%s'", path);
+		return err;
+	}
+	sched_head(s, head, sizeof(head));
+	if (!fgets(line, sizeof(line), f) ||
+	    strncmp(line, head, strlen(head)) || line[strlen(head)] != '\n') {
+		wl__err(s->wl, 0,
+			"--replay '%s': not a schedule of this run (want "
+			"'%s')",
+			path, head + 2);
+		fclose(f);
+		return -EINVAL;
+	}
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %u %llu", &r, &i, &k0) != 3 || !r ||
+		    r >= s->jobs) {
+			wl__err(s->wl, 0, "--replay '%s': a bad line: %s", path,
+				line);
+			err = -EINVAL;
+		} else {
+			err = wl_hist__sched_add(&s->hist, r - 1, i, k0);
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+int ops__schedule_write(struct wl_ops *s, const char *path)
+{
+	char head[160], tmp[PATH_MAX];
+	FILE *f;
+	int err = 0;
+
+	sched_head(s, head, sizeof(head));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f) {
+		err = -errno;
+		wl__err(s->wl, err, "--schedule '%s'", path);
+		return err;
+	}
+	fprintf(f, "%s\n", head);
+	for (__u32 r = 0; r + 1 < s->jobs; r++)
+		for (__u32 j = 0; j < s->sched[r].n; j++)
+			fprintf(f, "%u %u %llu\n", r + 1, s->sched[r].read[j],
+				(unsigned long long)s->sched[r].k0[j]);
+	if (fclose(f) || rename(tmp, path)) {
+		err = -errno;
+		wl__err(s->wl, err, "--schedule '%s'", path);
+		unlink(tmp);
+	}
+	return err;
 }
 
 static void racer_free(struct ops_reader *rd)
@@ -86,6 +174,10 @@ int ops__race_start(struct wl_ops *s)
 		s->racers = NULL;
 		return err;
 	}
+	s->hist.record = s->schedule_path != NULL;
+	s->hist.replay = s->replay_path != NULL;
+	if (s->hist.replay)
+		err = sched_load(s, s->replay_path);
 	for (__u32 i = 0; !err && i < n; i++)
 		err = racer_init(s, &s->racers[i], i + 1);
 	s->racing = !err;
@@ -118,6 +210,12 @@ void ops__race_stop(struct wl_ops *s)
 		s->race_overlapped += rd->overlapped;
 		racer_free(rd);
 	}
+	/* The schedule outlives the history, for --schedule's file. */
+	if (s->hist.record)
+		for (__u32 r = 0; r + 1 < s->jobs; r++) {
+			s->sched[r] = s->hist.sched[r];
+			memset(&s->hist.sched[r], 0, sizeof(s->hist.sched[r]));
+		}
 	free(s->racers);
 	s->racers = NULL;
 	s->racing = false;

@@ -100,6 +100,10 @@ struct wl_ops {
 	bool racing;	 /* the readers run: hist is the shadows' keeper */
 	__u32 race_told; /* racing failures told in full on stderr */
 	__u64 race_reads, race_overlapped;
+	/* --schedule FILE: the readers' schedule, kept from the history
+	 * for the file; --replay FILE: one to follow. */
+	const char *schedule_path, *replay_path;
+	struct wl_hist_sched sched[WL_HIST_READERS];
 	/* --repeat K: the sequence's runs, and those with a failure. */
 	__u32 repeat, repeats_run, repeats_failed;
 	/* Checks come from every reader. */
@@ -143,5 +147,7 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
  * counts added to the run's, race_reads and race_overlapped). */
 int ops__race_start(struct wl_ops *s);
 void ops__race_stop(struct wl_ops *s);
+/* --schedule FILE: when each reader's reads began. */
+int ops__schedule_write(struct wl_ops *s, const char *path);
 
 #endif /* FS_WORKLOAD_OPS_RUN_H */

@@ -142,6 +142,8 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	s->idx = calloc(s->n, sizeof(*s->idx));
 	s->jobs = o->ops_jobs ? o->ops_jobs : 1;
 	s->repeat = o->ops_repeat ? o->ops_repeat : 1;
+	s->schedule_path = o->ops_schedule;
+	s->replay_path = o->ops_replay;
 	if (pthread_mutex_init(&s->check_lock, NULL)) {
 		free(s);
 		return -ENOMEM;
@@ -232,6 +234,10 @@ void ops__destroy(void *state)
 	if (s->tmpdir[0] && !busy)
 		wl__remove(s->wl, s->tmpdir, true);
 	free(s->racers);
+	for (int i = 0; i < WL_HIST_READERS; i++) {
+		free(s->sched[i].read);
+		free(s->sched[i].k0);
+	}
 	pthread_mutex_destroy(&s->check_lock);
 	free(s->idx);
 	free(s->rmem);

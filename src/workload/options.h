@@ -174,6 +174,9 @@ struct wl_opts {
 	/* --repeat K: the sequence K times (with --jobs), <= WL_OPS_MAX_REPEAT
 	 */
 	__u32 ops_repeat;
+	/* --schedule FILE, --replay FILE (with --jobs): write the readers'
+	 * schedule, follow one */
+	const char *ops_schedule, *ops_replay;
 	__u64 seed;
 	/* WL_MODE_RANDOM, WL_MODE_OPS: draw no more layouts or operations
 	 * after this many ms (0: no limit); the report says how many ran */

@@ -98,6 +98,10 @@ op_run repeat --ops 500 --seed 3 --jobs 3 --repeat 3
 expect_eq "ops --repeat 3: three clean runs of the sequence, 1500 operations" \
 	"$op_rc $(jq -r '"\(.workload.ops_repeat) \(.workload.ops_repeats_failed) \(.workload.ops_run) \(.validation.failures) \(.workload.reconcile)"' "$op/repeat.json" 2>&1)" \
 	"0 3 0 1500 0 ok"
+expect_error "ops: --replay without --jobs refused" 2 \
+	"^folioscope: run: --replay needs --ops and --jobs$" "$FS" run shmem-read --ops 5 --replay /nonexistent
+expect_error "ops: --schedule with --repeat refused" 2 \
+	"^folioscope: run: --schedule runs the sequence once; drop --repeat$" "$FS" run shmem-read --ops 5 --jobs 2 --repeat 2 --schedule /tmp/x
 expect_error "ops: --repeat without --jobs refused" 2 \
 	"^folioscope: run: --repeat needs --ops and --jobs \\(alone, a sequence runs the same every time\\)$" "$FS" run shmem-read --ops 5 --repeat 3
 expect_error "ops: --jobs without --ops refused" 2 \
@@ -165,6 +169,26 @@ folioscope: run shmem-read: ops:   version [0-9]+: #[0-9]+ [a-z_-]+ file [0-3] .
 	expect_eq "ops race fake --repeat 2: both runs of the sequence caught it, 4000 operations in all" \
 		"$op_rc $(jq -r '"\(.workload.ops_repeat) \(.workload.ops_repeats_failed) \(.workload.ops_run) \(.workload.reconcile)"' "$op/fakerepeat.json" 2>&1)" \
 		"1 2 2 4000 ok"
+	# Its schedule kept and replayed: the same reads at the same points
+	# of the sequence, caught again with the bug and clean without.
+	op_run fakesched --ops 1000 --seed 5 --jobs 4 --schedule "$op/sched"
+	expect_eq "ops race fake --schedule: caught, the schedule written (a line per racing read), the rerun its replay" \
+		"$op_rc $(head -1 "$op/sched" 2>&1) $(($(wc -l <"$op/sched") - 1)) $(grep -c "run again: folioscope run shmem-read --ops 1000 --seed 5 --jobs 4 --replay $op/sched\$" "$op/fakesched.err")" \
+		"1 # folioscope race schedule: run shmem-read --ops 1000 --seed 5 --jobs 4 $(jq -r .workload.race_reads "$op/fakesched.json") 1"
+	op_run fakereplay --ops 1000 --seed 5 --jobs 4 --replay "$op/sched"
+	expect_eq "ops race fake --replay: the schedule's reads, the bug caught again as 'no version'" \
+		"$op_rc $(jq -r '"\(.workload.race_reads) \(.validation.failures > 0) \([.validation.cases[].kind] | unique | join(","))"' "$op/fakereplay.json" 2>&1)" \
+		"1 $(jq -r .workload.race_reads "$op/fakesched.json") true no version"
+	OP_ENV=()
+	op_run replay-clean --ops 1000 --seed 5 --jobs 4 --replay "$op/sched"
+	expect_eq "ops --replay without the bug: the same reads, clean" \
+		"$op_rc $(jq -r '"\(.workload.race_reads) \(.validation.failures)"' "$op/replay-clean.json" 2>&1)" \
+		"0 $(jq -r .workload.race_reads "$op/fakesched.json") 0"
+	op_run replay-other --ops 1000 --seed 6 --jobs 4 --replay "$op/sched"
+	expect_eq "ops --replay of another run's schedule refused" \
+		"$op_rc $(grep -cxF "folioscope: run shmem-read: --replay '$op/sched': not a schedule of this run (want 'folioscope race schedule: run shmem-read --ops 1000 --seed 6 --jobs 4')" "$op/replay-other.err")" \
+		"1 1"
+	OP_ENV=(FS_FAKE_RACE=reuse LD_PRELOAD="$op/fakekernel.so")
 	op_run fakerace-alone --ops 3000 --seed 1
 	expect_eq "ops race fake: the sequence alone misses it" \
 		"$op_rc $(jq -r '.validation.failures' "$op/fakerace-alone.json" 2>&1)" "0 0"

@@ -90,7 +90,7 @@ static void test_torn_write_and_no_version(void **state)
 	assert_non_null(v2);
 	mutate(f, OPK_PWRITE, 0, 0, 8192); /* version 1 */
 	memcpy(v1, f->files[0].b, 8192);
-	assert_true(wl_hist__read_begin(&f->h, 0, &k0));
+	assert_true(wl_hist__read_begin(&f->h, 0, 0, &k0));
 	assert_int_equal(k0, 1);
 	mutate(f, OPK_PWRITE, 0, 4096, 4096); /* version 2 */
 	memcpy(v2, f->files[0].b, 8192);
@@ -129,7 +129,7 @@ static void test_window_bounds(void **state)
 	memcpy(v1, f->files[0].b, 4096);
 	mutate(f, OPK_PWRITE, 0, 0, 4096); /* 2 */
 	memcpy(v2, f->files[0].b, 4096);
-	assert_true(wl_hist__read_begin(&f->h, 0, &k0));
+	assert_true(wl_hist__read_begin(&f->h, 0, 0, &k0));
 	mutate(f, OPK_PWRITE, 0, 0, 4096); /* 3 */
 	memcpy(v3, f->files[0].b, 4096);
 	mutate(f, OPK_PWRITE, 0, 0, 4096); /* 4: after the call returned */
@@ -158,7 +158,7 @@ static void test_truncate_zeros_and_lengths(void **state)
 	__u64 k0;
 
 	mutate(f, OPK_PWRITE, 1, 0, 8192); /* 1: size 8192 */
-	assert_true(wl_hist__read_begin(&f->h, 0, &k0));
+	assert_true(wl_hist__read_begin(&f->h, 0, 0, &k0));
 	mutate(f, OPK_TRUNCATE, 1, 100, 0); /* 2: size 100 */
 	view(f, k0, 2, 1, 0, 8192);
 	assert_int_equal(f->v.size_min, 100);
@@ -204,7 +204,7 @@ static void test_loop_eio(void **state)
 	__u64 k0;
 
 	mutate(f, OPK_PWRITE, 2, 0, 16384); /* 1 */
-	assert_true(wl_hist__read_begin(&f->h, 0, &k0));
+	assert_true(wl_hist__read_begin(&f->h, 0, 0, &k0));
 	mutate(f, OPK_TRUNCATE, 2, 1000, 0); /* 2 */
 	view(f, k0, 2, 2, 4096, 4096);
 	f->v.sector = 512;
@@ -224,6 +224,15 @@ static void test_loop_eio(void **state)
 		assert_int_equal(wl_hist_view__diff(&f->v, 0, z, 4096), 4096);
 		f->v.sector = 0;
 		assert_int_equal(wl_hist_view__diff(&f->v, 0, z, 4096), nz);
+		/* Past the smallest end (1000), any byte; below it, a
+		 * byte no version held is still refused. */
+		memset(z, 0x5a, sizeof(z));
+		f->v.sector = 512;
+		assert_int_equal(
+			wl_hist_view__diff(&f->v, 1000, z + 1000, 3096), 3096);
+		memcpy(z, f->v.base, 1000);
+		z[999] ^= 0xff;
+		assert_int_equal(wl_hist_view__diff(&f->v, 0, z, 4096), 999);
 		view(f, k0, 2, 2, 4096, 4096);
 		f->v.sector = 512;
 	}
@@ -246,7 +255,7 @@ static void test_records_freed(void **state)
 	/* No reader: nothing kept. */
 	assert_int_equal(f->h.nrec, 0);
 	assert_int_equal(f->h.kept_bytes, 0);
-	assert_true(wl_hist__read_begin(&f->h, 3, &k0));
+	assert_true(wl_hist__read_begin(&f->h, 3, 0, &k0));
 	mutate(f, OPK_PWRITE, 0, 0, 4096);
 	mutate(f, OPK_PUNCH, 0, 0, 100);
 	/* A fallocate changes no byte: a record with none kept. */
@@ -263,7 +272,7 @@ static void test_records_freed(void **state)
 	assert_int_equal(f->h.kept_bytes, 0);
 	/* Stopped: no read begins. */
 	wl_hist__stop(&f->h);
-	assert_false(wl_hist__read_begin(&f->h, 0, &k0));
+	assert_false(wl_hist__read_begin(&f->h, 0, 0, &k0));
 }
 
 int main(void)
