@@ -65,6 +65,10 @@ struct wl_ops_geom {
 	enum wl_kind kind;
 	int filesys[WL_OPS_NFILES]; /* the file's filesystem (or mount) */
 	__u32 bs[WL_OPS_NFILES];
+	/* The file's filesystem has no FALLOC_FL_ZERO_RANGE and must
+	 * refuse it with EOPNOTSUPP (tmpfs); elsewhere (btrfs, xfs) a
+	 * refusal is a wrong answer. */
+	bool no_zero_range[WL_OPS_NFILES];
 	char label[WL_OPS_NFILES][24]; /* "huge=advise", "xfs bs=1024" */
 };
 

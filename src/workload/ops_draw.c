@@ -62,6 +62,7 @@ void wl_ops__geom(enum wl_kind kind, __u64 seed, __u32 page,
 	for (int i = 0; i < NFILES; i++) {
 		g->filesys[i] = kind == WL_DEDUPE ? i / 2 : i;
 		g->bs[i] = page;
+		g->no_zero_range[i] = kind != WL_DEDUPE;
 		if (kind != WL_DEDUPE) {
 			snprintf(g->label[i], sizeof(g->label[i]), "huge=%s",
 				 wl_huge__name(wl_ops__huge(i)));

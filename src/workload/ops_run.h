@@ -110,6 +110,8 @@ struct wl_ops {
 	pthread_mutex_t check_lock;
 	struct fs_report *r; /* where the checks go now */
 	struct wl_totals tot;
+	/* ZERO_RANGE operations per file: done, refused. */
+	__u64 zeroed[WL_OPS_NFILES], zero_refused[WL_OPS_NFILES];
 	__u64 done; /* operations run */
 	/* The first failure: its operation's index, its kind; a racing
 	 * reader's: the last operation begun when its call returned. */

@@ -4,7 +4,8 @@
 # another; and under fake kernel bugs (tests/host/progs/fakekernel.c: a
 # truncate down inside a page that leaves the rest of the page as it
 # was; a dedupe that clones the source onto a destination at another
-# in-page offset first, a false SAME) the run fails with the bug's kind,
+# in-page offset first, a false SAME; ZERO_RANGE refused on btrfs and
+# xfs, which have it) the run fails with the bug's kind,
 # shrinks the sequence to the few operations that show it, and the
 # replay command fails the same way under the bug and passes without it.
 # With --jobs, readers race the sequence: clean on the host's kernel for
@@ -41,6 +42,10 @@ expect_eq "ops: 1000 operations of seed 1: exit 0, 0 failures, reconciled, mode 
 expect_eq "ops: reads checked, calls and bytes are the probes'" \
 	"$(jq -r '(.validation.checks > 1000) and (.targets.shmem.counters.calls == .workload.calls) and (.workload.calls > 100) and (.workload.bytes > 0)' "$op/seed1.json" 2>&1)" \
 	true
+# tmpfs has no ZERO_RANGE: each one drawn is refused, none zeroes.
+expect_eq "ops: tmpfs refused every zero-range (EOPNOTSUPP), zeroed none" \
+	"$(jq -r '"\(.workload.ops_zero_refused_tmpfs > 0) \(.workload.ops_zeroed_tmpfs)"' "$op/seed1.json" 2>&1)" \
+	"true 0"
 expect_match "ops: the seed is printed" "$(cat "$op/seed1.err")" \
 	'^folioscope: run shmem-read: ops: seed 1, 1000 operations$'
 op_run seed1-again --ops 1000 --seed 1
@@ -66,6 +71,10 @@ else
 	expect_eq "ops dedupe: SAME, DIFFERS and errors answered, as many as the probes saw" \
 		"$(jq -r '[.workload.same > 10, .workload.differs > 10, .workload.errors > 10, .targets.dedupe.counters.same == .workload.same, .targets.dedupe.counters.differs == .workload.differs] | all' "$op/dd1.json" 2>&1)" \
 		true
+	# btrfs and xfs have ZERO_RANGE: done on both, refused on neither.
+	expect_eq "ops dedupe: zero-range done on btrfs and xfs, refused on neither" \
+		"$(jq -r '.workload | "\(.ops_zeroed_btrfs > 0) \(.ops_zeroed_xfs > 0) \(.ops_zero_refused_btrfs) \(.ops_zero_refused_xfs)"' "$op/dd1.json" 2>&1)" \
+		"true true 0 0"
 	op_run dd1-again --ops 1000 --seed 1
 	expect_eq "ops dedupe: the same seed runs the same sequence" \
 		"$op_rc $(jq -r '"\(.validation.checks) \(.workload.same) \(.workload.differs) \(.workload.errors)"' "$op/dd1-again.json")" \
@@ -227,6 +236,13 @@ folioscope: run shmem-read: ops:   version [0-9]+: #[0-9]+ [a-z_-]+ file [0-3] .
 	# dedupe's false SAME: caught as a wrong answer, shrunk, replayed.
 	if command -v mkfs.xfs >/dev/null && command -v mkfs.btrfs >/dev/null; then
 		OP_WL=dedupe
+		# ZERO_RANGE refused where the filesystem has it (btrfs,
+		# xfs): a wrong answer of each zero-range, nothing else.
+		OP_ENV=(FS_FAKE_ZERO=refuse LD_PRELOAD="$op/fakekernel.so")
+		op_run ddzero --ops 300 --seed 1
+		expect_eq "ops dedupe zero refused: exit 1, wrong answers of zero-range operations only" \
+			"$op_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \([.validation.cases[].layout | test(" zero-range file ")] | all) \(.validation.failures > 0)"' "$op/ddzero.json" 2>&1)" \
+			"1 wrong answer true true"
 		OP_ENV=(FS_FAKE_DEDUPE=clone LD_PRELOAD="$op/fakekernel.so")
 		op_run ddclone --ops 500 --seed 1
 		expect_eq "ops dedupe clone: exit 1, its first failure a wrong answer of a dedupe, reconciled" \

@@ -49,6 +49,11 @@ static void test_geom(void **state)
 	assert_int_equal(dd_geo.filesys[1], 0);
 	assert_int_equal(dd_geo.filesys[2], 1);
 	assert_int_equal(dd_geo.bs[0], PAGE);
+	/* ZERO_RANGE may be refused on tmpfs only: btrfs and xfs have it. */
+	for (int i = 0; i < WL_OPS_NFILES; i++) {
+		assert_true(sh_geo.no_zero_range[i]);
+		assert_false(dd_geo.no_zero_range[i]);
+	}
 	/* Every xfs block size over the seeds. */
 	for (__u64 seed = 0; seed < 3; seed++) {
 		wl_ops__geom(WL_DEDUPE, seed, PAGE, &g);

@@ -59,6 +59,10 @@
  * the N-th such read (from 1) never returns: with the count of a run
  * before, one past it hangs the first shrink trial after that run.
  *
+ * FS_FAKE_ZERO=refuse, on the --ops workload's files: fallocate's
+ * ZERO_RANGE fails with EOPNOTSUPP (what tmpfs answers), so that btrfs and
+ * xfs look like filesystems without it.
+ *
  * FS_FAKE_PIPE=shift: splice, sendfile and copy_file_range from the
  * shmem-read workload's files, at an offset inside a page, move the
  * bytes from one before it (the return and the offset after it as the
@@ -71,6 +75,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <linux/falloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -350,6 +355,29 @@ int ftruncate(int fd, off_t len)
 int ftruncate64(int fd, off_t len)
 {
 	return ftruncate(fd, len);
+}
+
+/* FS_FAKE_ZERO=refuse: fallocate's ZERO_RANGE on the --ops files fails
+ * with EOPNOTSUPP, as on tmpfs: a filesystem that has it refusing it. */
+int fallocate(int fd, int mode, off_t off, off_t len)
+{
+	static int (*real)(int, int, off_t, off_t);
+	const char *b = getenv("FS_FAKE_ZERO");
+
+	if (!real)
+		real = (int (*)(int, int, off_t, off_t))dlsym(RTLD_NEXT,
+							      "fallocate");
+	if (b && !strcmp(b, "refuse") && (mode & FALLOC_FL_ZERO_RANGE) &&
+	    is_ops_file(fd)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return real(fd, mode, off, len);
+}
+
+int fallocate64(int fd, int mode, off_t off, off_t len)
+{
+	return fallocate(fd, mode, off, len);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t count, off_t off)
