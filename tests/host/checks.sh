@@ -1,5 +1,6 @@
 # Host checks (sourced by tests/check.sh): doctor's reasons on the running
-# kernel and bad input. Run as root on a kernel like the CI host's.
+# kernel and bad input; the readv way is readv(2) in every runner. Run as
+# root on a kernel like the CI host's.
 # shellcheck shell=bash
 
 # doctor must give the real reasons, derived here independently.
@@ -133,5 +134,33 @@ if "$FS" run shmem-read --size 8M --bs 64K --throughput=2 -j "$hout/tp.json" \
 		"$(jq -r '.workload | .mb_per_s > 0 and .cpu_us_per_gib > 0 and .mb_per_s_min <= .mb_per_s and .mb_per_s <= .mb_per_s_max' "$j")" true
 else
 	bad "host run shmem-read --throughput=2" "exit $?; see $LOGDIR/host-throughput.log"
+fi
+
+# The readv way is readv(2): not preadv(2), which takes the offset itself
+# and leaves the file position alone, so a readv that became one would
+# not read what the way is there to read. Every runner's (one layout,
+# random layouts, sequences of operations), as strace sees its calls on
+# the workloads' files; the layout's, one for each read it counted.
+if ! command -v strace >/dev/null; then
+	skip "readv is readv(2)" "strace not installed"
+else
+	# rv_calls NAME ARGS: "READV PREADV" calls of run ARGS on the
+	# workloads' files, the JSON in $hout/NAME.json.
+	rv_calls() {
+		local name=$1 st=$hout/$1.strace
+		shift
+		env "$NOLSAN" strace -f -qq -y -e trace=readv,preadv -o "$st" \
+			"$FS" run shmem-read "$@" -j "$hout/$name.json" >/dev/null 2>"$hout/$name.err" ||
+			echo "exit $?"
+		echo "$(grep -c ' readv([0-9]*</[^>]*/folioscope-\(shmem\|ops\)-' "$st") $(grep -c ' preadv([0-9]*</[^>]*/folioscope-\(shmem\|ops\)-' "$st")"
+	}
+	got=$(rv_calls rv-layout --syscall readv --iovecs 3 --size 64K --bs 16K)
+	expect_eq "readv is readv(2): one layout, a readv(2) per read counted, no preadv(2)" \
+		"$got" "$(jq -r '"\(.workload.syscall) \(.workload.calls) 0"' "$hout/rv-layout.json" 2>&1 | sed 's/^readv //')"
+	# Seed 1's 8 layouts have readv ones; its 300 operations readv reads.
+	expect_match "readv is readv(2): random layouts, readv(2) calls, no preadv(2)" \
+		"$(rv_calls rv-random --random 8 --seed 1)" '^[1-9][0-9]* 0$'
+	expect_match "readv is readv(2): sequences of operations, readv(2) calls, no preadv(2)" \
+		"$(rv_calls rv-ops --ops 300 --seed 1)" '^[1-9][0-9]* 0$'
 fi
 rm -rf "$hout"
