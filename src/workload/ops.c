@@ -734,6 +734,37 @@ static void shadow_apply(struct wl_ops *s, const struct wl_op *op, __u64 seed,
 		       ret);
 }
 
+/* A staged dedupe's writes (wl_op__stage), each checked as a pwrite is
+ * and applied to the shadows as one (a version of its own while readers
+ * race). */
+static void op_stage(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	struct wl_op w[WL_STAGE_MAX_WRITES];
+	__u32 n = wl_op__stage(op, s->seed, index, &s->geo, w);
+
+	for (__u32 i = 0; i < n; i++) {
+		struct answer a = { .call = "pwrite",
+				    .want = (long long)w[i].len };
+		long long ret;
+		int err = 0;
+
+		wl_pattern__fill(s->wbuf, w[i].base, w[i].len);
+		if (s->racing)
+			wl_hist__begin(&s->hist, &w[i], index);
+		watch_enter(s, op, index, w[i].len);
+		ret = pwrite(s->f[w[i].file].fd, s->wbuf, w[i].len,
+			     (off_t)w[i].off);
+		if (ret < 0)
+			err = errno;
+		wl_watch__leave(s->watch, 0);
+		answer_ok(s, op, index, ret, err, &a);
+		/* A short write: the shadow holds what it wrote. */
+		w[i].len = ret > 0 ? (__u64)ret : 0;
+		shadow_apply(s, &w[i], s->seed, index, w[i].len ? 0 : -1);
+		size_check(s, w[i].file, op, index);
+	}
+}
+
 /* Runs one operation and checks the kernel's answers. */
 static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
@@ -754,6 +785,7 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		ops__read(s, &s->main, op, index);
 		return;
 	case OPK_DEDUPE:
+		op_stage(s, op, index);
 		op_dedupe(s, op, index);
 		return;
 	case OPK_CLONE:

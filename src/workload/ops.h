@@ -45,6 +45,30 @@ struct wl_op_dest {
 	__u64 off;
 };
 
+/*
+ * A dedupe drawn now and then as a compound that sets up what it then
+ * compares, what the matrix's decoy layouts do: equal ranges at
+ * different in-page offsets (where sub-page blocks allow them), decoy
+ * bytes around them, where a compare at a wrong offset would look.
+ * Its own writes come first (wl_op__stage), so that a sequence still
+ * shrinks by leaving operations out.
+ */
+enum wl_stage {
+	WL_STAGE_NONE,
+	/* The source's bytes at each destination, decoys around both:
+	 * SAME, which a compare at a wrong offset turns into DIFFERS. */
+	WL_STAGE_SAME,
+	/* Decoys at each destination, and the source's bytes in the
+	 * destination's page at the source's in-page offset, all inside
+	 * one page: DIFFERS, which a compare reading the destination at
+	 * the source's offset turns into SAME. */
+	WL_STAGE_DECOY,
+};
+
+#define WL_STAGE_MAX_DESTS 3
+/* Decoy and bytes for the source and for each destination. */
+#define WL_STAGE_MAX_WRITES (2 * (1 + WL_STAGE_MAX_DESTS))
+
 struct wl_op {
 	enum wl_op_kind kind;
 	__u32 file;
@@ -56,6 +80,10 @@ struct wl_op {
 	/* dedupe: its destinations; clone and copy: dest[0] */
 	__u32 ndest;
 	struct wl_op_dest dest[DD_MAX_DESTS];
+	enum wl_stage stage; /* dedupe */
+	/* pwrite: the pattern's offset, where it is not off's own (0): a
+	 * staged dedupe's writes put the source's bytes elsewhere. */
+	__u64 base;
 };
 
 /* The files of a run: where each lives and its block size. shmem-read:
@@ -91,6 +119,11 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
  * shifted by a tag of its own, so that no two writes write the same
  * bytes, nor any write a stale byte's. Under WL_POISON_BASE. */
 __u64 wl_op__write_tag(__u64 seed, __u32 index);
+/* A staged dedupe's writes (op->stage), in order, into w (room for
+ * WL_STAGE_MAX_WRITES): pwrites with their pattern's base, each applied
+ * to the shadows as one; their count (0: not staged). */
+__u32 wl_op__stage(const struct wl_op *op, __u64 seed, __u32 index,
+		   const struct wl_ops_geom *geo, struct wl_op *w);
 
 /*
  * What a page of a file holds by what was last done to it: never

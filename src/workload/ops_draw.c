@@ -7,7 +7,10 @@
  * near page and folio boundaries, lengths from a byte to a folio and a
  * bit; reads by every way in; dedupe's remaps block-aligned mostly, in
  * the same file (in the source's page or 64 KiB) or the other one of the
- * filesystem.
+ * filesystem; and a dedupe in three staged (enum wl_stage), which writes
+ * the ranges it compares first: random data almost never puts equal
+ * bytes at different in-page offsets, where compares at a wrong offset
+ * go wrong.
  */
 #include <stdio.h>
 #include <string.h>
@@ -131,6 +134,56 @@ static __u64 draw_len(struct rng *g, __u64 P)
 static __u32 sibling(__u32 f)
 {
 	return f ^ 1;
+}
+
+/* The pages a staged dedupe's ranges take at most: WL_STAGE_MAX_DESTS + 1
+ * ranges of up to 4 pages, each after a gap of up to 7. */
+#define STAGE_PAGES 48
+/* Where a staged dedupe's decoys come from: above every write's pattern
+ * (under WL_POISON_BASE) and the poison's, another for each file. */
+#define STAGE_DECOY(file) ((2ULL + (file)) << 51)
+
+static __u64 round_up(__u64 v, __u64 to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/* A staged dedupe (enum wl_stage): the source at a block of its page,
+ * each destination at another block of a page of its own (where the
+ * page has more than one block), after the source's pages in the same
+ * file or in the other file of the filesystem; no page holds two ranges,
+ * so the decoys around one never land in another. */
+static void draw_staged(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
+			struct wl_op *op)
+{
+	const __u64 bs = geo->bs[op->file], per = P / bs;
+	const __u64 last = (MAX_SIZE - STAGE_PAGES * P) / P * P;
+	__u64 s = bs * rng__below(g, per), top = s, next[2];
+
+	op->stage = rng__pct(g, 50) ? WL_STAGE_SAME : WL_STAGE_DECOY;
+	op->ndest = (__u32)rng__range(g, 1, WL_STAGE_MAX_DESTS);
+	for (__u32 d = 0; d < op->ndest; d++) {
+		op->dest[d].off =
+			per > 1 ? (s + bs * rng__range(g, 1, per - 1)) % P : 0;
+		top = op->dest[d].off > top ? op->dest[d].off : top;
+	}
+	/* DECOY: every range inside its page; SAME: up to three pages. */
+	op->len = op->stage == WL_STAGE_DECOY
+			  ? bs * rng__range(g, 1, (P - top) / bs)
+			  : bs * rng__range(g, 1, 3 * per);
+	next[0] = wl__min(draw_point(g, P) / P * P, last);
+	next[1] = wl__min(draw_point(g, P) / P * P, last);
+	op->off = next[0] + s;
+	next[0] += round_up(s + op->len, P);
+	for (__u32 d = 0; d < op->ndest; d++) {
+		struct wl_op_dest *t = &op->dest[d];
+		int other = rng__pct(g, 50);
+		__u64 pg = next[other] + P * rng__below(g, 8);
+
+		t->file = other ? sibling(op->file) : op->file;
+		t->off += pg;
+		next[other] = pg + round_up(t->off - pg + op->len, P);
+	}
 }
 
 /* dedupe, clone, copy_file_range: block-aligned mostly, lengths of
@@ -303,6 +356,10 @@ void wl_op__draw(__u64 seed, __u32 index, const struct wl_ops_geom *geo,
 	case OPK_CLONE:
 	case OPK_COPY:
 		draw_remap(&g, geo, P, op);
+		/* Drawn after the rest, so that the other dedupes stay the
+		 * draws they were. */
+		if (op->kind == OPK_DEDUPE && rng__pct(&g, 30))
+			draw_staged(&g, geo, P, op);
 		break;
 	default:
 		/* What a write or an allocation covers stays under MAX_SIZE. */
@@ -350,9 +407,46 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
 		used += (size_t)snprintf(buf + used, n - used, "%s%u@%llu",
 					 d ? "," : " to ", op->dest[d].file,
 					 (unsigned long long)op->dest[d].off);
+	if (op->stage != WL_STAGE_NONE && used < n)
+		snprintf(buf + used, n - used, "%s",
+			 op->stage == WL_STAGE_SAME
+				 ? " staged: equal, decoys around"
+				 : " staged: decoys, the source's bytes at its "
+				   "in-page offset");
 }
 
 __u64 wl_op__write_tag(__u64 seed, __u32 index)
 {
 	return ((__u64)(index + 1) << 23) ^ ((seed & 0x3f) << 44);
+}
+
+__u32 wl_op__stage(const struct wl_op *op, __u64 seed, __u32 index,
+		   const struct wl_ops_geom *geo, struct wl_op *w)
+{
+	const __u64 P = draw_unit(geo), tag = wl_op__write_tag(seed, index);
+	__u32 n = 0;
+
+	if (op->kind != OPK_DEDUPE || op->stage == WL_STAGE_NONE)
+		return 0;
+	/* The source (d = 0), then each destination: decoys over its
+	 * pages, then the source's bytes. */
+	for (__u32 d = 0; d <= op->ndest; d++) {
+		__u32 file = d ? op->dest[d - 1].file : op->file;
+		__u64 off = d ? op->dest[d - 1].off : op->off;
+		__u64 pg = off / P * P, end = round_up(off + op->len, P);
+
+		w[n++] = (struct wl_op){ .kind = OPK_PWRITE,
+					 .file = file,
+					 .off = pg,
+					 .len = end - pg,
+					 .base = pg + tag + STAGE_DECOY(file) };
+		if (d && op->stage == WL_STAGE_DECOY)
+			off = pg + op->off % P;
+		w[n++] = (struct wl_op){ .kind = OPK_PWRITE,
+					 .file = file,
+					 .off = off,
+					 .len = op->len,
+					 .base = op->off + tag };
+	}
+	return n;
 }

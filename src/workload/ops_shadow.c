@@ -142,9 +142,10 @@ void wl_shadow__apply(struct wl_shadow *files, const struct wl_op *op,
 	switch (op->kind) {
 	case OPK_PWRITE:
 	case OPK_WRITE:
-		wl_pattern__fill(m->b + op->off,
-				 op->off + wl_op__write_tag(seed, index),
-				 op->len);
+		wl_pattern__fill(
+			m->b + op->off,
+			op->base ?: op->off + wl_op__write_tag(seed, index),
+			op->len);
 		if (end > m->size)
 			m->size = end;
 		break;

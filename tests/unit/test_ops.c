@@ -372,6 +372,105 @@ static void test_shadow_remaps(void **state)
 			 2048 + 8192 > 7 + 1000 ? 2048 + 8192 : 1007);
 }
 
+/* Whether [a, a + n) of file fa and [b, b + n) of fb hold the same bytes. */
+static bool same_bytes(const struct wl_shadow *f, __u32 fa, __u64 a, __u32 fb,
+		       __u64 b, __u64 n)
+{
+	return !memcmp(f[fa].b + a, f[fb].b + b, n);
+}
+
+/*
+ * Staged dedupes on xfs with 2048-byte blocks (and btrfs with the
+ * page's): drawn now and then, each range at its own block of its own
+ * pages, a destination at another in-page offset than the source's where
+ * the page has more than one block. After its writes, SAME: the source's
+ * bytes at every destination, and other bytes where a compare at the
+ * source's in-page offset in the destination's page would look; DECOY:
+ * other bytes at every destination, the source's where that compare
+ * looks.
+ */
+static void test_stage(void **state)
+{
+	static unsigned char m[WL_OPS_NFILES][WL_OPS_MAX_SIZE];
+	struct wl_shadow f[WL_OPS_NFILES];
+	struct wl_op w[WL_STAGE_MAX_WRITES];
+	int staged[3] = { 0 }, other_poff = 0, dedupes = 0;
+	struct wl_op op;
+	char d[240];
+
+	(void)state;
+	for (__u32 i = 0; i < 5000; i++) {
+		wl_op__draw(1, i, &dd_geo, &op);
+		if (op.kind != OPK_DEDUPE)
+			assert_int_equal(op.stage, WL_STAGE_NONE);
+		if (op.kind != OPK_DEDUPE)
+			continue;
+		dedupes++;
+		staged[op.stage]++;
+		if (op.stage == WL_STAGE_NONE) {
+			assert_int_equal(wl_op__stage(&op, 1, i, &dd_geo, w),
+					 0);
+			continue;
+		}
+		__u64 bs = dd_geo.bs[op.file], sp = op.off % PAGE;
+		__u32 n = wl_op__stage(&op, 1, i, &dd_geo, w);
+
+		wl_op__describe(&op, i, &dd_geo, d, sizeof(d));
+		assert_non_null(strstr(d, " staged: "));
+		assert_true(op.ndest >= 1 && op.ndest <= WL_STAGE_MAX_DESTS);
+		assert_int_equal(n, 2 * (op.ndest + 1));
+		assert_true(op.len >= bs && op.len % bs == 0 && sp % bs == 0);
+		if (op.stage == WL_STAGE_DECOY)
+			assert_true(sp + op.len <= PAGE);
+		for (__u32 k = 0; k < n; k++)
+			assert_true(w[k].off + w[k].len <= WL_OPS_MAX_SIZE);
+		for (int k = 0; k < WL_OPS_NFILES; k++)
+			f[k] = (struct wl_shadow){ .b = m[k] };
+		for (__u32 k = 0; k < n; k++) {
+			assert_int_equal(w[k].kind, OPK_PWRITE);
+			wl_shadow__apply(f, &w[k], 1, i, 0);
+		}
+		for (__u32 t = 0; t < op.ndest; t++) {
+			const struct wl_op_dest *x = &op.dest[t];
+			__u64 dp = x->off % PAGE, pg = x->off - dp;
+
+			assert_int_equal(dd_geo.filesys[x->file],
+					 dd_geo.filesys[op.file]);
+			assert_true(x->off % bs == 0);
+			/* No page shared with the source. */
+			assert_true(x->file != op.file ||
+				    pg >= (op.off + op.len + PAGE - 1) / PAGE *
+						    PAGE);
+			if (bs < PAGE)
+				assert_true(dp != sp);
+			other_poff += dp != sp;
+			if (op.stage == WL_STAGE_DECOY)
+				assert_true(dp + op.len <= PAGE);
+			/* What the compare must see, and what one reading the
+			 * destination at the source's in-page offset would:
+			 * the other answer, wherever the offsets differ. */
+			bool right = same_bytes(f, op.file, op.off, x->file,
+						x->off, op.len);
+			bool wrong =
+				same_bytes(f, op.file, op.off, x->file, pg + sp,
+					   wl__min(op.len, PAGE - sp));
+
+			assert_true(right ==
+				    (op.stage == WL_STAGE_SAME || dp == sp));
+			if (dp != sp)
+				assert_true(wrong != right);
+		}
+		/* All zero again for the next. */
+		for (__u32 k = 0; k < n; k++)
+			memset(m[w[k].file] + w[k].off, 0, w[k].len);
+	}
+	/* Now and then: a third of the dedupes, as many of each kind. */
+	assert_true(staged[WL_STAGE_SAME] > dedupes / 10 &&
+		    staged[WL_STAGE_DECOY] > dedupes / 10 &&
+		    staged[WL_STAGE_NONE] > dedupes / 2);
+	assert_true(other_poff > 100);
+}
+
 /* Planted rules: fails while all of need[] are in the sequence. */
 struct rule {
 	const __u32 *need;
@@ -442,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_shadow),
 		cmocka_unit_test(test_shadow_remaps),
 		cmocka_unit_test(test_shadow_tmpfs_copy),
+		cmocka_unit_test(test_stage),
 		cmocka_unit_test(test_shrink_seq),
 	};
 
