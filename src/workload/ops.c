@@ -796,12 +796,20 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		if (op->kind == OPK_COPY && ret > 0)
 			dest_check(s, op->dest[0].file, op->dest[0].off,
 				   (__u64)ret, op, index);
-		/* tmpfs copies through a pipe in the kernel. */
-		if (op->kind == OPK_COPY) {
+		/* tmpfs copies through a pipe in the kernel: within the file
+		 * the way copy_file_range-same-file, to another tmpfs
+		 * copy_file_range-other-fs, which reaches no read where the
+		 * kernel refuses it (EXDEV), as the matrix's plan is skipped.
+		 */
+		if (op->kind == OPK_COPY && ret >= 0) {
 			struct wl_read_req q = { .pos = op->off };
 			struct wl_read_res res = { .made = true, .ret = ret };
 
-			count_read(s, &s->tot, WL_WAY_COPY_RANGE, 0, &q, &res);
+			count_read(s, &s->tot,
+				   op->dest[0].file == op->file
+					   ? WL_WAY_COPY_SAME
+					   : WL_WAY_COPY_OTHER_FS,
+				   0, &q, &res);
 		}
 		return;
 	case OPK_MMAP:
