@@ -119,6 +119,9 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
  * shifted by a tag of its own, so that no two writes write the same
  * bytes, nor any write a stale byte's. Under WL_POISON_BASE. */
 __u64 wl_op__write_tag(__u64 seed, __u32 index);
+/* A staged dedupe whose ranges all lie in the source's page: one folio
+ * for both sides of every compare. */
+bool wl_op__one_page(const struct wl_op *op, const struct wl_ops_geom *geo);
 /* A staged dedupe's writes (op->stage), in order, into w (room for
  * WL_STAGE_MAX_WRITES): pwrites with their pattern's base, each applied
  * to the shadows as one; their count (0: not staged). */

@@ -148,6 +148,44 @@ static __u64 round_up(__u64 v, __u64 to)
 	return (v + to - 1) / to * to;
 }
 
+/* A staged dedupe with its destinations in the source's page, at blocks
+ * of their own, where the page has room for two ranges (blocks smaller
+ * than a page): a page lies in one folio, whatever size the folio is,
+ * so both ranges of every compare are one folio, as the matrix's
+ * same-page layouts are. */
+static void draw_one_page(struct rng *g, __u64 bs, __u64 per, __u64 at,
+			  struct wl_op *op)
+{
+	__u64 blk[WL_STAGE_MAX_DESTS + 1], room = per;
+	__u32 n = 0;
+
+	op->ndest = (__u32)wl__min(op->ndest, per - 1);
+	/* Distinct blocks, the source's first. */
+	while (n <= op->ndest) {
+		__u64 b = rng__below(g, per);
+		__u32 k = 0;
+
+		while (k < n && blk[k] != b)
+			k++;
+		if (k == n)
+			blk[n++] = b;
+	}
+	/* Ranges that overlap none of the others, inside the page. */
+	for (__u32 i = 0; i < n; i++) {
+		room = wl__min(room, per - blk[i]);
+		for (__u32 k = 0; k < n; k++)
+			if (blk[k] > blk[i])
+				room = wl__min(room, blk[k] - blk[i]);
+	}
+	op->len = bs * rng__range(g, 1, room);
+	at = at / (bs * per) * (bs * per);
+	op->off = at + bs * blk[0];
+	for (__u32 d = 0; d < op->ndest; d++) {
+		op->dest[d].file = op->file;
+		op->dest[d].off = at + bs * blk[d + 1];
+	}
+}
+
 /* A staged dedupe (enum wl_stage): the source at a block of its page,
  * each destination at another block of a page of its own (where the
  * page has more than one block), after the source's pages in the same
@@ -162,6 +200,10 @@ static void draw_staged(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 
 	op->stage = rng__pct(g, 50) ? WL_STAGE_SAME : WL_STAGE_DECOY;
 	op->ndest = (__u32)rng__range(g, 1, WL_STAGE_MAX_DESTS);
+	if (per > 1 && rng__pct(g, 33)) {
+		draw_one_page(g, bs, per, wl__min(draw_point(g, P), last), op);
+		return;
+	}
 	for (__u32 d = 0; d < op->ndest; d++) {
 		op->dest[d].off =
 			per > 1 ? (s + bs * rng__range(g, 1, per - 1)) % P : 0;
@@ -189,8 +231,10 @@ static void draw_staged(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 /* dedupe, clone, copy_file_range: block-aligned mostly, lengths of
  * blocks with a tail now and then (clone: whole blocks only, which is
  * all it takes short of the source's EOF), destinations in the same file
- * (in the source's page or 64 KiB, to meet one folio on both sides) or
- * in the other file of the filesystem. */
+ * or in the other file of the filesystem. Those in the source's page or
+ * 64 KiB mostly overlap the source at these lengths, which the kernel
+ * refuses (EINVAL); two ranges in one folio are the staged dedupes' that
+ * lie in one page (draw_one_page). */
 static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 		       struct wl_op *op)
 {
@@ -232,7 +276,8 @@ static void draw_remap(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 				  ? op->file
 				  : sibling(op->file);
 		if (t->file == op->file && rng__pct(g, 50)) {
-			/* Near the source: its page, or its 64 KiB. */
+			/* Near the source: its page, or its 64 KiB (mostly an
+			 * overlap the kernel refuses). */
 			__u64 span = rng__pct(g, 50) ? P : 64 * KiB;
 
 			span = span < bs ? bs : span;
@@ -408,11 +453,27 @@ void wl_op__describe(const struct wl_op *op, __u32 index,
 					 d ? "," : " to ", op->dest[d].file,
 					 (unsigned long long)op->dest[d].off);
 	if (op->stage != WL_STAGE_NONE && used < n)
-		snprintf(buf + used, n - used, "%s",
-			 op->stage == WL_STAGE_SAME
-				 ? " staged: equal, decoys around"
-				 : " staged: decoys, the source's bytes at its "
-				   "in-page offset");
+		used += (size_t)snprintf(
+			buf + used, n - used, "%s",
+			op->stage == WL_STAGE_SAME
+				? " staged: equal, decoys around"
+				: " staged: decoys, the source's bytes at its "
+				  "in-page offset");
+	if (wl_op__one_page(op, geo) && used < n)
+		snprintf(buf + used, n - used, ", in one page");
+}
+
+bool wl_op__one_page(const struct wl_op *op, const struct wl_ops_geom *geo)
+{
+	const __u64 P = draw_unit(geo), pg = op->off / P;
+
+	if (op->kind != OPK_DEDUPE || op->stage == WL_STAGE_NONE)
+		return false;
+	for (__u32 d = 0; d < op->ndest; d++)
+		if (op->dest[d].file != op->file || op->dest[d].off / P != pg ||
+		    (op->dest[d].off + op->len - 1) / P != pg)
+			return false;
+	return (op->off + op->len - 1) / P == pg;
 }
 
 __u64 wl_op__write_tag(__u64 seed, __u32 index)
@@ -434,12 +495,20 @@ __u32 wl_op__stage(const struct wl_op *op, __u64 seed, __u32 index,
 		__u32 file = d ? op->dest[d - 1].file : op->file;
 		__u64 off = d ? op->dest[d - 1].off : op->off;
 		__u64 pg = off / P * P, end = round_up(off + op->len, P);
+		bool seen = false;
 
-		w[n++] = (struct wl_op){ .kind = OPK_PWRITE,
-					 .file = file,
-					 .off = pg,
-					 .len = end - pg,
-					 .base = pg + tag + STAGE_DECOY(file) };
+		/* A page of the source's own (one page for all): its decoys
+		 * are there, under the bytes written since. */
+		for (__u32 k = 0; k < n; k++)
+			seen |= w[k].file == file && w[k].off < end &&
+				pg < w[k].off + w[k].len;
+		if (!seen)
+			w[n++] = (struct wl_op){ .kind = OPK_PWRITE,
+						 .file = file,
+						 .off = pg,
+						 .len = end - pg,
+						 .base = pg + tag +
+							 STAGE_DECOY(file) };
 		if (d && op->stage == WL_STAGE_DECOY)
 			off = pg + op->off % P;
 		w[n++] = (struct wl_op){ .kind = OPK_PWRITE,

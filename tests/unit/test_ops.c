@@ -394,7 +394,7 @@ static void test_stage(void **state)
 	static unsigned char m[WL_OPS_NFILES][WL_OPS_MAX_SIZE];
 	struct wl_shadow f[WL_OPS_NFILES];
 	struct wl_op w[WL_STAGE_MAX_WRITES];
-	int staged[3] = { 0 }, other_poff = 0, dedupes = 0;
+	int staged[3] = { 0 }, other_poff = 0, dedupes = 0, one_page = 0;
 	struct wl_op op;
 	char d[240];
 
@@ -414,11 +414,17 @@ static void test_stage(void **state)
 		}
 		__u64 bs = dd_geo.bs[op.file], sp = op.off % PAGE;
 		__u32 n = wl_op__stage(&op, 1, i, &dd_geo, w);
+		bool one = wl_op__one_page(&op, &dd_geo);
 
 		wl_op__describe(&op, i, &dd_geo, d, sizeof(d));
 		assert_non_null(strstr(d, " staged: "));
+		assert_true((strstr(d, ", in one page") != NULL) == one);
 		assert_true(op.ndest >= 1 && op.ndest <= WL_STAGE_MAX_DESTS);
-		assert_int_equal(n, 2 * (op.ndest + 1));
+		/* One page: its decoys once, under every range's bytes. */
+		assert_int_equal(n, one ? op.ndest + 2 : 2 * (op.ndest + 1));
+		one_page += one;
+		/* Only where a page holds two blocks and more. */
+		assert_true(!one || bs < PAGE);
 		assert_true(op.len >= bs && op.len % bs == 0 && sp % bs == 0);
 		if (op.stage == WL_STAGE_DECOY)
 			assert_true(sp + op.len <= PAGE);
@@ -437,10 +443,21 @@ static void test_stage(void **state)
 			assert_int_equal(dd_geo.filesys[x->file],
 					 dd_geo.filesys[op.file]);
 			assert_true(x->off % bs == 0);
-			/* No page shared with the source. */
-			assert_true(x->file != op.file ||
-				    pg >= (op.off + op.len + PAGE - 1) / PAGE *
-						    PAGE);
+			/* In the source's page and overlapping no other
+			 * range, or in no page of the source's. */
+			if (one) {
+				assert_true(x->off + op.len <= op.off ||
+					    x->off >= op.off + op.len);
+				for (__u32 u = 0; u < t; u++)
+					assert_true(x->off + op.len <=
+							    op.dest[u].off ||
+						    x->off >= op.dest[u].off +
+								      op.len);
+			} else {
+				assert_true(x->file != op.file ||
+					    pg >= (op.off + op.len + PAGE - 1) /
+							    PAGE * PAGE);
+			}
 			if (bs < PAGE)
 				assert_true(dp != sp);
 			other_poff += dp != sp;
@@ -457,8 +474,9 @@ static void test_stage(void **state)
 
 			assert_true(right ==
 				    (op.stage == WL_STAGE_SAME || dp == sp));
+			/* In one page that place is the source itself. */
 			if (dp != sp)
-				assert_true(wrong != right);
+				assert_true(one ? wrong : wrong != right);
 		}
 		/* All zero again for the next. */
 		for (__u32 k = 0; k < n; k++)
@@ -469,6 +487,44 @@ static void test_stage(void **state)
 		    staged[WL_STAGE_DECOY] > dedupes / 10 &&
 		    staged[WL_STAGE_NONE] > dedupes / 2);
 	assert_true(other_poff > 100);
+	assert_true(one_page > 20 && one_page < staged[WL_STAGE_SAME]);
+}
+
+/* The staged dedupes tests/vm/validation.sh replays alone (--ops-only)
+ * with seed 3 (xfs with 1024-byte blocks), to count the folios each
+ * compare meets: 180, 209 and 247 in one page (one folio a compare),
+ * 50 and 123 in pages of their own (two). */
+static void test_stage_replays(void **state)
+{
+	static const struct {
+		__u32 index, ndest;
+		enum wl_stage stage;
+		bool one;
+	} want[] = {
+		{ 180, 2, WL_STAGE_SAME, true },
+		{ 209, 3, WL_STAGE_SAME, true },
+		{ 247, 3, WL_STAGE_DECOY, true },
+		{ 50, 1, WL_STAGE_DECOY, false },
+		{ 123, 1, WL_STAGE_DECOY, false },
+	};
+	struct wl_ops_geom g;
+	struct wl_op op;
+
+	(void)state;
+	wl_ops__geom(WL_DEDUPE, 3, PAGE, &g);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		wl_op__draw(3, want[i].index, &g, &op);
+		assert_int_equal(op.kind, OPK_DEDUPE);
+		assert_int_equal(g.bs[op.file], 1024);
+		assert_int_equal(op.stage, want[i].stage);
+		assert_int_equal(op.ndest, want[i].ndest);
+		assert_int_equal(wl_op__one_page(&op, &g), want[i].one);
+		for (__u32 d = 0; d < op.ndest; d++)
+			assert_int_equal(op.dest[d].off / PAGE ==
+							 op.off / PAGE &&
+						 op.dest[d].file == op.file,
+					 want[i].one);
+	}
 }
 
 /* Planted rules: fails while all of need[] are in the sequence. */
@@ -542,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_shadow_remaps),
 		cmocka_unit_test(test_shadow_tmpfs_copy),
 		cmocka_unit_test(test_stage),
+		cmocka_unit_test(test_stage_replays),
 		cmocka_unit_test(test_shrink_seq),
 	};
 

@@ -11,7 +11,8 @@
 # 1000 with three readers racing them (--jobs 4); the zero-ranges of
 # dedupe's done on btrfs and xfs. On Debian's 6.1 and 6.12 each run skips
 # exactly the plans and ways that kernel refuses, nothing it lacks
-# (valskips). The
+# (valskips). Staged dedupes with all ranges in the source's page meet one
+# folio a compare, those in pages of their own two. The
 # kprobe matrices and the wrong expectations also write KTAP, which the
 # kernel's own parser reads with the JSON's counts. All runs share one
 # boot when `folioscope vm` has --exec; otherwise each gets its own.
@@ -39,6 +40,8 @@ valjobs=(
 	"shmem-wrong 1 run shmem-read --huge always --size 3M --bs 64K --inject-wrong-expectation"
 	"dedupe-nolf 0 run dedupe --matrix --fs xfs --block-size 1024 --no-large-folio-layouts"
 	"validate-dedupe 0 validate --only dedupe --tiers matrix,random --random 4 --seed 7 -m kprobe --budget 1m"
+	"dedupe-onepage 0 run dedupe --ops 300 --seed 3 --ops-only 180,209,247 -m kprobe"
+	"dedupe-twopage 0 run dedupe --ops 300 --seed 3 --ops-only 50,123 -m kprobe"
 )
 # 64 random layouts of each workload: on the first kernel of make check
 # (the others' pass, FS_VM_ATTACH_ONLY, is kept short), on every kernel
@@ -231,6 +234,18 @@ for job in "${valjobs[@]}"; do
 			"$(jq -r '"\(.workload.mode) \(.workload.ops_run) \(.workload.ops_jobs) \(.workload.race_reads > 100) \(.workload.race_reads_overlapped > 10) \(.validation.failures)"' "$j")" \
 			"ops 1000 4 true true 0"
 		echo "  $name: $(jq -r '"\(.workload.race_reads) racing reads, \(.workload.race_reads_overlapped) over more than one version, \(.validation.checks) checks"' "$j")"
+		continue
+	fi
+	if [ "$mode" == onepage ] || [ "$mode" == twopage ]; then
+		# Staged dedupes of seed 3 on xfs with 1024-byte blocks, alone
+		# (tests/unit/test_ops.c pins which they are). Each folio a
+		# compare reads counts once per call, so the folio histogram
+		# says how many folios each compare met: one where all ranges
+		# lie in the source's page (8 compares: 5 SAME, 3 DIFFERS), two
+		# where they lie in pages of their own (2 DIFFERS).
+		expect_eq "vm validation $name: SAME, DIFFERS, errors; compares seen; folios met, by size" \
+			"$(jq -r '"\(.workload.same) \(.workload.differs) \(.workload.errors) \(.targets.dedupe.calls) \(.targets.dedupe.histograms.folio_size.count) \([.targets.dedupe.histograms.folio_size.buckets[] | select(.count > 0) | "\(.lo)x\(.count)"] | join(","))"' "$j")" \
+			"$([ "$mode" == onepage ] && echo "5 3 0 8 8 4096x8" || echo "0 2 0 2 4 4096x4")"
 		continue
 	fi
 	if [ "$mode" == random64 ]; then
