@@ -19,7 +19,8 @@
 #   seed-dedupe        tests/kernels/patches/dedupe-wordwise.patch
 #
 # mut-trunc-tail is seen only by a sequence of operations (--ops), which
-# truncates into what it wrote and grows the file again; on
+# truncates into what it wrote and grows the file again; seed-dedupe by
+# dedupe's sequence too, through its staged dedupes; on
 # mut-dd-same-folio the matrix's same-page layout never returns (decoys
 # runs the xfs bs=1024 matrix): the run's watchdog turns it into a
 # "timeout" verdict, its report still reaches the host and the guest
@@ -41,6 +42,7 @@ mu_jobs=(
 	"decoys dedupe --matrix --fs xfs --block-size 1024"
 	"ops shmem-read --ops 2000 --seed 1"
 	"same-page dedupe --fs xfs --block-size 1024 --src-off 0 --range 1024 --count 1 --same-file --dst-off 2048"
+	"dd-ops dedupe --ops 2000 --seed 1"
 )
 # And the whole shmem-read matrix on these kernels: on mut-pos-back a
 # reader that trusted the file position would never end.
@@ -100,6 +102,10 @@ for k in ${MUTANTS:-$mu_all}; do
 		mut-past-ret:eof | mut-past-ret:eof-readv) want="past ret" ;;
 		mut-pos-back:eof | mut-pos-back:eof-readv | mut-pos-back:matrix) want=position ;;
 		seed-dedupe:decoys) want="data changed,wrong answer" ;;
+		# The staged dedupes of a sequence (xfs with 2048-byte
+		# blocks): a false DIFFERS, and a false SAME whose dedupe
+		# the reads after it find.
+		seed-dedupe:dd-ops) want="data,wrong answer" ;;
 		mut-trunc-tail:ops) want=data ;;
 		mut-dd-same-folio:decoys) want=timeout ;;
 		mut-dd-same-folio:*) [ "$stuck" ] && want=no-json ;;
