@@ -24,9 +24,10 @@
 #define OUT_SKIP (-2) /* outs->cur while ignoring an unknown file's data */
 
 /* Options of folioscope's subcommands that name a file to write. */
-static const char *const file_opts[] = { "-j",		 "--json", "-o",
-					 "--output",	 "--ktap", "--junit",
-					 "--events-json" };
+static const char *const file_opts[] = {
+	"-j",	   "--json",	    "-o",	 "--output", "--ktap",
+	"--junit", "--events-json", "--schedule"
+};
 
 static bool is_file_opt(const char *a)
 {
