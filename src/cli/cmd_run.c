@@ -130,8 +130,9 @@ static const struct argp_option options[] = {
 	{ "jobs", OPT_JOBS, "J", 0,
 	  "--ops: one thread runs the operations while J - 1 readers read "
 	  "the same files by every way in, each read checked against every "
-	  "version of the file its call could have seen (2 .. 17; default 1: "
-	  "the operations alone)",
+	  "version of the file its call could have seen; dedupe adds a store "
+	  "into a destination of each FIDEDUPERANGE while it runs (2 .. 17; "
+	  "default 1: the operations alone)",
 	  0 },
 	{ "repeat", OPT_REPEAT, "K", 0,
 	  "--ops --jobs: run the sequence K times from fresh files (1 .. "

@@ -205,6 +205,28 @@ bool dd__answer_ok(const struct dd_expect *e, const struct dd_result *g)
 	return e->status == g->status && e->bytes_deduped == g->bytes;
 }
 
+void dd__store_answers(const unsigned char *src, const unsigned char *dst,
+		       __u64 dst_off, __u64 n, const struct dd_store *st,
+		       bool *same_ok, bool *differs_ok)
+{
+	bool eq_old = true, eq_new = true, eq_mix = true;
+
+	for (__u64 i = 0; i < n; i++) {
+		__u64 at = dst_off + i;
+		unsigned char o = dst[i], w = o;
+
+		if (at >= st->off && at < st->off + st->len)
+			w = st->bytes[at - st->off];
+		eq_old &= src[i] == o;
+		eq_new &= src[i] == w;
+		eq_mix &= src[i] == o || src[i] == w;
+	}
+	/* A pwrite is before the compare or after the remap (the inode
+	 * locks); a torn store leaves any mix of its bytes and the old. */
+	*same_ok = eq_old || eq_new || (st->torn && eq_mix);
+	*differs_ok = !(eq_old && eq_new);
+}
+
 void dd__count_answer(struct wl_totals *t, __u64 req_len,
 		      const struct dd_expect *e, const struct dd_result *g)
 {

@@ -123,6 +123,22 @@ struct dd_req {
  * errors, and the length compared (the answer is SAME unless those
  * bytes differ). */
 void dd__geometry(const struct dd_req *q, struct dd_expect *e);
+/* A store that raced a FIDEDUPERANGE into one of its destinations: len
+ * bytes at off of the destination's file; torn: through a mapping,
+ * where the remap's writeback may stop it part way (its first bytes in
+ * the page, the rest faulting until the remap is done). */
+struct dd_store {
+	__u64 off, len;
+	const unsigned char *bytes;
+	bool torn;
+};
+/* The answers a compare of src against dst (n bytes at dst_off of the
+ * destination's file, as they were before st) may give when st raced
+ * it: SAME where the ranges were equal in some state the destination was
+ * in during the call, DIFFERS where they differed in one. */
+void dd__store_answers(const unsigned char *src, const unsigned char *dst,
+		       __u64 dst_off, __u64 n, const struct dd_store *st,
+		       bool *same_ok, bool *differs_ok);
 bool dd__answer_ok(const struct dd_expect *e, const struct dd_result *g);
 /* What one destination's answer g (expected e, request of req_len bytes)
  * counts at each level the probes see (see workload__totals). */

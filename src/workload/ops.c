@@ -58,7 +58,10 @@
 /* Failure kinds of the operations that change files; the reads' are the
  * read engine's, the dedupe answers' dedupe's. */
 #define K_ANSWER FS_CASE_ANSWER /* a return or errno not the shadow's */
-#define K_SIZE "size"		/* st_size is not the shadow's size */
+/* A store that raced a FIDEDUPERANGE into its destination is not in the
+ * file afterwards (--ops --jobs, dedupe). */
+#define K_LOST_STORE "lost store"
+#define K_SIZE "size" /* st_size is not the shadow's size */
 
 /* The report's key of the reads skipped for what the kernel lacks. */
 static const char *const need_kv[WL_NEED_NR] = {
@@ -148,6 +151,18 @@ static void check(struct wl_ops *s, bool ok, const char *kind,
 
 	layout(s, op, index, lay, sizeof(lay));
 	check_text(s, ok, kind, op->file, lay, want, got, index, false);
+}
+
+/* A check the race decides (a racing store's): shrinking replays the
+ * sequence alone first, as for a racing reader's. */
+static void check_race(struct wl_ops *s, bool ok, const char *kind,
+		       const struct wl_op *op, __u32 index, const char *want,
+		       const char *got)
+{
+	char lay[320];
+
+	layout(s, op, index, lay, sizeof(lay));
+	check_text(s, ok, kind, op->file, lay, want, got, index, true);
 }
 
 static void describe_cur(const void *arg, char *buf, size_t n)
@@ -332,7 +347,7 @@ static void rd_check(struct ops_reader *rd, bool ok, const char *kind,
 {
 	struct wl_ops *s = rd->s;
 	const struct wl_hist_view *v = &rd->view;
-	char d[200], win[1200], lay[1600];
+	char d[200], win[1200], lay[1600], t0s[24], t1s[24];
 
 	if (!rd->id) {
 		check(s, ok, kind, op, index, want, got);
@@ -345,13 +360,10 @@ static void rd_check(struct ops_reader *rd, bool ok, const char *kind,
 	wl_op__describe(op, index, &s->geo, d, sizeof(d));
 	wl_hist_view__window_text(v, &s->geo, false, win, sizeof(win));
 	snprintf(lay, sizeof(lay),
-		 "ops seed=%llu jobs=%u reader %u %s [%llu.%03llu..%llu.%03llu "
-		 "ms]: %s",
+		 "ops seed=%llu jobs=%u reader %u %s [%s..%s ms]: %s",
 		 (unsigned long long)s->seed, s->jobs, rd->id, d,
-		 (unsigned long long)(rd->t0 / 1000000),
-		 (unsigned long long)(rd->t0 / 1000 % 1000),
-		 (unsigned long long)(rd->t1 / 1000000),
-		 (unsigned long long)(rd->t1 / 1000 % 1000), win);
+		 wl__ms_text((__s64)rd->t0, t0s, sizeof(t0s)),
+		 wl__ms_text((__s64)rd->t1, t1s, sizeof(t1s)), win);
 	/* The first few in full on stderr: the read, what it got, and
 	 * every operation of its window with its times. */
 	if (__atomic_fetch_add(&s->race_told, 1, __ATOMIC_RELAXED) <
@@ -365,15 +377,10 @@ static void rd_check(struct ops_reader *rd, bool ok, const char *kind,
 
 			wl_op__describe(&r->op, r->index, &s->geo, d,
 					sizeof(d));
-			wl__err(s->wl, 0,
-				"ops:   version %llu: %s "
-				"[%llu.%03llu..%llu.%03llu "
-				"ms]",
+			wl__err(s->wl, 0, "ops:   version %llu: %s [%s..%s ms]",
 				(unsigned long long)r->version, d,
-				(unsigned long long)(r->t0 / 1000000),
-				(unsigned long long)(r->t0 / 1000 % 1000),
-				(unsigned long long)(r->t1 / 1000000),
-				(unsigned long long)(r->t1 / 1000 % 1000));
+				wl__ms_text((__s64)r->t0, t0s, sizeof(t0s)),
+				wl__ms_text((__s64)r->t1, t1s, sizeof(t1s)));
 		}
 		pthread_mutex_unlock(&s->check_lock);
 	}
@@ -540,6 +547,15 @@ out:
 		wl_hist__read_done(&s->hist, rd->id - 1, &rd->view);
 }
 
+/* What op did, into the shadows: through the versions' keeper while
+ * readers race. */
+static void shadow_apply(struct wl_ops *s, const struct wl_op *op, __u64 seed,
+			 __u32 index, long long ret)
+{
+	wl_hist__apply(s->racing ? &s->hist : NULL, s->shadows, op, seed, index,
+		       ret);
+}
+
 /* mmap-write: the operation's range, moved inside the current size,
  * through a shared mapping, msync'd. */
 static int op_mmap(struct wl_ops *s, struct ops_file *f, const struct wl_op *op,
@@ -572,28 +588,137 @@ out:
 	return err ? -err : 0;
 }
 
+/* The answer destination d may give, e as the geometry has it: for a
+ * compare, SAME or DIFFERS by the shadows' bytes, either where a racing
+ * store (st, NULL: none) made each right in some state of the call. */
+static bool dedupe_answer_ok(const struct wl_ops *s, const struct wl_op *op,
+			     __u32 d, const struct dd_store *st,
+			     const struct dd_result *res, struct dd_expect *e)
+{
+	const unsigned char *a = s->shadows[op->file].b + op->off;
+	const unsigned char *b =
+		s->shadows[op->dest[d].file].b + op->dest[d].off;
+	struct dd_expect alt = *e;
+	bool same_ok, differs_ok;
+
+	if (e->ioctl_err || e->status != FILE_DEDUPE_RANGE_SAME || !e->cmp_len)
+		return dd__answer_ok(e, res);
+	if (st) {
+		dd__store_answers(a, b, op->dest[d].off, e->cmp_len, st,
+				  &same_ok, &differs_ok);
+	} else {
+		same_ok = !memcmp(a, b, e->cmp_len);
+		differs_ok = !same_ok;
+	}
+	alt.status = FILE_DEDUPE_RANGE_DIFFERS;
+	alt.bytes_deduped = 0;
+	if (!same_ok)
+		*e = alt;
+	if (dd__answer_ok(e, res))
+		return true;
+	if (same_ok && differs_ok && dd__answer_ok(&alt, res)) {
+		*e = alt;
+		return true;
+	}
+	return false;
+}
+
+/* After a FIDEDUPERANGE that a store raced: the store is in its file
+ * (read through a mapping: no read the probes count), whatever the
+ * remap shared; then the shadows take it, as a version of its own. */
+static void store_settle(struct wl_ops *s, const struct wl_op *op, __u32 index)
+{
+	const struct ops_storer *st = &s->store;
+	const struct wl_shadow *m = &s->shadows[st->w.file];
+	__u64 skip = st->w.off % s->page, x = st->w.len;
+	struct wl_op done = st->w;
+	bool lost = false;
+	char lay[320], w[96], g[96], t0s[24], t1s[24];
+	size_t used;
+	unsigned char *p;
+
+	layout(s, op, index, lay, sizeof(lay));
+	used = strlen(lay);
+	snprintf(lay + used, sizeof(lay) - used,
+		 "; jobs=%u store by %s file %u off %llu len %llu [%s ms into "
+		 "the ioctl's %s ms]",
+		 s->jobs, st->by_mmap ? "mapping" : "pwrite", st->w.file,
+		 (unsigned long long)st->w.off, (unsigned long long)st->w.len,
+		 wl__ms_text((__s64)(st->t0 - st->ioctl_t0), t0s, sizeof(t0s)),
+		 wl__ms_text((__s64)(st->ioctl_t1 - st->ioctl_t0), t1s,
+			     sizeof(t1s)));
+	if (st->ret < 0) {
+		snprintf(g, sizeof(g), "%s", strerror((int)-st->ret));
+		check_text(s, false, K_ANSWER, op->file, lay,
+			   "the racing store's pwrite made", g, index, true);
+	} else {
+		p = mmap(NULL, skip + st->w.len, PROT_READ, MAP_SHARED,
+			 s->f[st->w.file].fd, (off_t)(st->w.off - skip));
+		if (p != MAP_FAILED) {
+			x = wl_bytes__first_diff(p + skip, st->bytes,
+						 (size_t)st->w.len);
+			if (x < st->w.len) {
+				snprintf(w, sizeof(w),
+					 "file %u offset %llu: 0x%02x, the "
+					 "store's",
+					 st->w.file,
+					 (unsigned long long)(st->w.off + x),
+					 st->bytes[x]);
+				snprintf(g, sizeof(g),
+					 "0x%02x (before the store: 0x%02x)",
+					 p[skip + x], m->b[st->w.off + x]);
+				lost = !memcmp(p + skip, m->b + st->w.off,
+					       st->w.len);
+			}
+			munmap(p, skip + st->w.len);
+		} else {
+			snprintf(w, sizeof(w), "the store's range mapped");
+			snprintf(g, sizeof(g), "%s", strerror(errno));
+			x = 0;
+		}
+		/* The first few on stderr too, as racing readers' are. */
+		if (x < st->w.len &&
+		    __atomic_fetch_add(&s->race_told, 1, __ATOMIC_RELAXED) <
+			    RACE_TOLD)
+			wl__err(s->wl, 0,
+				"ops: %s FAILED (%s): got %s; expected %s",
+				lay + strlen("ops "), K_LOST_STORE, g, w);
+		check_text(s, x >= st->w.len, K_LOST_STORE, op->file, lay,
+			   x < st->w.len ? w : "", x < st->w.len ? g : "",
+			   index, true);
+	}
+	/* A pwrite that wrote less: the shadow holds what it wrote. A
+	 * store lost whole is one failure: its bytes were a version, and
+	 * then the file went back to the bytes before it, which the shadow
+	 * keeps, not to fail every read after it. */
+	done.len = st->ret > 0 ? (__u64)st->ret : 0;
+	if (lost)
+		wl_hist__apply_lost(&s->hist, s->shadows, &done, s->seed,
+				    index);
+	else
+		shadow_apply(s, &done, s->seed, index, done.len ? 0 : -1);
+	ops__store_done(s);
+}
+
 /* FIDEDUPERANGE: each destination's answer against the shadow's, counted
- * at every level the probes see. */
+ * at every level the probes see; with --jobs, a store into a destination
+ * races it (ops_store.c). */
 static void op_dedupe(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
 	const struct wl_shadow *src = &s->shadows[op->file];
 	struct file_dedupe_range *q = s->req;
+	struct dd_expect ex[DD_MAX_DESTS];
+	__u64 cmp_len[DD_MAX_DESTS], pick[DD_MAX_DESTS], t0, t1;
+	__u32 equal = 0;
+	struct dd_store ds = { 0 };
 	char w[96], g[96];
+	bool store;
 	int ret, err = 0;
 
 	memset(q, 0, sizeof(*q) + op->ndest * sizeof(q->info[0]));
 	q->src_offset = op->off;
 	q->src_length = op->len;
 	q->dest_count = (__u16)op->ndest;
-	for (__u32 d = 0; d < op->ndest; d++) {
-		q->info[d].dest_fd = s->f[op->dest[d].file].fd;
-		q->info[d].dest_offset = op->dest[d].off;
-	}
-	watch_enter(s, op, index, op->len * op->ndest);
-	ret = ioctl(s->f[op->file].fd, FIDEDUPERANGE, q);
-	if (ret)
-		err = -errno;
-	wl_watch__leave(s->watch, 0);
 	for (__u32 d = 0; d < op->ndest; d++) {
 		const struct wl_shadow *dst = &s->shadows[op->dest[d].file];
 		struct dd_req rq = { .bs = s->geo.bs[op->file],
@@ -604,34 +729,81 @@ static void op_dedupe(struct wl_ops *s, const struct wl_op *op, __u32 index)
 				     .len = op->len,
 				     .same_file =
 					     op->dest[d].file == op->file };
+
+		q->info[d].dest_fd = s->f[op->dest[d].file].fd;
+		q->info[d].dest_offset = op->dest[d].off;
+		dd__geometry(&rq, &ex[d]);
+		cmp_len[d] = !ex[d].ioctl_err && ex[d].status ==
+							 FILE_DEDUPE_RANGE_SAME
+				     ? ex[d].cmp_len
+				     : 0;
+	}
+	/* A store raced into ranges that are equal: their remap is what
+	 * must keep it out. */
+	for (__u32 d = 0; d < op->ndest; d++)
+		if (op->dest[d].file != op->file && cmp_len[d] &&
+		    !memcmp(src->b + op->off,
+			    s->shadows[op->dest[d].file].b + op->dest[d].off,
+			    cmp_len[d]))
+			equal |= 1U << d;
+	for (__u32 d = 0; d < op->ndest; d++)
+		pick[d] = !equal || equal & (1U << d) ? cmp_len[d] : 0;
+	store = s->racing && ops__store_arm(s, op, index, pick);
+	if (store) {
+		/* Written back first: the remap's own writeback then has
+		 * nothing to wait for, and its compare comes early in the
+		 * ioctl, where the store's delay can find it. Only the
+		 * timing changes: the bytes are the same. */
+		fdatasync(s->f[op->file].fd);
+		fdatasync(s->f[s->store.w.file].fd);
+		ds = (struct dd_store){ .off = s->store.w.off,
+					.len = s->store.w.len,
+					.bytes = s->store.bytes,
+					.torn = s->store.by_mmap };
+		wl_hist__begin(&s->hist, &s->store.w, index);
+	}
+	watch_enter(s, op, index, op->len * op->ndest);
+	if (store)
+		ops__store_go(s);
+	t0 = wl__now_ns();
+	ret = ioctl(s->f[op->file].fd, FIDEDUPERANGE, q);
+	if (ret)
+		err = -errno;
+	t1 = wl__now_ns();
+	wl_watch__leave(s->watch, 0);
+	if (s->racing)
+		ops__store_wait(s, store, t0, t1);
+	for (__u32 d = 0; d < op->ndest; d++) {
 		struct dd_result res = {
 			.ioctl_err = err,
 			.status = err ? 0 : q->info[d].status,
 			.bytes = err ? 0 : q->info[d].bytes_deduped
 		};
-		struct dd_expect e;
-		bool ok;
+		struct dd_expect e = ex[d];
+		bool raced = store && op->dest[d].file == s->store.w.file;
+		bool ok = dedupe_answer_ok(s, op, d, raced ? &ds : NULL, &res,
+					   &e);
 
-		dd__geometry(&rq, &e);
-		if (!e.ioctl_err && e.status == FILE_DEDUPE_RANGE_SAME &&
-		    e.cmp_len &&
-		    memcmp(src->b + op->off, dst->b + op->dest[d].off,
-			   e.cmp_len)) {
-			e.status = FILE_DEDUPE_RANGE_DIFFERS;
-			e.bytes_deduped = 0;
-		}
-		ok = dd__answer_ok(&e, &res);
 		if (!ok) {
 			dd__answer(e.ioctl_err, e.status, e.bytes_deduped, w,
 				   sizeof(w));
 			dd__answer(res.ioctl_err, res.status, res.bytes, g,
 				   sizeof(g));
 			snprintf(w + strlen(w), sizeof(w) - strlen(w),
-				 " (destination %u)", d);
+				 " (destination %u%s)", d,
+				 raced ? ", a store raced it" : "");
 		}
-		check(s, ok, K_ANSWER, op, index, ok ? "" : w, ok ? "" : g);
+		(raced ? check_race : check)(s, ok, K_ANSWER, op, index,
+					     ok ? "" : w, ok ? "" : g);
+		if (store && d == s->store.dest && equal & (1U << d) && !err &&
+		    (res.status == FILE_DEDUPE_RANGE_SAME ||
+		     res.status == FILE_DEDUPE_RANGE_DIFFERS))
+			ops__store_saw(s,
+				       res.status == FILE_DEDUPE_RANGE_DIFFERS);
 		dd__count_answer(&s->tot, op->len, &e, &res);
 	}
+	if (store)
+		store_settle(s, op, index);
 }
 
 /* clone and copy_file_range: the kernel's count or error against the
@@ -723,15 +895,6 @@ static void stale_free(struct wl_ops *s, const struct ops_file *f, __u64 len)
 				    off))
 			break;
 	close(fd);
-}
-
-/* What op did, into the shadows: through the versions' keeper while
- * readers race. */
-static void shadow_apply(struct wl_ops *s, const struct wl_op *op, __u64 seed,
-			 __u32 index, long long ret)
-{
-	wl_hist__apply(s->racing ? &s->hist : NULL, s->shadows, op, seed, index,
-		       ret);
 }
 
 /* A staged dedupe's writes (wl_op__stage), each checked as a pwrite is
@@ -926,9 +1089,12 @@ static void run_seq(struct wl_ops *s, const __u32 *idx, __u32 n)
 		wl_op__draw(s->seed, idx[i], &s->geo, &op);
 		op_run(s, &op, idx[i]);
 	}
-	/* The racing readers stop: the read-back is exact. */
-	if (s->racing)
+	/* The racing readers and the second mutator stop: the read-back is
+	 * exact. */
+	if (s->racing) {
+		ops__store_stop(s);
 		ops__race_stop(s);
+	}
 	read_back(s);
 }
 
@@ -979,6 +1145,11 @@ static int ops__run(void *state, struct fs_report *r)
 			err = ops__files_reset(s);
 		if (!err && s->jobs > 1)
 			err = ops__race_start(s);
+		if (!err && s->jobs > 1 && s->geo.kind == WL_DEDUPE) {
+			err = ops__store_start(s);
+			if (err)
+				ops__race_stop(s);
+		}
 		if (err)
 			break;
 		run_seq(s, s->idx, s->nidx);
@@ -1005,6 +1176,13 @@ static int ops__run(void *state, struct fs_report *r)
 		 * more than one version of the files. */
 		model__kv_u64(r, "race_reads", s->race_reads);
 		model__kv_u64(r, "race_reads_overlapped", s->race_overlapped);
+	}
+	if (s->jobs > 1 && s->geo.kind == WL_DEDUPE) {
+		/* The second mutator's stores into dedupes' destinations:
+		 * made, through a mapping, begun while their ioctl ran. */
+		model__kv_u64(r, "race_stores", s->race_stores);
+		model__kv_u64(r, "race_stores_mapped", s->race_stores_mapped);
+		model__kv_u64(r, "race_stores_inside", s->race_stores_inside);
 	}
 	if (s->repeat > 1) {
 		/* The runs of the sequence, and those with a failure. */
@@ -1101,8 +1279,8 @@ static void ops__shrink(void *state, struct fs_report *r)
 	}
 	if (s->fail_race) {
 		wl__err(s->wl, 0,
-			"ops: seed %llu: a racing reader FAILED (%s) by "
-			"operation %u of %u",
+			"ops: seed %llu: a race FAILED (%s) by operation %u "
+			"of %u",
 			(unsigned long long)s->seed, s->kind, s->fail_index,
 			s->n);
 		/* Shrinking replays alone: first, does it fail alone? */
@@ -1122,9 +1300,11 @@ static void ops__shrink(void *state, struct fs_report *r)
 				 s->schedule_path ? s->schedule_path : "");
 			wl__err(s->wl, 0,
 				"ops: the %u operations up to it run alone, "
-				"without readers, pass: the failure needs the "
+				"without readers%s, pass: the failure needs "
+				"the "
 				"race, not shrunk; run again: %s",
-				n, again);
+				n, s->geo.kind == WL_DEDUPE ? " or stores" : "",
+				again);
 			model__replay(r, again);
 			wl_watch__stop(s->watch);
 			s->watch = NULL;

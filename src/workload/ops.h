@@ -129,6 +129,19 @@ __u32 wl_op__stage(const struct wl_op *op, __u64 seed, __u32 index,
 		   const struct wl_ops_geom *geo, struct wl_op *w);
 
 /*
+ * The second mutator's store into a dedupe's destination while the
+ * FIDEDUPERANGE runs (--ops --jobs, dedupe): into one of the
+ * destinations in another file than the source whose compare covers
+ * cmp_len[d] bytes (0: none), at most two units inside them, by pwrite
+ * or by a store through a shared mapping. w: a pwrite with its pattern's
+ * base (bytes no write, decoy or poison has), as the shadows apply it;
+ * dest: the destination; false: no destination takes one.
+ */
+bool wl_op__store(const struct wl_op *op, __u64 seed, __u32 index,
+		  const struct wl_ops_geom *geo, const __u64 *cmp_len,
+		  struct wl_op *w, __u32 *dest, bool *by_mmap);
+
+/*
  * What a page of a file holds by what was last done to it: never
  * allocated or punched out (a hole), fallocated and never written since,
  * or written (by write, an mmap store, a copy or a clone). Kept a 4 KiB

@@ -139,9 +139,18 @@ static __u32 sibling(__u32 f)
 /* The pages a staged dedupe's ranges take at most: WL_STAGE_MAX_DESTS + 1
  * ranges of up to 4 pages, each after a gap of up to 7. */
 #define STAGE_PAGES 48
+/* A long staged dedupe of equal ranges: 16 to 256 pages each, whose
+ * compare takes long enough that a store racing it can land after the
+ * compare passed its page and before the remap. Their pages: the ranges
+ * of one file with their gaps. */
+#define STAGE_LONG_MIN 16
+#define STAGE_LONG_MAX 256
+#define STAGE_LONG_PAGES ((WL_STAGE_MAX_DESTS + 1) * (STAGE_LONG_MAX + 9))
 /* Where a staged dedupe's decoys come from: above every write's pattern
  * (under WL_POISON_BASE) and the poison's, another for each file. */
 #define STAGE_DECOY(file) ((2ULL + (file)) << 51)
+/* ... and the second mutator's stores, above those of the four files. */
+#define STORE_BASE (6ULL << 51)
 
 static __u64 round_up(__u64 v, __u64 to)
 {
@@ -195,10 +204,20 @@ static void draw_staged(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 			struct wl_op *op)
 {
 	const __u64 bs = geo->bs[op->file], per = P / bs;
-	const __u64 last = (MAX_SIZE - STAGE_PAGES * P) / P * P;
+	__u64 last = (MAX_SIZE - STAGE_PAGES * P) / P * P;
 	__u64 s = bs * rng__below(g, per), top = s, next[2];
+	bool lng;
 
 	op->stage = rng__pct(g, 50) ? WL_STAGE_SAME : WL_STAGE_DECOY;
+	/* From a stream of its own (seeded from this one's state, which it
+	 * does not advance), so that the other staged dedupes stay the
+	 * draws they were. */
+	{
+		struct rng h;
+
+		rng__seed(&h, g->s ^ 0x3c6ef372fe94f82bULL);
+		lng = op->stage == WL_STAGE_SAME && rng__pct(&h, 50);
+	}
 	op->ndest = (__u32)rng__range(g, 1, WL_STAGE_MAX_DESTS);
 	if (per > 1 && rng__pct(g, 33)) {
 		draw_one_page(g, bs, per, wl__min(draw_point(g, P), last), op);
@@ -209,10 +228,17 @@ static void draw_staged(struct rng *g, const struct wl_ops_geom *geo, __u64 P,
 			per > 1 ? (s + bs * rng__range(g, 1, per - 1)) % P : 0;
 		top = op->dest[d].off > top ? op->dest[d].off : top;
 	}
-	/* DECOY: every range inside its page; SAME: up to three pages. */
-	op->len = op->stage == WL_STAGE_DECOY
-			  ? bs * rng__range(g, 1, (P - top) / bs)
-			  : bs * rng__range(g, 1, 3 * per);
+	/* DECOY: every range inside its page; SAME: up to three pages, or
+	 * a long one. */
+	if (lng) {
+		op->len = bs * rng__range(g, STAGE_LONG_MIN * per,
+					  STAGE_LONG_MAX * per);
+		last = (MAX_SIZE - STAGE_LONG_PAGES * P) / P * P;
+	} else {
+		op->len = op->stage == WL_STAGE_DECOY
+				  ? bs * rng__range(g, 1, (P - top) / bs)
+				  : bs * rng__range(g, 1, 3 * per);
+	}
 	next[0] = wl__min(draw_point(g, P) / P * P, last);
 	next[1] = wl__min(draw_point(g, P) / P * P, last);
 	op->off = next[0] + s;
@@ -518,4 +544,45 @@ __u32 wl_op__stage(const struct wl_op *op, __u64 seed, __u32 index,
 					 .base = op->off + tag };
 	}
 	return n;
+}
+
+bool wl_op__store(const struct wl_op *op, __u64 seed, __u32 index,
+		  const struct wl_ops_geom *geo, const __u64 *cmp_len,
+		  struct wl_op *w, __u32 *dest, bool *by_mmap)
+{
+	const __u64 P = draw_unit(geo);
+	__u32 cand[DD_MAX_DESTS], n = 0, d;
+	__u64 off, len;
+	struct rng g;
+
+	if (op->kind != OPK_DEDUPE)
+		return false;
+	for (d = 0; d < op->ndest; d++)
+		if (op->dest[d].file != op->file && cmp_len[d])
+			cand[n++] = d;
+	if (!n)
+		return false;
+	/* A stream of its own: the sequence's draws stay what they were. */
+	rng__seed(&g, seed ^ 0x5f0e3a91c2d4b687ULL);
+	rng__seed(&g, rng__next(&g) ^ ((__u64)index * 0x9fb21c651e98df25ULL));
+	d = cand[rng__below(&g, n)];
+	len = rng__range(&g, 1, wl__min(cmp_len[d], 2 * P));
+	/* Half in the range's first unit, which the compare passes first:
+	 * a store there that lands while the compare goes on is one the
+	 * remap must keep out. */
+	off = op->dest[d].off +
+	      rng__below(&g, rng__pct(&g, 50) ? wl__min(P, cmp_len[d] - len + 1)
+					      : cmp_len[d] - len + 1);
+	*w = (struct wl_op){ .kind = OPK_PWRITE,
+			     .file = op->dest[d].file,
+			     .off = off,
+			     .len = len,
+			     .base = STORE_BASE + off +
+				     wl_op__write_tag(seed, index) };
+	*dest = d;
+	/* Two in three through a mapping: a pwrite waits for the inode
+	 * locks, which every remap takes; a store through a mapping only
+	 * for the lock the remap must take for it. */
+	*by_mmap = rng__pct(&g, 67);
+	return true;
 }

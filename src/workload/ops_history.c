@@ -210,39 +210,45 @@ void wl_hist__begin(struct wl_history *h, const struct wl_op *op, __u32 index)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void wl_hist__apply(struct wl_history *h, struct wl_shadow *files,
-		    const struct wl_op *op, __u64 seed, __u32 index,
-		    long long ret)
+static void no_memory(void)
 {
-	struct wl_hist_rec *r;
+	/* A reader cannot be judged, and a wrong verdict is worse than
+	 * none. */
+	fprintf(stderr, "folioscope: ops: out of memory for the versions of "
+			"the files\n");
+	abort();
+}
+
+/* Room for one more record, or none. */
+static void rec_room(struct wl_history *h)
+{
 	struct wl_hist_rec **grown;
+	__u32 cap = h->cap ? 2 * h->cap : 64;
 
-	if (!h || !wl_hist__changes_files(op)) {
-		wl_shadow__apply(files, op, seed, index, ret);
+	if (h->nrec < h->cap)
 		return;
-	}
-	pthread_mutex_lock(&h->lock);
-	r = calloc(1, sizeof(*r));
-	if (r) {
-		changes(files, op, ret, &r->file, &r->lo, &r->hi);
-		r->old = r->hi > r->lo ? malloc(r->hi - r->lo) : NULL;
-	}
-	if (h->nrec == h->cap) {
-		__u32 cap = h->cap ? 2 * h->cap : 64;
+	grown = realloc(h->rec, cap * sizeof(*grown));
+	if (!grown)
+		no_memory();
+	h->rec = grown;
+	h->cap = cap;
+}
 
-		grown = realloc(h->rec, cap * sizeof(*grown));
-		if (grown) {
-			h->rec = grown;
-			h->cap = cap;
-		}
-	}
-	if (!r || (r->hi > r->lo && !r->old) || h->nrec == h->cap) {
-		/* Out of memory: a reader cannot be judged, and a wrong
-		 * verdict is worse than none. */
-		fprintf(stderr, "folioscope: ops: out of memory for the "
-				"versions of the files\n");
-		abort();
-	}
+/* op's record, its bytes into the shadows; h->lock held. */
+static struct wl_hist_rec *apply_locked(struct wl_history *h,
+					struct wl_shadow *files,
+					const struct wl_op *op, __u64 seed,
+					__u32 index, long long ret)
+{
+	struct wl_hist_rec *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		no_memory();
+	changes(files, op, ret, &r->file, &r->lo, &r->hi);
+	r->old = r->hi > r->lo ? malloc(r->hi - r->lo) : NULL;
+	if (r->hi > r->lo && !r->old)
+		no_memory();
+	rec_room(h);
 	r->version = h->started;
 	r->index = index;
 	r->op = *op;
@@ -256,6 +262,47 @@ void wl_hist__apply(struct wl_history *h, struct wl_shadow *files,
 	h->kept_bytes += r->hi - r->lo;
 	h->rec[h->nrec++] = r;
 	h->committed = r->version;
+	return r;
+}
+
+void wl_hist__apply(struct wl_history *h, struct wl_shadow *files,
+		    const struct wl_op *op, __u64 seed, __u32 index,
+		    long long ret)
+{
+	if (!h || !wl_hist__changes_files(op)) {
+		wl_shadow__apply(files, op, seed, index, ret);
+		return;
+	}
+	pthread_mutex_lock(&h->lock);
+	apply_locked(h, files, op, seed, index, ret);
+	collect(h);
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void wl_hist__apply_lost(struct wl_history *h, struct wl_shadow *files,
+			 const struct wl_op *op, __u64 seed, __u32 index)
+{
+	struct wl_hist_rec *a, *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		no_memory();
+	/* Both under one hold of the lock: no read begins between them. */
+	pthread_mutex_lock(&h->lock);
+	a = apply_locked(h, files, op, seed, index, 0);
+	*b = *a;
+	b->old = a->hi > a->lo ? malloc(a->hi - a->lo) : NULL;
+	if (a->hi > a->lo && !b->old)
+		no_memory();
+	rec_room(h);
+	if (b->old) {
+		memcpy(b->old, files[a->file].b + a->lo, a->hi - a->lo);
+		memcpy(files[a->file].b + a->lo, a->old, a->hi - a->lo);
+	}
+	b->version = ++h->started;
+	h->kept_bytes += b->hi - b->lo;
+	h->rec[h->nrec++] = b;
+	h->committed = b->version;
 	collect(h);
 	pthread_cond_broadcast(&h->cond);
 	pthread_mutex_unlock(&h->lock);
@@ -499,6 +546,7 @@ void wl_hist_view__window_text(const struct wl_hist_view *v,
 			       const struct wl_ops_geom *geo, bool all,
 			       char *buf, size_t n)
 {
+	char t0s[24], t1s[24];
 	size_t used;
 	__u32 mine = 0;
 
@@ -528,11 +576,8 @@ void wl_hist_view__window_text(const struct wl_hist_view *v,
 		}
 		wl_op__describe(&r->op, r->index, geo, d, sizeof(d));
 		used += (size_t)snprintf(
-			buf + used, n - used,
-			"; %s [%llu.%03llu..%llu.%03llu ms]", d,
-			(unsigned long long)(r->t0 / 1000000),
-			(unsigned long long)(r->t0 / 1000 % 1000),
-			(unsigned long long)(r->t1 / 1000000),
-			(unsigned long long)(r->t1 / 1000 % 1000));
+			buf + used, n - used, "; %s [%s..%s ms]", d,
+			wl__ms_text((__s64)r->t0, t0s, sizeof(t0s)),
+			wl__ms_text((__s64)r->t1, t1s, sizeof(t1s)));
 	}
 }

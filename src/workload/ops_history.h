@@ -115,6 +115,11 @@ void wl_hist__begin(struct wl_history *h, const struct wl_op *op, __u32 index);
 void wl_hist__apply(struct wl_history *h, struct wl_shadow *files,
 		    const struct wl_op *op, __u64 seed, __u32 index,
 		    long long ret);
+/* A store that was lost (op, begun with wl_hist__begin): the version
+ * with its bytes, and then the one without them, which the file went
+ * back to; both made at once. */
+void wl_hist__apply_lost(struct wl_history *h, struct wl_shadow *files,
+			 const struct wl_op *op, __u64 seed, __u32 index);
 /* The mutator is done: readers end their loops. */
 void wl_hist__stop(struct wl_history *h);
 

@@ -9,6 +9,7 @@
 #define FS_WORKLOAD_OPS_RUN_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <linux/fs.h>
 #include <linux/types.h>
@@ -64,6 +65,49 @@ struct ops_reader {
 	__u64 t0, t1;
 };
 
+/*
+ * dedupe's second mutator (ops_store.c): while the mutator's
+ * FIDEDUPERANGE runs, a store into one of its destinations (by pwrite,
+ * or through a shared mapping: a page fault and page_mkwrite), begun a
+ * drawn delay after the ioctl. Its bytes are a version of their own; the
+ * ioctl's answer must be right for some state the destination was in
+ * during the call, and the store must be in the file afterwards.
+ */
+struct ops_storer {
+	struct wl_ops *s;
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	/* The store to make (armed by the mutator), the ioctl begun (go,
+	 * spun on: a wakeup would cost more than the window), made. */
+	bool armed, quit, made;
+	int go;
+	struct wl_op w; /* the store as a pwrite of the shadows */
+	__u32 index, dest;
+	bool by_mmap;
+	int fd;
+	unsigned char *map, *at; /* the mapping, the store's first byte */
+	__u64 map_len;
+	unsigned char *bytes; /* the store's bytes (a unit's pattern) */
+	__u64 delay_ns;
+	/* What it did: pwrite's return (-errno), when it began and ended
+	 * (wl__now_ns()). */
+	long long ret;
+	__u64 t0, t1;
+	__u64 ioctl_t0, ioctl_t1; /* the ioctl's */
+	/* Recent ioctls' time: half the delays are drawn below it. The
+	 * other half around aim_ns: where the compare happens, as the
+	 * answers to stores through a mapping tell it (ops__store_saw). */
+	__u64 ioctl_ns, aim_ns;
+	/* Stores made, by mapping, begun while the ioctl ran. */
+	__u64 stores, by_mapping, inside;
+};
+/* The watchdog's slot of the store: after every reader's. */
+#define OPS_STORE_SLOT WL_OPS_MAX_JOBS
+/* A store's most bytes: two units of the largest block size. */
+#define OPS_STORE_MAX (2 * 65536)
+
 struct wl_ops {
 	const char *wl;
 	struct wl_ops_geom geo;
@@ -97,9 +141,13 @@ struct wl_ops {
 	__u32 jobs;
 	struct ops_reader *racers;
 	struct wl_history hist;
+	struct ops_storer store; /* dedupe: the second mutator */
 	bool racing;	 /* the readers run: hist is the shadows' keeper */
 	__u32 race_told; /* racing failures told in full on stderr */
 	__u64 race_reads, race_overlapped;
+	/* dedupe's racing stores: made, by a mapping, begun during their
+	 * ioctl. */
+	__u64 race_stores, race_stores_mapped, race_stores_inside;
 	/* --schedule FILE: the readers' schedule, kept from the history
 	 * for the file; --replay FILE: one to follow. */
 	const char *schedule_path, *replay_path;
@@ -151,5 +199,24 @@ int ops__race_start(struct wl_ops *s);
 void ops__race_stop(struct wl_ops *s);
 /* --schedule FILE: when each reader's reads began. */
 int ops__schedule_write(struct wl_ops *s, const char *path);
+
+/* ops_store.c: the second mutator starts (dedupe, --jobs) and stops;
+ * around a FIDEDUPERANGE (op, index) whose compare covers cmp_len[d] of
+ * destination d: arm a store (false: none), let it go as the ioctl
+ * begins, and wait until it is made (armed; the ioctl's time, t0..t1,
+ * either way: the delays are drawn below it). */
+int ops__store_start(struct wl_ops *s);
+void ops__store_stop(struct wl_ops *s);
+bool ops__store_arm(struct wl_ops *s, const struct wl_op *op, __u32 index,
+		    const __u64 *cmp_len);
+void ops__store_go(struct wl_ops *s);
+void ops__store_wait(struct wl_ops *s, bool armed, __u64 ioctl_t0,
+		     __u64 ioctl_t1);
+/* After the wait: the store's range unmapped. */
+void ops__store_done(struct wl_ops *s);
+/* What the answer for the store's destination, equal to the source
+ * before the store, says of a store through a mapping: it landed before
+ * the compare (DIFFERS) or after it (SAME). */
+void ops__store_saw(struct wl_ops *s, bool before_compare);
 
 #endif /* FS_WORKLOAD_OPS_RUN_H */

@@ -120,7 +120,7 @@ static int mounts_loop(struct wl_ops *s)
 int ops__prepare(void **out, const struct wl_opts *o)
 {
 	const char *wl = wl_kind__name(o->kind);
-	char racers[32] = "";
+	char racers[64] = "";
 	struct wl_ops *s;
 	int err = 0;
 
@@ -191,8 +191,10 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	if (err)
 		goto fail;
 	if (s->jobs > 1)
-		snprintf(racers, sizeof(racers), ", %u racing readers",
-			 s->jobs - 1);
+		snprintf(racers, sizeof(racers), ", %u racing reader%s%s",
+			 s->jobs - 1, s->jobs > 2 ? "s" : "",
+			 s->geo.kind == WL_DEDUPE ? " and stores into dedupes"
+						  : "");
 	wl__err(wl, 0, "ops: seed %llu, %u operations%s%s%s%s",
 		(unsigned long long)s->seed, s->nidx,
 		s->only ? " (--ops-only)" : "", racers,

@@ -62,6 +62,16 @@ __u64 wl__now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+const char *wl__ms_text(__s64 ns, char *buf, size_t n)
+{
+	__u64 a = (__u64)(ns < 0 ? -ns : ns);
+
+	snprintf(buf, n, "%s%llu.%03llu", ns < 0 ? "-" : "",
+		 (unsigned long long)(a / 1000000),
+		 (unsigned long long)(a / 1000 % 1000));
+	return buf;
+}
+
 /* The kernel stack of thread tid as one line ("a <- b <- c"), or why
  * not. */
 static void task_stack(pid_t tid, char *buf, size_t n)

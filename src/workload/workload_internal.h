@@ -167,6 +167,8 @@ int wl__umount(const char *wl, const char *dir);
 #define WL_DEADLINE_BASE 30
 
 __u64 wl__now_ns(void);
+/* ns as milliseconds to the microsecond ("63.561", "-0.020") in buf. */
+const char *wl__ms_text(__s64 ns, char *buf, size_t n);
 /*
  * The time a layout of calls kernel calls moving bytes bytes may take:
  * base seconds, plus 2 s per MiB and 20 ms per call, which even an

@@ -100,6 +100,14 @@ if command -v mkfs.xfs >/dev/null && command -v mkfs.btrfs >/dev/null; then
 	expect_eq "ops dedupe --jobs 3: exit 0, 0 failures, reconciled, racing reads overlapping operations" \
 		"$op_rc $(jq -r '"\(.validation.failures) \(.workload.reconcile) \(.workload.race_reads > 100) \(.workload.race_reads_overlapped > 10)"' "$op/ddrace.json" 2>&1)" \
 		"0 0 ok true true"
+	# The second mutator: a store into a destination of each dedupe
+	# that compares one in another file, by pwrite and by a mapping,
+	# some begun while their ioctl ran; none lost, every answer right.
+	expect_eq "ops dedupe --jobs 3: racing stores made by pwrite and by mapping, some during their ioctl" \
+		"$(jq -r '.workload | [.race_stores > 20, .race_stores_mapped > 5, .race_stores - .race_stores_mapped > 5, .race_stores_inside > 0, .race_stores_inside <= .race_stores] | all' "$op/ddrace.json" 2>&1)" \
+		true
+	expect_match "ops dedupe --jobs 3: the readers and stores are said" "$(cat "$op/ddrace.err")" \
+		'^folioscope: run dedupe: ops: seed 1, 1000 operations, 2 racing readers and stores into dedupes, xfs bs=2048$'
 	OP_WL=shmem-read
 fi
 
@@ -243,6 +251,23 @@ folioscope: run shmem-read: ops:   version [0-9]+: #[0-9]+ [a-z_-]+ file [0-3] .
 		expect_eq "ops dedupe zero refused: exit 1, wrong answers of zero-range operations only" \
 			"$op_rc $(jq -r '"\([.validation.cases[].kind] | unique | join(",")) \([.validation.cases[].layout | test(" zero-range file ")] | all) \(.validation.failures > 0)"' "$op/ddzero.json" 2>&1)" \
 			"1 wrong answer true true"
+		# A store lost between the compare and the remap: caught with
+		# the second mutator, as "lost store" only, each with its
+		# store and when it began; not by the sequence alone.
+		OP_ENV=(FS_FAKE_RACE=lose LD_PRELOAD="$op/fakekernel.so")
+		op_run ddlose --ops 1000 --seed 2 --jobs 2
+		expect_eq "ops dedupe lost store fake: exit 1, failures of kind 'lost store' only, reconciled" \
+			"$op_rc $(jq -r '"\(.validation.failures > 2) \([.validation.cases[].kind] | unique | join(",")) \(.workload.reconcile)"' "$op/ddlose.json" 2>&1)" \
+			"1 true lost store ok"
+		expect_match "ops dedupe lost store fake: the failure names the dedupe, the store and when it began, the byte and the one before" \
+			"$(jq -r '.validation.cases[0] | "\(.layout) | \(.expected) | \(.got)"' "$op/ddlose.json" 2>&1)" \
+			'^ops seed=2 #[0-9]+ dedupe file [0-3] .*; jobs=2 store by (mapping|pwrite) file ([0-3]) off [0-9]+ len [0-9]+ \[-?[0-9]+\.[0-9]{3} ms into the ioctl.s [0-9]+\.[0-9]{3} ms\] \| file \2 offset [0-9]+: 0x[0-9a-f]{2}, the store.s \| 0x([0-9a-f]{2}) \(before the store: 0x\3\)$'
+		expect_match "ops dedupe lost store fake: told on stderr; the sequence alone passes, so it is not shrunk" \
+			"$(grep -c '^folioscope: run dedupe: ops: seed=2 #[0-9]* dedupe .* FAILED (lost store): got 0x' "$op/ddlose.err") $(grep -c 'without readers or stores, pass: the failure needs the race, not shrunk; run again: folioscope run dedupe --ops 1000 --seed 2 --jobs 2$' "$op/ddlose.err")" \
+			'^[1-3] 1$'
+		op_run ddlose-alone --ops 1000 --seed 2
+		expect_eq "ops dedupe lost store fake: the sequence alone misses it" \
+			"$op_rc $(jq -r '.validation.failures' "$op/ddlose-alone.json" 2>&1)" "0 0"
 		OP_ENV=(FS_FAKE_DEDUPE=clone LD_PRELOAD="$op/fakekernel.so")
 		op_run ddclone --ops 500 --seed 1
 		expect_eq "ops dedupe clone: exit 1, its first failure a wrong answer of a dedupe, reconciled" \

@@ -1034,6 +1034,69 @@ static void test_poison(void **state)
 	free(b);
 }
 
+/* A store racing a FIDEDUPERANGE: which answers some state allows. The
+ * destination's range is 16 bytes at file offset 100. */
+static void test_store_answers(void **state)
+{
+	unsigned char src[16], dst[16], w[4];
+	struct dd_store st = { .off = 105, .len = 2, .bytes = w };
+	bool same, differs;
+
+	(void)state;
+	memset(src, 0x41, sizeof(src));
+	memcpy(dst, src, sizeof(dst));
+	/* Equal before, the store changes a byte: SAME (before it) or
+	 * DIFFERS (after it). */
+	w[0] = 0x41;
+	w[1] = 0x7a;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_true(same);
+	assert_true(differs);
+	/* A store that writes the source's bytes: equal in both states. */
+	w[1] = 0x41;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_true(same);
+	assert_false(differs);
+	/* Out of the range: the bytes before it decide alone. */
+	st.off = 200;
+	w[1] = 0x7a;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_true(same);
+	assert_false(differs);
+	st.off = 105;
+	/* Different at 105 and 106 before; the store makes 105 equal and
+	 * 106 different still: DIFFERS in both states. */
+	dst[5] = 0x00;
+	dst[6] = 0x00;
+	w[0] = 0x41;
+	w[1] = 0x00;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_false(same);
+	assert_true(differs);
+	/* It makes both equal: SAME after it, DIFFERS before. */
+	w[1] = 0x41;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_true(same);
+	assert_true(differs);
+	/* 105 equal only before the store, 106 only after: no whole state
+	 * is equal for a pwrite; a torn store through a mapping (its 106
+	 * in, its 105 not yet) leaves one that is. */
+	dst[5] = 0x41;
+	w[0] = 0x00;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_false(same);
+	assert_true(differs);
+	st.torn = true;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_true(same);
+	assert_true(differs);
+	/* A byte outside the store that differs: no state is equal. */
+	dst[0] = 0x00;
+	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
+	assert_false(same);
+	assert_true(differs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1059,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_sh_diff),
 		cmocka_unit_test(test_poison),
 		cmocka_unit_test(test_decoys),
+		cmocka_unit_test(test_store_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,6 +52,12 @@
  *   hang   the first read or pread of a thread other than the process's
  *          first (a racing reader's) never returns: it waits in the
  *          kernel on an empty pipe, as a read deadlocked by a race would
+ *   lose   a FIDEDUPERANGE whose source and destination are equal
+ *          compares them, waits 2 ms and then writes the bytes it
+ *          compared back over the destination before the real call: a
+ *          store that lands in those 2 ms is lost, as one between a
+ *          compare and a remap that does not keep stores out would be;
+ *          with nothing racing it every answer and byte is right
  *
  * FS_FAKE_COUNT=FILE: at exit, the number of reads by read, pread and
  * preadv of the --ops workload's files goes into FILE (by the process
@@ -83,6 +89,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -593,6 +600,36 @@ ssize_t pread64(int fd, void *buf, size_t count, off_t off)
 	return call(bug(fd), fd, buf, count, off, 0);
 }
 
+/* FS_FAKE_RACE=lose: the compare, a window, the destinations that were
+ * equal written back as they were compared. */
+static void dedupe_lose(int fd, const struct file_dedupe_range *r)
+{
+	const size_t n = r->src_length;
+	unsigned char *a = malloc(n), *b[256] = { 0 };
+	const struct timespec win = { .tv_nsec = 2000000 };
+
+	if (!a || syscall(SYS_pread64, fd, a, n, r->src_offset) != (long)n)
+		goto out;
+	for (__u16 i = 0; i < r->dest_count && i < 256; i++) {
+		b[i] = malloc(n);
+		if (b[i] && (syscall(SYS_pread64, r->info[i].dest_fd, b[i], n,
+				     r->info[i].dest_offset) != (long)n ||
+			     memcmp(a, b[i], n))) {
+			free(b[i]);
+			b[i] = NULL;
+		}
+	}
+	nanosleep(&win, NULL);
+	for (__u16 i = 0; i < r->dest_count && i < 256; i++)
+		if (b[i])
+			(void)!syscall(SYS_pwrite64, r->info[i].dest_fd, b[i],
+				       n, r->info[i].dest_offset);
+out:
+	for (int i = 0; i < 256; i++)
+		free(b[i]);
+	free(a);
+}
+
 int ioctl(int fd, unsigned long req, ...)
 {
 	static int (*real_ioctl)(int, unsigned long, ...);
@@ -614,6 +651,8 @@ int ioctl(int fd, unsigned long req, ...)
 			abort();
 		return (int)read(p[0], &c, 1);
 	}
+	if (req == FIDEDUPERANGE && fake_race(fd, "lose"))
+		dedupe_lose(fd, arg);
 	if (b && !strcmp(b, "clone") && req == FIDEDUPERANGE) {
 		struct file_dedupe_range *r = arg;
 
