@@ -62,8 +62,9 @@ expect_eq "docs: every long option of --help is in docs/usage.md ($doc_nopts che
 # Kernel functions the docs name only in prose: what the shmem read loop
 # copies with (not hooked: its chunks come from the iterator), and the
 # frames of kernel stacks the docs quote, and the code that makes the
-# outcomes racing reads accept possible.
-doc_prose="copy_page_to_iter folio_wait_bit_common vfs_read filemap_read lo_complete_rq shmem_undo_range truncate_inode_partial_folio"
+# outcomes racing reads accept possible, and the page-cache invalidation
+# behind an open finding of theirs.
+doc_prose="copy_page_to_iter folio_wait_bit_common vfs_read filemap_read lo_complete_rq shmem_undo_range truncate_inode_partial_folio truncate_pagecache_range xfs_flush_unmap_range"
 doc_tmp=$(mktemp -d /tmp/fs-docs.XXXXXX)
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null |
 	awk '$2 == "FUNC" { print substr($3, 2, length($3) - 2) }' |

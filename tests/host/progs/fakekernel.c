@@ -307,8 +307,10 @@ static unsigned long race_count(int fd, int which, int add)
  * had ended: one ran meanwhile, and the page it copied was reused. */
 static void race_apply(int fd, char *buf, ssize_t ret, unsigned long ended)
 {
-	/* A slow copy: the other threads run meanwhile. */
-	for (int i = 0; i < 4; i++)
+	/* A slow copy: the other threads run meanwhile (long enough that a
+	 * truncate due next finds the read still copying on a busy
+	 * machine too). */
+	for (int i = 0; i < 32; i++)
 		sched_yield();
 	if (ret <= 0 || race_count(fd, 0, 0) == ended)
 		return;
