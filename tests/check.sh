@@ -46,7 +46,7 @@ host_suites=(checks export live syscalls events docs peers badinput signals sign
 # strace's holds turn LeakSanitizer off; under ASan they only take longer
 # (3.5 of its 10 minutes). make check SAN=1 runs them.
 host_quick_out=(killns signals-attach)
-vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf dwarfbuilt)
+vm_suites=(checks accel fetch validation killns compare peers filters events kfacts store-lean buftmpfs inflight shinflight dwarf dwarfbuilt splice)
 # Only in the full VM tier: shinline builds and boots a test kernel of
 # its own; random runs 256 random layouts of three seeds (15 minutes),
 # ops 2000 operations of four sequences.
