@@ -52,7 +52,8 @@ int main(int argc, char **argv)
 		perror("splicepunch: splice");
 		return 1;
 	}
-	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 8292, 3)) {
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 8292,
+		      3)) {
 		perror("splicepunch: punch");
 		return 1;
 	}
