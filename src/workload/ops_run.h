@@ -44,6 +44,10 @@ struct ops_reader {
 	struct wl_ops *s;
 	__u32 id;
 	int fd[WL_OPS_NFILES];
+	/* Its reads' buffer: a page of guard in front of the base, which
+	 * is page-aligned (loop reads take it with O_DIRECT), room for the
+	 * read-back's chunk and a read's iovecs, gaps and guard; all of it
+	 * registered for io_uring-read_fixed. */
 	unsigned char *rmem;
 	__u64 rmem_len;
 	struct wl_totals *tot; /* the run's (id 0) or own_tot */
@@ -126,12 +130,6 @@ struct wl_ops {
 	/* dedupe: the loop filesystems in a temp dir of their own */
 	char tmpdir[PATH_MAX];
 	struct wl_loopfs lfs[2];
-	/* The reads' buffer: a page of guard in front of the base, which
-	 * is page-aligned (loop reads take it with O_DIRECT), room for the
-	 * read-back's chunk and a read's iovecs, gaps and guard; all of it
-	 * registered for io_uring-read_fixed. */
-	unsigned char *rmem;
-	__u64 rmem_len;
 	unsigned char *wbuf;
 	struct file_dedupe_range *req;
 	struct wl_watch *watch;

@@ -151,8 +151,6 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	s->main.s = s;
 	s->main.tot = &s->tot;
 	ops__reader_mem(s, &s->main);
-	s->rmem = s->main.rmem;
-	s->rmem_len = s->main.rmem_len;
 	s->wbuf = malloc(MAX_LEN);
 	s->req = calloc(1, sizeof(*s->req) +
 				   DD_MAX_DESTS * sizeof(s->req->info[0]));
@@ -162,7 +160,7 @@ int ops__prepare(void **out, const struct wl_opts *o)
 		if (!s->shadows[i].b || !s->shadows[i].state)
 			err = -ENOMEM;
 	}
-	if (err || !s->idx || !s->rmem || !s->wbuf || !s->req) {
+	if (err || !s->idx || !s->main.rmem || !s->wbuf || !s->req) {
 		err = -ENOMEM;
 		wl__err(wl, err, "allocate the files' shadows");
 		goto fail;
@@ -242,7 +240,7 @@ void ops__destroy(void *state)
 	}
 	pthread_mutex_destroy(&s->check_lock);
 	free(s->idx);
-	free(s->rmem);
+	free(s->main.rmem);
 	free(s->wbuf);
 	free(s->req);
 	free(s);
