@@ -54,19 +54,56 @@ static void sched_head(const struct wl_ops *s, char *buf, size_t n)
 		 s->wl, s->n, (unsigned long long)s->seed, s->jobs);
 }
 
-/* --replay FILE: "READER READ VERSION" lines after the head. */
+int ops__replay_read(struct wl_ops *s)
+{
+	FILE *f = fopen(s->replay_path, "re");
+	char buf[65536];
+	size_t n, len = 0;
+	char *text = NULL, *grown;
+	int err = 0;
+
+	if (!f) {
+		err = -errno;
+		wl__err(s->wl, err, "--replay '%s'", s->replay_path);
+		return err;
+	}
+	while (!err && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		grown = realloc(text, len + n + 1);
+		if (!grown) {
+			err = -ENOMEM;
+			break;
+		}
+		text = grown;
+		memcpy(text + len, buf, n);
+		len += n;
+	}
+	if (!err && ferror(f))
+		err = -EIO;
+	fclose(f);
+	if (err) {
+		free(text);
+		wl__err(s->wl, err, "--replay '%s'", s->replay_path);
+		return err;
+	}
+	s->replay_text = text;
+	s->replay_len = len;
+	return 0;
+}
+
+/* --replay FILE: "READER READ VERSION" lines after the head, from the
+ * text ops__replay_read kept. */
 static int sched_load(struct wl_ops *s, const char *path)
 {
 	char head[160], line[200];
 	unsigned int r, i;
 	unsigned long long k0;
 	int err = 0;
-	FILE *f = fopen(path, "re");
+	FILE *f = s->replay_len ? fmemopen(s->replay_text, s->replay_len, "r")
+				: NULL;
 
 	if (!f) {
-		err = -errno;
-		wl__err(s->wl, err, "--replay '%s'", path);
-		return err;
+		wl__err(s->wl, 0, "--replay '%s': empty", path);
+		return -EINVAL;
 	}
 	sched_head(s, head, sizeof(head));
 	if (!fgets(line, sizeof(line), f) ||

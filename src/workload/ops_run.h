@@ -149,6 +149,10 @@ struct wl_ops {
 	/* --schedule FILE: the readers' schedule, kept from the history
 	 * for the file; --replay FILE: one to follow. */
 	const char *schedule_path, *replay_path;
+	/* --replay's file, read before the run (a schedule on tmpfs would
+	 * be reads the probes count), parsed when the readers start. */
+	char *replay_text;
+	size_t replay_len;
 	struct wl_hist_sched sched[WL_HIST_READERS];
 	/* --repeat K: the sequence's runs, and those with a failure. */
 	__u32 repeat, repeats_run, repeats_failed;
@@ -197,6 +201,8 @@ int ops__race_start(struct wl_ops *s);
 void ops__race_stop(struct wl_ops *s);
 /* --schedule FILE: when each reader's reads began. */
 int ops__schedule_write(struct wl_ops *s, const char *path);
+/* --replay FILE: its text, read while the run is set up. */
+int ops__replay_read(struct wl_ops *s);
 
 /* ops_store.c: the second mutator starts (dedupe, --jobs) and stops;
  * around a FIDEDUPERANGE (op, index) whose compare covers cmp_len[d] of

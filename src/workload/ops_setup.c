@@ -181,6 +181,8 @@ int ops__prepare(void **out, const struct wl_opts *o)
 			    NFILES * (2 * MAX_SIZE + WL_PMD) +
 				    (s->jobs - 1) * 3 * MAX_LEN +
 				    (s->jobs > 1 ? WL_HIST_KEEP_BYTES : 0));
+	if (!err && s->replay_path)
+		err = ops__replay_read(s);
 	if (!err)
 		err = s->geo.kind == WL_DEDUPE ? mounts_loop(s)
 					       : mounts_tmpfs(s);
@@ -241,6 +243,7 @@ void ops__destroy(void *state)
 	pthread_mutex_destroy(&s->check_lock);
 	free(s->idx);
 	free(s->main.rmem);
+	free(s->replay_text);
 	free(s->wbuf);
 	free(s->req);
 	free(s);
