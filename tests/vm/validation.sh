@@ -246,7 +246,7 @@ for job in "${valjobs[@]}"; do
 				"$(jq -r '.workload | [.race_stores > 10, .race_stores_mapped > 0, .race_stores > .race_stores_mapped] | all' "$j")" \
 				true
 		fi
-		echo "  $name: $(jq -r '"\(.workload.race_reads) racing reads, \(.workload.race_reads_overlapped) over more than one version, \(.workload.race_stores // 0) racing stores, \(.validation.checks) checks"' "$j")"
+		echo "  $name: $(jq -r '"\(.workload.race_reads) racing reads, \(.workload.race_reads_overlapped) over more than one version, \(if .workload.race_stores then "\(.workload.race_stores) racing stores, " else "" end)\(.validation.checks) checks"' "$j")"
 		continue
 	fi
 	if [ "$mode" == onepage ] || [ "$mode" == twopage ]; then
