@@ -61,6 +61,7 @@ enum {
 	OPT_BS,
 	OPT_MATRIX,
 	OPT_INJECT,
+	OPT_INJECT_STUCK,
 	OPT_BLOCK_SIZE,
 	OPT_SRC_OFF,
 	OPT_DST_OFF,
@@ -164,6 +165,10 @@ static const struct argp_option options[] = {
 	/* Debug: proves the checker can fail (tests/vm/validation.sh). */
 	{ "inject-wrong-expectation", OPT_INJECT, NULL, OPTION_HIDDEN,
 	  "flip the first expected answer", 0 },
+	/* Debug: a stuck racing read whose report must reach the host
+	 * (tests/vm/validation.sh). */
+	{ "inject-stuck-reader", OPT_INJECT_STUCK, NULL, OPTION_HIDDEN,
+	  "--ops --jobs: racing reader 1's first read never returns", 0 },
 	/* Debug: a fixed point to disturb a run at (tests/host/faults.sh). */
 	{ "stop-after", OPT_STOP_AFTER, "N", OPTION_HIDDEN,
 	  "SIGSTOP after N dedupe cases or read calls", 0 },
@@ -336,6 +341,9 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 	}
 	case OPT_INJECT:
 		w->inject_wrong = true;
+		break;
+	case OPT_INJECT_STUCK:
+		w->inject_stuck_reader = true;
 		break;
 	case OPT_TIME_LIMIT: {
 		__u64 ns;
@@ -564,6 +572,10 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 			cli__usage_error(st, "--ops-only needs --ops");
 		if (w->ops_jobs > 1 && !w->ops)
 			cli__usage_error(st, "--jobs needs --ops");
+		if (w->inject_stuck_reader && w->ops_jobs < 2)
+			cli__usage_error(st,
+					 "--inject-stuck-reader needs --ops "
+					 "and --jobs");
 		if ((w->ops_schedule || w->ops_replay) && w->ops_jobs < 2)
 			cli__usage_error(st, "%s needs --ops and --jobs",
 					 w->ops_schedule ? "--schedule"

@@ -339,6 +339,17 @@ static void count_read(struct wl_ops *s, struct wl_totals *tot, enum wl_way w,
 		wl_read__count(w, rwf, q, res, s->page, tot);
 }
 
+/* Debug (--inject-stuck-reader): a call that never returns, waiting in
+ * the kernel on an empty pipe, as a read deadlocked by a race would. */
+static void stuck_call(void)
+{
+	int p[2];
+	char c;
+
+	if (!pipe(p))
+		(void)!read(p[0], &c, 1);
+}
+
 /* A read's check: the mutator's as every operation's; a racing
  * reader's layout says who read what when, and what ran meanwhile. */
 static void rd_check(struct ops_reader *rd, bool ok, const char *kind,
@@ -465,6 +476,8 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 					  .niov = op->iovecs,
 					  .seek = true };
 		rd_enter(rd, op, index, op->len);
+		if (racing && s->inject_stuck && rd->id == 1 && !index)
+			stuck_call();
 		wl_reader__read(&r, &q, &res);
 		wl_watch__leave(s->watch, (int)rd->id);
 	}

@@ -168,6 +168,8 @@ struct wl_ops {
 	bool failed, fail_race;
 	__u32 fail_index;
 	char kind[24];
+	/* Debug: racing reader 1's first read never returns. */
+	bool inject_stuck;
 	/* A shrink trial looks for this kind only. */
 	const char *want_kind;
 	bool trial_failed;

@@ -144,6 +144,7 @@ int ops__prepare(void **out, const struct wl_opts *o)
 	s->repeat = o->ops_repeat ? o->ops_repeat : 1;
 	s->schedule_path = o->ops_schedule;
 	s->replay_path = o->ops_replay;
+	s->inject_stuck = o->inject_stuck_reader;
 	if (pthread_mutex_init(&s->check_lock, NULL)) {
 		free(s);
 		return -ENOMEM;

@@ -187,6 +187,8 @@ struct wl_opts {
 	wl_group_fn group_end; /* NULL: nobody asks */
 	void *group_ctx;
 	bool inject_wrong; /* debug: flip one expected answer */
+	/* debug: --ops --jobs' racing reader 1's first read never returns */
+	bool inject_stuck_reader;
 	/* debug: SIGSTOP the process after this many traced dedupe cases or
 	 * read calls (0 = never), so that a test can change the environment
 	 * at a known point and then SIGCONT it */

@@ -56,6 +56,10 @@ if [ -z "${FS_VM_ATTACH_ONLY:-}" ]; then
 	valjobs+=("dedupe-random64 0 run dedupe --random 64 --seed 1"
 		"shmem-random64 0 run shmem-read --random 64 --seed 1")
 fi
+# A racing reader stuck in the kernel: the run's watchdog gives the
+# verdict with that thread's stack, the report reaches the host and the
+# guest powers off, so it is the last job.
+valjobs+=("shmem-stuck 1 run shmem-read --ops 300 --seed 1 --jobs 2 --deadline-base 2 --inject-stuck-reader")
 declare -A valrc=()
 # The runs that also write KTAP ($valout/NAME.ktap).
 valktap=" dedupe-kprobe shmem-kprobe dedupe-wrong shmem-wrong validate-dedupe "
@@ -163,6 +167,15 @@ for job in "${valjobs[@]}"; do
 	expect_eq "vm validation $name: exit status" "${valrc[$name]:-none}" "$want"
 	if ! jq -e .validation "$j" >/dev/null 2>&1; then
 		bad "vm validation $name" "no JSON with validation; see $vallog and $valerr"
+		continue
+	fi
+	if [ "$mode" == stuck ]; then
+		expect_eq "vm validation $name: a timeout of racing reader 1's first read, in the report on the host" \
+			"$(jq -r '"\(.validation.failures) \(.validation.cases[0].kind) \(.validation.cases[0].layout | test("^ops seed=1 jobs=2 reader 1 #0 read ")) \(.workload.reconcile)"' "$j")" \
+			"1 timeout true skipped: a call never returned"
+		expect_match "vm validation $name: the watchdog quotes the stuck reader's own kernel stack" \
+			"$(grep "timeout: a call of layout 'ops seed=1 jobs=2 reader 1 #0 " "$valerr")" \
+			"kernel stack of thread [0-9]+: [a-z_]*pipe_read"
 		continue
 	fi
 	if [[ "$name" == validate-* ]]; then
