@@ -1034,13 +1034,24 @@ static void test_poison(void **state)
 	free(b);
 }
 
+/* The answers dd__store_answers allows for src against dst (16 bytes at
+ * file offset 100) with st racing. */
+static void want_answers(const unsigned char *src, const unsigned char *dst,
+			 const struct dd_store *st, bool same, bool differs)
+{
+	bool s, d;
+
+	dd__store_answers(src, dst, 100, 16, st, &s, &d);
+	assert_int_equal(s, same);
+	assert_int_equal(d, differs);
+}
+
 /* A store racing a FIDEDUPERANGE: which answers some state allows. The
  * destination's range is 16 bytes at file offset 100. */
 static void test_store_answers(void **state)
 {
 	unsigned char src[16], dst[16], w[4];
 	struct dd_store st = { .off = 105, .len = 2, .bytes = w };
-	bool same, differs;
 
 	(void)state;
 	memset(src, 0x41, sizeof(src));
@@ -1049,20 +1060,14 @@ static void test_store_answers(void **state)
 	 * DIFFERS (after it). */
 	w[0] = 0x41;
 	w[1] = 0x7a;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_true(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, true, true);
 	/* A store that writes the source's bytes: equal in both states. */
 	w[1] = 0x41;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_true(same);
-	assert_false(differs);
+	want_answers(src, dst, &st, true, false);
 	/* Out of the range: the bytes before it decide alone. */
 	st.off = 200;
 	w[1] = 0x7a;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_true(same);
-	assert_false(differs);
+	want_answers(src, dst, &st, true, false);
 	st.off = 105;
 	/* Different at 105 and 106 before; the store makes 105 equal and
 	 * 106 different still: DIFFERS in both states. */
@@ -1070,31 +1075,21 @@ static void test_store_answers(void **state)
 	dst[6] = 0x00;
 	w[0] = 0x41;
 	w[1] = 0x00;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_false(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, false, true);
 	/* It makes both equal: SAME after it, DIFFERS before. */
 	w[1] = 0x41;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_true(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, true, true);
 	/* 105 equal only before the store, 106 only after: no whole state
 	 * is equal for a pwrite; a torn store through a mapping (its 106
 	 * in, its 105 not yet) leaves one that is. */
 	dst[5] = 0x41;
 	w[0] = 0x00;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_false(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, false, true);
 	st.torn = true;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_true(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, true, true);
 	/* A byte outside the store that differs: no state is equal. */
 	dst[0] = 0x00;
-	dd__store_answers(src, dst, 100, 16, &st, &same, &differs);
-	assert_false(same);
-	assert_true(differs);
+	want_answers(src, dst, &st, false, true);
 }
 
 int main(void)
