@@ -10,8 +10,8 @@
 #   lava-test-case NAME --result pass|fail|skip
 # with, when it has subtests, the count of its passing ones as
 # --measurement N --units checks. Its failed and skipped subtests (the
-# checks that failed, at most 64 per run with their layout) become cases of
-# their own, named PARENT.check_N; --all adds the passing ones too (tens of
+# checks that failed) become cases of their own, named PARENT.check_N, a
+# failed one PARENT.check_N.KIND (wrong_answer, data_changed...); --all adds the passing ones too (tens of
 # thousands for a whole validation: slow on a DUT, heavy in LAVA's log).
 # Names keep [A-Za-z0-9._-], everything else becomes _; a name met twice
 # (one layout of --random per test) gets .N, its test number, appended.
@@ -64,6 +64,9 @@ line ~ /^(not )?ok [0-9]+/ {
 	} else {
 		# A subtest: its parent is named by the "# Subtest:" line above.
 		if (res == "pass") passed[depth]++
+		# A failure names its kind: "check_3.wrong_answer".
+		kind = dir; sub(/:.*/, "", kind)
+		if (res == "fail" && kind != "") desc = desc "." kind
 		if (res != "pass" || all == "1")
 			emit(clean(sub_name[depth]) "." clean(desc), res, "")
 	}

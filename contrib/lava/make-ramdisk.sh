@@ -8,7 +8,8 @@
 # busybox (busybox-static), the static folioscope and the host's
 # mkfs.btrfs/mkfs.xfs with their libraries, as `folioscope vm`'s does; no
 # modules: the test kernels (tests/kernels/build.sh) build loop, btrfs and
-# xfs in. LAVA unpacks it, adds its overlay and packs it again.
+# xfs in. LAVA's qemu jobs bring their overlay on a disk, which /init links
+# in /dev/disk/by-uuid (the kernel needs contrib/lava/lava.fragment).
 #
 #   contrib/lava/make-ramdisk.sh [FOLIOSCOPE] OUT.cpio.gz
 set -eu
@@ -47,6 +48,17 @@ mount -t bpf bpf /sys/fs/bpf
 # Outputs read back through the page cache alone, not through tmpfs,
 # whose reads may be what the kernel under test gets wrong.
 mount -t ramfs ramfs /out
+# /dev/disk/by-uuid, which LAVA mounts its overlay disk by: no udev and
+# no blkid applet here, so read ext2's superblock (magic 0xef53 at byte
+# 1080, the UUID's 16 bytes at 1128).
+mkdir -p /dev/disk/by-uuid
+for d in /dev/vd? /dev/sd?; do
+	[ -b "$d" ] || continue
+	[ "$(od -An -tx1 -j1080 -N2 "$d" | tr -d ' \n')" = 53ef ] || continue
+	u=$(od -An -tx1 -j1128 -N16 "$d" | tr -d ' \n' |
+		sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1-\2-\3-\4-/')
+	ln -sf "$d" "/dev/disk/by-uuid/$u"
+done
 ulimit -l unlimited
 echo "folioscope ramdisk: $(uname -r)"
 export PS1='folioscope# '
