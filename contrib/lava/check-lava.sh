@@ -16,6 +16,9 @@ fi
 build() { "$repo/tests/kernels/build.sh" -f "$here/lava.fragment" "$@" | tail -n 1; }
 base=$(build -n lava-base)
 mutant=$(build -d -n lava-mut-dedupe-src-poff "$repo/tests/kernels/mutants/dedupe-src-poff.patch")
+for k in "$base" "$mutant"; do
+	[ -f "$k" ] || { echo "check-lava: kernel not built: '$k'" >&2; exit 1; }
+done
 st=0
 "$here/run-job.sh" "$base" lava-base || st=1
 "$here/run-job.sh" "$mutant" lava-mut-dedupe-src-poff --expect-fail || st=1
