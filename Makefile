@@ -195,6 +195,15 @@ kernel:
 mutants: folioscope
 	$(Q)tests/kernels/mutants.sh -t $(if $(SERIES),-s $(SERIES)) $(MUTANTS)
 
+# make check-lava: contrib/lava's job run by the real LAVA dispatcher
+# (lava-run from Debian's lava-dispatcher, installed when missing: about
+# 250 packages) on the 6.1 test kernel and a mutant, both with
+# contrib/lava/lava.fragment; LAVA's cases held to folioscope's JSON.
+# Not in make check.
+.PHONY: check-lava
+check-lava: folioscope
+	$(Q)contrib/lava/check-lava.sh
+
 # make ab [SERIES=6.1|6.12] [RUNS=N] [SIZE=BYTES] [PATCH=FILE]: base vs
 # patched kernels, end to end (tests/ab/run.sh); with PATCH, the claim
 # table of a patch to tmpfs reads that applies after the tmpfs seed

@@ -4,7 +4,7 @@
 # Builds a small x86_64 test kernel from Debian's linux-source-SERIES,
 # optionally with patches, for `folioscope vm --kernel`.
 #
-#   tests/kernels/build.sh [-s SERIES] [-k] [-d] [-c] [-n NAME] [-j JOBS] [PATCH...]
+#   tests/kernels/build.sh [-s SERIES] [-k] [-f FRAGMENT] [-d] [-c] [-n NAME] [-j JOBS] [PATCH...]
 #
 # -s: 6.1 (default) or 6.12, the Debian 12 source package it builds from
 # ($FS_KERNEL_SERIES sets the default).
@@ -45,21 +45,24 @@ name=
 kasan=
 drop=
 cached_only=
+extra_fragments=()
 
 die() {
 	echo "kernel: $*" >&2
 	exit 2
 }
 
-while getopts "s:kdcn:j:h" o; do
+while getopts "s:kf:dcn:j:h" o; do
 	case $o in
 	s) series=$OPTARG ;;
 	k) kasan=1 ;;
+	f) [ -r "$OPTARG" ] || die "cannot read fragment '$OPTARG'"
+	   extra_fragments+=("$(cd "$(dirname "$OPTARG")" && pwd)/$(basename "$OPTARG")") ;;
 	c) cached_only=1 ;;
 	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -74,6 +77,7 @@ if [ -n "$kasan" ]; then
 	fragments+=("$here/kasan.fragment")
 	[ ! -f "$here/kasan-$series.fragment" ] || fragments+=("$here/kasan-$series.fragment")
 fi
+fragments+=(${extra_fragments[@]+"${extra_fragments[@]}"})
 patches=()
 for p in "$@"; do
 	[ -r "$p" ] || die "cannot read patch '$p'"
