@@ -14,7 +14,9 @@
 # -k adds tests/kernels/kasan.fragment (generic KASAN; and
 # kasan-SERIES.fragment when there is one): a base of its own,
 # a full build (the whole kernel is instrumented), patched builds on top of
-# it as usual. -d drops a patched build's tree once its bzImage is out
+# it as usual. -f FRAGMENT (repeatable) adds a config fragment of its own
+# after those (contrib/lava/lava.fragment): hashed into the key, a base of
+# its own too. -d drops a patched build's tree once its bzImage is out
 # (2.4 GB each; a later build of the same patches just boots the bzImage).
 # -c builds nothing: it prints the cached kernel's path, or exits 3 when
 # the kernel is not built yet (make check's tier: a base build takes 25
@@ -62,7 +64,7 @@ while getopts "s:kf:dcn:j:h" o; do
 	d) drop=1 ;;
 	n) name=$OPTARG ;;
 	j) jobs=$OPTARG ;;
-	*) sed -n '4,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	*) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
