@@ -53,9 +53,9 @@
  *          first (a racing reader's) never returns: it waits in the
  *          kernel on an empty pipe, as a read deadlocked by a race would
  *   lose   a FIDEDUPERANGE whose source and destination are equal
- *          compares them, waits 2 ms and then writes the bytes it
+ *          compares them, waits 5 ms and then writes the bytes it
  *          compared back over the destination before the real call: a
- *          store that lands in those 2 ms is lost, as one between a
+ *          store that lands in those 5 ms is lost, as one between a
  *          compare and a remap that does not keep stores out would be;
  *          with nothing racing it every answer and byte is right
  *
@@ -608,7 +608,7 @@ static void dedupe_lose(int fd, const struct file_dedupe_range *r)
 {
 	const size_t n = r->src_length;
 	unsigned char *a = malloc(n), *b[256] = { 0 };
-	const struct timespec win = { .tv_nsec = 2000000 };
+	const struct timespec win = { .tv_nsec = 5000000 };
 
 	if (!a || syscall(SYS_pread64, fd, a, n, r->src_offset) != (long)n)
 		goto out;
