@@ -740,8 +740,8 @@ static void op_dedupe(struct wl_ops *s, const struct wl_op *op, __u32 index)
 				     : 0;
 	}
 	/* A store raced into ranges that are equal: their remap is what
-	 * must keep it out. */
-	for (__u32 d = 0; d < op->ndest; d++)
+	 * must keep it out. Only where a store can race. */
+	for (__u32 d = 0; s->racing && d < op->ndest; d++)
 		if (op->dest[d].file != op->file && cmp_len[d] &&
 		    !memcmp(src->b + op->off,
 			    s->shadows[op->dest[d].file].b + op->dest[d].off,

@@ -95,10 +95,10 @@ struct ops_storer {
 	__u64 map_len;
 	unsigned char *bytes; /* the store's bytes (a unit's pattern) */
 	__u64 delay_ns;
-	/* What it did: pwrite's return (-errno), when it began and ended
+	/* What it did: pwrite's return (-errno), when it began
 	 * (wl__now_ns()). */
 	long long ret;
-	__u64 t0, t1;
+	__u64 t0;
 	__u64 ioctl_t0, ioctl_t1; /* the ioctl's */
 	/* Recent ioctls' time: half the delays are drawn below it. The
 	 * other half around aim_ns: where the compare happens, as the

@@ -65,7 +65,6 @@ static void store_make(struct ops_storer *st)
 
 		st->ret = r < 0 ? -errno : r;
 	}
-	st->t1 = wl__now_ns();
 	wl_watch__leave(s->watch, OPS_STORE_SLOT);
 }
 
