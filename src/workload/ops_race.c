@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fs.h"
 #include "workload/ops_run.h"
 
 static void *racer_main(void *arg)
@@ -56,38 +57,12 @@ static void sched_head(const struct wl_ops *s, char *buf, size_t n)
 
 int ops__replay_read(struct wl_ops *s)
 {
-	FILE *f = fopen(s->replay_path, "re");
-	char buf[65536];
-	size_t n, len = 0;
-	char *text = NULL, *grown;
-	int err = 0;
+	int err = file__read_at(AT_FDCWD, s->replay_path, &s->replay_text,
+				&s->replay_len);
 
-	if (!f) {
-		err = -errno;
+	if (err)
 		wl__err(s->wl, err, "--replay '%s'", s->replay_path);
-		return err;
-	}
-	while (!err && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		grown = realloc(text, len + n + 1);
-		if (!grown) {
-			err = -ENOMEM;
-			break;
-		}
-		text = grown;
-		memcpy(text + len, buf, n);
-		len += n;
-	}
-	if (!err && ferror(f))
-		err = -EIO;
-	fclose(f);
-	if (err) {
-		free(text);
-		wl__err(s->wl, err, "--replay '%s'", s->replay_path);
-		return err;
-	}
-	s->replay_text = text;
-	s->replay_len = len;
-	return 0;
+	return err;
 }
 
 /* --replay FILE: "READER READ VERSION" lines after the head, from the
