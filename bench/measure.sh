@@ -187,7 +187,7 @@ all_probes() { # all_probes MECH TARGET
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0 fs
-	local log=$W/tracer.log lean= exclude=$NOINLINE drop=
+	local log=$W/tracer.log lean= by= exclude=$NOINLINE drop=
 	: >"$log"
 	# A part of the work left out (--breakdown): hist.NAME is hist=NAME.
 	case $mech in
@@ -198,6 +198,7 @@ start_tracer() {
 	# The compare's inline site: kprobe's plan with the DWARF in reach.
 	inline) exclude=${FOLIOSCOPE_EXCLUDE:-} mech=kprobe ;;
 	lean-*) lean=--lean mech=${mech#lean-} ;;
+	bycg-*) by=cgroup mech=${mech#bycg-} ;;
 	# The syscall level on the raw sys_enter/sys_exit tracepoints, the
 	# fallback for kernels without per-syscall ones.
 	raw-*) exclude=syscalls mech=${mech#raw-} ;;
@@ -209,7 +210,7 @@ start_tracer() {
 		[ "$tool" = base ] && fs=$BASE_FS
 		# shellcheck disable=SC2086
 		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop \
-			"$fs" trace -t "$target" -m "$mech" $lean -j "$W/trace.json" \
+			"$fs" trace -t "$target" -m "$mech" $lean ${by:+--by "$by"} -j "$W/trace.json" \
 			>"$W/trace.out" 2>"$log" &
 		ready="folioscope: tracing" ;;
 	bpftrace)
@@ -414,7 +415,7 @@ oneliner_targets() {
 VARIANTS=
 if [ "$ONLY_BYSTANDER" = 0 ]; then
 for m in $MECHS; do
-	VARIANTS="$VARIANTS folioscope-$m folioscope-lean-$m bpftrace-$m floor-$m"
+	VARIANTS="$VARIANTS folioscope-$m folioscope-lean-$m folioscope-bycg-$m bpftrace-$m floor-$m"
 	# Function level: also empty programs on every probe folioscope uses.
 	[ "$m" = syscall ] || VARIANTS="$VARIANTS floorall-$m"
 done
@@ -459,6 +460,9 @@ for b in pread4k dedupe4k; do
 		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-lean-$m folioscope-$m bpf_ratio_to_full"
 		rec "target $SCOPE $b folioscope-lean-$m ratio_to_bpftrace le 0.5 $b $m --lean: folioscope adds <= 0.5x bpftrace's ns/call"
 		rec "target $SCOPE $b folioscope-lean-$m ratio_to_floor le 1.3 $b $m --lean: folioscope adds <= 1.3x the empty pair's ns/call"
+		# --by cgroup: what the breakdown adds to a traced call.
+		rec "ratio $SCOPE $b added_ns_per_call folioscope-bycg-$m folioscope-$m ratio_to_full"
+		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-bycg-$m folioscope-$m bpf_ratio_to_full"
 	done
 done
 for m in $MECHS; do
@@ -515,6 +519,7 @@ fi
 fi
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
 rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them)."
+rec "note $SCOPE folioscope-bycg-M: trace --by cgroup, histograms per cgroup v2 (a cgroup id and a hash lookup per call)."
 rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty pairs on every function folioscope probes (its sub-probe on folio lookups/reads included, with folioscope's fallback mechanism)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."
 

@@ -20,9 +20,10 @@ const volatile __u32 filter_pids[FS_MAX_PIDS] = {};
 const volatile __u32 nr_filter_pids = 0;
 const volatile char filter_comm[16] = {};
 const volatile __u32 has_filter_comm = 0;
-const volatile __u64 filter_cgroup = 0; /* cgroup v2 id */
-const volatile __u32 filter_dev = 0;	/* kernel dev_t of the fs */
-const volatile __u64 filter_magic = 0;	/* superblock magic (fs type) */
+/* --cgroup: the trees, as directory fds in filter_cgroups' entries. */
+const volatile __u32 nr_filter_cgroups = 0;
+const volatile __u32 filter_dev = 0;   /* kernel dev_t of the fs */
+const volatile __u64 filter_magic = 0; /* superblock magic (fs type) */
 /*
  * trace --lean: leave out the optional histograms that cost the most per
  * call (user buffer alignment here; user space also leaves the folio and
@@ -43,7 +44,7 @@ static __always_inline __u64 fs_now(void)
 	return (cost_drop & FS_DROP_TIME) ? 1 : bpf_ktime_get_ns();
 }
 
-/* Sized by user space: 1 entry, or FS_STATS_ENTRIES with -P. */
+/* Sized by user space: 1 entry, or FS_STATS_ENTRIES with a breakdown. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -51,57 +52,83 @@ struct {
 	__type(value, struct fs_stats);
 } stats SEC(".maps");
 
-/* -P: process -> stats entry, and who owns each entry. */
-const volatile __u32 per_proc = 0;
-__u32 next_proc_slot = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, FS_MAX_CGROUPS);
+	__type(key, __u32);
+	__type(value, __u32);
+} filter_cgroups SEC(".maps");
+
+/* A breakdown (enum fs_by): key -> stats entry, and who owns each entry. */
+const volatile __u32 by = FS_BY_NONE;
+__u32 next_by_slot = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
+	__uint(max_entries, FS_BY_KEYS);
+	__type(key, __u64);
 	__type(value, __u32);
-} proc_slots SEC(".maps");
+} by_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, FS_STATS_ENTRIES);
 	__type(key, __u32);
-	__type(value, struct fs_proc_info);
-} proc_info SEC(".maps");
+	__type(value, struct fs_by_info);
+} by_info SEC(".maps");
+
+/* The directory name of the current task's cgroup v2 (kernfs node). */
+static __always_inline void by__cgroup_name(char *out)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	const char *name = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, name);
+
+	bpf_probe_read_kernel_str(out, FS_CGROUP_NAME, name);
+}
 
 /*
- * The current process's stats entry. The hash lookup happens only with
- * -P; a process seen for the first time takes the next free entry, or
- * "other" when all are taken. Two threads racing on a new process may
- * take two entries; user space merges entries by pid.
+ * The current key's stats entry. The hash lookup happens only with a
+ * breakdown; a key seen for the first time takes the next free entry, or
+ * "other" when all are taken, and is remembered either way (up to
+ * FS_BY_KEYS) so user space can count what "other" holds. Two threads
+ * racing on a new key may take two entries; user space merges entries by
+ * key.
  */
-static __always_inline __u32 proc__slot(void)
+static __always_inline __u32 by__slot(void)
 {
-	struct fs_proc_info info = {};
-	__u32 *slot, idx, tgid;
+	struct fs_by_info info = {};
+	__u32 *slot, idx;
+	__u64 key;
 
-	/* Without -P no helper runs: the verifier drops the rest. */
-	if (!per_proc)
+	/* Without a breakdown no helper runs: the verifier drops the rest. */
+	if (by == FS_BY_NONE)
 		return 0;
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	info.pid = tgid;
-	slot = bpf_map_lookup_elem(&proc_slots, &tgid);
+	if (by == FS_BY_CGROUP)
+		key = bpf_get_current_cgroup_id();
+	else
+		key = bpf_get_current_pid_tgid() >> 32;
+	slot = bpf_map_lookup_elem(&by_slots, &key);
 	if (slot)
 		return *slot;
-	idx = __sync_fetch_and_add(&next_proc_slot, 1);
-	if (idx >= FS_PROC_SLOTS) {
-		idx = FS_PROC_OTHER;
+	idx = __sync_fetch_and_add(&next_by_slot, 1);
+	if (idx >= FS_BY_SLOTS) {
+		idx = FS_BY_OTHER;
 	} else {
+		if (by == FS_BY_CGROUP) {
+			info.cgroup = key;
+			by__cgroup_name(info.cgroup_name);
+		}
+		info.pid = bpf_get_current_pid_tgid() >> 32;
 		bpf_get_current_comm(info.comm, sizeof(info.comm));
-		bpf_map_update_elem(&proc_info, &idx, &info, BPF_ANY);
+		bpf_map_update_elem(&by_info, &idx, &info, BPF_ANY);
 	}
-	bpf_map_update_elem(&proc_slots, &tgid, &idx, BPF_NOEXIST);
+	bpf_map_update_elem(&by_slots, &key, &idx, BPF_NOEXIST);
 	return idx;
 }
 
 static __always_inline struct fs_stats *stats__get(void)
 {
-	__u32 key = proc__slot();
+	__u32 key = by__slot();
 
 	return bpf_map_lookup_elem(&stats, &key);
 }
@@ -214,9 +241,9 @@ static __always_inline bool filter__in_tree(__u32 root)
 
 /*
  * The cheapest test first: pid compares (one helper, taken only when a
- * pid filter is set), the cgroup id (one helper), the command name (a
- * helper and a compare), the tree walk (a read per ancestor). Without
- * filters it runs no helper at all.
+ * pid filter is set), the cgroup trees (a helper per tree), the command
+ * name (a helper and a compare), the tree walk (a read per ancestor).
+ * Without filters it runs no helper at all.
  */
 static __always_inline bool filter__pass(void)
 {
@@ -235,8 +262,19 @@ static __always_inline bool filter__pass(void)
 		if (!hit)
 			return false;
 	}
-	if (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)
-		return false;
+	if (nr_filter_cgroups) {
+		bool hit = false;
+
+		/* The task's cgroup or one below it: a container's cgroup
+		 * holds the cgroups of its own services. */
+		for (__u32 i = 0; i < FS_MAX_CGROUPS; i++)
+			if (!hit && i < nr_filter_cgroups &&
+			    bpf_current_task_under_cgroup(&filter_cgroups, i) ==
+				    1)
+				hit = true;
+		if (!hit)
+			return false;
+	}
 	if (has_filter_comm) {
 		char comm[16];
 

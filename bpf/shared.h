@@ -162,21 +162,42 @@ struct fs_fetch {
 	__u32 pad;
 };
 
-/* Filters: at most this many -p PIDs. */
+/* Filters: at most this many -p PIDs, and this many --cgroup trees. */
 #define FS_MAX_PIDS 8
+#define FS_MAX_CGROUPS 8
 
 /*
- * Per-process breakdown (-P): stats entries 0..FS_PROC_SLOTS-1 belong to
- * one process each, in order of first sight; later processes share the
- * "other" entry. Without -P everything goes to entry 0.
+ * What a breakdown keys its rows by: -P (--by process) the process,
+ * --by cgroup the task's cgroup v2 (the one bpf_get_current_cgroup_id()
+ * returns).
  */
-#define FS_PROC_SLOTS 64
-#define FS_PROC_OTHER FS_PROC_SLOTS
-#define FS_STATS_ENTRIES (FS_PROC_SLOTS + 1)
+enum fs_by {
+	FS_BY_NONE,
+	FS_BY_PROCESS,
+	FS_BY_CGROUP,
+};
 
-struct fs_proc_info {
-	__u32 pid;
+/*
+ * A breakdown's stats entries: 0..FS_BY_SLOTS-1 belong to one key each,
+ * in order of first sight; later keys share the "other" entry. Without a
+ * breakdown everything goes to entry 0. FS_BY_KEYS bounds the keys
+ * remembered at all (those of "other" included), so user space can say
+ * how many "other" holds, up to that.
+ */
+#define FS_BY_SLOTS 64
+#define FS_BY_OTHER FS_BY_SLOTS
+#define FS_STATS_ENTRIES (FS_BY_SLOTS + 1)
+#define FS_BY_KEYS 4096
+
+/* Who owns a breakdown's entry: what its first call's task was. */
+#define FS_CGROUP_NAME 64
+struct fs_by_info {
+	__u64 cgroup; /* FS_BY_CGROUP: the cgroup v2 id; 0 = entry unused */
+	__u32 pid;    /* FS_BY_PROCESS: the tgid; 0 = entry unused */
 	char comm[16];
+	/* FS_BY_CGROUP: the cgroup directory's own name (the path's last
+	 * part), for a cgroup gone before user space could name it. */
+	char cgroup_name[FS_CGROUP_NAME];
 };
 
 struct fs_hist_cell {

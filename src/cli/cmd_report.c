@@ -154,7 +154,7 @@ static void saved__refresh(struct saved *sv)
 	sv->owned = true;
 }
 
-/* The saved run as of now; r gets its own process table. */
+/* The saved run as of now; r gets its own breakdown rows. */
 static int fill_saved(void *ctx, struct fs_report *r)
 {
 	struct saved *sv = ctx;
@@ -163,18 +163,18 @@ static int fill_saved(void *ctx, struct fs_report *r)
 	saved__refresh(sv);
 	saved = sv->r;
 	memcpy(r, saved, sizeof(*r));
-	r->procs = NULL;
-	r->nprocs = 0;
+	r->parts = NULL;
+	r->nparts = 0;
 	/* /metrics has no use for them. */
 	r->intervals = NULL;
 	r->nintervals = 0;
-	if (!saved->nprocs)
+	if (!saved->nparts)
 		return 0;
-	r->procs = malloc(saved->nprocs * sizeof(*r->procs));
-	if (!r->procs)
+	r->parts = malloc(saved->nparts * sizeof(*r->parts));
+	if (!r->parts)
 		return -ENOMEM;
-	memcpy(r->procs, saved->procs, saved->nprocs * sizeof(*r->procs));
-	r->nprocs = saved->nprocs;
+	memcpy(r->parts, saved->parts, saved->nparts * sizeof(*r->parts));
+	r->nparts = saved->nparts;
 	return 0;
 }
 

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include "commands.h"
@@ -56,7 +58,15 @@ struct trace_args {
 	struct fs_filters f;
 };
 
-enum { OPT_COMM = 0x200, OPT_DEV, OPT_FS, OPT_CUMULATIVE, OPT_USER, OPT_LEAN };
+enum {
+	OPT_COMM = 0x200,
+	OPT_DEV,
+	OPT_FS,
+	OPT_CUMULATIVE,
+	OPT_USER,
+	OPT_LEAN,
+	OPT_BY,
+};
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SECONDS", 0,
@@ -70,8 +80,11 @@ static const struct argp_option options[] = {
 	  "once attached (and bound with --serve), run as USER: no "
 	  "supplementary groups, USER's uid and gid from /etc/passwd",
 	  0 },
-	{ "per-process", 'P', NULL, 0,
-	  "also histograms per process (64 of them, then 'other')", 0 },
+	{ "per-process", 'P', NULL, 0, "the same as --by process", 0 },
+	{ "by", OPT_BY, "process|cgroup", 0,
+	  "also histograms per process or per cgroup v2 (64 of them, then "
+	  "'other', which says how many it holds)",
+	  0 },
 	{ "lean", OPT_LEAN, NULL, 0,
 	  "leave out the costliest optional histograms (buffer alignment, "
 	  "folio sizes, copy chunks, lookups per call); reports mark them not "
@@ -79,7 +92,9 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },
-	{ "cgroup", 'c', "PATH", 0, "only tasks in this cgroup v2 directory",
+	{ "cgroup", 'c', "PATH", 0,
+	  "only tasks in this cgroup v2 directory or below it (repeatable, "
+	  "up to 8)",
 	  1 },
 	{ "dev", OPT_DEV, "PATH|MAJ:MIN", 0,
 	  "only files on this device (a path on it, or major:minor)", 1 },
@@ -122,18 +137,19 @@ static int parse_dev(const char *s, __u32 *out)
 	return 0;
 }
 
-/* The id bpf_get_current_cgroup_id() returns: the directory's handle. */
-static int parse_cgroup(const char *path, __u64 *id)
+/* A cgroup v2 directory, open for the filter's map. */
+static int open_cgroup(const char *path, int *fd)
 {
-	struct {
-		struct file_handle fh;
-		__u64 id;
-	} h = { .fh.handle_bytes = sizeof(__u64) };
-	int mnt;
+	struct statfs sf;
 
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mnt, 0))
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
 		return -errno;
-	memcpy(id, h.fh.f_handle, sizeof(*id));
+	if (fstatfs(*fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		close(*fd);
+		*fd = -1;
+		return -ENOTDIR;
+	}
 	return 0;
 }
 
@@ -153,6 +169,7 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 {
 	struct trace_args *a = st->input;
 	char *end;
+	size_t len;
 	long pid;
 	int err;
 
@@ -175,7 +192,16 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		a->quiet = true;
 		break;
 	case 'P':
-		a->p.per_proc = true;
+		a->p.by = FS_BY_PROCESS;
+		break;
+	case OPT_BY:
+		if (!strcmp(arg, "process"))
+			a->p.by = FS_BY_PROCESS;
+		else if (!strcmp(arg, "cgroup"))
+			a->p.by = FS_BY_CGROUP;
+		else
+			cli__usage_error(
+				st, "unknown --by '%s' (process, cgroup)", arg);
 		break;
 	case OPT_LEAN:
 		a->p.lean = true;
@@ -203,11 +229,22 @@ static error_t parse(int key, char *arg, struct argp_state *st)
 		snprintf(a->p.comm, sizeof(a->p.comm), "%s", arg);
 		break;
 	case 'c':
-		snprintf(a->f.cgroup, sizeof(a->f.cgroup), "%s", arg);
-		err = parse_cgroup(arg, &a->p.cgroup);
+		if (a->p.ncgroups == FS_MAX_CGROUPS)
+			cli__usage_error(st, "at most %d --cgroup options",
+					 FS_MAX_CGROUPS);
+		err = open_cgroup(arg, &a->p.cgroup_fds[a->p.ncgroups]);
+		if (err == -ENOTDIR)
+			cli__usage_error(st,
+					 "cgroup '%s': not a cgroup v2 "
+					 "directory",
+					 arg);
 		if (err)
 			cli__usage_error(st, "cgroup '%s': %s", arg,
 					 strerror(-err));
+		len = strlen(a->f.cgroup);
+		snprintf(a->f.cgroup + len, sizeof(a->f.cgroup) - len, "%s%s",
+			 a->p.ncgroups ? ", " : "", arg);
+		a->p.ncgroups++;
 		break;
 	case OPT_DEV:
 		snprintf(a->f.dev, sizeof(a->f.dev), "%s", arg);
@@ -475,9 +512,9 @@ static int trace__page(void *ctx, struct fs_report *r)
 	err = session__collect(k->s, r, false);
 	if (err || !k->keep)
 		return err;
-	free(r->procs);
-	r->procs = NULL;
-	r->nprocs = 0;
+	free(r->parts);
+	r->parts = NULL;
+	r->nparts = 0;
 	pthread_mutex_lock(&k->lock);
 	n = k->keep->nintervals;
 	if (n) {

@@ -165,9 +165,9 @@ void model__init(struct fs_report *r)
 
 void model__free(struct fs_report *r)
 {
-	free(r->procs);
-	r->procs = NULL;
-	r->nprocs = 0;
+	free(r->parts);
+	r->parts = NULL;
+	r->nparts = 0;
 	free(r->intervals);
 	r->intervals = NULL;
 	r->nintervals = 0;
@@ -305,7 +305,7 @@ bool model__intervals_add_up(const struct fs_report *r, char *why, size_t n)
 	return true;
 }
 
-/* Histograms only: a process's view has no attach info of its own. */
+/* Histograms only: a part's view has no attach info of its own. */
 static void stats__add(struct fs_target_report *tr, const struct fs_stats *st)
 {
 	for (int i = 0; i < tr->nhists; i++) {
@@ -319,34 +319,76 @@ static void stats__add(struct fs_target_report *tr, const struct fs_stats *st)
 		tr->counter[c] += st->counter[c];
 }
 
-int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
-		    bool other, enum fs_target t, const struct fs_stats *st)
+const char *model__by_name(enum fs_by by)
 {
-	struct fs_proc *p = NULL, *n;
+	switch (by) {
+	case FS_BY_PROCESS:
+		return "process";
+	case FS_BY_CGROUP:
+		return "cgroup";
+	case FS_BY_NONE:
+		break;
+	}
+	return NULL;
+}
 
-	for (int i = 0; i < r->nprocs; i++)
-		if (r->procs[i].other == other &&
-		    (other || r->procs[i].pid == pid))
-			p = &r->procs[i];
-	if (!p) {
-		n = realloc(r->procs, (r->nprocs + 1) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		r->procs = n;
-		p = &r->procs[r->nprocs++];
-		memset(p, 0, sizeof(*p));
-		p->pid = other ? 0 : pid;
-		p->other = other;
+static bool part__is(const struct fs_report *r, const struct fs_part *p,
+		     const struct fs_part_key *k)
+{
+	if (p->other || k->other)
+		return p->other == k->other;
+	return r->by == FS_BY_CGROUP ? p->cgroup_id == k->cgroup_id
+				     : p->pid == k->pid;
+}
+
+static struct fs_part *part__new(struct fs_report *r,
+				 const struct fs_part_key *k)
+{
+	struct fs_part *p, *n;
+
+	n = realloc(r->parts, (r->nparts + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	r->parts = n;
+	p = &r->parts[r->nparts++];
+	memset(p, 0, sizeof(*p));
+	p->other = k->other;
+	if (!k->other) {
+		p->pid = k->pid;
+		p->cgroup_id = k->cgroup_id;
 		snprintf(p->comm, sizeof(p->comm), "%s",
-			 other ? "other" : comm);
-		target_init(&p->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE,
-			    dedupe_hists, FS_DD_NHIST, dedupe_counters,
-			    FS_DD_NCOUNTERS);
-		target_init(&p->target[FS_TGT_SHMEM], FS_TGT_SHMEM, shmem_hists,
-			    FS_SH_NHIST, shmem_counters, FS_SH_NCOUNTERS);
+			 k->comm ? k->comm : "");
+		snprintf(p->cgroup, sizeof(p->cgroup), "%s",
+			 k->cgroup ? k->cgroup : "");
+	} else {
+		snprintf(p->comm, sizeof(p->comm), "other");
+		snprintf(p->cgroup, sizeof(p->cgroup), "other");
+	}
+	target_init(&p->target[FS_TGT_DEDUPE], FS_TGT_DEDUPE, dedupe_hists,
+		    FS_DD_NHIST, dedupe_counters, FS_DD_NCOUNTERS);
+	target_init(&p->target[FS_TGT_SHMEM], FS_TGT_SHMEM, shmem_hists,
+		    FS_SH_NHIST, shmem_counters, FS_SH_NCOUNTERS);
+	return p;
+}
+
+int model__part_add(struct fs_report *r, const struct fs_part_key *k,
+		    enum fs_target t, const struct fs_stats *st)
+{
+	struct fs_part *p = NULL;
+
+	for (int i = 0; i < r->nparts && !p; i++)
+		if (part__is(r, &r->parts[i], k))
+			p = &r->parts[i];
+	if (!p)
+		p = part__new(r, k);
+	if (!p)
+		return -ENOMEM;
+	if (k->other) {
+		p->nother[t] = k->nother;
+		p->nother_more[t] = k->nother_more;
 	}
 	p->target[t].enabled = true;
-	/* What the whole target cannot measure, no process can. */
+	/* What the whole target cannot measure, no part of it can. */
 	for (int i = 0; i < p->target[t].nhists; i++) {
 		p->target[t].hist[i].measured = r->target[t].hist[i].measured;
 		memcpy(p->target[t].hist[i].why, r->target[t].hist[i].why,

@@ -197,12 +197,35 @@ struct fs_validation {
 	struct fs_vgroup groups[FS_MAX_VGROUPS];
 };
 
-/* One process of a per-process breakdown (-P), or the "other" bucket. */
-struct fs_proc {
-	__u32 pid;
-	char comm[16];
-	bool other; /* processes beyond the table's size */
+/*
+ * One row of a breakdown (trace -P, --by): a process, a cgroup, or the
+ * "other" row of the keys past the table's FS_BY_SLOTS.
+ */
+struct fs_part {
+	bool other;
+	/* other: how many keys it holds, per target (each target's probes
+	 * keep their own table), and whether that is only "at least" (the
+	 * kernel's table of keys was full). */
+	__u64 nother[FS_TGT_NR];
+	bool nother_more[FS_TGT_NR];
+	__u32 pid;     /* a process: its pid */
+	char comm[16]; /* a process's name; a cgroup's first task's */
+	__u64 cgroup_id;
+	/* A cgroup's path below the cgroup2 mount ("/" the root), or
+	 * ".../NAME" when the cgroup was gone before it could be found. */
+	char cgroup[256];
 	struct fs_target_report target[FS_TGT_NR];
+};
+
+/* A part's key, as the breakdown's owner of an entry tells it. */
+struct fs_part_key {
+	bool other;
+	__u64 nother;
+	bool nother_more;
+	__u32 pid;
+	const char *comm;
+	__u64 cgroup_id;
+	const char *cgroup;
 };
 
 /*
@@ -231,7 +254,8 @@ struct fs_filters {
 	int npids;
 	__u32 pids[FS_MAX_PIDS]; /* -p */
 	char comm[16];		 /* --comm */
-	char cgroup[256];	 /* -c, the directory as given */
+	char cgroup[512];	 /* --cgroup: the directories as given,
+				  * ", " between them */
 	char dev[128];		 /* --dev, as given: a path or MAJ:MIN */
 	char fs[16];		 /* --fs */
 	char command[256];	 /* trace -- CMD: the command line */
@@ -296,9 +320,11 @@ struct fs_report {
 	struct fs_validation validation;
 	struct fs_coverage coverage;
 	struct fs_filters filters;
-	/* Per-process breakdown, heap-allocated; model__free releases it. */
-	int nprocs;
-	struct fs_proc *procs;
+	/* A breakdown by process or cgroup (FS_BY_NONE: none), its rows
+	 * heap-allocated; model__free releases them. */
+	enum fs_by by;
+	int nparts;
+	struct fs_part *parts;
 	/* trace -i: every interval, oldest first, heap-allocated;
 	 * model__free releases it. */
 	int nintervals;
@@ -308,12 +334,15 @@ struct fs_report {
 /* Fill host facts (in a vm guest, its FOLIOSCOPE_VM_ACCEL and
  * FOLIOSCOPE_VM_BOOT) and the static histogram specs of every target. */
 void model__init(struct fs_report *r);
-/* Free what the report allocated (the per-process table). */
+/* Free what the report allocated (the breakdown's rows, the intervals). */
 void model__free(struct fs_report *r);
-/* Add a process's stats for target t (merged by pid; other = the bucket
- * for processes past the table's size). Returns 0 or -ENOMEM. */
-int model__proc_add(struct fs_report *r, __u32 pid, const char *comm,
-		    bool other, enum fs_target t, const struct fs_stats *st);
+/* Add a key's stats for target t to r's breakdown (r->by says what keys
+ * are; merged by pid or cgroup id, "other" into one row). Returns 0 or
+ * -ENOMEM. */
+int model__part_add(struct fs_report *r, const struct fs_part_key *k,
+		    enum fs_target t, const struct fs_stats *st);
+/* The breakdown's names: "process", "cgroup"; NULL for FS_BY_NONE. */
+const char *model__by_name(enum fs_by by);
 /*
  * Append the interval [start_ms, end_ms] holding the events of delta (a
  * report of one interval). Returns 0 or -ENOMEM (r unchanged).

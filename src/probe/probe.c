@@ -94,6 +94,22 @@ static int inflight__prepare(struct bpf_object *obj, bool hash)
 	return err;
 }
 
+/* --cgroup: the trees' directories, in the order the filter tries them. */
+static int probe__fill_cgroups(const struct probe *pr,
+			       const struct probe_opts *o)
+{
+	const struct bpf_map *m =
+		bpf_object__find_map_by_name(pr->obj, "filter_cgroups");
+
+	if (!m)
+		return -ENOENT;
+	for (__u32 i = 0; i < o->ncgroups; i++)
+		if (bpf_map__update_elem(m, &i, sizeof(i), &o->cgroup_fds[i],
+					 sizeof(o->cgroup_fds[i]), 0))
+			return -errno;
+	return 0;
+}
+
 /*
  * The events ring: its asked size with events on, else the smallest the
  * kernel takes (a page), which no program writes to.
@@ -137,7 +153,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	}
 	bpf_object__for_each_program (prog, pr->obj)
 		bpf_program__set_autoload(prog, false);
-	pr->nentries = o->per_proc ? FS_STATS_ENTRIES : 1;
+	pr->nentries = o->by != FS_BY_NONE ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
 	pr->events = probe_events__on(&o->ev);
 	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash)
@@ -418,6 +434,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		goto fail;
 	what = "load";
 	err = pr->tg->load(pr->skel);
+	if (!err)
+		err = probe__fill_cgroups(pr, o);
 	if (err)
 		goto fail;
 	if (o->load_only)
@@ -929,11 +947,38 @@ static int stats__read_entry(const struct probe *pr, __u32 key,
 	return 0;
 }
 
-static int probe__read_procs(const struct probe *pr, struct fs_stats *slots,
-			     struct fs_proc_info *info)
+/* How many keys the breakdown sent to "other", and whether it stopped
+ * remembering keys (then "other" holds more). */
+static void breakdown__count_other(const struct probe *pr,
+				   struct probe_breakdown *b)
+{
+	const struct bpf_map *m =
+		bpf_object__find_map_by_name(pr->obj, "by_slots");
+	__u64 key, next, n = 0;
+	__u32 slot;
+	void *prev = NULL;
+
+	b->nother = 0;
+	b->keys_full = false;
+	if (!m)
+		return;
+	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		n++;
+		if (!bpf_map__lookup_elem(m, &key, sizeof(key), &slot,
+					  sizeof(slot), 0) &&
+		    slot == FS_BY_OTHER)
+			b->nother++;
+	}
+	b->keys_full = n >= FS_BY_KEYS;
+}
+
+static int probe__read_entries(const struct probe *pr, struct fs_stats *slots,
+			       struct probe_breakdown *b)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	const struct bpf_map *pinfo;
+	const struct bpf_map *binfo;
 	struct fs_stats *vals;
 	int err = 0;
 
@@ -942,43 +987,41 @@ static int probe__read_procs(const struct probe *pr, struct fs_stats *slots,
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	pinfo = bpf_object__find_map_by_name(pr->obj, "proc_info");
+	binfo = bpf_object__find_map_by_name(pr->obj, "by_info");
 	for (__u32 k = 0; k < pr->nentries && !err; k++) {
 		err = stats__read_entry(pr, k, vals, ncpu, &slots[k]);
-		memset(&info[k], 0, sizeof(info[k]));
-		if (!err && pinfo && pr->nentries > 1)
-			bpf_map__lookup_elem(pinfo, &k, sizeof(k), &info[k],
-					     sizeof(info[k]), 0);
+		if (!err && b && binfo && pr->nentries > 1 &&
+		    bpf_map__lookup_elem(binfo, &k, sizeof(k), &b->info[k],
+					 sizeof(b->info[k]), 0))
+			memset(&b->info[k], 0, sizeof(b->info[k]));
 	}
 	free(vals);
+	if (!err && b && pr->nentries > 1)
+		breakdown__count_other(pr, b);
 	return err;
 }
 
 int probe__read(const struct probe *pr, struct fs_stats *sum,
-		struct fs_stats *slots_out, struct fs_proc_info *info_out)
+		struct probe_breakdown *b)
 {
-	struct fs_stats *slots = slots_out;
-	struct fs_proc_info *info = info_out;
-	int err = -ENOMEM;
+	struct fs_stats *slots = b ? b->slots : NULL;
+	int err;
 
-	if (!slots)
+	if (b)
+		memset(b, 0, sizeof(*b));
+	else
 		slots = calloc(pr->nentries, sizeof(*slots));
-	if (!info)
-		info = calloc(pr->nentries, sizeof(*info));
-	if (!slots || !info)
-		goto cleanup;
-	err = probe__read_procs(pr, slots, info);
-	if (err)
-		goto cleanup;
-	*sum = slots[0];
-	for (__u32 k = 1; k < pr->nentries; k++)
-		model__stats_add(sum, &slots[k]);
-	sum->counter[pr->tg->missed_counter] = probe__missed(pr);
-cleanup:
-	if (slots != slots_out)
+	if (!slots)
+		return -ENOMEM;
+	err = probe__read_entries(pr, slots, b);
+	if (!err) {
+		*sum = slots[0];
+		for (__u32 k = 1; k < pr->nentries; k++)
+			model__stats_add(sum, &slots[k]);
+		sum->counter[pr->tg->missed_counter] = probe__missed(pr);
+	}
+	if (!b)
 		free(slots);
-	if (info != info_out)
-		free(info);
 	return err;
 }
 

@@ -37,11 +37,14 @@ struct probe_opts {
 	__u32 filter_tree;	 /* this process and its descendants */
 	__u32 pids[FS_MAX_PIDS]; /* -p: any of these processes */
 	__u32 npids;
-	char comm[16];	/* --comm: task name, "" = any */
-	__u64 cgroup;	/* -c: cgroup v2 id */
+	char comm[16]; /* --comm: task name, "" = any */
+	/* --cgroup: open directories of cgroup v2 trees (the caller
+	 * owns them), any of which a task must be in or under. */
+	int cgroup_fds[FS_MAX_CGROUPS];
+	__u32 ncgroups;
 	__u32 dev;	/* --dev: kernel dev_t of the file's fs */
 	__u64 magic;	/* --fs: superblock magic of the file's fs */
-	bool per_proc;	/* -P: one stats entry per process */
+	enum fs_by by;	/* -P, --by: one stats entry per key */
 	bool lean;	/* --lean: leave out the costliest optional hists */
 	bool load_only; /* load through the verifier, attach nothing */
 	struct probe_events ev;
@@ -63,11 +66,18 @@ int probe__attach(const struct kfacts *f, struct plan *p,
  * The maps' current contents summed over CPUs (and processes) into sum,
  * plus the kernel's count of missed program runs in the "missed" counter.
  * Counters only grow, so two reads differ by exactly the events in
- * between. With -P, slots/info (FS_STATS_ENTRIES each, or NULL) receive
- * each process's entry and owner (pid 0 = unused; the last is "other").
+ * between. With a breakdown, b (or NULL) receives each key's entry and
+ * owner, and how many keys "other" holds.
  */
+struct probe_breakdown {
+	struct fs_stats slots[FS_STATS_ENTRIES];
+	struct fs_by_info info[FS_STATS_ENTRIES]; /* unused: pid 0 */
+	__u64 nother;				  /* keys in "other" */
+	bool keys_full; /* FS_BY_KEYS remembered: "other" holds more */
+};
+
 int probe__read(const struct probe *pr, struct fs_stats *sum,
-		struct fs_stats *slots, struct fs_proc_info *info);
+		struct probe_breakdown *b);
 /* FOLIOSCOPE_COST_DROP's parts (FS_DROP_*) and histograms (by index). */
 struct probe_cost_drop {
 	__u32 parts, hists;

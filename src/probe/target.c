@@ -19,11 +19,11 @@
 		(rd)->nr_filter_pids = (o)->npids;                             \
 		memcpy((void *)(rd)->filter_comm, (o)->comm, 16);              \
 		(rd)->has_filter_comm = (o)->comm[0] != '\0';                  \
-		(rd)->filter_cgroup = (o)->cgroup;                             \
+		(rd)->nr_filter_cgroups = (o)->ncgroups;                       \
 		(rd)->filter_dev = (o)->dev;                                   \
 		(rd)->filter_magic = (o)->magic;                               \
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
-		(rd)->per_proc = (o)->per_proc;                                \
+		(rd)->by = (o)->by;                                            \
 		(rd)->lean = (o)->lean;                                        \
 		(rd)->inflight_hash = (c)->inflight_hash;                      \
 		(rd)->cost_drop = (c)->cost_drop;                              \

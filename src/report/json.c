@@ -359,6 +359,57 @@ static void intervals_to_json(struct jsonb *b, struct json_object *root,
 	free(h);
 }
 
+/*
+ * A breakdown: "processes" (-P, --by process) or "cgroups" (--by cgroup),
+ * rows of {"pid", "comm"} or {"cgroup", "id", "comm"}, "other", and for
+ * the other row how many keys it holds per target ("keys") and whether
+ * that is only at least ("keys_full"); then "targets".
+ */
+static void parts_to_json(struct jsonb *b, struct json_object *root,
+			  const struct fs_report *r)
+{
+	bool cg = r->by == FS_BY_CGROUP;
+	struct json_object *arr, *jp, *jt, *jk, *jf;
+
+	arr = jsonb__put(b, root, cg ? "cgroups" : "processes",
+			 json_object_new_array());
+	for (int i = 0; i < r->nparts; i++) {
+		const struct fs_part *p = &r->parts[i];
+
+		jp = jsonb__push(b, arr, json_object_new_object());
+		if (cg && !p->other) {
+			jsonb__put(b, jp, "cgroup", JSONB_STR(p->cgroup));
+			jsonb__put(b, jp, "id",
+				   json_object_new_uint64(p->cgroup_id));
+		} else if (!p->other) {
+			jsonb__put(b, jp, "pid",
+				   json_object_new_uint64(p->pid));
+		}
+		jsonb__put(b, jp, "comm", JSONB_STR(p->comm));
+		jsonb__put(b, jp, "other", json_object_new_boolean(p->other));
+		if (p->other) {
+			jk = jsonb__put(b, jp, "keys",
+					json_object_new_object());
+			jf = jsonb__put(b, jp, "keys_full",
+					json_object_new_object());
+			for (int t = 0; t < FS_TGT_NR; t++) {
+				if (!p->target[t].enabled)
+					continue;
+				jsonb__put(
+					b, jk, p->target[t].name,
+					json_object_new_uint64(p->nother[t]));
+				jsonb__put(b, jf, p->target[t].name,
+					   json_object_new_boolean(
+						   p->nother_more[t]));
+			}
+		}
+		jt = jsonb__put(b, jp, "targets", json_object_new_object());
+		for (int t = 0; t < FS_TGT_NR; t++)
+			if (p->target[t].enabled)
+				target_to_json(b, jt, &p->target[t], false);
+	}
+}
+
 struct json_object *report__to_json(const struct fs_report *r)
 {
 	struct jsonb b = { .oom = false };
@@ -386,29 +437,8 @@ struct json_object *report__to_json(const struct fs_report *r)
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
 			target_to_json(&b, o, &r->target[t], true);
-	/* -P: "processes": [{"pid", "comm", "other", "targets"}] */
-	if (r->nprocs) {
-		struct json_object *arr = jsonb__put(&b, root, "processes",
-						     json_object_new_array());
-
-		for (int i = 0; i < r->nprocs; i++) {
-			const struct fs_proc *p = &r->procs[i];
-			struct json_object *jp, *jt;
-
-			jp = jsonb__push(&b, arr, json_object_new_object());
-			jsonb__put(&b, jp, "pid",
-				   json_object_new_uint64(p->pid));
-			jsonb__put(&b, jp, "comm", JSONB_STR(p->comm));
-			jsonb__put(&b, jp, "other",
-				   json_object_new_boolean(p->other));
-			jt = jsonb__put(&b, jp, "targets",
-					json_object_new_object());
-			for (int t = 0; t < FS_TGT_NR; t++)
-				if (p->target[t].enabled)
-					target_to_json(&b, jt, &p->target[t],
-						       false);
-		}
-	}
+	if (r->nparts)
+		parts_to_json(&b, root, r);
 	/* Only from a trace given filters. */
 	if (model__filtered(&r->filters))
 		filters_to_json(&b, root, &r->filters);
@@ -721,8 +751,10 @@ static int parse_hists(struct reader *rd, struct fs_target_report *tr,
 	return 0;
 }
 
+/* A target; with_attach: the whole target's, not a breakdown row's. */
 static int parse_target(struct reader *rd, struct fs_target_report *tr,
-			struct json_object *o, const char *where)
+			struct json_object *o, const char *where,
+			bool with_attach)
 {
 	static const char *const top[] = { "calls", "errors" };
 	struct fs_attach_info *a = &tr->attach;
@@ -734,6 +766,8 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	if (!json_object_is_type(o, json_type_object))
 		return bad(rd, "%s: expected object", where);
 	tr->enabled = true;
+	if (!with_attach)
+		goto counters;
 
 	err = get(rd, o, where, "attach", json_type_object, &v);
 	if (err)
@@ -763,6 +797,7 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 	if (err)
 		return err;
 
+counters:
 	err = get(rd, o, where, "counters", json_type_object, &v);
 	if (err)
 		return err;
@@ -791,6 +826,93 @@ static int parse_target(struct reader *rd, struct fs_target_report *tr,
 		return err;
 	snprintf(w, sizeof(w), "%s.histograms", where);
 	return parse_hists(rd, tr, v, w);
+}
+
+/* The other row's "keys" and "keys_full" of target t into k. */
+static int parse_part_keys(struct reader *rd, struct json_object *o,
+			   const char *where, const char *target,
+			   struct fs_part_key *k)
+{
+	struct json_object *v;
+	char w[96];
+	int err;
+
+	snprintf(w, sizeof(w), "%s.keys", where);
+	err = get(rd, o, where, "keys", json_type_object, &v);
+	err = err ?: get_u64(rd, v, w, target, &k->nother);
+	snprintf(w, sizeof(w), "%s.keys_full", where);
+	err = err ?: get(rd, o, where, "keys_full", json_type_object, &v);
+	return err ?: get_bool(rd, v, w, target, &k->nother_more);
+}
+
+/* One row of a breakdown (parts_to_json). */
+static int parse_part(struct reader *rd, struct fs_report *r,
+		      struct json_object *o, const char *where)
+{
+	static const struct fs_stats none;
+	char comm[16], cgroup[256], w[96];
+	struct fs_part_key k = { .comm = comm, .cgroup = cgroup };
+	struct json_object *targets;
+	__u64 pid = 0;
+	int t, err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return bad(rd, "%s: expected object", where);
+	cgroup[0] = '\0';
+	err = get_bool(rd, o, where, "other", &k.other);
+	err = err ?: GET_STR(rd, o, where, "comm", comm);
+	if (!err && !k.other && r->by == FS_BY_CGROUP) {
+		err = GET_STR(rd, o, where, "cgroup", cgroup);
+		err = err ?: get_u64(rd, o, where, "id", &k.cgroup_id);
+	} else if (!err && !k.other) {
+		err = get_u64(rd, o, where, "pid", &pid);
+		if (!err && (!pid || pid > 0x3fffffff))
+			err = bad(rd, "%s.pid: not a pid", where);
+		k.pid = (__u32)pid;
+	}
+	err = err ?: get(rd, o, where, "targets", json_type_object, &targets);
+	if (err)
+		return err;
+	json_object_object_foreach(targets, key, val)
+	{
+		snprintf(w, sizeof(w), "%s.targets.%s", where, key);
+		t = model__target_from_name(key);
+		if (t < 0 || !r->target[t].enabled)
+			return bad(rd, "%s: not a target of the run", w);
+		if (k.other)
+			err = parse_part_keys(rd, o, where, key, &k);
+		err = err ?: model__part_add(r, &k, t, &none);
+		if (err == -ENOMEM)
+			return bad(rd, "%s: out of memory", w);
+		err = err
+			      ?: parse_target(
+					 rd, &r->parts[r->nparts - 1].target[t],
+					 val, w, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_parts(struct reader *rd, struct fs_report *r,
+		       struct json_object *arr)
+{
+	const char *what = r->by == FS_BY_CGROUP ? "cgroups" : "processes";
+	char w[64];
+	int err = 0;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return bad(rd, "%s: expected array", what);
+	for (size_t i = 0; i < json_object_array_length(arr) && !err; i++) {
+		int n = r->nparts;
+
+		snprintf(w, sizeof(w), "%s[%zu]", what, i);
+		err = parse_part(rd, r, json_object_array_get_idx(arr, i), w);
+		/* model__part_add merges a key met twice: a row per key. */
+		if (!err && r->nparts != n + 1)
+			err = bad(rd, "%s: a row listed twice", w);
+	}
+	return err;
 }
 
 static int parse_filters(struct reader *rd, struct fs_report *r,
@@ -1375,11 +1497,24 @@ static int parse_report(struct reader *rd, struct json_object *root,
 		t = model__target_from_name(key);
 		if (t < 0)
 			return bad(rd, "%s: unknown target", w);
-		err = parse_target(rd, &r->target[t], val, w);
+		err = parse_target(rd, &r->target[t], val, w, true);
 		if (err)
 			return err;
 	}
 
+	/* Absent without a breakdown; never both. */
+	if (json_object_object_get_ex(root, "processes", &v) &&
+	    json_object_object_get_ex(root, "cgroups", NULL))
+		return bad(rd, "both processes and cgroups");
+	if (json_object_object_get_ex(root, "processes", &v) ||
+	    json_object_object_get_ex(root, "cgroups", &v)) {
+		r->by = json_object_object_get_ex(root, "cgroups", NULL)
+				? FS_BY_CGROUP
+				: FS_BY_PROCESS;
+		err = parse_parts(rd, r, v);
+		if (err)
+			return err;
+	}
 	/* Absent when trace was given no filter. */
 	if (json_object_object_get_ex(root, "filters", &v)) {
 		err = parse_filters(rd, r, v);

@@ -16,10 +16,13 @@
  * happened"); folioscope_measured{target,histogram,reason} says
  * 0 for them and 1 for the others, so a dashboard can tell the two apart.
  *
- * With a per-process breakdown (trace -P) every family is repeated as
- * folioscope_process_<target>_... with comm and pid labels (pid "" for
- * the "other" bucket): separate names, so sum() over the totals never
- * counts an event twice.
+ * With a breakdown every family is repeated per row: by process (trace
+ * -P) as folioscope_process_<target>_... with comm and pid labels (pid
+ * "" for the "other" row), by cgroup as folioscope_cgroup_<target>_...
+ * with a cgroup label (the path below the cgroup2 mount, "other" for the
+ * other row): separate names, so sum() over the totals never counts an
+ * event twice. folioscope_<by>_other_keys{target} says how many
+ * processes or cgroups the other row holds.
  *
  * The two flavours differ only where the formats do: OpenMetrics names a
  * counter family without _total and has # UNIT and # EOF; 0.0.4 (which
@@ -115,11 +118,11 @@ static void om_help(struct om *o, const char *name, const char *target,
 	fputc('\n', o->f);
 }
 
-/* Whose numbers a sample carries: a whole target, or one process's. */
+/* Whose numbers a sample carries: a whole target, or one row's. */
 struct om_series {
 	const struct fs_target_report *whole; /* attach info */
 	const struct fs_target_report *tr;    /* the numbers */
-	const struct fs_proc *proc;	      /* NULL: the whole target */
+	const struct fs_part *part;	      /* NULL: the whole target */
 };
 
 /* Labels every target sample carries. */
@@ -129,11 +132,15 @@ static void om_labels(struct om *o, bool *first, const struct om_series *s)
 
 	om_label(o->f, first, "kernel", o->r->kernel);
 	om_label(o->f, first, "mechanism", s->whole->attach.mechanism);
-	if (!s->proc)
+	if (!s->part)
 		return;
-	om_label(o->f, first, "comm", s->proc->comm);
-	if (!s->proc->other)
-		snprintf(pid, sizeof(pid), "%u", s->proc->pid);
+	if (o->r->by == FS_BY_CGROUP) {
+		om_label(o->f, first, "cgroup", s->part->cgroup);
+		return;
+	}
+	om_label(o->f, first, "comm", s->part->comm);
+	if (!s->part->other)
+		snprintf(pid, sizeof(pid), "%u", s->part->pid);
 	om_label(o->f, first, "pid", pid);
 }
 
@@ -217,6 +224,14 @@ static int last_finite_slot(const struct fs_hist_spec *sp)
 	return FS_SLOTS - 2;
 }
 
+/* " per process", " per cgroup" in a breakdown family's help. */
+static const char *om_per(const struct om *o, const char *prefix)
+{
+	if (!strcmp(prefix, "folioscope"))
+		return "";
+	return o->r->by == FS_BY_CGROUP ? " per cgroup" : " per process";
+}
+
 static const char *om_hist_header(struct om *o, char *name, size_t n,
 				  const char *prefix, const char *target,
 				  const struct fs_hist_spec *sp)
@@ -224,8 +239,7 @@ static const char *om_hist_header(struct om *o, char *name, size_t n,
 	const char *unit = om_hist_name(name, n, prefix, target, sp);
 	char who[64];
 
-	snprintf(who, sizeof(who), "%s%s", target,
-		 strcmp(prefix, "folioscope") ? " per process" : "");
+	snprintf(who, sizeof(who), "%s%s", target, om_per(o, prefix));
 	om_help(o, name, who, sp->help,
 		sp->kind == FS_KIND_ALIGN
 			? " (largest power of two dividing it; bucket 0 is "
@@ -286,8 +300,7 @@ static void om_counter_header(struct om *o, char *sample, size_t n,
 	snprintf(sample, n, "%s_%s_%s_total", prefix, tr->name, cname);
 	snprintf(name, sizeof(name), "%s_%s_%s%s", prefix, tr->name, cname,
 		 o->om ? "" : "_total");
-	snprintf(who, sizeof(who), "%s%s", tr->name,
-		 strcmp(prefix, "folioscope") ? " per process" : "");
+	snprintf(who, sizeof(who), "%s%s", tr->name, om_per(o, prefix));
 	om_help(o, name, who, help, "");
 	fprintf(o->f, "# TYPE %s counter\n", name);
 }
@@ -320,25 +333,26 @@ static void om_target(struct om *o, const struct fs_target_report *tr)
 	}
 }
 
-/* The breakdown of target t: one series per process in each family. */
-static void om_processes(struct om *o, int t)
+/* The breakdown of target t: one series per row in each family. */
+static void om_parts(struct om *o, int t)
 {
 	const struct fs_report *r = o->r;
 	const struct fs_target_report *tr = &r->target[t];
 	struct om_series se = { .whole = tr };
-	char name[NAME_LEN];
+	char name[NAME_LEN], prefix[32];
 	bool any = false;
 
-	for (int p = 0; p < r->nprocs; p++)
-		any |= r->procs[p].target[t].enabled;
+	for (int p = 0; p < r->nparts; p++)
+		any |= r->parts[p].target[t].enabled;
 	if (!any)
 		return;
+	snprintf(prefix, sizeof(prefix), "folioscope_%s",
+		 model__by_name(r->by) ?: "process");
 	for (int c = 0; c < tr->ncounters; c++) {
-		om_counter_header(o, name, sizeof(name), "folioscope_process",
-				  tr, c);
-		for (int p = 0; p < r->nprocs; p++) {
-			se.proc = &r->procs[p];
-			se.tr = &se.proc->target[t];
+		om_counter_header(o, name, sizeof(name), prefix, tr, c);
+		for (int p = 0; p < r->nparts; p++) {
+			se.part = &r->parts[p];
+			se.tr = &se.part->target[t];
 			if (se.tr->enabled)
 				om_counter_sample(o, name, &se, c);
 		}
@@ -346,14 +360,48 @@ static void om_processes(struct om *o, int t)
 	for (int i = 0; i < tr->nhists; i++) {
 		if (!tr->hist[i].measured)
 			continue;
-		om_hist_header(o, name, sizeof(name), "folioscope_process",
-			       tr->name, tr->hist[i].spec);
-		for (int p = 0; p < r->nprocs; p++) {
-			se.proc = &r->procs[p];
-			se.tr = &se.proc->target[t];
+		om_hist_header(o, name, sizeof(name), prefix, tr->name,
+			       tr->hist[i].spec);
+		for (int p = 0; p < r->nparts; p++) {
+			se.part = &r->parts[p];
+			se.tr = &se.part->target[t];
 			if (se.tr->enabled)
 				om_hist_samples(o, name, &se, i);
 		}
+	}
+}
+
+/* How many keys each target's other row holds (0 without one). */
+static void om_other_keys(struct om *o)
+{
+	const struct fs_report *r = o->r;
+	const char *by = model__by_name(r->by);
+	char name[NAME_LEN], help[160];
+	bool first;
+
+	if (!by || !r->nparts)
+		return;
+	snprintf(name, sizeof(name), "folioscope_%s_other_keys", by);
+	snprintf(help, sizeof(help),
+		 "%s past the breakdown's %d rows, counted in its other row",
+		 r->by == FS_BY_CGROUP ? "cgroups" : "processes", FS_BY_SLOTS);
+	om_help(o, name, NULL, help, "");
+	fprintf(o->f, "# TYPE %s gauge\n", name);
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		const struct fs_target_report *tr = &r->target[t];
+		struct om_series se = { .whole = tr, .tr = tr };
+		__u64 n = 0;
+
+		if (!tr->enabled)
+			continue;
+		for (int p = 0; p < r->nparts; p++)
+			if (r->parts[p].other)
+				n = r->parts[p].nother[t];
+		first = true;
+		fprintf(o->f, "%s{", name);
+		om_label(o->f, &first, "target", tr->name);
+		om_labels(o, &first, &se);
+		fprintf(o->f, "} %llu\n", (unsigned long long)n);
 	}
 }
 
@@ -428,7 +476,8 @@ int report__openmetrics(FILE *f, const struct fs_report *r, bool om)
 			om_target(&o, &r->target[t]);
 	for (int t = 0; t < FS_TGT_NR; t++)
 		if (r->target[t].enabled)
-			om_processes(&o, t);
+			om_parts(&o, t);
+	om_other_keys(&o);
 	om_measured(&o);
 	om_attached(&o);
 	if (om)

@@ -217,6 +217,13 @@ void report__human(char *buf, size_t n, const char *unit, __u64 v);
 bool report__align_zero(const struct fs_hist_spec *sp, int slot);
 bool report__align_cap(const struct fs_hist_spec *sp, int slot);
 
+/*
+ * A breakdown row's title: "process 123 (cat)", "cgroup /a/b",
+ * "other cgroups: 7 past the table's 64" ("at least 7" when the kernel's
+ * table of keys filled; per target when the two differ).
+ */
+void report__part_title(const struct fs_report *r, const struct fs_part *p,
+			char *buf, size_t n);
 /* One-line verdict of a run's checks ("passed: 12 checks", ...). */
 void report__verdict(char *buf, size_t n, const struct fs_report *r);
 /*

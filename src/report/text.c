@@ -400,16 +400,12 @@ int report__text(FILE *f, const struct fs_report *r)
 		print_target(f, &r->target[t], true);
 		shown++;
 	}
-	for (int i = 0; i < r->nprocs; i++) {
-		const struct fs_proc *p = &r->procs[i];
+	for (int i = 0; i < r->nparts; i++) {
+		const struct fs_part *p = &r->parts[i];
+		char title[320];
 
-		if (p->other)
-			fprintf(f,
-				"\n=== other processes (past the table's "
-				"%d entries)\n",
-				FS_PROC_SLOTS);
-		else
-			fprintf(f, "\n=== process %u (%s)\n", p->pid, p->comm);
+		report__part_title(r, p, title, sizeof(title));
+		fprintf(f, "\n=== %s\n", title);
 		for (int t = 0; t < FS_TGT_NR; t++)
 			if (p->target[t].enabled)
 				print_target(f, &p->target[t], false);

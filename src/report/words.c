@@ -3,8 +3,8 @@
  * The words every format uses for the same things, so that a value, a
  * bucket or a verdict reads alike in text, SVG, HTML and KTAP, and in
  * compare's picture: values in human units, the bucket labels, the
- * validation verdict, a coverage group's line, a target's attach plan
- * and the workload's values.
+ * validation verdict, a coverage group's line, a target's attach plan,
+ * a breakdown row's title and the workload's values.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -276,4 +276,55 @@ int report__covered(FILE *f, const struct fs_report *r, const char *prefix)
 			n == 1 ? "" : "s", v->skips[i].why);
 	}
 	return ferror(f) ? -EIO : 0;
+}
+
+/* How many keys "other" holds: one number when the targets agree. */
+static void part__nother(const struct fs_part *p, char *buf, size_t n)
+{
+	size_t len = 0;
+	int shown = 0, first = -1;
+	bool same = true;
+
+	for (int t = 0; t < FS_TGT_NR; t++) {
+		if (!p->target[t].enabled)
+			continue;
+		if (first < 0)
+			first = t;
+		else if (p->nother[t] != p->nother[first] ||
+			 p->nother_more[t] != p->nother_more[first])
+			same = false;
+	}
+	buf[0] = '\0';
+	for (int t = 0; t < FS_TGT_NR && len < n; t++) {
+		int w;
+
+		if (!p->target[t].enabled || (same && t != first))
+			continue;
+		w = snprintf(buf + len, n - len, "%s%s%s%llu",
+			     shown++ ? ", " : "",
+			     same ? "" : model__target_name(t), same ? "" : " ",
+			     (unsigned long long)p->nother[t]);
+		len += w > 0 ? (size_t)w : 0;
+		if (p->nother_more[t] && len < n) {
+			w = snprintf(buf + len, n - len, " or more");
+			len += w > 0 ? (size_t)w : 0;
+		}
+	}
+}
+
+void report__part_title(const struct fs_report *r, const struct fs_part *p,
+			char *buf, size_t n)
+{
+	char count[96];
+
+	if (p->other) {
+		part__nother(p, count, sizeof(count));
+		snprintf(buf, n, "other %s: %s past the table's %d",
+			 r->by == FS_BY_CGROUP ? "cgroups" : "processes", count,
+			 FS_BY_SLOTS);
+	} else if (r->by == FS_BY_CGROUP) {
+		snprintf(buf, n, "cgroup %s", p->cgroup);
+	} else {
+		snprintf(buf, n, "process %u (%s)", p->pid, p->comm);
+	}
 }

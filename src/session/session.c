@@ -8,6 +8,7 @@
 #include "session/session.h"
 #include "dwarf/dwarf.h"
 #include "probe/target.h"
+#include "util/cgroup.h"
 #include "util/err.h"
 #include "util/util.h"
 
@@ -239,7 +240,12 @@ int session__start(struct session *s, enum plan_mode m,
 			   "FILE with this kernel's BTF");
 		return -ENOENT;
 	}
-	s->per_proc = o->per_proc;
+	s->by = o->by;
+	if (s->by == FS_BY_CGROUP && !s->cgroup_names) {
+		s->cgroup_names = cgroup_names__new();
+		if (!s->cgroup_names)
+			return -ENOMEM;
+	}
 	for (int t = 0; t < FS_TGT_NR && m != PLAN_FENTRY && m != PLAN_SYSCALL;
 	     t++) {
 		if (!s->want[t] || !plan__inline_target(t)->function)
@@ -277,11 +283,40 @@ int session__start(struct session *s, enum plan_mode m,
 	return 0;
 }
 
-/* -P: each process's events (since the previous delta collect). */
-static int session__procs(struct session *s, int t, struct fs_report *r,
-			  struct fs_stats *slots,
-			  const struct fs_proc_info *info, bool delta)
+/* The key of breakdown entry k, as its owner's info tells it. */
+static bool session__part_key(struct session *s,
+			      const struct probe_breakdown *b, int k,
+			      struct fs_part_key *key, char *path, size_t n)
 {
+	const struct fs_by_info *in = &b->info[k];
+
+	memset(key, 0, sizeof(*key));
+	if (k == FS_BY_OTHER) {
+		key->other = true;
+		key->nother = b->nother;
+		key->nother_more = b->keys_full;
+		return true;
+	}
+	/* An entry no key took yet. */
+	if (!in->pid)
+		return false;
+	key->pid = in->pid;
+	key->comm = in->comm;
+	if (s->by == FS_BY_CGROUP) {
+		key->cgroup_id = in->cgroup;
+		cgroup_names__path(s->cgroup_names, in->cgroup, in->cgroup_name,
+				   path, n);
+		key->cgroup = path;
+	}
+	return true;
+}
+
+/* A breakdown's rows (the events since the previous delta collect). */
+static int session__parts(struct session *s, int t, struct fs_report *r,
+			  const struct probe_breakdown *b, bool delta)
+{
+	struct fs_part_key key;
+	char path[256];
 	int err = 0;
 
 	if (delta && !s->last_slots[t]) {
@@ -290,19 +325,19 @@ static int session__procs(struct session *s, int t, struct fs_report *r,
 		if (!s->last_slots[t])
 			return -ENOMEM;
 	}
+	r->by = s->by;
 	for (int k = 0; k < FS_STATS_ENTRIES && !err; k++) {
-		struct fs_stats d = slots[k];
-		bool other = k == FS_PROC_OTHER;
+		struct fs_stats d = b->slots[k];
 
 		if (delta) {
 			model__stats_sub(&d, &s->last_slots[t][k]);
-			s->last_slots[t][k] = slots[k];
+			s->last_slots[t][k] = b->slots[k];
 		}
-		/* Unused entries, and processes idle in this interval. */
-		if ((!other && !info[k].pid) || !d.counter[0])
+		/* Unused entries, and keys idle in this interval. */
+		if (!session__part_key(s, b, k, &key, path, sizeof(path)) ||
+		    !d.counter[0])
 			continue;
-		err = model__proc_add(r, info[k].pid, info[k].comm, other, t,
-				      &d);
+		err = model__part_add(r, &key, t, &d);
 	}
 	return err;
 }
@@ -310,31 +345,27 @@ static int session__procs(struct session *s, int t, struct fs_report *r,
 int session__collect_both(struct session *s, struct fs_report *delta,
 			  struct fs_report *total)
 {
-	struct fs_proc_info *info = NULL;
-	struct fs_stats now, d, *slots = NULL;
+	struct probe_breakdown *b = NULL;
+	struct fs_stats now, d;
 	int err = 0;
 
-	if (s->per_proc) {
-		slots = calloc(FS_STATS_ENTRIES, sizeof(*slots));
-		info = calloc(FS_STATS_ENTRIES, sizeof(*info));
-		if (!slots || !info) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
+	if (s->by != FS_BY_NONE) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return -ENOMEM;
 	}
 	for (int t = 0; t < FS_TGT_NR && !err; t++) {
 		if (!s->probe[t])
 			continue;
-		err = probe__read(s->probe[t], &now, slots, info);
+		err = probe__read(s->probe[t], &now, b);
 		if (err)
 			break;
 		if (total) {
 			total->filters = s->filters;
 			probe__describe(s->probe[t], &s->plan[t], total);
 			model__add_stats(total, t, &now);
-			if (s->per_proc)
-				err = session__procs(s, t, total, slots, info,
-						     false);
+			if (b)
+				err = session__parts(s, t, total, b, false);
 		}
 		if (delta && !err) {
 			d = now;
@@ -343,14 +374,11 @@ int session__collect_both(struct session *s, struct fs_report *delta,
 			delta->filters = s->filters;
 			probe__describe(s->probe[t], &s->plan[t], delta);
 			model__add_stats(delta, t, &d);
-			if (s->per_proc)
-				err = session__procs(s, t, delta, slots, info,
-						     true);
+			if (b)
+				err = session__parts(s, t, delta, b, true);
 		}
 	}
-cleanup:
-	free(slots);
-	free(info);
+	free(b);
 	return err;
 }
 
@@ -411,6 +439,8 @@ void session__stop(struct session *s)
 		free(s->last_slots[t]);
 		s->last_slots[t] = NULL;
 	}
+	cgroup_names__free(s->cgroup_names);
+	s->cgroup_names = NULL;
 	if (s->facts_loaded)
 		kfacts__free(&s->facts);
 	s->facts_loaded = false;

@@ -12,6 +12,7 @@
 
 struct fs_event;
 struct ring_buffer;
+struct cgroup_names;
 /* One event of target t, its probe attached with mechanism mech; seen:
  * the FS_EVF_* parts that level can see. */
 typedef void (*session_event_fn)(void *ctx, enum fs_target t, const char *mech,
@@ -29,9 +30,11 @@ struct session {
 	struct plan plan[FS_TGT_NR];
 	struct probe *probe[FS_TGT_NR];
 	struct fs_stats last[FS_TGT_NR]; /* at the previous delta collect */
-	bool per_proc;
-	/* -P: each process entry at the previous delta collect (heap) */
+	enum fs_by by;
+	/* A breakdown: each entry at the previous delta collect (heap) */
 	struct fs_stats *last_slots[FS_TGT_NR];
+	/* --by cgroup: the paths of the ids met (heap) */
+	struct cgroup_names *cgroup_names;
 	/* The filters as the user gave them, copied into every report. */
 	struct fs_filters filters;
 	/* Each target's inline sites (plan__inline_target). */

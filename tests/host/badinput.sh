@@ -93,6 +93,15 @@ B "-d 1e400" 2 "invalid duration '1e400'" "$FS" trace -d 1e400
 B "-i 0x10" 2 "invalid number of seconds '0x10'" "$FS" trace -i 0x10
 B "-p 0" 2 "invalid pid '0'" "$FS" trace -p 0
 B "--comm too long" 2 "names are 1 to 15 characters" "$FS" trace --comm abcdefghijklmnop
+B "--by an unknown key" 2 "unknown --by 'pid' .process, cgroup." "$FS" trace --by pid
+B "-c a directory that is no cgroup" 2 "cgroup '/tmp': not a cgroup v2 directory" "$FS" trace -c /tmp
+B "-c a missing directory" 2 "cgroup '/nonexistent': No such file or directory" "$FS" trace -c /nonexistent
+if [ -n "$bi_v2" ]; then
+	B "-c nine times" 2 "at most 8 --cgroup options" "$FS" trace \
+		-c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2" -c "$bi_v2"
+else
+	skip "-c nine times" "no cgroup v2 mount"
+fi
 # Values the workload refuses before it sets anything up (exit 1).
 B "--bs past the workload's range" 1 "--bs '2147483648'.*1 GiB" "$FS" run shmem-read --bs 2G
 B "--size past loff_t" 1 "run shmem-read: --size '9223372036854775807'" "$FS" run shmem-read --size 9223372036854775807

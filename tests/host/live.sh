@@ -32,21 +32,71 @@ else
 	bad "trace --comm" "did not attach: $(cat "$lt/err")"; kill "$A" "$B"
 fi
 
-# -c: a cgroup v2 directory holding the first reader only.
+# -c: cgroup v2 trees. Readers in cgroup X, in a cgroup below Y, and one
+# outside both; --by cgroup: each cgroup's row holds exactly its own
+# readers' calls and bytes (dd's reads: one per 64 KiB block and the
+# read at EOF).
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -n "$cg2" ] && mkdir "$cg2/fs-test-$$" 2>/dev/null; then
+cgt=$cg2/fs-test-$$
+if [ -n "$cg2" ] && mkdir "$cgt" 2>/dev/null && mkdir -p "$cgt/x" "$cgt/y/in"; then
 	gated_reader "$lt" a cat "$lt/a"; A=$RPID
 	gated_reader "$lt" b cat "$lt/b"; B=$RPID
-	if echo "$A" >"$cg2/fs-test-$$/cgroup.procs" &&
-	   trace_bg "$lt" -t shmem -c "$cg2/fs-test-$$" -j "$lt/g.json"; then
-		release "$lt" a; release "$lt" b; wait "$A" "$B"; trace_stop
-		expect_eq "trace -c: only the cgroup's bytes" "$(jbytes "$lt/g.json")" 1000000
+	gated_reader "$lt" c cat "$lt/b"; C=$RPID
+	if echo "$A" >"$cgt/x/cgroup.procs" && echo "$B" >"$cgt/y/in/cgroup.procs" &&
+	   trace_bg "$lt" -t shmem -c "$cgt/x" -c "$cgt/y" -j "$lt/g.json"; then
+		release "$lt" a; release "$lt" b; release "$lt" c; wait "$A" "$B" "$C"; trace_stop
+		expect_eq "trace -c X -c Y: the bytes of X's reader and of the one below Y" \
+			"$(jbytes "$lt/g.json")" 1300000
+		expect_eq "trace -c X -c Y: the filters as given" \
+			"$(jq -r .filters.cgroup "$lt/g.json")" "$cgt/x, $cgt/y"
 	else
-		bad "trace -c" "could not set up: $(cat "$lt/err" 2>/dev/null)"; kill "$A" "$B"
+		bad "trace -c" "could not set up: $(cat "$lt/err" 2>/dev/null)"; kill "$A" "$B" "$C"
 	fi
-	rmdir "$cg2/fs-test-$$"
+	# Two readers in x, one in y/in, one outside: rows x and y/in only.
+	gated_reader "$lt" a dd if="$lt/a" of=/dev/null bs=64k; A=$RPID
+	gated_reader "$lt" b dd if="$lt/b" of=/dev/null bs=64k; B=$RPID
+	gated_reader "$lt" c dd if="$lt/b" of=/dev/null bs=32k; C=$RPID
+	gated_reader "$lt" d dd if="$lt/a" of=/dev/null bs=64k; D=$RPID
+	if echo "$A" >"$cgt/x/cgroup.procs" && echo "$B" >"$cgt/x/cgroup.procs" &&
+	   echo "$C" >"$cgt/y/in/cgroup.procs" &&
+	   trace_bg "$lt" -t shmem --by cgroup -c "$cgt" -j "$lt/byc.json"; then
+		release "$lt" a; release "$lt" b; release "$lt" c; release "$lt" d
+		wait "$A" "$B" "$C" "$D"; trace_stop
+		base=${cgt#"$cg2"}
+		# 1000000 B in 64 KiB reads: 16 and EOF's; 300000 B: 5 + 1;
+		# 300000 B in 32 KiB reads: 10 + 1.
+		expect_eq "trace --by cgroup: each cgroup's calls and bytes are its readers'" \
+			"$(jq -c '[.cgroups[] | [.cgroup, .other, .targets.shmem.calls, .targets.shmem.histograms.bytes.sum]] | sort' "$lt/byc.json")" \
+			"$(jq -nc --arg x "$base/x" --arg y "$base/y/in" '[[$x, false, 23, 1300000], [$y, false, 11, 300000]] | sort')"
+		expect_eq "trace --by cgroup: rows add up to the totals" \
+			"$(jq '[.cgroups[].targets.shmem.calls] | add' "$lt/byc.json")" \
+			"$(jq '.targets.shmem.calls' "$lt/byc.json")"
+		expect_eq "trace --by cgroup: the ids are the directories' handles" \
+			"$(jq -c '[.cgroups[] | .id] | sort' "$lt/byc.json")" \
+			"$(for d in x y/in; do python3 -c 'import os,sys; print(os.stat(sys.argv[1]).st_ino)' "$cgt/$d"; done | sort -n | jq -sc .)"
+		"$FS" report "$lt/byc.json" --format openmetrics >"$lt/byc.om"
+		expect_eq "trace --by cgroup: the export's series per cgroup" \
+			"$(grep '^folioscope_cgroup_shmem_calls_total' "$lt/byc.om" | sed 's/.*cgroup="\([^"]*\)"} /\1 /' | sort)" \
+			"$(printf '%s 23\n%s 11\n' "$base/x" "$base/y/in" | sort)"
+	else
+		bad "trace --by cgroup" "could not set up: $(cat "$lt/err" 2>/dev/null)"; kill "$A" "$B" "$C" "$D"
+	fi
+	# 70 cgroups, one reader each: 64 rows, then "other" holding 6.
+	head -c 5000 /dev/urandom >"$lt/s"
+	"$FS" trace -t shmem --by cgroup -q -j "$lt/c70.json" -- sh -c '
+		for i in $(seq 70); do
+			mkdir "$0/m$i"
+			sh -c "echo \$\$ >\"\$0/cgroup.procs\"; exec cat \"\$1\"" "$0/m$i" "$1" >/dev/null
+		done' "$cgt" "$lt/s" >/dev/null 2>"$lt/err"
+	expect_eq "trace --by cgroup: 64 rows, then other holding the 6 others" \
+		"$(jq -c '[([.cgroups[] | select(.other | not)] | length), [.cgroups[] | select(.other) | .keys.shmem, .keys_full.shmem]]' "$lt/c70.json")" \
+		"[64,[6,false]]"
+	expect_eq "trace --by cgroup: every cat read its file" \
+		"$(jq '[.cgroups[].targets.shmem.histograms.bytes.sum] | add' "$lt/c70.json")" 350000
+	for i in $(seq 70); do rmdir "$cgt/m$i" 2>/dev/null; done
+	rmdir "$cgt/y/in" "$cgt/y" "$cgt/x" "$cgt"
 else
-	skip "trace -c" "no writable cgroup v2 hierarchy"
+	skip "trace -c, --by cgroup" "no writable cgroup v2 hierarchy"
 fi
 
 # --dev: the second file on another tmpfs mount.

@@ -529,19 +529,21 @@ static void test_openmetrics_processes(void **state)
 	static struct fs_stats st;
 	char *om, *prom;
 
+	struct fs_part_key cat = { .pid = 42, .comm = "cat" };
+	struct fs_part_key other = { .other = true, .nother = 3 };
+
 	make_run(&r, false);
+	r.by = FS_BY_PROCESS;
 	memset(&st, 0, sizeof(st));
 	st.hist[FS_SH_BYTES].slot[17] = 200;
 	st.hist[FS_SH_BYTES].sum = 200 * 65536;
 	st.counter[FS_SH_CALLS] = 200;
-	assert_int_equal(
-		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(model__part_add(&r, &cat, FS_TGT_SHMEM, &st), 0);
 	st.hist[FS_SH_BYTES].slot[17] = 56;
 	st.hist[FS_SH_BYTES].slot[0] = 1;
 	st.hist[FS_SH_BYTES].sum = 56 * 65536;
 	st.counter[FS_SH_CALLS] = 57;
-	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st),
-			 0);
+	assert_int_equal(model__part_add(&r, &other, FS_TGT_SHMEM, &st), 0);
 	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
 	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
 	/* Totals stay as they were, without comm. */
@@ -568,9 +570,86 @@ static void test_openmetrics_processes(void **state)
 	assert_lacks(om, "folioscope_process_dedupe");
 	assert_contains(prom, "# TYPE folioscope_process_shmem_calls_total "
 			      "counter\n");
+	assert_contains(om, "folioscope_process_other_keys{target=\"shmem\","
+			    "kernel=\"6.1.0-13-cloud-amd64\",mechanism=\""
+			    "fentry\"} 3\n");
 	model__free(&r);
 	free(om);
 	free(prom);
+}
+
+/* By cgroup: a cgroup label instead of comm and pid, "other" for the
+ * rest; the JSON keeps every row and reads back the same. */
+static void test_breakdown_cgroups(void **state)
+{
+	static struct fs_report r, back;
+	static struct fs_stats st;
+	struct fs_part_key web = { .pid = 9,
+				   .comm = "nginx",
+				   .cgroup_id = 4242,
+				   .cgroup = "/system.slice/web \"1\".scope" };
+	struct fs_part_key other = { .other = true,
+				     .nother = 70,
+				     .nother_more = true };
+	struct json_object *j;
+	char *om, *text;
+
+	make_run(&r, false);
+	r.by = FS_BY_CGROUP;
+	memset(&st, 0, sizeof(st));
+	st.hist[FS_SH_BYTES].slot[17] = 10;
+	st.hist[FS_SH_BYTES].sum = 10 * 65536;
+	st.counter[FS_SH_CALLS] = 10;
+	assert_int_equal(model__part_add(&r, &web, FS_TGT_SHMEM, &st), 0);
+	st.counter[FS_SH_CALLS] = 4;
+	st.hist[FS_SH_BYTES].slot[17] = 4;
+	st.hist[FS_SH_BYTES].sum = 4 * 65536;
+	assert_int_equal(model__part_add(&r, &other, FS_TGT_SHMEM, &st), 0);
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	assert_contains(om, "# HELP folioscope_cgroup_shmem_calls shmem per "
+			    "cgroup: calls of the traced function\n");
+	assert_contains(om, "folioscope_cgroup_shmem_calls_total{kernel=\"6.1."
+			    "0-13-cloud-amd64\",mechanism=\"fentry\",cgroup="
+			    "\"/system.slice/web \\\"1\\\".scope\"} 10\n");
+	assert_contains(om, "folioscope_cgroup_shmem_calls_total{kernel=\"6.1."
+			    "0-13-cloud-amd64\",mechanism=\"fentry\",cgroup="
+			    "\"other\"} 4\n");
+	assert_contains(om, "folioscope_cgroup_other_keys{target=\"shmem\","
+			    "kernel=\"6.1.0-13-cloud-amd64\",mechanism=\""
+			    "fentry\"} 70\n");
+	assert_lacks(om, "folioscope_process_");
+	assert_lacks(om, "pid=");
+	text = render(REPORT_FMT_TEXT, &r, NULL, NULL);
+	assert_contains(text, "\n=== cgroup /system.slice/web \"1\".scope\n");
+	assert_contains(text, "\n=== other cgroups: 70 or more past the "
+			      "table's 64\n");
+
+	j = report__to_json(&r);
+	assert_non_null(j);
+	assert_int_equal(
+		report__json_parse(json_object_to_json_string(j),
+				   strlen(json_object_to_json_string(j)),
+				   "t.json", &back),
+		0);
+	assert_int_equal(back.by, FS_BY_CGROUP);
+	assert_int_equal(back.nparts, 2);
+	assert_string_equal(back.parts[0].cgroup, web.cgroup);
+	assert_int_equal(back.parts[0].cgroup_id, 4242);
+	assert_string_equal(back.parts[0].comm, "nginx");
+	assert_int_equal(
+		back.parts[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS], 10);
+	assert_int_equal(
+		back.parts[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum,
+		10 * 65536);
+	assert_true(back.parts[1].other);
+	assert_int_equal(back.parts[1].nother[FS_TGT_SHMEM], 70);
+	assert_true(back.parts[1].nother_more[FS_TGT_SHMEM]);
+	assert_false(back.parts[0].target[FS_TGT_DEDUPE].enabled);
+	json_object_put(j);
+	model__free(&back);
+	model__free(&r);
+	free(om);
+	free(text);
 }
 
 /* ---- pictures ---- */
@@ -1579,6 +1658,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics_histogram),
 		cmocka_unit_test(test_openmetrics_escaping),
 		cmocka_unit_test(test_openmetrics_processes),
+		cmocka_unit_test(test_breakdown_cgroups),
 		cmocka_unit_test(test_html_charts),
 		cmocka_unit_test(test_ab_view),
 		cmocka_unit_test(test_svg_document),

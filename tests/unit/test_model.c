@@ -440,43 +440,87 @@ static void test_stats_delta(void **state)
 	assert_memory_equal(&d1, &c, sizeof(c));
 }
 
-static void test_proc_add(void **state)
+static int part_add(struct fs_report *r, __u32 pid, const char *comm,
+		    bool other, const struct fs_stats *st)
+{
+	struct fs_part_key k = {
+		.other = other, .nother = 5, .pid = pid, .comm = comm
+	};
+
+	return model__part_add(r, &k, FS_TGT_SHMEM, st);
+}
+
+static void test_part_add(void **state)
 {
 	struct fs_report r;
 	struct fs_stats st = {};
 
 	model__init(&r);
+	r.by = FS_BY_PROCESS;
 	model__not_measured(&r, FS_TGT_SHMEM, FS_SH_FOLIO_SIZE,
 			    "syscall level");
 	st.counter[FS_SH_CALLS] = 2;
 	st.hist[FS_SH_BYTES].slot[13] = 2;
 	st.hist[FS_SH_BYTES].sum = 8192;
-	assert_int_equal(
-		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
-	assert_int_equal(
-		model__proc_add(&r, 43, "dd", false, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(part_add(&r, 42, "cat", false, &st), 0);
+	assert_int_equal(part_add(&r, 43, "dd", false, &st), 0);
 	/* Same pid again (two stats entries raced): merged. */
-	assert_int_equal(
-		model__proc_add(&r, 42, "cat", false, FS_TGT_SHMEM, &st), 0);
-	assert_int_equal(model__proc_add(&r, 0, "", true, FS_TGT_SHMEM, &st),
-			 0);
-	assert_int_equal(r.nprocs, 3);
-	assert_int_equal(r.procs[0].pid, 42);
-	assert_string_equal(r.procs[0].comm, "cat");
-	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS],
+	assert_int_equal(part_add(&r, 42, "cat", false, &st), 0);
+	assert_int_equal(part_add(&r, 0, "", true, &st), 0);
+	assert_int_equal(r.nparts, 3);
+	assert_int_equal(r.parts[0].pid, 42);
+	assert_string_equal(r.parts[0].comm, "cat");
+	assert_int_equal(r.parts[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS],
 			 4);
-	assert_int_equal(r.procs[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum,
+	assert_int_equal(r.parts[0].target[FS_TGT_SHMEM].hist[FS_SH_BYTES].sum,
 			 16384);
-	assert_false(r.procs[0].target[FS_TGT_DEDUPE].enabled);
-	assert_false(r.procs[1]
+	assert_false(r.parts[0].target[FS_TGT_DEDUPE].enabled);
+	assert_false(r.parts[1]
 			     .target[FS_TGT_SHMEM]
 			     .hist[FS_SH_FOLIO_SIZE]
 			     .measured);
-	assert_true(r.procs[2].other);
-	assert_string_equal(r.procs[2].comm, "other");
+	assert_true(r.parts[2].other);
+	assert_string_equal(r.parts[2].comm, "other");
+	assert_int_equal(r.parts[2].nother[FS_TGT_SHMEM], 5);
+	assert_int_equal(r.parts[2].nother[FS_TGT_DEDUPE], 0);
 	model__free(&r);
-	assert_null(r.procs);
-	assert_int_equal(r.nprocs, 0);
+	assert_null(r.parts);
+	assert_int_equal(r.nparts, 0);
+}
+
+/* By cgroup, rows are one per cgroup id, whatever process read. */
+static void test_part_add_cgroup(void **state)
+{
+	struct fs_part_key a = {
+		.pid = 7, .comm = "cat", .cgroup_id = 900, .cgroup = "/a"
+	};
+	struct fs_part_key a2 = {
+		.pid = 8, .comm = "dd", .cgroup_id = 900, .cgroup = "/a"
+	};
+	struct fs_part_key b = {
+		.pid = 7, .comm = "cat", .cgroup_id = 901, .cgroup = "/b"
+	};
+	struct fs_report r;
+	struct fs_stats st = {};
+
+	model__init(&r);
+	r.by = FS_BY_CGROUP;
+	st.counter[FS_SH_CALLS] = 3;
+	assert_int_equal(model__part_add(&r, &a, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(model__part_add(&r, &a2, FS_TGT_SHMEM, &st), 0);
+	/* The same pid in another cgroup (it moved): a row of its own. */
+	assert_int_equal(model__part_add(&r, &b, FS_TGT_SHMEM, &st), 0);
+	assert_int_equal(r.nparts, 2);
+	assert_string_equal(r.parts[0].cgroup, "/a");
+	assert_int_equal(r.parts[0].cgroup_id, 900);
+	assert_int_equal(r.parts[0].target[FS_TGT_SHMEM].counter[FS_SH_CALLS],
+			 6);
+	assert_string_equal(r.parts[1].cgroup, "/b");
+	assert_int_equal(r.parts[1].target[FS_TGT_SHMEM].counter[FS_SH_CALLS],
+			 3);
+	assert_string_equal(model__by_name(r.by), "cgroup");
+	assert_null(model__by_name(FS_BY_NONE));
+	model__free(&r);
 }
 
 /* A delta report (one group's events): dedupe met these folio sizes. */
@@ -807,7 +851,8 @@ int main(void)
 		cmocka_unit_test(test_not_measured),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_stats_delta),
-		cmocka_unit_test(test_proc_add),
+		cmocka_unit_test(test_part_add),
+		cmocka_unit_test(test_part_add_cgroup),
 		cmocka_unit_test(test_coverage_sizes),
 		cmocka_unit_test(test_coverage_gap),
 		cmocka_unit_test(test_coverage_full),

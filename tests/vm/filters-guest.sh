@@ -2,11 +2,11 @@
 # Guest side of tests/vm/filters.sh (run by `folioscope vm --exec`): each
 # trace filter at the function level, with two gated readers of which only
 # one may count. Arguments: the path of tests/vm/lib-guest.sh, -j P
-# -j COMM -j CGROUP -j DEV -j FSXFS -j FSTMPFS
+# -j COMM -j CGROUP -j DEV -j FSXFS -j FSTMPFS -j BYCGROUP
 guest=filters-guest
 . "$1" || exit 1
 shift
-p=$2 comm=$4 cg=$6 dev=$8 fsx=${10} fst=${12}
+p=$2 comm=$4 cg=$6 dev=$8 fsx=${10} fst=${12} bycg=${14}
 d=/tmp/lt
 mkdir -p $d/m && cd $d || exit 1
 head -c 1000000 /dev/urandom >a
@@ -51,6 +51,14 @@ reader a cat a; A=$RPID
 reader b cat b; B=$RPID
 echo $A >/sys/fs/cgroup/t/cgroup.procs
 run_case "$cg" -c /sys/fs/cgroup/t
+
+# --by cgroup under -c t: reader A in t/x, B in t/y/in, each its row.
+mkdir -p /sys/fs/cgroup/t/x /sys/fs/cgroup/t/y/in
+reader a cat a; A=$RPID
+reader b cat b; B=$RPID
+echo $A >/sys/fs/cgroup/t/x/cgroup.procs
+echo $B >/sys/fs/cgroup/t/y/in/cgroup.procs
+run_case "$bycg" -c /sys/fs/cgroup/t --by cgroup
 
 reader a cat a; A=$RPID
 reader b cat m/b; B=$RPID

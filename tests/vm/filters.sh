@@ -14,11 +14,21 @@ in_range() {
 }
 if (cd "$fout" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
 	--exec "$fscript" -- "$GUEST_LIB" -j p.json \
-	-j comm.json -j cg.json -j dev.json -j fsx.json -j fst.json) \
+	-j comm.json -j cg.json -j dev.json -j fsx.json -j fst.json -j bycg.json) \
 	>"$LOGDIR/vm-filters.log" 2>&1; then
 	in_range "vm trace -p: only that process" p.json 1000000
 	in_range "vm trace --comm dd: only dd" comm.json 300000
 	in_range "vm trace -c: only the cgroup's process" cg.json 1000000
+	# --by cgroup: each row's bytes are its own reader's (and exec's).
+	for row in "/t/x 1000000" "/t/y/in 300000"; do
+		read -r c want <<<"$row"
+		sum=$(jq -r --arg c "$c" '.cgroups[] | select(.cgroup == $c) | .targets.shmem.histograms.bytes.sum' "$fout/bycg.json" 2>/dev/null)
+		expect_eq "vm trace --by cgroup: row $c holds its reader's bytes" \
+			"$([ -n "$sum" ] && [ "$sum" -ge "$want" ] && [ "$sum" -lt $((want + 4096)) ] &&
+				echo yes || echo "no (${sum:-no row}, want $want..$((want + 4095)))")" yes
+	done
+	expect_eq "vm trace --by cgroup: two rows, no other" \
+		"$(jq -c '[.cgroups[] | .cgroup] | sort' "$fout/bycg.json" 2>/dev/null)" '["/t/x","/t/y/in"]'
 	in_range "vm trace --dev: only files on that fs" dev.json 300000
 	expect_eq "vm trace --fs xfs: no tmpfs reads" \
 		"$(jq -r .targets.shmem.calls "$fout/fsx.json" 2>/dev/null)" 0
