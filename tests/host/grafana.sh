@@ -98,7 +98,7 @@ expect_eq "grafana: the dashboard is JSON with schemaVersion and its variables" 
 # --by cgroup feeds the per-cgroup panels; a trace without it cannot.
 gf_by=()
 gf_skips=()
-if "$FS" trace --help 2>&1 | grep -q -- '--by'; then
+if "$FS" trace --help 2>&1 | grep -Eq -- '--by[= ]'; then
 	gf_by=(--by cgroup)
 else
 	gf_skips=(--skip 'folioscope_cgroup_=trace has no --by cgroup yet')
