@@ -467,6 +467,88 @@ static void om_attached(struct om *o)
 	}
 }
 
+/* Labels of every validation sample: whose run, on which kernel. */
+static void om_validation_labels(struct om *o, const char *kind)
+{
+	bool first = true;
+
+	fputc('{', o->f);
+	om_label(o->f, &first, "kernel", o->r->kernel);
+	om_label(o->f, &first, "workload", o->r->workload_name);
+	if (kind)
+		om_label(o->f, &first, "kind", kind);
+	fputs("} ", o->f);
+}
+
+/* HELP and TYPE of a validation family; counters named as om_counter_header
+ * names them in each flavour. */
+static void om_validation_family(struct om *o, const char *base, bool counter,
+				 const char *help)
+{
+	char name[NAME_LEN];
+
+	snprintf(name, sizeof(name), "folioscope_validation_%s%s", base,
+		 counter && !o->om ? "_total" : "");
+	om_help(o, name, NULL, help, "");
+	fprintf(o->f, "# TYPE %s %s\n", name, counter ? "counter" : "gauge");
+}
+
+/*
+ * The run's checks against ground truth, for an alert on a periodic
+ * validating run served by report --serve. Failures are one series per
+ * kind, and "wrong answer" (the kind every check can fail with) is there
+ * at 0 in a run without failures, so a passing run already has the
+ * series a failing one raises. passed is the report's verdict: 0 for a
+ * failed, disturbed or wholly skipped run.
+ */
+static void om_validation(struct om *o)
+{
+	const struct fs_validation *v = &o->r->validation;
+	char verdict[512];
+	bool answer = false;
+
+	if (!v->ran)
+		return;
+	om_validation_family(o, "checks", true,
+			     "ground-truth checks of the workload's answers");
+	fputs("folioscope_validation_checks_total", o->f);
+	om_validation_labels(o, NULL);
+	fprintf(o->f, "%llu\n", (unsigned long long)v->checks);
+
+	om_validation_family(o, "failures", true,
+			     "checks that failed, by the failure's kind");
+	for (int i = 0; i < v->kinds.n; i++)
+		answer |= !strcmp(v->kinds.k[i].kind, FS_CASE_ANSWER);
+	if (!answer) {
+		fputs("folioscope_validation_failures_total", o->f);
+		om_validation_labels(o, FS_CASE_ANSWER);
+		fputs("0\n", o->f);
+	}
+	for (int i = 0; i < v->kinds.n; i++) {
+		fputs("folioscope_validation_failures_total", o->f);
+		om_validation_labels(o, v->kinds.k[i].kind);
+		fprintf(o->f, "%llu\n",
+			(unsigned long long)v->kinds.k[i].count);
+	}
+
+	if (v->nskips) {
+		om_validation_family(o, "skipped", true,
+				     "layouts not run: the kernel lacks what "
+				     "they need");
+		fputs("folioscope_validation_skipped_total", o->f);
+		om_validation_labels(o, NULL);
+		fprintf(o->f, "%d\n", v->nskips);
+	}
+
+	report__verdict(verdict, sizeof(verdict), o->r);
+	om_validation_family(o, "passed", false,
+			     "1 if the run's checks passed, 0 if any failed, "
+			     "the run was disturbed or every layout skipped");
+	fputs("folioscope_validation_passed", o->f);
+	om_validation_labels(o, NULL);
+	fprintf(o->f, "%d\n", !strncmp(verdict, "passed", 6));
+}
+
 int report__openmetrics(FILE *f, const struct fs_report *r, bool om)
 {
 	struct om o = { .f = f, .om = om, .r = r };
@@ -480,6 +562,7 @@ int report__openmetrics(FILE *f, const struct fs_report *r, bool om)
 	om_other_keys(&o);
 	om_measured(&o);
 	om_attached(&o);
+	om_validation(&o);
 	if (om)
 		fputs("# EOF\n", f);
 	fflush(f);

@@ -312,6 +312,16 @@ for fmt in openmetrics csv; do
 	fi
 done
 
+# A validating run's folioscope_validation_* families pass promtool too.
+if command -v promtool >/dev/null && [ -s "$ex_dir/run-csv.json" ]; then
+	"$FS" report "$ex_dir/run-csv.json" --format prometheus >"$ex_dir/run.prom"
+	out=$(promtool check metrics <"$ex_dir/run.prom" 2>&1)
+	expect_eq "promtool accepts a validating run's validation families" \
+		"$?:$out $(grep -c '^folioscope_validation_passed{' "$ex_dir/run.prom") $(grep -c '^folioscope_validation_checks_total{' "$ex_dir/run.prom")" "0: 1 1"
+else
+	skip "promtool: a validating run's families" "promtool not installed or no run above"
+fi
+
 # ---- trace's filters: in the JSON, on every page, in compare ----
 ex_f=$ex_dir/filtered.json
 "$FS" trace -q --comm cat --fs tmpfs -p $$ -j "$ex_f" -- cat /dev/null >/dev/null 2>"$ex_dir/trace-f.err"

@@ -652,6 +652,81 @@ static void test_breakdown_cgroups(void **state)
 	free(text);
 }
 
+/* The validation's families, in full, after everything else. */
+static void test_openmetrics_validation(void **state)
+{
+	static struct fs_report r;
+	char *om, *prom;
+
+	model__init(&r);
+	memset(r.kernel, 0, sizeof(r.kernel));
+	SET(r.kernel, "6.1.0-13-cloud-amd64");
+	SET(r.workload_name, "shmem-read");
+	model__check(&r, true, "seq", "a", "a");
+	model__check_kind(&r, false, "data", "seq huge=always", "0x41", "0x00");
+	model__check_kind(&r, false, "data", "seq huge=never", "0x41", "0x00");
+	model__checks_passed(&r, 4);
+	model__skip(&r, "syscall=io_uring-read", "io_uring is disabled");
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
+	assert_non_null(strstr(om, "# HELP folioscope_validation_checks "));
+	assert_string_equal(
+		strstr(om, "# HELP folioscope_validation_checks "),
+		"# HELP folioscope_validation_checks ground-truth checks of "
+		"the workload's answers\n"
+		"# TYPE folioscope_validation_checks counter\n"
+		"folioscope_validation_checks_total{kernel=\"6.1.0-13-cloud-"
+		"amd64\",workload=\"shmem-read\"} 7\n"
+		"# HELP folioscope_validation_failures checks that failed, by "
+		"the failure's kind\n"
+		"# TYPE folioscope_validation_failures counter\n"
+		"folioscope_validation_failures_total{kernel=\"6.1.0-13-cloud-"
+		"amd64\",workload=\"shmem-read\",kind=\"wrong answer\"} 0\n"
+		"folioscope_validation_failures_total{kernel=\"6.1.0-13-cloud-"
+		"amd64\",workload=\"shmem-read\",kind=\"data\"} 2\n"
+		"# HELP folioscope_validation_skipped layouts not run: the "
+		"kernel lacks what they need\n"
+		"# TYPE folioscope_validation_skipped counter\n"
+		"folioscope_validation_skipped_total{kernel=\"6.1.0-13-cloud-"
+		"amd64\",workload=\"shmem-read\"} 1\n"
+		"# HELP folioscope_validation_passed 1 if the run's checks "
+		"passed, 0 if any failed, the run was disturbed or every "
+		"layout skipped\n"
+		"# TYPE folioscope_validation_passed gauge\n"
+		"folioscope_validation_passed{kernel=\"6.1.0-13-cloud-amd64\","
+		"workload=\"shmem-read\"} 0\n"
+		"# EOF\n");
+	/* 0.0.4: counter families named with _total. */
+	assert_contains(prom, "# TYPE folioscope_validation_checks_total "
+			      "counter\nfolioscope_validation_checks_total{");
+	assert_contains(prom, "# TYPE folioscope_validation_failures_total "
+			      "counter\n");
+	assert_contains(prom, "# TYPE folioscope_validation_skipped_total "
+			      "counter\n");
+	free(om);
+	free(prom);
+
+	/* Passed: the wrong-answer series at 0, one only, no skipped. */
+	model__init(&r);
+	SET(r.workload_name, "dedupe");
+	model__checks_passed(&r, 3);
+	model__kinds_add(&r.validation.kinds, FS_CASE_ANSWER, 0);
+	prom = render(REPORT_FMT_PROMETHEUS, &r, NULL, NULL);
+	assert_int_equal(count_of(prom, "kind=\"wrong answer\"} 0\n"), 1);
+	assert_int_equal(count_of(prom, "folioscope_validation_failures_"
+					"total{"),
+			 1);
+	assert_lacks(prom, "folioscope_validation_skipped");
+	assert_contains(prom, "workload=\"dedupe\"} 1\n");
+	free(prom);
+
+	/* No validating workload: no validation families. */
+	model__init(&r);
+	om = render(REPORT_FMT_OPENMETRICS, &r, NULL, NULL);
+	assert_lacks(om, "folioscope_validation");
+	free(om);
+}
+
 /* ---- pictures ---- */
 
 static void test_html_charts(void **state)
@@ -1659,6 +1734,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics_escaping),
 		cmocka_unit_test(test_openmetrics_processes),
 		cmocka_unit_test(test_breakdown_cgroups),
+		cmocka_unit_test(test_openmetrics_validation),
 		cmocka_unit_test(test_html_charts),
 		cmocka_unit_test(test_ab_view),
 		cmocka_unit_test(test_svg_document),
