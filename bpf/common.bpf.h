@@ -134,6 +134,17 @@ static __always_inline struct fs_stats *stats__get(void)
 }
 
 /*
+ * The stats entry a call's entry chose (h->by_slot): its sub-probes and
+ * its exit pay an array lookup, not the breakdown's hash again.
+ */
+static __always_inline struct fs_stats *stats__at(__u32 slot)
+{
+	if (by == FS_BY_NONE)
+		slot = 0;
+	return bpf_map_lookup_elem(&stats, &slot);
+}
+
+/*
  * In-flight calls, one per thread, kept from entry to exit. By default in
  * task local storage: after a thread's first call it costs no hashing,
  * no bucket lock and no element allocation. When the kernel refuses task
@@ -157,6 +168,8 @@ struct inflight_head {
 	__u64 ts;	  /* entry time; non-zero while the call is in flight */
 	__u32 depth;	  /* open entries on this thread */
 	__u32 call_depth; /* depth at the entry of the call in the slot */
+	__u32 by_slot;	  /* the call's stats entry (by__slot at entry) */
+	__u32 pad;
 };
 
 #define FS_INFLIGHT_MAPS(vtype)                                                \

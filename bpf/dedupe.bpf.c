@@ -194,6 +194,7 @@ static __always_inline int dd__enter_in(const struct dd_entry *e,
 	 * is the outer call of this nested one: it is not measured. */
 	if (c->h.ts)
 		dd__count(FS_DD_DROPPED);
+	c->h.by_slot = by__slot();
 	c->kind = e->kind;
 	c->srcoff = e->srcoff;
 	c->dstoff = e->dstoff;
@@ -378,7 +379,7 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 	c = dd__slot(false);
 	if (!c || !inflight__close(&c->h, &inflight))
 		return 0;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (!st)
 		goto out;
 	/* An inline site's call was timed at its exit; without one it was
@@ -503,7 +504,7 @@ static __always_inline int dd__folio(const void *folio)
 	c->folio[0] = f;
 	if (f == prev)
 		return 0;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (st) {
 		__u64 size = folio__bytes(folio);
 
@@ -725,7 +726,7 @@ int kprobe_inline_exit(struct pt_regs *ctx)
 	if (!c->h.ts || c->kind != DD_KIND_INLINE || (c->flags & DD_F_EXITED))
 		return 0;
 	c->lat = fs_now() - c->h.ts;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (st)
 		hist__add_own(st, FS_DD_LATENCY, c->lat);
 	c->flags |= DD_F_EXITED;

@@ -159,6 +159,7 @@ static __always_inline struct sh_call *sh__claim(void)
 	depth = c->h.depth + 1;
 	c->h.depth = depth;
 	c->h.call_depth = depth;
+	c->h.by_slot = by__slot();
 	__builtin_memset(__builtin_assume_aligned(&c->pos, 8), 0,
 			 offsetof(struct sh_call, ev) -
 				 offsetof(struct sh_call, pos));
@@ -289,7 +290,7 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 
 	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
 		return NULL;
-	*st = stats__get();
+	*st = stats__at(c->h.by_slot);
 	if (!*st)
 		return NULL;
 	c->lookups++;
@@ -346,7 +347,7 @@ static __always_inline int sh__lookup_exit(int ret)
 	c = sh__current();
 	if (!c || !c->foliop)
 		return 0;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (!st)
 		return 0;
 	sh__lookup_folio(st, c, sh__out_folio(ret, c->foliop));
@@ -404,7 +405,7 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 	c = sh__slot(false);
 	if (!c || !inflight__close(&c->h, &inflight))
 		return 0;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (!st)
 		goto out;
 	counter__inc_own(st, FS_SH_CALLS);
@@ -534,7 +535,7 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 
 	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
 		return;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (!st || nr < 0)
 		return;
 	c->lookups++;
@@ -637,7 +638,7 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
 	c = sh__current();
 	if (!c || c->foliop != SH_FOLIOP_INLINE)
 		return 0;
-	st = stats__get();
+	st = stats__at(c->h.by_slot);
 	if (!st)
 		return 0;
 	fs_opaque(i);
@@ -728,7 +729,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 		/* Past FS_MAX_IOVECS the call still counts, with req_bytes
 		 * of the first ones: counted apart, not hidden. */
 		if (a->dx > FS_MAX_IOVECS) {
-			st = stats__get();
+			st = stats__at(c->h.by_slot);
 			if (st)
 				counter__inc(st, FS_SH_IOV_BEYOND);
 		}

@@ -115,6 +115,18 @@ gated_reader() {
 	sh -c 'read -r _ <"$0"; exec "$@" >/dev/null' "$dir/$name.go" "$@" &
 	RPID=$!
 }
+# free_port: a TCP port nothing listens on, on 127.0.0.1.
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		if [ -z "$(ss -Htln "sport = :$p")" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
 # release DIR NAME: lets gated_reader NAME go.
 release() { echo go >"$1/$2.go"; rm -f "$1/$2.go"; }
 

@@ -23,18 +23,6 @@ ex_cleanup() {
 # Interrupted: still no Prometheus or server left behind.
 trap 'ex_cleanup; exit 130' INT TERM
 
-# A TCP port nothing listens on, on 127.0.0.1.
-ex_free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		if [ -z "$(ss -Htln "sport = :$p")" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 
 # ex_wait_line FILE REGEX: wait up to 10 s for a line; prints it.
 ex_wait_line() {
@@ -82,7 +70,7 @@ if command -v prometheus >/dev/null && command -v curl >/dev/null; then
 	url=$(ex_wait_line "$ex_dir/serve.err" 'http://127\.0\.0\.1:[0-9]+/metrics')
 	port=${url##*:}
 	port=${port%%/*}
-	pport=$(ex_free_port)
+	pport=$(free_port)
 	api="http://127.0.0.1:$pport/api/v1"
 	if [ -n "$url" ]; then
 		cat >"$ex_dir/prometheus.yml" <<-EOF

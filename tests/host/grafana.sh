@@ -39,18 +39,6 @@ gf_cleanup() {
 trap 'gf_cleanup; exit 130' INT TERM
 trap gf_cleanup EXIT
 
-# A TCP port nothing listens on, on 127.0.0.1.
-gf_free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		if [ -z "$(ss -Htln "sport = :$p")" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 
 # gf_port FILE: the port of the "serving http://127.0.0.1:PORT/metrics"
 # line in FILE, once there (10 s at most).
@@ -182,7 +170,7 @@ gf_urls=()
 for p in "${gf_ports[@]}"; do gf_urls+=("http://127.0.0.1:$p/metrics"); done
 expect_eq "grafana: four exporters serving" "${#gf_ports[@]} $(printf '%s\n' "${gf_ports[@]}" | grep -c '^[0-9][0-9]*$')" "4 4"
 
-pport=$(gf_free_port)
+pport=$(free_port)
 gf_api="http://127.0.0.1:$pport/api/v1"
 cat >"$gf/prometheus.yml" <<EOF
 global:

@@ -74,6 +74,8 @@ if [ -n "$cg2" ] && mkdir "$cgt" 2>/dev/null && mkdir -p "$cgt/x" "$cgt/y/in"; t
 		expect_eq "trace --by cgroup: the ids are the directories' handles" \
 			"$(jq -c '[.cgroups[] | .id] | sort' "$lt/byc.json")" \
 			"$(for d in x y/in; do python3 -c 'import os,sys; print(os.stat(sys.argv[1]).st_ino)' "$cgt/$d"; done | sort -n | jq -sc .)"
+		expect_eq "trace --by cgroup: report reads the rows back (the same JSON)" \
+			"$("$FS" report "$lt/byc.json" --format json | jq -cS .)" "$(jq -cS . "$lt/byc.json")"
 		"$FS" report "$lt/byc.json" --format openmetrics >"$lt/byc.om"
 		expect_eq "trace --by cgroup: the export's series per cgroup" \
 			"$(grep '^folioscope_cgroup_shmem_calls_total' "$lt/byc.om" | sed 's/.*cgroup="\([^"]*\)"} /\1 /' | sort)" \

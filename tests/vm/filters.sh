@@ -27,6 +27,10 @@ if (cd "$fout" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
 			"$([ -n "$sum" ] && [ "$sum" -ge "$want" ] && [ "$sum" -lt $((want + 4096)) ] &&
 				echo yes || echo "no (${sum:-no row}, want $want..$((want + 4095)))")" yes
 	done
+	# The copies a row's reads made (a sub-probe's, on folio lookups)
+	# are its own: the row its calls' entry chose.
+	expect_eq "vm trace --by cgroup: each row's copy chunks add up to its bytes" \
+		"$(jq -c '[.cgroups[] | (.targets.shmem.histograms | [.copy_bytes.sum == .bytes.sum, .lookups_per_call.count == .bytes.count])] | unique' "$fout/bycg.json" 2>/dev/null)" '[[true,true]]'
 	expect_eq "vm trace --by cgroup: two rows, no other" \
 		"$(jq -c '[.cgroups[] | .cgroup] | sort' "$fout/bycg.json" 2>/dev/null)" '["/t/x","/t/y/in"]'
 	in_range "vm trace --dev: only files on that fs" dev.json 300000
