@@ -94,6 +94,25 @@ static int inflight__prepare(struct bpf_object *obj, bool hash)
 	return err;
 }
 
+/*
+ * The --cgroup filter's map: a cgroup array only when trees are given. A
+ * kernel without CONFIG_CGROUPS has no cgroup arrays, and the programs
+ * that never reach the filter (no --cgroup) must load there too: a
+ * one-entry array stands in, as the unused in-flight map does.
+ */
+static int cgroups__prepare(struct bpf_object *obj, __u32 ncgroups)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "filter_cgroups");
+	int err;
+
+	if (!m)
+		return -ENOENT;
+	if (ncgroups)
+		return 0;
+	err = bpf_map__set_type(m, BPF_MAP_TYPE_ARRAY);
+	return err ?: bpf_map__set_max_entries(m, 1);
+}
+
 /* --cgroup: the trees' directories, in the order the filter tries them. */
 static int probe__fill_cgroups(const struct probe *pr,
 			       const struct probe_opts *o)
@@ -157,7 +176,8 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	pr->lean = o->lean;
 	pr->events = probe_events__on(&o->ev);
 	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash)
-		      ?: events__prepare(pr->obj, &o->ev);
+		      ?: events__prepare(pr->obj, &o->ev)
+		      ?: cgroups__prepare(pr->obj, o->ncgroups);
 	if (err)
 		return err;
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);

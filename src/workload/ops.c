@@ -478,6 +478,9 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 		view->off = op->off;
 		view->len = op->len;
 		view->sector = wi->sectors ? 512 : 0;
+		/* A pipe, a socket, or the pipe inside sendfile and
+		 * copy_file_range: it keeps the folios it took. */
+		view->holds_folios = wi->back != WL_BACK_USER;
 		if (wl_hist__read_end(&s->hist, rd->id - 1, k0, view)) {
 			wl_hist__read_done(&s->hist, rd->id - 1, view);
 			rd_check(rd, false, WL_KIND_SETUP, op, index,
@@ -534,6 +537,11 @@ void ops__read(struct wl_ops *s, struct ops_reader *rd, const struct wl_op *op,
 		goto out;
 	}
 	rd_check(rd, true, WL_KIND_DATA, op, index, "", "");
+	/* Zeros a drop made in a folio the way held: counted, so a run
+	 * says how often the rule let bytes through. */
+	for (__u64 i = 0; racing && rd->view.nheld && i < (__u64)res.ret; i++)
+		rd->held_zeros += wl_hist_view__held_zeros(
+			&rd->view, op->off + i, wl_rbuf__at(&b, i), 1);
 	if (op->way == WL_WAY_READ) {
 		off_t pos = lseek(rd->fd[op->file], 0, SEEK_CUR);
 
@@ -933,6 +941,35 @@ static void op_stage(struct wl_ops *s, const struct wl_op *op, __u32 index)
 	}
 }
 
+/* Before op's calls: the page cache its filesystem drops around the
+ * ranges it may change (xfs, struct wl_ops_geom's inval_unit), for the
+ * racing reads that hold folios. */
+static void op_inval(struct wl_ops *s, const struct wl_op *op)
+{
+	__u32 n = op->kind == OPK_DEDUPE ? op->ndest : 1;
+
+	if (!s->racing)
+		return;
+	switch (op->kind) {
+	case OPK_PUNCH:
+	case OPK_ZERO:
+		wl_hist__inval(&s->hist, op->file, op->off, op->off + op->len,
+			       s->geo.inval_unit[op->file]);
+		break;
+	case OPK_CLONE:
+	case OPK_COPY:
+	case OPK_DEDUPE:
+		for (__u32 d = 0; d < n; d++)
+			wl_hist__inval(&s->hist, op->dest[d].file,
+				       op->dest[d].off,
+				       op->dest[d].off + op->len,
+				       s->geo.inval_unit[op->dest[d].file]);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Runs one operation and checks the kernel's answers. */
 static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 {
@@ -954,10 +991,12 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 		return;
 	case OPK_DEDUPE:
 		op_stage(s, op, index);
+		op_inval(s, op);
 		op_dedupe(s, op, index);
 		return;
 	case OPK_CLONE:
 	case OPK_COPY:
+		op_inval(s, op);
 		ret = op_remap(s, op, index);
 		shadow_apply(s, op, s->seed, index, ret);
 		size_check(s, op->dest[0].file, op, index);
@@ -1015,11 +1054,13 @@ static void op_run(struct wl_ops *s, const struct wl_op *op, __u32 index)
 				(off_t)op->len);
 		break;
 	case OPK_PUNCH:
+		op_inval(s, op);
 		ret = fallocate(f->fd,
 				FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				(off_t)op->off, (off_t)op->len);
 		break;
 	case OPK_ZERO:
+		op_inval(s, op);
 		/* tmpfs has no ZERO_RANGE: EOPNOTSUPP, nothing changed; a
 		 * filesystem that has it (btrfs, xfs) must zero exactly the
 		 * range, and refusing it there is a wrong answer. */
@@ -1181,6 +1222,9 @@ static int ops__run(void *state, struct fs_report *r)
 		 * more than one version of the files. */
 		model__kv_u64(r, "race_reads", s->race_reads);
 		model__kv_u64(r, "race_reads_overlapped", s->race_overlapped);
+		/* Bytes read as zeros that only a page-cache drop around a
+		 * change (xfs) explains, through a pipe or a socket. */
+		model__kv_u64(r, "race_held_zeros", s->race_held_zeros);
 	}
 	if (s->jobs > 1 && s->geo.kind == WL_DEDUPE) {
 		/* The second mutator's stores into dedupes' destinations:

@@ -97,6 +97,11 @@ struct wl_ops_geom {
 	 * refuse it with EOPNOTSUPP (tmpfs); elsewhere (btrfs, xfs) a
 	 * refusal is a wrong answer. */
 	bool no_zero_range[WL_OPS_NFILES];
+	/* The filesystem drops the page cache over a punch, a zero-range
+	 * or a remap's destination rounded out to this many bytes (xfs:
+	 * max(block, page), xfs_flush_unmap_range), bytes the operation
+	 * leaves included; 0: over the changed bytes alone. */
+	__u32 inval_unit[WL_OPS_NFILES];
 	char label[WL_OPS_NFILES][24]; /* "huge=advise", "xfs bs=1024" */
 };
 

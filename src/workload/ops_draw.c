@@ -76,6 +76,7 @@ void wl_ops__geom(enum wl_kind kind, __u64 seed, __u32 page,
 			__u32 bs = xfs_bs[seed % 3];
 
 			g->bs[i] = bs <= page ? bs : page;
+			g->inval_unit[i] = page;
 			snprintf(g->label[i], sizeof(g->label[i]), "xfs bs=%u",
 				 g->bs[i]);
 		}

@@ -308,6 +308,22 @@ void wl_hist__apply_lost(struct wl_history *h, struct wl_shadow *files,
 	pthread_mutex_unlock(&h->lock);
 }
 
+void wl_hist__inval(struct wl_history *h, __u32 file, __u64 lo, __u64 hi,
+		    __u32 unit)
+{
+	struct wl_hist_inval *in;
+
+	if (!h || !unit || hi <= lo)
+		return;
+	pthread_mutex_lock(&h->lock);
+	in = &h->inval[h->ninval % WL_HIST_INVALS];
+	in->file = file;
+	in->lo = lo / unit * unit;
+	in->hi = (hi + unit - 1) / unit * unit;
+	h->ninval++;
+	pthread_mutex_unlock(&h->lock);
+}
+
 void wl_hist__stop(struct wl_history *h)
 {
 	pthread_mutex_lock(&h->lock);
@@ -335,6 +351,7 @@ bool wl_hist__read_begin(struct wl_history *h, __u32 reader, __u32 read,
 	*k0 = h->committed;
 	if (go) {
 		h->active[reader] = *k0;
+		h->inval_at[reader] = h->ninval;
 		if (h->replay && c->pos < c->n)
 			c->pos++;
 		if (h->record && wl_hist__sched_add(h, reader, read, *k0))
@@ -351,6 +368,35 @@ static const struct wl_hist_rec *rec_of(const struct wl_history *h, __u64 k)
 						       : NULL;
 }
 
+/* The drops of v's file begun since the reader's call began, for a way
+ * that holds folios. Locked. */
+static void held_drops(const struct wl_history *h, __u32 reader,
+		       struct wl_hist_view *v)
+{
+	__u64 from = h->inval_at[reader];
+
+	v->nheld = 0;
+	v->held_lost = false;
+	if (!v->holds_folios)
+		return;
+	if (h->ninval - from > WL_HIST_INVALS) {
+		v->held_lost = true;
+		return;
+	}
+	for (__u64 i = from; i < h->ninval; i++) {
+		const struct wl_hist_inval *in = &h->inval[i % WL_HIST_INVALS];
+
+		if (in->file != v->file)
+			continue;
+		if (v->nheld == WL_HIST_HELD) {
+			v->held_lost = true;
+			return;
+		}
+		v->held[v->nheld].lo = in->lo;
+		v->held[v->nheld++].hi = in->hi;
+	}
+}
+
 int wl_hist__read_end(struct wl_history *h, __u32 reader, __u64 k0,
 		      struct wl_hist_view *v)
 {
@@ -365,8 +411,8 @@ int wl_hist__read_end(struct wl_history *h, __u32 reader, __u64 k0,
 	k1_index = k1 ? h->cur_index : 0;
 	while (h->committed < k1)
 		pthread_cond_wait(&h->cond, &h->lock);
+	held_drops(h, reader, v);
 	pthread_mutex_unlock(&h->lock);
-	(void)reader;
 	v->k1_index = k1_index;
 	return wl_hist__view(h, k0, k1, v);
 }
@@ -492,28 +538,51 @@ static bool rec_old(const struct wl_hist_rec *r, __u32 file, __u64 off,
 	return true;
 }
 
-size_t wl_hist_view__diff(const struct wl_hist_view *v, __u64 off,
-			  const unsigned char *buf, size_t n)
+/* A zero at off that a drop held by the read's way explains. */
+static bool held_zero(const struct wl_hist_view *v, __u64 off)
 {
-	const unsigned char *want = v->base + (off - v->off);
+	for (__u32 j = 0; j < v->nheld; j++)
+		if (off >= v->held[j].lo && off < v->held[j].hi)
+			return true;
+	return false;
+}
+
+/* Whether some version of the window held b at off. */
+static bool version_byte(const struct wl_hist_view *v, __u64 off,
+			 unsigned char b)
+{
 	/* lo_read_simple: a short read of the backing file zero-fills the
 	 * whole request, the bytes it read before included. Past the
 	 * smallest end, what a loop device returns is not judged: see
 	 * docs/validation.md. */
-	const bool cut = loop_cut(v);
+	bool seen = b == v->base[off - v->off] ||
+		    (loop_cut(v) && (!b || off >= v->size_min));
+	unsigned char old;
 
-	for (size_t i = 0; i < n; i++) {
-		bool seen = buf[i] == want[i] ||
-			    (cut && (!buf[i] || off + i >= v->size_min));
-		unsigned char b;
+	for (__u32 j = 0; !seen && j < v->nrecs; j++)
+		seen = rec_old(v->recs[j], v->file, off, &old) && old == b;
+	return seen;
+}
 
-		for (__u32 j = 0; !seen && j < v->nrecs; j++)
-			seen = rec_old(v->recs[j], v->file, off + i, &b) &&
-			       b == buf[i];
-		if (!seen)
+size_t wl_hist_view__diff(const struct wl_hist_view *v, __u64 off,
+			  const unsigned char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!version_byte(v, off + i, buf[i]) &&
+		    (buf[i] || !held_zero(v, off + i)))
 			return i;
-	}
 	return n;
+}
+
+size_t wl_hist_view__held_zeros(const struct wl_hist_view *v, __u64 off,
+				const unsigned char *buf, size_t n)
+{
+	size_t held = 0;
+
+	for (size_t i = 0; v->nheld && i < n; i++)
+		held += !buf[i] && held_zero(v, off + i) &&
+			!version_byte(v, off + i, 0);
+	return held;
 }
 
 unsigned char wl_hist_view__byte(const struct wl_hist_view *v, __u64 off)

@@ -32,6 +32,23 @@
 #define WL_HIST_READERS (WL_OPS_MAX_JOBS - 1)
 /* The old bytes kept for readers before the mutator waits for them. */
 #define WL_HIST_KEEP_BYTES (64ULL << 20)
+/*
+ * The page cache a filesystem dropped over a range rounded out (xfs:
+ * struct wl_ops_geom's inval_unit), the latest WL_HIST_INVALS of them:
+ * where it drops part of a large folio, truncate_inode_partial_folio
+ * zeroes that part first, and a pipe or a socket that holds the folio
+ * from a splice made before returns those zeros. A read whose way holds
+ * folios past the filesystem's locks (a pipe, a socket, the pipe inside
+ * sendfile and copy_file_range) may see them, where a drop began during
+ * the read; no other read can (xfs takes its IOLOCK for both).
+ */
+#define WL_HIST_INVALS 1024
+#define WL_HIST_HELD 32
+
+struct wl_hist_inval {
+	__u32 file;
+	__u64 lo, hi; /* rounded out */
+};
 
 /* One operation that may have changed a file, once its calls returned. */
 struct wl_hist_rec {
@@ -79,6 +96,11 @@ struct wl_history {
 	 * UINT64_MAX. */
 	__u64 active[WL_HIST_READERS];
 	bool stop; /* the mutator is done: no reader starts another read */
+	/* The page-cache drops begun, the latest in a ring, and how many
+	 * had begun when each reader's call began. */
+	struct wl_hist_inval inval[WL_HIST_INVALS];
+	__u64 ninval;
+	__u64 inval_at[WL_HIST_READERS];
 	struct wl_hist_sched sched[WL_HIST_READERS];
 	bool record, replay;
 };
@@ -101,6 +123,16 @@ struct wl_hist_view {
 	/* A loop device reads whole sectors: the sizes it can see are
 	 * rounded down to them. */
 	__u32 sector;
+	/* Set by the reader: its way holds folios past the filesystem's
+	 * locks. Then the drops of this file begun during the call
+	 * (held_lost: more than the view keeps, or gone from the ring),
+	 * whose zeros it may return. */
+	bool holds_folios;
+	__u32 nheld;
+	bool held_lost;
+	struct {
+		__u64 lo, hi;
+	} held[WL_HIST_HELD];
 };
 
 int wl_hist__init(struct wl_history *h, struct wl_shadow *files, __u32 nfiles,
@@ -120,6 +152,10 @@ void wl_hist__apply(struct wl_history *h, struct wl_shadow *files,
  * back to; both made at once. */
 void wl_hist__apply_lost(struct wl_history *h, struct wl_shadow *files,
 			 const struct wl_op *op, __u64 seed, __u32 index);
+/* The mutator: op's calls about to drop the page cache over [lo, hi)
+ * of file, rounded out to unit (wl_ops_geom's inval_unit). */
+void wl_hist__inval(struct wl_history *h, __u32 file, __u64 lo, __u64 hi,
+		    __u32 unit);
 /* The mutator is done: readers end their loops. */
 void wl_hist__stop(struct wl_history *h);
 
@@ -161,6 +197,10 @@ bool wl_hist_view__ret_ok(const struct wl_hist_view *v, ssize_t ret,
 bool wl_hist_view__err_ok(const struct wl_hist_view *v, int err);
 size_t wl_hist_view__diff(const struct wl_hist_view *v, __u64 off,
 			  const unsigned char *buf, size_t n);
+/* Of buf[0..n) at off, the zeros only a drop held by the read's way
+ * allows (no version held them): 0 for a read without such a drop. */
+size_t wl_hist_view__held_zeros(const struct wl_hist_view *v, __u64 off,
+				const unsigned char *buf, size_t n);
 unsigned char wl_hist_view__byte(const struct wl_hist_view *v, __u64 off);
 /* What the versions held at off, newest first ("version 12: 0x41,
  * before #30 pwrite: 0x00"); the window, short ("versions 11..13 by #29

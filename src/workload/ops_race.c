@@ -220,6 +220,7 @@ void ops__race_stop(struct wl_ops *s)
 		wl_totals__add(&s->tot, &rd->own_tot);
 		s->race_reads += rd->nreads;
 		s->race_overlapped += rd->overlapped;
+		s->race_held_zeros += rd->held_zeros;
 		racer_free(rd);
 	}
 	/* The schedule outlives the history, for --schedule's file. */

@@ -66,6 +66,7 @@ struct ops_reader {
 	bool running;
 	struct wl_hist_view view;
 	__u64 nreads, overlapped;
+	__u64 held_zeros; /* zeros only a held drop explains */
 	__u64 t0, t1;
 };
 
@@ -142,7 +143,7 @@ struct wl_ops {
 	struct ops_storer store; /* dedupe: the second mutator */
 	bool racing;	 /* the readers run: hist is the shadows' keeper */
 	__u32 race_told; /* racing failures told in full on stderr */
-	__u64 race_reads, race_overlapped;
+	__u64 race_reads, race_overlapped, race_held_zeros;
 	/* dedupe's racing stores: made, by a mapping, begun during their
 	 * ioctl. */
 	__u64 race_stores, race_stores_mapped, race_stores_inside;

@@ -319,6 +319,80 @@ static void test_lost_store(void **state)
 	wl_hist__read_done(&f->h, 0, &f->v);
 }
 
+/*
+ * xfs drops the page cache over a punch rounded out to pages, and the
+ * part of a large folio it drops is zeroed while a pipe may hold it: a
+ * read by a way that holds folios may return those zeros when the drop
+ * began during the read, and no other read may.
+ */
+static void test_held_drop_zeros(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char buf[4 * 4096], before[4 * 4096];
+	size_t held = 0;
+	struct wl_op punch = {
+		.kind = OPK_PUNCH, .file = 3, .off = 8292, .len = 3
+	};
+	__u64 k0;
+
+	mutate(f, OPK_PWRITE, 3, 0, sizeof(buf)); /* 1 */
+	memcpy(before, f->files[3].b, sizeof(before));
+	/* A drop begun before the read does not count. */
+	wl_hist__inval(&f->h, 3, 100, 103, 4096);
+	assert_true(wl_hist__read_begin(&f->h, 0, 0, &k0));
+	wl_hist__begin(&f->h, &punch, f->index);
+	wl_hist__inval(&f->h, 3, punch.off, punch.off + punch.len, 4096);
+	/* And one of another file. */
+	wl_hist__inval(&f->h, 2, 8192, 8193, 4096);
+	wl_hist__apply(&f->h, f->files, &punch, 7, f->index++, 0); /* 2 */
+	/* The pipe returned zeros over the whole page of the punch: 8192
+	 * .. 12287, of which only 8292 .. 8294 were ever zeros. */
+	memcpy(buf, f->files[3].b, sizeof(buf));
+	memset(buf + 8192, 0, 4096);
+	f->v.holds_folios = true;
+	f->v.file = 3;
+	f->v.off = 0;
+	f->v.len = sizeof(buf);
+	f->v.sector = 0;
+	assert_int_equal(wl_hist__read_end(&f->h, 0, k0, &f->v), 0);
+	assert_int_equal(f->v.nheld, 1);
+	assert_int_equal(f->v.held[0].lo, 8192);
+	assert_int_equal(f->v.held[0].hi, 12288);
+	assert_int_equal(wl_hist_view__diff(&f->v, 0, buf, sizeof(buf)),
+			 sizeof(buf));
+	/* Counted: the zeros no version held (the punched bytes, and the
+	 * pattern's own zeros, were zeros in a version). */
+	for (int i = 8192; i < 12288; i++)
+		held += before[i] && f->files[3].b[i];
+	assert_true(held > 4000);
+	assert_int_equal(wl_hist_view__held_zeros(&f->v, 0, buf, sizeof(buf)),
+			 held);
+	/* A zero past the page, or in the page of the earlier drop: no
+	 * version held it, no drop of the read explains it. */
+	buf[12288] = 0;
+	if (f->files[3].b[12288])
+		assert_int_equal(wl_hist_view__diff(&f->v, 0, buf, sizeof(buf)),
+				 12288);
+	buf[12288] = f->files[3].b[12288];
+	buf[100] = 0;
+	if (f->files[3].b[100])
+		assert_int_equal(wl_hist_view__diff(&f->v, 0, buf, sizeof(buf)),
+				 100);
+	buf[100] = f->files[3].b[100];
+	wl_hist__read_done(&f->h, 0, &f->v);
+	/* The same read by a way that copies under the filesystem's lock
+	 * (read, pread): the zeros are bytes no version held. */
+	assert_true(wl_hist__read_begin(&f->h, 0, 1, &k0));
+	wl_hist__inval(&f->h, 3, punch.off, punch.off + punch.len, 4096);
+	f->v.holds_folios = false;
+	assert_int_equal(wl_hist__read_end(&f->h, 0, k0, &f->v), 0);
+	assert_int_equal(f->v.nheld, 0);
+	assert_true(wl_hist_view__diff(&f->v, 0, buf, sizeof(buf)) < 8292);
+	assert_int_equal(wl_hist_view__held_zeros(&f->v, 0, buf, sizeof(buf)),
+			 0);
+	wl_hist__read_done(&f->h, 0, &f->v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +406,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lost_store, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_records_freed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_held_drop_zeros, setup,
 						teardown),
 	};
 

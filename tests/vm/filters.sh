@@ -42,4 +42,5 @@ if (cd "$fout" && "$FS" vm "${vmargs[@]}" --timeout 400 --with "$GUEST_LIB" \
 else
 	bad "vm trace filters" "see $LOGDIR/vm-filters.log: $(tail -3 "$LOGDIR/vm-filters.log")"
 fi
+cp "$fout"/*.json "$LOGDIR/" 2>/dev/null
 rm -rf "$fout"
