@@ -43,4 +43,11 @@ int sys_exit_empty(void *ctx)
 	return 0;
 }
 
+/* Attached to each per-syscall tracepoint the syscall-level plan uses. */
+SEC("tracepoint")
+int tp_empty(void *ctx)
+{
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -4,6 +4,8 @@
  *
  *   benchfloor fentry|kprobe FUNC...   entry + exit on each FUNC
  *   benchfloor syscall                 raw tracepoints sys_enter + sys_exit
+ *   benchfloor tracepoint TP...        syscalls:TP for each TP (e.g.
+ *                                      sys_enter_pread64): one program
  *
  * A FUNC written "kprobe:FUNC" or "fentry:FUNC" takes that mechanism
  * instead (folioscope falls back to kprobe for a sub-probe whose function
@@ -21,6 +23,7 @@
 #include "floor.skel.h"
 
 #define MAX_FUNCS 8
+#define MAX_TPS 16
 
 static volatile sig_atomic_t stop;
 
@@ -99,23 +102,58 @@ static int attach_syscall(struct floor_bpf **out)
 	return err ? fail("load/attach raw tracepoints", NULL, err) : 0;
 }
 
+/* The empty program on each syscalls:TP; its links in links[]. */
+static int attach_tps(struct floor_bpf **out, char **tps, int n,
+		      struct bpf_link **links)
+{
+	struct floor_bpf *s = floor_bpf__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!s)
+		return fail("open", NULL, errno);
+	*out = s;
+	bpf_object__for_each_program (p, s->obj)
+		bpf_program__set_autoload(p, false);
+	bpf_program__set_autoload(s->progs.tp_empty, true);
+	err = floor_bpf__load(s);
+	if (err)
+		return fail("load tracepoint program", NULL, err);
+	for (int i = 0; i < n; i++) {
+		links[i] = bpf_program__attach_tracepoint(s->progs.tp_empty,
+							  "syscalls", tps[i]);
+		if (!links[i])
+			return fail("attach tracepoint", tps[i], errno);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	struct bpf_link *tplinks[MAX_TPS] = {};
 	struct floor_bpf *skel[MAX_FUNCS] = {};
 	int n = 0, rc = 0, i;
 
+	bool tp = argc > 1 && !strcmp(argv[1], "tracepoint");
+	int progs;
+
 	if (argc < 2 || (strcmp(argv[1], "syscall") && argc < 3) ||
-	    argc - 2 > MAX_FUNCS ||
+	    argc - 2 > (tp ? MAX_TPS : MAX_FUNCS) ||
 	    (strcmp(argv[1], "fentry") && strcmp(argv[1], "kprobe") &&
-	     strcmp(argv[1], "syscall"))) {
+	     strcmp(argv[1], "syscall") && !tp)) {
 		fprintf(stderr, "usage: benchfloor fentry|kprobe FUNC... | "
-				"benchfloor syscall\n");
+				"benchfloor syscall | "
+				"benchfloor tracepoint TP...\n");
 		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!strcmp(argv[1], "syscall")) {
 		rc = attach_syscall(&skel[n++]);
+		progs = 2;
+	} else if (tp) {
+		rc = attach_tps(&skel[n++], argv + 2, argc - 2, tplinks);
+		progs = argc - 2;
 	} else {
 		for (i = 2; i < argc && !rc; i++) {
 			const char *mode = argv[1], *func = argv[i];
@@ -129,12 +167,15 @@ int main(int argc, char **argv)
 			}
 			rc = attach_func(&skel[n++], mode, func);
 		}
+		progs = 2 * n;
 	}
 	if (!rc) {
-		fprintf(stderr, "floor: attached %d programs\n", 2 * n);
+		fprintf(stderr, "floor: attached %d programs\n", progs);
 		while (!stop)
 			sleep(1); /* a signal cuts it short */
 	}
+	for (i = 0; i < MAX_TPS; i++)
+		bpf_link__destroy(tplinks[i]);
 	for (i = 0; i < n; i++)
 		floor_bpf__destroy(skel[i]);
 	return rc;

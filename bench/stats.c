@@ -558,12 +558,28 @@ int bench__aggregate(struct bench_set *s, struct bench_result *r)
 		v->t = t;
 		v->measured = st != NULL;
 		if (st) {
+			bool all = t->op == BENCH_LE ? st->max <= t->limit
+						     : st->min >= t->limit;
+			bool none = t->op == BENCH_LE ? st->min > t->limit
+						      : st->max < t->limit;
+
 			v->value = st->median;
-			v->met = t->op == BENCH_LE ? st->median <= t->limit
-						   : st->median >= t->limit;
+			v->min = st->min;
+			v->max = st->max;
+			v->outcome = all    ? BENCH_MET
+				     : none ? BENCH_MISSED
+					    : BENCH_UNRESOLVED;
+			v->met = v->outcome == BENCH_MET;
 		}
 	}
 	return 0;
+}
+
+const char *bench__outcome_name(enum bench_outcome o)
+{
+	return o == BENCH_MET	   ? "met"
+	       : o == BENCH_MISSED ? "missed"
+				   : "not resolved";
 }
 
 void bench__result_free(struct bench_result *r)
@@ -663,9 +679,18 @@ int bench__write_json(const struct bench_set *s, const struct bench_result *r,
 		json_object_object_add(o, "limit", num(v->t->limit));
 		json_object_object_add(o, "value",
 				       v->measured ? num(v->value) : NULL);
+		json_object_object_add(o, "min",
+				       v->measured ? num(v->min) : NULL);
+		json_object_object_add(o, "max",
+				       v->measured ? num(v->max) : NULL);
 		json_object_object_add(
 			o, "met",
 			v->measured ? json_object_new_boolean(v->met) : NULL);
+		json_object_object_add(
+			o, "verdict",
+			v->measured ? json_object_new_string(
+					      bench__outcome_name(v->outcome))
+				    : NULL);
 		json_object_array_add(ts, o);
 	}
 	json_object_object_add(root, "targets", ts);
@@ -747,7 +772,7 @@ bool bench__in_summary(const char *metric)
 void bench__print_table(const struct bench_set *s, const struct bench_result *r,
 			FILE *f, bool markdown, bool summary)
 {
-	char med[48], lo[48], hi[48];
+	char med[48], lo[48], hi[48], lim[48];
 	int i;
 
 	for (i = 0; i < s->nenv && !summary; i++)
@@ -785,8 +810,8 @@ void bench__print_table(const struct bench_set *s, const struct bench_result *r,
 	if (r->nverdicts) {
 		fputc('\n', f);
 		if (markdown)
-			fprintf(f, "| target | where | measured (median) | "
-				   "limit | met |\n"
+			fprintf(f, "| target | where | measured: median [min, "
+				   "max] | limit | verdict |\n"
 				   "|---|---|---:|---:|---|\n");
 		else
 			fprintf(f, "targets:\n");
@@ -794,20 +819,26 @@ void bench__print_table(const struct bench_set *s, const struct bench_result *r,
 	for (i = 0; i < r->nverdicts; i++) {
 		const struct bench_verdict *v = &r->verdicts[i];
 		const char *u = bench__unit(v->t->k.metric);
+		char iv[96];
 
-		fmt_value(lo, sizeof(lo), v->t->limit, u);
-		if (v->measured)
+		fmt_value(lim, sizeof(lim), v->t->limit, u);
+		if (v->measured) {
 			fmt_value(med, sizeof(med), v->value, u);
-		else
-			snprintf(med, sizeof(med), "not measured");
+			fmt_value(lo, sizeof(lo), v->min, u);
+			fmt_value(hi, sizeof(hi), v->max, u);
+			snprintf(iv, sizeof(iv), "%s [%s, %s]", med, lo, hi);
+		} else {
+			snprintf(iv, sizeof(iv), "not measured");
+		}
 		fprintf(f,
 			markdown ? "| %s | %s | %s | %s %s | %s |\n"
-				 : "  %-56s %-4s %12s  %s %-8s %s\n",
-			v->t->name, v->t->k.scope, med,
-			v->t->op == BENCH_LE ? "<=" : ">=", lo,
-			!v->measured ? "-"
-			: v->met     ? "yes"
-				     : "NO");
+				 : "  %-56s %-4s %28s  %s %-8s %s\n",
+			v->t->name, v->t->k.scope, iv,
+			v->t->op == BENCH_LE ? "<=" : ">=", lim,
+			!v->measured		     ? "-"
+			: v->outcome == BENCH_MET    ? "met"
+			: v->outcome == BENCH_MISSED ? "MISSED"
+						     : "not resolved");
 	}
 	for (i = 0; i < s->nnotes; i++)
 		fprintf(f, markdown ? "%s- %s: %s\n" : "%snote (%s): %s\n",

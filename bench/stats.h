@@ -96,12 +96,23 @@ struct bench_stat {
 	int *rounds;
 };
 
+/*
+ * A target against the rounds' interval, not the median alone: met when
+ * every round is on the target's side (max <= limit for le), missed when
+ * none is, not resolved when the interval straddles the limit.
+ */
+enum bench_outcome { BENCH_MET, BENCH_MISSED, BENCH_UNRESOLVED };
+
 struct bench_verdict {
 	const struct bench_target *t;
 	bool measured;
-	bool met;
-	double value;
+	bool met; /* outcome == BENCH_MET */
+	enum bench_outcome outcome;
+	double value, min, max; /* median and interval over rounds */
 };
+
+/* "met", "missed" or "not resolved". */
+const char *bench__outcome_name(enum bench_outcome o);
 
 struct bench_result {
 	struct bench_stat *stats;

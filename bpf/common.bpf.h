@@ -145,18 +145,38 @@ static __always_inline struct fs_stats *stats__at(__u32 slot)
 }
 
 /*
- * In-flight calls, one per thread, kept from entry to exit. By default in
- * task local storage: after a thread's first call it costs no hashing,
- * no bucket lock and no element allocation. When the kernel refuses task
- * storage for a program type, or when asked to (FOLIOSCOPE_INFLIGHT=hash),
- * user space sets inflight_hash before load and the verifier drops the
- * task-storage branch; the hash keyed by thread id is then used (and the
- * unused task-storage map is made a 1-entry array, so every kernel can
- * create it). A slot is live while its first member (the entry
- * timestamp) is non-zero: task storage is not deleted at exit, only
- * marked free.
+ * In-flight calls, one per thread, kept from entry to exit, in one of
+ * three stores (inflight_store, FS_STORE_*, set by user space before
+ * load; the verifier drops the other stores' branches):
+ *
+ * - FS_STORE_CPU (the default): a slot per CPU, owned by the thread whose
+ *   call it holds (inflight_head.owner). A call that cannot migrate
+ *   between entry and exit, which is almost every one, costs an array
+ *   lookup the kernel inlines and a compare. A call that can is moved:
+ *   the scheduler's sched_migrate_task tracepoint (inflight__migrate)
+ *   takes a moving thread's record out of its old CPU's slot into the
+ *   hash before the thread runs again. An entry that finds its CPU's
+ *   slot held by another thread's call (which sleeps, or was preempted)
+ *   goes to the hash as well. A thread looks in the hash only while
+ *   records live there (inflight_away), so a call that never met either
+ *   case pays nothing for them.
+ * - FS_STORE_TASK: task local storage. After a thread's first call it
+ *   costs no hashing, no bucket lock and no element allocation, but a
+ *   lookup per program, which the kernel does not inline.
+ * - FS_STORE_HASH: the hash keyed by thread id, for kernels that refuse
+ *   the other two.
+ *
+ * An unused map stays (the programs reference it) shrunk to one entry; an
+ * unused task-storage map is made an array, so every kernel can create
+ * it. A record is live while its timestamp is non-zero: a slot or task
+ * storage is not deleted at exit, only marked free.
  */
-const volatile __u32 inflight_hash = 0;
+const volatile __u32 inflight_store = FS_STORE_TASK;
+
+/* Records in the hash, in FS_STORE_CPU: while 0, no thread looks there.
+ * A thread reads its own updates, and a migration's update is ordered
+ * before the thread runs again by the scheduler's own barriers. */
+__s64 inflight_away = 0;
 
 /*
  * The first member of every in-flight record: what ties a thread's exits
@@ -169,7 +189,8 @@ struct inflight_head {
 	__u32 depth;	  /* open entries on this thread */
 	__u32 call_depth; /* depth at the entry of the call in the slot */
 	__u32 by_slot;	  /* the call's stats entry (by__slot at entry) */
-	__u32 pad;
+	__u32 away;	  /* FS_STORE_CPU: in the hash, not a CPU's slot */
+	__u64 owner;	  /* FS_STORE_CPU: the owning task_struct *; 0 free */
 };
 
 #define FS_INFLIGHT_MAPS(vtype)                                                \
@@ -192,6 +213,55 @@ struct inflight_head {
 		__type(value, vtype);                                          \
 	} inflight SEC(".maps")
 
+/* The hash's key for the current thread: its task in FS_STORE_CPU (what
+ * the migration tracepoint knows it by), its thread id otherwise. */
+static __always_inline __u64 inflight__key(void)
+{
+	if (inflight_store == FS_STORE_CPU)
+		return bpf_get_current_task();
+	return bpf_get_current_pid_tgid();
+}
+
+/*
+ * FS_STORE_CPU: the current thread's record, in this CPU's slot if it
+ * owns it, else in the hash while records live there. create: claim the
+ * free slot, or, when another thread's call holds it, a new record in
+ * the hash.
+ */
+static __always_inline void *inflight__cpu_slot(void *hmap, void *cmap,
+						const void *zero, bool create)
+{
+	__u64 me = bpf_get_current_task();
+	struct inflight_head *s, *h;
+	__u32 key = 0;
+
+	s = bpf_map_lookup_elem(cmap, &key);
+	if (!s)
+		return NULL;
+	if (s->owner == me)
+		return s;
+	if (*(volatile __s64 *)&inflight_away) {
+		h = bpf_map_lookup_elem(hmap, &me);
+		if (h || !create)
+			return h;
+	} else if (!create) {
+		return NULL;
+	}
+	/* A compare-and-swap: a fentry program can be preempted (not
+	 * migrated) between the test and the store, and another thread's
+	 * entry run on this CPU meanwhile. */
+	if (!s->owner && !__sync_val_compare_and_swap(&s->owner, 0, me))
+		return s;
+	if (bpf_map_update_elem(hmap, &me, zero, BPF_NOEXIST))
+		return NULL;
+	h = bpf_map_lookup_elem(hmap, &me);
+	if (h) {
+		h->away = 1;
+		__sync_fetch_and_add(&inflight_away, 1);
+	}
+	return h;
+}
+
 /*
  * The current thread's record, created from zero (a zeroed value of the
  * map's type) if create and missing; NULL if missing or refused (hash
@@ -210,11 +280,13 @@ static __always_inline void *inflight__slot(void *tmap, void *hmap, void *cmap,
 	 * sleeps and wakes on another CPU would not find. */
 	if (cost_drop & FS_DROP_INFLIGHT)
 		return bpf_map_lookup_elem(cmap, &key);
-	if (!inflight_hash)
+	if (inflight_store == FS_STORE_CPU)
+		return inflight__cpu_slot(hmap, cmap, zero, create);
+	if (inflight_store == FS_STORE_TASK)
 		return bpf_task_storage_get(
 			tmap, bpf_get_current_task_btf(), NULL,
 			create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	tid = bpf_get_current_pid_tgid();
+	tid = inflight__key();
 	c = bpf_map_lookup_elem(hmap, &tid);
 	if (c || !create)
 		return c;
@@ -222,16 +294,64 @@ static __always_inline void *inflight__slot(void *tmap, void *hmap, void *cmap,
 	return bpf_map_lookup_elem(hmap, &tid);
 }
 
-/* The current thread's record holds nothing: out of the hash with it
- * (task storage stays, with a zero timestamp). */
-static __always_inline void inflight__forget(void *hmap)
+/* The current thread's record h holds nothing: out of the hash with it,
+ * or its CPU slot freed (task storage stays, with a zero timestamp). */
+static __always_inline void inflight__forget(struct inflight_head *h,
+					     void *hmap)
 {
-	__u64 tid;
+	__u64 key;
 
-	if (!inflight_hash || (cost_drop & FS_DROP_INFLIGHT))
+	if (cost_drop & FS_DROP_INFLIGHT)
 		return;
-	tid = bpf_get_current_pid_tgid();
-	bpf_map_delete_elem(hmap, &tid);
+	if (inflight_store == FS_STORE_CPU && !h->away) {
+		h->owner = 0;
+		return;
+	}
+	if (inflight_store == FS_STORE_TASK)
+		return;
+	key = inflight__key();
+	if (!bpf_map_delete_elem(hmap, &key) && inflight_store == FS_STORE_CPU)
+		__sync_fetch_and_add(&inflight_away, -1);
+}
+
+/*
+ * sched_migrate_task for p, in FS_STORE_CPU: p is about to run on
+ * another CPU, so a record it holds in its old CPU's slot moves to the
+ * hash, and the slot is freed after the copy. p is not running (the
+ * scheduler moves only tasks off a CPU), so nothing writes its record
+ * meanwhile; other threads on the old CPU only read the owner, and see
+ * the slot free only once the copy is done. A record the hash cannot
+ * take is lost, as a call the store refused at entry would be.
+ */
+/* Architectures whose thread_info has no cpu keep it in the task. */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline int inflight__migrate(void *hmap, void *cmap,
+					     struct task_struct *p)
+{
+	struct inflight_head *s;
+	__u64 me = (__u64)p;
+	__u32 key = 0, cpu;
+
+	if (inflight_store != FS_STORE_CPU)
+		return 0;
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		cpu = BPF_CORE_READ(p, thread_info.cpu);
+	else
+		cpu = BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+	s = bpf_map_lookup_percpu_elem(cmap, &key, cpu);
+	if (!s || s->owner != me)
+		return 0;
+	s->away = 1;
+	if (!bpf_map_update_elem(hmap, &me, s, BPF_NOEXIST))
+		__sync_fetch_and_add(&inflight_away, 1);
+	s->away = 0;
+	s->ts = 0;
+	s->depth = 0;
+	__sync_lock_test_and_set(&s->owner, 0);
+	return 0;
 }
 
 /* Is the current task tgid root or one of its descendants? */
@@ -323,7 +443,7 @@ static __always_inline bool inflight__close(struct inflight_head *h, void *hmap)
 	if (h->ts && h->call_depth == d)
 		return true;
 	if (!h->depth && !h->ts)
-		inflight__forget(hmap);
+		inflight__forget(h, hmap);
 	return false;
 }
 
@@ -332,7 +452,7 @@ static __always_inline void inflight__done(struct inflight_head *h, void *hmap)
 {
 	h->ts = 0;
 	if (!h->depth)
-		inflight__forget(hmap);
+		inflight__forget(h, hmap);
 }
 
 /* File filters on the superblock of the file the call works on. */

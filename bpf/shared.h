@@ -327,6 +327,13 @@ struct fs_event {
  * A trace that leaves one out measures wrong: never set otherwise. The
  * histograms are left out one by one by their index (cost_drop_hist).
  */
+/* Where in-flight calls live (bpf/common.bpf.h, inflight_store). */
+enum fs_store {
+	FS_STORE_TASK, /* task local storage */
+	FS_STORE_HASH, /* a hash keyed by thread id */
+	FS_STORE_CPU,  /* per-CPU slots; the hash for calls that move */
+};
+
 #define FS_DROP_FILE (1U << 0)	   /* the fd -> file -> inode checks */
 #define FS_DROP_INFLIGHT (1U << 1) /* the store: a per-CPU slot instead */
 #define FS_DROP_TIME (1U << 2)	   /* the timestamps */

@@ -845,4 +845,12 @@ int tp_exit_sh(struct syscall_trace_exit *ctx)
 	return sh__exit(ctx->ret, NULL);
 }
 
+/* The in-flight store's move of a migrating thread's record (FS_STORE_CPU;
+ * attached only then). */
+SEC("raw_tp/sched_migrate_task")
+int BPF_PROG(inflight_migrate, struct task_struct *p, int dest_cpu)
+{
+	return inflight__migrate(&inflight, &inflight_cpu, p);
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

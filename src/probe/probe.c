@@ -36,7 +36,7 @@ struct probe {
 	bool lean;		/* --lean */
 	bool syscall;		/* the step attached is the syscall level */
 	bool events;		/* per-call events selected */
-	char inflight_why[224]; /* why the hash */
+	char inflight_why[224]; /* why not the per-CPU slots */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
@@ -61,37 +61,66 @@ enum probe_inflight probe__inflight_mode(void)
 
 	if (env && !strcmp(env, "hash"))
 		return INFLIGHT_HASH;
+	if (env && !strcmp(env, "cpu"))
+		return INFLIGHT_CPU;
 	if (env && !strcmp(env, "task"))
 		return INFLIGHT_TASK;
 	if (env && !strcmp(env, "test-refuse"))
 		return INFLIGHT_TEST_REFUSE;
+	if (env && !strcmp(env, "test-nomigrate"))
+		return INFLIGHT_TEST_NOMIGRATE;
 	return INFLIGHT_AUTO;
 }
 
 /*
- * Size the two in-flight maps for the store in use: the other one stays
- * (the programs reference both; the verifier drops the unused branch) but
- * shrinks to one entry. An unused task-storage map becomes an array, so
- * a kernel without task storage can still create it.
+ * Size the in-flight maps for the store in use: the unused ones stay (the
+ * programs reference them; the verifier drops the unused branches) but
+ * shrink to one entry. An unused task-storage map becomes an array, so a
+ * kernel without task storage can still create it. The per-CPU store
+ * keeps the hash for calls that move; its migration program loads only
+ * with it.
  */
-static int inflight__prepare(struct bpf_object *obj, bool hash)
+static int inflight__prepare(struct bpf_object *obj, enum fs_store store)
 {
 	struct bpf_map *tm = bpf_object__find_map_by_name(obj, "inflight_task");
 	struct bpf_map *hm = bpf_object__find_map_by_name(obj, "inflight");
-	bool refuse = probe__inflight_mode() == INFLIGHT_TEST_REFUSE;
+	struct bpf_program *mig =
+		bpf_object__find_program_by_name(obj, PROBE_INFLIGHT_MIGRATE);
+	enum probe_inflight mode = probe__inflight_mode();
+	bool refuse = mode == INFLIGHT_TEST_REFUSE;
 	int err;
 
-	if (!tm || !hm)
+	if (!tm || !hm || !mig)
 		return -ENOENT;
-	if (!hash && !refuse)
+	bpf_program__set_autoload(mig, store == FS_STORE_CPU &&
+					       mode != INFLIGHT_TEST_NOMIGRATE);
+	if (store == FS_STORE_TASK && !refuse)
 		return bpf_map__set_max_entries(hm, 1);
-	err = bpf_map__set_type(tm,
-				hash ? BPF_MAP_TYPE_ARRAY : BPF_MAP_TYPE_HASH);
+	err = bpf_map__set_type(tm, store != FS_STORE_TASK ? BPF_MAP_TYPE_ARRAY
+							   : BPF_MAP_TYPE_HASH);
 	if (!err)
 		err = bpf_map__set_map_flags(tm, 0);
 	if (!err)
 		err = bpf_map__set_max_entries(tm, 1);
 	return err;
+}
+
+/* The per-CPU store's move of migrating threads' records, once the step's
+ * programs are attached. */
+static int inflight__attach(struct probe *pr)
+{
+	struct bpf_program *mig;
+	struct bpf_link *l;
+
+	if (pr->cfg.inflight_store != FS_STORE_CPU ||
+	    probe__inflight_mode() == INFLIGHT_TEST_NOMIGRATE)
+		return 0;
+	mig = bpf_object__find_program_by_name(pr->obj, PROBE_INFLIGHT_MIGRATE);
+	l = mig ? bpf_program__attach(mig) : NULL;
+	if (!l)
+		return mig ? -errno : -ENOENT;
+	pr->link[pr->nlinks++] = l;
+	return 0;
 }
 
 /*
@@ -175,7 +204,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	pr->nentries = o->by != FS_BY_NONE ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
 	pr->events = probe_events__on(&o->ev);
-	err = inflight__prepare(pr->obj, pr->cfg.inflight_hash)
+	err = inflight__prepare(pr->obj, pr->cfg.inflight_store)
 		      ?: events__prepare(pr->obj, &o->ev)
 		      ?: cgroups__prepare(pr->obj, o->ncgroups);
 	if (err)
@@ -471,6 +500,10 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		err = set__attach(pr, ap, pr->also_sym);
 	if (!err)
 		err = set__attach(pr, bp, pr->batch_sym);
+	if (!err) {
+		what = "attach sched_migrate_task";
+		err = inflight__attach(pr);
+	}
 	if (err)
 		goto fail;
 	kevents__done_setup(&pr->kev);
@@ -495,29 +528,51 @@ fail:
 }
 
 /*
- * probe__try_once with task storage for in-flight calls, and once more
- * with the hash when the kernel refused the load with EINVAL or EACCES
- * (unless FOLIOSCOPE_INFLIGHT says otherwise). If the hash fails too,
- * its error is the step's.
+ * probe__try_once with the per-CPU store for in-flight calls; once more
+ * with task storage when the kernel refused it (the load with EINVAL or
+ * EACCES, or the migration tracepoint), and with the hash when it refused
+ * task storage's load, unless FOLIOSCOPE_INFLIGHT names a store. The last
+ * store's error is the step's.
  */
 static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 			       const char *sub_sym, enum plan_mech sub_mech,
 			       const struct probe_opts *o, char *msg, size_t n)
 {
 	enum probe_inflight mode = probe__inflight_mode();
+	bool chosen = mode == INFLIGHT_CPU || mode == INFLIGHT_TASK ||
+		      mode == INFLIGHT_HASH || mode == INFLIGHT_TEST_NOMIGRATE;
 	const char *stage = "";
 	int err;
 
-	pr->cfg.inflight_hash = mode == INFLIGHT_HASH;
+	pr->cfg.inflight_store = mode == INFLIGHT_HASH		? FS_STORE_HASH
+				 : mode == INFLIGHT_TASK	? FS_STORE_TASK
+				 : mode == INFLIGHT_TEST_REFUSE ? FS_STORE_TASK
+								: FS_STORE_CPU;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
-		 pr->cfg.inflight_hash ? "FOLIOSCOPE_INFLIGHT=hash" : "");
+		 mode == INFLIGHT_HASH	 ? "FOLIOSCOPE_INFLIGHT=hash"
+		 : mode == INFLIGHT_TASK ? "FOLIOSCOPE_INFLIGHT=task"
+					 : "");
 	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
-	if (!err || pr->cfg.inflight_hash || mode == INFLIGHT_TASK ||
-	    strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
+	if (!err || chosen)
+		return err;
+	if (pr->cfg.inflight_store == FS_STORE_CPU) {
+		if (strcmp(stage, "attach sched_migrate_task") &&
+		    (strcmp(stage, "load") ||
+		     (err != -EINVAL && err != -EACCES)))
+			return err;
+		snprintf(pr->inflight_why, sizeof(pr->inflight_why),
+			 "per-CPU slots refused: %s", msg);
+		pr->cfg.inflight_store = FS_STORE_TASK;
+		err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n,
+				      &stage);
+		if (!err)
+			return 0;
+	}
+	if (strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
 		return err;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 		 "task storage refused: %s", msg);
-	pr->cfg.inflight_hash = true;
+	pr->cfg.inflight_store = FS_STORE_HASH;
 	return probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
 }
 
@@ -632,10 +687,17 @@ static void probe__covers(const struct kfacts *f, const struct probe *pr,
 /* Where the live probe keeps in-flight calls, for doctor and reports. */
 static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 {
-	if (pr->cfg.inflight_hash)
-		snprintf(out, n, "hash (%s)", pr->inflight_why);
+	static const char *const name[] = {
+		[FS_STORE_TASK] = "task storage",
+		[FS_STORE_HASH] = "hash",
+		[FS_STORE_CPU] = "per-CPU slots",
+	};
+
+	if (pr->inflight_why[0] && pr->cfg.inflight_store != FS_STORE_CPU)
+		snprintf(out, n, "%s (%s)", name[pr->cfg.inflight_store],
+			 pr->inflight_why);
 	else
-		snprintf(out, n, "task storage");
+		snprintf(out, n, "%s", name[pr->cfg.inflight_store]);
 }
 
 /*

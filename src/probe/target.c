@@ -25,7 +25,7 @@
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
 		(rd)->by = (o)->by;                                            \
 		(rd)->lean = (o)->lean;                                        \
-		(rd)->inflight_hash = (c)->inflight_hash;                      \
+		(rd)->inflight_store = (c)->inflight_store;                    \
 		(rd)->cost_drop = (c)->cost_drop;                              \
 		(rd)->cost_drop_hist = (c)->cost_drop_hist;                    \
 		(rd)->ev_on = probe_events__on(&(o)->ev);                      \
@@ -351,6 +351,9 @@ static bool set__names(const struct probe_set *s, const char *name)
 
 static bool target__names(const struct probe_target *tg, const char *name)
 {
+	/* Every object's, serving the in-flight store, not a plan step. */
+	if (!strcmp(name, PROBE_INFLIGHT_MIGRATE))
+		return true;
 	for (int i = 0; i < PROBE_TARGET_SETS && tg->set[i].prog[0].name; i++)
 		if (set__names(&tg->set[i], name))
 			return true;

@@ -46,9 +46,13 @@ struct probe_set {
 	const char *covers;
 };
 
+/* The program every object has for the per-CPU in-flight store: it moves
+ * a migrating thread's record (bpf/common.bpf.h, inflight__migrate). */
+#define PROBE_INFLIGHT_MIGRATE "inflight_migrate"
+
 /* Settings compiled into the programs of one try, besides the filters. */
 struct probe_load_cfg {
-	bool inflight_hash; /* in-flight calls in the hash map */
+	enum fs_store inflight_store; /* where in-flight calls live */
 	/* Bench only (FOLIOSCOPE_COST_DROP): FS_DROP_* parts and
 	 * histograms by index left out. */
 	__u32 cost_drop, cost_drop_hist;

@@ -1,16 +1,20 @@
 # In-flight store and --lean on this host (sourced by tests/check.sh).
-# Task local storage is the default; the hash (forced, or after a real
-# refusal the test hook provokes) must count exactly the same. --lean
-# leaves out histograms, says so in every report, and still counts calls
-# and bytes exactly.
+# Per-CPU slots are the default; task storage and the hash (forced, or
+# after a real refusal the test hook provokes) must count exactly the
+# same, and so must the slots when reads sleep and wake on another CPU.
+# --lean leaves out histograms, says so in every report, and still counts
+# calls and bytes exactly.
 # shellcheck shell=bash
 pf=$(mktemp -d /dev/shm/fs-store-lean.XXXXXX)
 
 # doctor names the store of the step it would use.
-for store in default hash test-refuse; do
-	want="task storage"
-	[ "$store" == hash ] && want="hash (FOLIOSCOPE_INFLIGHT=hash)"
-	[ "$store" == test-refuse ] && want="hash (task storage refused: load failed: Invalid argument)"
+for store in default cpu task hash test-refuse; do
+	case $store in
+	default | cpu) want="per-CPU slots" ;;
+	task) want="task storage (FOLIOSCOPE_INFLIGHT=task)" ;;
+	hash) want="hash (FOLIOSCOPE_INFLIGHT=hash)" ;;
+	test-refuse) want="hash (task storage refused: load failed: Invalid argument)" ;;
+	esac
 	env=()
 	[ "$store" != default ] && env=(FOLIOSCOPE_INFLIGHT="$store")
 	dj=$(env "${env[@]}" "$FS" doctor --json 2>/dev/null)
@@ -28,7 +32,7 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 	"dedupe --count 16 --range 128K"; do
 	name=$(tr -c 'a-z0-9\n' - <<<"$wl" | tr -s -)
 	tgt=$([ "${wl%% *}" == dedupe ] && echo dedupe || echo shmem)
-	for store in task hash test-refuse; do
+	for store in cpu task hash test-refuse; do
 		# shellcheck disable=SC2086
 		if ! FOLIOSCOPE_INFLIGHT=$store "$FS" run $wl -j "$pf/$name.$store.json" \
 			>"$LOGDIR/store-lean-$name.$store.log" 2>&1; then
@@ -38,18 +42,53 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 		j=$pf/$name.$store.json
 		expect_eq "run $wl (in-flight $store): reconciles" \
 			"$(jq -r '.workload.reconcile + " " + (.workload.validation_failures|tostring)' "$j")" "ok 0"
+		case $store in
+		cpu) want='per-CPU slots$' ;;
+		task) want='task storage \(' ;;
+		*) want='hash \(' ;;
+		esac
 		expect_match "run $wl (in-flight $store): store in the reason" \
-			"$(jq -r ".targets.$tgt.attach.reason" "$j")" \
-			"in-flight calls: $([ $store == task ] && echo 'task storage$' || echo 'hash \(')"
+			"$(jq -r ".targets.$tgt.attach.reason" "$j")" "in-flight calls: $want"
 		expect_eq "run $wl (in-flight $store): nothing dropped" \
 			"$(jq -r ".targets.$tgt.counters.dropped" "$j")" 0
 	done
 	counts() { jq -S -c ".targets.$tgt | {calls, errors, counters, h: (.histograms | del(.latency_ns))}" "$1" 2>&1; }
-	expect_eq "run $wl: hash counts = task storage counts" \
-		"$(counts "$pf/$name.hash.json")" "$(counts "$pf/$name.task.json")"
-	expect_eq "run $wl: after a refusal, hash counts = task storage counts" \
-		"$(counts "$pf/$name.test-refuse.json")" "$(counts "$pf/$name.task.json")"
+	for store in task hash test-refuse; do
+		expect_eq "run $wl: $store counts = per-CPU slots' counts" \
+			"$(counts "$pf/$name.$store.json")" "$(counts "$pf/$name.cpu.json")"
+	done
 done
+
+# Reads that sleep inside the call (tests/vm/shblock.c: 5 threads each
+# asleep in a userfaultfd fault of its read's copy at once, so the later
+# ones find their CPU's slot held), with and without each moved to
+# another CPU while it sleeps: every store counts all 10 traced reads
+# (the 5 first of 4 KiB, 5 of 8 KiB after a read on another tmpfs, which
+# --dev leaves out). Without the move of a migrating thread's record
+# (test-nomigrate), the reads that held a slot when they moved are lost:
+# what the migration program is for.
+if ! ${CC:-cc} -O2 -Wall -pthread -o "$pf/shblock" tests/vm/shblock.c 2>"$LOGDIR/store-lean-shblock.log"; then
+	bad "shblock builds" "see $LOGDIR/store-lean-shblock.log"
+elif mkdir -p "$pf/other" "$pf/blk" && mount -t tmpfs -o size=4m fs-store-other "$pf/other"; then
+	sbcounts() { jq -r '.targets.shmem | "calls \(.calls) dropped \(.counters.dropped) bytes \(.histograms.bytes.sum) req \(.histograms.req_bytes.sum)"' "$1" 2>&1; }
+	for store in cpu task hash test-nomigrate; do
+		for mv in "" migrate; do
+			j=$pf/blk-$store-${mv:-stay}.json
+			FOLIOSCOPE_INFLIGHT=$store "$FS" trace -q -t shmem --dev "$pf" -j "$j" -- \
+				"$pf/shblock" "$pf/blk" 5 "$pf/other" $mv >"$LOGDIR/store-lean-blk-$store-${mv:-stay}.log" 2>&1
+			expect_eq "trace shblock${mv:+ $mv} (in-flight $store): exit 0" "$?" 0
+			want="calls 10 dropped 0 bytes 61440 req 61440"
+			[ "$store$mv" == test-nomigratemigrate ] && continue
+			expect_eq "trace shblock${mv:+ $mv} (in-flight $store): every traced read" "$(sbcounts "$j")" "$want"
+		done
+	done
+	# The two threads that held the slots (one per CPU) lose their read.
+	expect_eq "trace shblock migrate without the move (test-nomigrate): the slots' reads are lost" \
+		"$(sbcounts "$pf/blk-test-nomigrate-migrate.json")" "calls 8 dropped 0 bytes 53248 req 53248"
+	umount "$pf/other"
+else
+	bad "store-lean: a second tmpfs" "mount failed"
+fi
 
 # trace --lean: dd reads a 1000000-byte tmpfs file in 64 KiB reads: 15
 # full, one of 16960, one at EOF (17 calls). The left-out histograms are

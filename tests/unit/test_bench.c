@@ -227,6 +227,8 @@ static void test_added_pre_post(void **state)
 	bench__free(&s);
 }
 
+/* A target is judged on the rounds' interval: met when every round is
+ * on its side, missed when none is, not resolved when it straddles. */
 static void test_target_ge(void **state)
 {
 	struct bench_result r;
@@ -235,6 +237,9 @@ static void test_target_ge(void **state)
 	bench__init(&s);
 	feed(&s, "ratio host shmem-4k read_bytes_per_s run fio ratio_to_fio\n"
 		 "target host shmem-4k run ratio_to_fio ge 0.95 within 5%\n"
+		 "target host shmem-4k run ratio_to_fio ge 0.9 within 10%\n"
+		 "target host shmem-4k run ratio_to_fio ge 0.995 within 0.5%\n"
+		 "target host shmem-4k run ratio_to_fio le 0.95 at most 95%\n"
 		 "sample host shmem-4k run 0 read_bytes_per_s 90\n"
 		 "sample host shmem-4k fio 0 read_bytes_per_s 100\n"
 		 "sample host shmem-4k run 1 read_bytes_per_s 99\n"
@@ -242,11 +247,21 @@ static void test_target_ge(void **state)
 		 "sample host shmem-4k run 2 read_bytes_per_s 98\n"
 		 "sample host shmem-4k fio 2 read_bytes_per_s 100\n");
 	assert_int_equal(bench__aggregate(&s, &r), 0);
-	assert_int_equal(r.nverdicts, 1);
+	assert_int_equal(r.nverdicts, 4);
 	assert_true(r.verdicts[0].measured);
 	assert_true(r.verdicts[0].value > 0.9799 &&
 		    r.verdicts[0].value < 0.9801);
-	assert_true(r.verdicts[0].met);
+	assert_true(r.verdicts[0].min > 0.8999 && r.verdicts[0].min < 0.9001);
+	assert_true(r.verdicts[0].max > 0.9899 && r.verdicts[0].max < 0.9901);
+	/* Median 0.98 >= 0.95, but round 0 (0.90) is below. */
+	assert_int_equal(r.verdicts[0].outcome, BENCH_UNRESOLVED);
+	assert_false(r.verdicts[0].met);
+	assert_int_equal(r.verdicts[1].outcome, BENCH_MET);
+	assert_true(r.verdicts[1].met);
+	assert_int_equal(r.verdicts[2].outcome, BENCH_MISSED);
+	assert_int_equal(r.verdicts[3].outcome, BENCH_UNRESOLVED);
+	assert_string_equal(bench__outcome_name(BENCH_UNRESOLVED),
+			    "not resolved");
 	bench__result_free(&r);
 	bench__free(&s);
 }
@@ -359,10 +374,14 @@ static void test_json(void **state)
 	assert_int_equal(json_object_array_length(ts), 3);
 	t = json_object_array_get_idx(ts, 0);
 	assert_true(json_object_get_boolean(get(t, "met")));
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "met");
+	assert_true(json_object_get_double(get(t, "max")) <=
+		    json_object_get_double(get(t, "limit")));
 	assert_string_equal(json_object_get_string(get(t, "op")), "le");
 	/* Not measured: value and met are null. */
 	t = json_object_array_get_idx(ts, 1);
 	assert_null(get(t, "met"));
+	assert_null(get(t, "verdict"));
 	assert_null(get(t, "value"));
 	assert_int_equal(json_object_array_length(get(root, "notes")), 1);
 	json_object_put(root);
@@ -388,8 +407,8 @@ static void test_table(void **state)
 	assert_non_null(strstr(
 		buf, "| vm | pread4k | folioscope-fentry | added_ns_per_call | "
 		     "125 ns | 50 ns | 200 ns | 2 |"));
-	assert_non_null(strstr(
-		buf, "| half of bpftrace | vm | 0.23x | <= 0.50x | yes |"));
+	assert_non_null(strstr(buf, "| half of bpftrace | vm | 0.23x [0.12x, "
+				    "0.33x] | <= 0.50x | met |"));
 	assert_non_null(strstr(buf, "not measured"));
 	free(buf);
 	/* The summary keeps derived figures, not the raw ns per call. */

@@ -11,6 +11,12 @@
  * 1000 bytes of DIR2/src and then 8 KiB of DIR/src. Prints
  * "shblock: M reads" and exits 0 when every read returned its full
  * length.
+ *
+ * shblock DIR N DIR2 migrate: the same, with every first read moved to
+ * another CPU while it sleeps: thread i runs on CPU i % C (C the CPUs it
+ * may use, at least 2) until its fault arrives, then on CPU (i + 1) % C,
+ * where it wakes and finishes the read. Prints "shblock: M reads, K
+ * moved".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #define LEN 65536
@@ -39,6 +46,9 @@ static pthread_mutex_t second = PTHREAD_MUTEX_INITIALIZER;
  * most one read is in flight at a time. */
 static pthread_barrier_t firsts;
 static int bad;
+/* migrate: the CPUs the threads take turns on, and each thread's id. */
+static int cpus[MAXT], ncpus;
+static volatile pid_t tids[MAXT];
 
 static void die(const char *what)
 {
@@ -68,11 +78,26 @@ static void rd(int fd, char *buf, size_t len)
 	}
 }
 
+/* Thread tid (0: the caller) may run on cpu only. */
+static void pin(pid_t tid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
 static void *reader(void *arg)
 {
 	long i = (long)arg;
 	static __thread char buf[SECOND];
 
+	if (ncpus) {
+		pin(0, cpus[i % ncpus]);
+		tids[i] = (pid_t)syscall(SYS_gettid);
+	}
 	rd(src_fd, region + i * PAGE, PAGE);
 	pthread_barrier_wait(&firsts);
 	pthread_mutex_lock(&second);
@@ -95,9 +120,24 @@ int main(int argc, char **argv)
 	long n, got = 0;
 	int uffd;
 
-	if (argc != 4 || (n = strtol(argv[2], NULL, 10)) < 1 || n > MAXT) {
-		fprintf(stderr, "usage: shblock DIR N (1..%d) DIR2\n", MAXT);
+	if ((argc != 4 && (argc != 5 || strcmp(argv[4], "migrate"))) ||
+	    (n = strtol(argv[2], NULL, 10)) < 1 || n > MAXT) {
+		fprintf(stderr, "usage: shblock DIR N (1..%d) DIR2 [migrate]\n",
+			MAXT);
 		return 2;
+	}
+	if (argc == 5) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			die("sched_getaffinity");
+		for (int c = 0; c < CPU_SETSIZE && ncpus < MAXT; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[ncpus++] = c;
+		if (ncpus < 2) {
+			fprintf(stderr, "shblock: migrate needs 2 CPUs\n");
+			return 2;
+		}
 	}
 	for (int i = 0; i < LEN; i++)
 		data[i] = (char)(i * 7 + 3);
@@ -141,6 +181,10 @@ int main(int argc, char **argv)
 			if (p < (unsigned long)n && !seen[p]) {
 				seen[p] = 1;
 				got++;
+				/* Asleep in the copy: it wakes on the next
+				 * CPU. Its id was stored before its read. */
+				if (ncpus)
+					pin(tids[p], cpus[(p + 1) % ncpus]);
 			}
 		}
 	}
@@ -152,6 +196,9 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	if (bad)
 		return 1;
-	printf("shblock: %ld reads\n", 3 * n);
+	if (ncpus)
+		printf("shblock: %ld reads, %ld moved\n", 3 * n, n);
+	else
+		printf("shblock: %ld reads\n", 3 * n);
 	return 0;
 }

@@ -9,7 +9,7 @@ for m in ta tb; do
 	mkdir -p "/mnt/$m" && mount -t tmpfs -o size=64M "$m" "/mnt/$m" ||
 		echo "shinflight-guest: no tmpfs at /mnt/$m"
 done
-names="blk-fentry blk-kprobe blk-kprobe-hash blk-syscall"
+names="blk-fentry blk-kprobe blk-kprobe-hash blk-syscall blk-fentry-migrate blk-fentry-nomigrate"
 n=0
 for name in $names; do
 	[ $# -ge 2 ] || { echo "shinflight-guest: no output for $name" >&2; exit 1; }
@@ -32,6 +32,10 @@ for name in $names; do
 			$tr -m kprobe -- $blk ;;
 	blk-syscall)
 		$tr -m syscall -- $blk ;;
+	blk-fentry-migrate)
+		$tr -m fentry -- $blk migrate ;;
+	blk-fentry-nomigrate)
+		FOLIOSCOPE_INFLIGHT=test-nomigrate $tr -m fentry -- $blk migrate ;;
 	esac >/dev/null
 	echo "== $name exit $?"
 done

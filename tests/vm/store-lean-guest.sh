@@ -2,14 +2,14 @@
 # Guest side of tests/vm/store-lean.sh (run by `folioscope vm --exec`): the
 # in-flight stores and --lean at the function level. Arguments: -j FILE
 # pairs, one per output in this order (the VM renames the files, so the
-# order says what each is), STORE being task, hash and test-refuse:
+# order says what each is), STORE being cpu, task, hash and test-refuse:
 #   per STORE: doctor --json with FOLIOSCOPE_INFLIGHT=STORE, then for
 #   MODE fentry and kprobe: run shmem-read -m MODE, run dedupe -m MODE;
 #   last: trace -t shmem -m fentry --lean -- dd, and the same without.
 rc=0
 head -c 1000000 /dev/urandom >/tmp/a || exit 1
 names=
-for store in task hash test-refuse; do
+for store in cpu task hash test-refuse; do
 	names="$names doctor-$store"
 	for m in fentry kprobe; do
 		names="$names sh-$m-$store dd-$m-$store"

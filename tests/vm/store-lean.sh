@@ -1,14 +1,14 @@
 # In-flight stores and --lean at the function level in the guest (6.1),
-# sourced by tests/check.sh: task storage is what every step uses there;
-# the hash (forced, or after the refusal the test hook provokes) counts
-# exactly what task storage counts, folio sizes and copy chunks included
-# (their sub-probes read the in-flight call too). --lean leaves out the
+# sourced by tests/check.sh: per-CPU slots are what every step uses
+# there; task storage and the hash (forced, or after the refusal the test
+# hook provokes) count exactly what the slots count, folio sizes and copy
+# chunks included (their sub-probes read the in-flight call too). --lean leaves out the
 # sub-probes and buf_align, says so, and still counts every byte.
 # shellcheck shell=bash
 pout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmstore-lean.XXXXXX")
 pscript=$PWD/tests/vm/store-lean-guest.sh
 pargs=()
-for store in task hash test-refuse; do
+for store in cpu task hash test-refuse; do
 	pargs+=(-j "doctor-$store.json")
 	for m in fentry kprobe; do
 		pargs+=(-j "sh-$m-$store.json" -j "dd-$m-$store.json")
@@ -21,10 +21,13 @@ if (cd "$pout" && "$FS" vm "${vmargs[@]}" --timeout 900 --exec "$pscript" \
 else
 	bad "vm store-lean: guest runs" "see $LOGDIR/vm-store-lean.log: $(tail -3 "$LOGDIR/vm-store-lean.log")"
 fi
-for store in task hash test-refuse; do
-	want="task storage"
-	[ "$store" == hash ] && want="hash (FOLIOSCOPE_INFLIGHT=hash)"
-	[ "$store" == test-refuse ] && want="hash (task storage refused: load failed: Invalid argument)"
+for store in cpu task hash test-refuse; do
+	case $store in
+	cpu) want="per-CPU slots" ;;
+	task) want="task storage (FOLIOSCOPE_INFLIGHT=task)" ;;
+	hash) want="hash (FOLIOSCOPE_INFLIGHT=hash)" ;;
+	test-refuse) want="hash (task storage refused: load failed: Invalid argument)" ;;
+	esac
 	# Every step that attached, fentry, kprobe and syscall alike.
 	expect_eq "vm doctor ($store): every attached step's in-flight store" \
 		"$(jq -r '[.targets[].steps[] | select(.reason == "attached") | .inflight] | unique | join(",")' \
@@ -32,7 +35,7 @@ for store in task hash test-refuse; do
 done
 # The store takes nothing away: the same steps attach with each.
 psteps() { jq -r '[.targets[].steps[] | select(.reason == "attached") | "\(.mechanism) \(.symbol)"] | join(",")' "$1" 2>&1; }
-for store in task test-refuse; do
+for store in cpu task test-refuse; do
 	expect_eq "vm doctor ($store): the steps that attach with the hash attach" \
 		"$(psteps "$pout/doctor-$store.json")" "$(psteps "$pout/doctor-hash.json")"
 done
@@ -41,18 +44,18 @@ pcounts() { jq -S -c ".targets.$2 | {calls, errors, counters, h: (.histograms | 
 for m in fentry kprobe; do
 	for w in sh dd; do
 		tgt=$([ $w == dd ] && echo dedupe || echo shmem)
-		for store in task hash test-refuse; do
+		for store in cpu task hash test-refuse; do
 			j=$pout/$w-$m-$store.json
 			expect_eq "vm $tgt -m $m (in-flight $store): reconciles, nothing dropped" \
 				"$(jq -r ".workload.reconcile + \" \" + (.workload.validation_failures|tostring) + \" \" + (.targets.$tgt.counters.dropped|tostring) + \" \" + .targets.$tgt.attach.mechanism" "$j" 2>&1)" \
 				"ok 0 0 $m"
 		done
-		expect_eq "vm $tgt -m $m: sub-probe measured with task storage" \
-			"$(jq -r ".targets.$tgt.histograms.folio_size.measured" "$pout/$w-$m-task.json" 2>&1)" true
-		expect_eq "vm $tgt -m $m: hash counts = task storage counts" \
-			"$(pcounts "$pout/$w-$m-hash.json" "$tgt")" "$(pcounts "$pout/$w-$m-task.json" "$tgt")"
-		expect_eq "vm $tgt -m $m: after a refusal, hash counts = task storage counts" \
-			"$(pcounts "$pout/$w-$m-test-refuse.json" "$tgt")" "$(pcounts "$pout/$w-$m-task.json" "$tgt")"
+		expect_eq "vm $tgt -m $m: sub-probe measured with per-CPU slots" \
+			"$(jq -r ".targets.$tgt.histograms.folio_size.measured" "$pout/$w-$m-cpu.json" 2>&1)" true
+		for store in task hash test-refuse; do
+			expect_eq "vm $tgt -m $m: $store counts = per-CPU slots' counts" \
+				"$(pcounts "$pout/$w-$m-$store.json" "$tgt")" "$(pcounts "$pout/$w-$m-cpu.json" "$tgt")"
+		done
 	done
 done
 # --lean: dd's 1000000 bytes plus < 4 KiB of exec's reads, both ways.
