@@ -73,12 +73,15 @@ elif mkdir -p "$pf/other" "$pf/blk" && mount -t tmpfs -o size=4m fs-store-other 
 	sbcounts() { jq -r '.targets.shmem | "calls \(.calls) dropped \(.counters.dropped) bytes \(.histograms.bytes.sum) req \(.histograms.req_bytes.sum)"' "$1" 2>&1; }
 	for store in cpu task hash test-nomigrate; do
 		for mv in "" migrate; do
+			[ "$store$mv" == test-nomigrate ] && continue
 			j=$pf/blk-$store-${mv:-stay}.json
 			FOLIOSCOPE_INFLIGHT=$store "$FS" trace -q -t shmem --dev "$pf" -j "$j" -- \
 				"$pf/shblock" "$pf/blk" 5 "$pf/other" $mv >"$LOGDIR/store-lean-blk-$store-${mv:-stay}.log" 2>&1
 			expect_eq "trace shblock${mv:+ $mv} (in-flight $store): exit 0" "$?" 0
 			want="calls 10 dropped 0 bytes 61440 req 61440"
-			[ "$store$mv" == test-nomigratemigrate ] && continue
+			# Without the move, a read the scheduler moved on its
+			# own (unpinned threads) is lost too: no exact count.
+			[ "$store" == test-nomigrate ] && continue
 			expect_eq "trace shblock${mv:+ $mv} (in-flight $store): every traced read" "$(sbcounts "$j")" "$want"
 		done
 	done

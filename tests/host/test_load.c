@@ -41,11 +41,13 @@ static void test_dedupe_loads(void **state)
 
 	assert_non_null(s);
 	s->rodata->filter_tgid = (__u32)getpid();
+	/* The store user space picks by default: per-CPU slots. */
+	s->rodata->inflight_store = FS_STORE_CPU;
 	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
-	 * sys_enter_dd, sys_exit_dd, and at the compare's inline sites
+	 * sys_enter_dd, sys_exit_dd, at the compare's inline sites
 	 * kprobe_inline_entry/exit, kretprobe_inline_caller and
-	 * kprobe_inline_caller_entry */
-	assert_int_equal(kprobe_only(s->obj), 12);
+	 * kprobe_inline_caller_entry, and the store's inflight_migrate */
+	assert_int_equal(kprobe_only(s->obj), 13);
 	assert_int_equal(dedupe_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_prep) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_folio) >= 0);
@@ -54,6 +56,7 @@ static void test_dedupe_loads(void **state)
 	assert_true(bpf_program__fd(s->progs.kprobe_inline_exit) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_inline_caller) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_inline_caller_entry) >= 0);
+	assert_true(bpf_program__fd(s->progs.inflight_migrate) >= 0);
 	dedupe_bpf__destroy(s);
 }
 
@@ -62,11 +65,13 @@ static void test_shmem_loads(void **state)
 	struct shmem_bpf *s = shmem_bpf__open();
 
 	assert_non_null(s);
+	s->rodata->inflight_store = FS_STORE_CPU;
 	/* kprobe_read, kretprobe_read, kprobe_splice, kretprobe_splice,
 	 * kprobe_lookup, kretprobe_lookup, kprobe_batch, kretprobe_batch,
-	 * sys_enter_sh, sys_exit_sh, and at the lookup's inline sites
-	 * kprobe_lookup_inline_entry/exit */
-	assert_int_equal(kprobe_only(s->obj), 12);
+	 * sys_enter_sh, sys_exit_sh, at the lookup's inline sites
+	 * kprobe_lookup_inline_entry/exit, and the store's
+	 * inflight_migrate */
+	assert_int_equal(kprobe_only(s->obj), 13);
 	assert_int_equal(shmem_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_batch) >= 0);
@@ -76,6 +81,7 @@ static void test_shmem_loads(void **state)
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_entry) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_exit) >= 0);
 	assert_true(bpf_program__fd(s->progs.sys_enter_sh) >= 0);
+	assert_true(bpf_program__fd(s->progs.inflight_migrate) >= 0);
 	shmem_bpf__destroy(s);
 }
 
