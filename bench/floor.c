@@ -39,29 +39,42 @@ static int fail(const char *what, const char *func, int err)
 	return 1;
 }
 
+/* A new skeleton in *out with only the programs named a and b (NULL:
+ * none) to load; NULL if it cannot be opened. */
+static struct floor_bpf *open_with(struct floor_bpf **out, const char *a,
+				   const char *b)
+{
+	struct floor_bpf *s = floor_bpf__open();
+	struct bpf_program *p;
+
+	*out = s;
+	if (!s)
+		return NULL;
+	bpf_object__for_each_program (p, s->obj) {
+		const char *name = bpf_program__name(p);
+
+		bpf_program__set_autoload(p, (a && !strcmp(name, a)) ||
+						     (b && !strcmp(name, b)));
+	}
+	return s;
+}
+
 /* One skeleton per function: fentry's target is fixed at load time. */
 static int attach_func(struct floor_bpf **out, const char *mode,
 		       const char *func)
 {
 	bool fentry = !strcmp(mode, "fentry");
-	struct floor_bpf *s = floor_bpf__open();
-	struct bpf_program *p;
+	struct floor_bpf *s =
+		open_with(out, fentry ? "fentry_empty" : "kprobe_empty",
+			  fentry ? "fexit_empty" : "kretprobe_empty");
 	struct bpf_link *l;
 	int err;
 
 	if (!s)
 		return fail("open", NULL, errno);
-	*out = s;
-	bpf_object__for_each_program (p, s->obj)
-		bpf_program__set_autoload(p, false);
 	if (fentry) {
-		bpf_program__set_autoload(s->progs.fentry_empty, true);
-		bpf_program__set_autoload(s->progs.fexit_empty, true);
 		bpf_program__set_attach_target(s->progs.fentry_empty, 0, func);
 		bpf_program__set_attach_target(s->progs.fexit_empty, 0, func);
-	} else {
-		bpf_program__set_autoload(s->progs.kprobe_empty, true);
-		bpf_program__set_autoload(s->progs.kretprobe_empty, true);
 	}
 	err = floor_bpf__load(s);
 	if (err)
@@ -85,17 +98,12 @@ static int attach_func(struct floor_bpf **out, const char *mode,
 
 static int attach_syscall(struct floor_bpf **out)
 {
-	struct floor_bpf *s = floor_bpf__open();
-	struct bpf_program *p;
+	struct floor_bpf *s =
+		open_with(out, "sys_enter_empty", "sys_exit_empty");
 	int err;
 
 	if (!s)
 		return fail("open", NULL, errno);
-	*out = s;
-	bpf_object__for_each_program (p, s->obj)
-		bpf_program__set_autoload(p, false);
-	bpf_program__set_autoload(s->progs.sys_enter_empty, true);
-	bpf_program__set_autoload(s->progs.sys_exit_empty, true);
 	err = floor_bpf__load(s);
 	if (!err)
 		err = floor_bpf__attach(s);
@@ -106,16 +114,11 @@ static int attach_syscall(struct floor_bpf **out)
 static int attach_tps(struct floor_bpf **out, char **tps, int n,
 		      struct bpf_link **links)
 {
-	struct floor_bpf *s = floor_bpf__open();
-	struct bpf_program *p;
+	struct floor_bpf *s = open_with(out, "tp_empty", NULL);
 	int err;
 
 	if (!s)
 		return fail("open", NULL, errno);
-	*out = s;
-	bpf_object__for_each_program (p, s->obj)
-		bpf_program__set_autoload(p, false);
-	bpf_program__set_autoload(s->progs.tp_empty, true);
 	err = floor_bpf__load(s);
 	if (err)
 		return fail("load tracepoint program", NULL, err);
