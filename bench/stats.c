@@ -566,9 +566,13 @@ int bench__aggregate(struct bench_set *s, struct bench_result *r)
 			v->value = st->median;
 			v->min = st->min;
 			v->max = st->max;
-			v->outcome = all    ? BENCH_MET
-				     : none ? BENCH_MISSED
-					    : BENCH_UNRESOLVED;
+			/* A figure that went below zero in a round (an added
+			 * cost under the untraced runs' own spread) is noise
+			 * there: not resolved, whatever side it falls on. */
+			v->outcome = st->min < 0 ? BENCH_UNRESOLVED
+				     : all	 ? BENCH_MET
+				     : none	 ? BENCH_MISSED
+						 : BENCH_UNRESOLVED;
 			v->met = v->outcome == BENCH_MET;
 		}
 	}

@@ -99,7 +99,8 @@ struct bench_stat {
 /*
  * A target against the rounds' interval, not the median alone: met when
  * every round is on the target's side (max <= limit for le), missed when
- * none is, not resolved when the interval straddles the limit.
+ * none is, not resolved when the interval straddles the limit or goes
+ * below zero (an added cost lost in the untraced runs' spread).
  */
 enum bench_outcome { BENCH_MET, BENCH_MISSED, BENCH_UNRESOLVED };
 

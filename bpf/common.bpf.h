@@ -149,22 +149,24 @@ static __always_inline struct fs_stats *stats__at(__u32 slot)
  * three stores (inflight_store, FS_STORE_*, set by user space before
  * load; the verifier drops the other stores' branches):
  *
- * - FS_STORE_CPU (the default): a slot per CPU, owned by the thread whose
- *   call it holds (inflight_head.owner). A call that cannot migrate
- *   between entry and exit, which is almost every one, costs an array
- *   lookup the kernel inlines and a compare. A call that can is moved:
- *   the scheduler's sched_migrate_task tracepoint (inflight__migrate)
- *   takes a moving thread's record out of its old CPU's slot into the
- *   hash before the thread runs again. An entry that finds its CPU's
- *   slot held by another thread's call (which sleeps, or was preempted)
- *   goes to the hash as well. A thread looks in the hash only while
- *   records live there (inflight_away), so a call that never met either
- *   case pays nothing for them.
- * - FS_STORE_TASK: task local storage. After a thread's first call it
- *   costs no hashing, no bucket lock and no element allocation, but a
- *   lookup per program, which the kernel does not inline.
+ * - FS_STORE_TASK (the default): task local storage. After a thread's
+ *   first call it costs no hashing, no bucket lock and no element
+ *   allocation: a helper call per program.
+ * - FS_STORE_CPU (FOLIOSCOPE_INFLIGHT=cpu): a slot per CPU, owned by the
+ *   thread whose call it holds (inflight_head.owner). A call that cannot
+ *   migrate between entry and exit, which is almost every one, costs an
+ *   array lookup and a compare with the current task (itself a helper
+ *   call: so the bench found it no cheaper than task storage on Debian's
+ *   6.1 and 6.12). A call that can is moved: the scheduler's
+ *   sched_migrate_task tracepoint (inflight__migrate) takes a moving
+ *   thread's record out of its old CPU's slot into the hash before the
+ *   thread runs again. An entry that finds its CPU's slot held by another
+ *   thread's call (which sleeps, or was preempted) goes to the hash as
+ *   well. A thread looks in the hash only while records live there
+ *   (inflight_away), so a call that never met either case pays nothing
+ *   for them.
  * - FS_STORE_HASH: the hash keyed by thread id, for kernels that refuse
- *   the other two.
+ *   task storage.
  *
  * An unused map stays (the programs reference it) shrunk to one entry; an
  * unused task-storage map is made an array, so every kernel can create

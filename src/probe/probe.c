@@ -36,7 +36,7 @@ struct probe {
 	bool lean;		/* --lean */
 	bool syscall;		/* the step attached is the syscall level */
 	bool events;		/* per-call events selected */
-	char inflight_why[224]; /* why not the per-CPU slots */
+	char inflight_why[224]; /* why the hash */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
@@ -528,47 +528,29 @@ fail:
 }
 
 /*
- * probe__try_once with the per-CPU store for in-flight calls; once more
- * with task storage when the kernel refused it (the load with EINVAL or
- * EACCES, or the migration tracepoint), and with the hash when it refused
- * task storage's load, unless FOLIOSCOPE_INFLIGHT names a store. The last
- * store's error is the step's.
+ * probe__try_once with task storage for in-flight calls, and once more
+ * with the hash when the kernel refused the load with EINVAL or EACCES,
+ * unless FOLIOSCOPE_INFLIGHT names a store (the per-CPU slots only when
+ * it does). If the hash fails too, its error is the step's.
  */
 static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 			       const char *sub_sym, enum plan_mech sub_mech,
 			       const struct probe_opts *o, char *msg, size_t n)
 {
 	enum probe_inflight mode = probe__inflight_mode();
-	bool chosen = mode == INFLIGHT_CPU || mode == INFLIGHT_TASK ||
-		      mode == INFLIGHT_HASH || mode == INFLIGHT_TEST_NOMIGRATE;
+	bool cpu = mode == INFLIGHT_CPU || mode == INFLIGHT_TEST_NOMIGRATE;
+	bool chosen = cpu || mode == INFLIGHT_TASK || mode == INFLIGHT_HASH;
 	const char *stage = "";
 	int err;
 
-	pr->cfg.inflight_store = mode == INFLIGHT_HASH		? FS_STORE_HASH
-				 : mode == INFLIGHT_TASK	? FS_STORE_TASK
-				 : mode == INFLIGHT_TEST_REFUSE ? FS_STORE_TASK
-								: FS_STORE_CPU;
+	pr->cfg.inflight_store = mode == INFLIGHT_HASH ? FS_STORE_HASH
+				 : cpu		       ? FS_STORE_CPU
+						       : FS_STORE_TASK;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
-		 mode == INFLIGHT_HASH	 ? "FOLIOSCOPE_INFLIGHT=hash"
-		 : mode == INFLIGHT_TASK ? "FOLIOSCOPE_INFLIGHT=task"
-					 : "");
+		 mode == INFLIGHT_HASH ? "FOLIOSCOPE_INFLIGHT=hash" : "");
 	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
-	if (!err || chosen)
-		return err;
-	if (pr->cfg.inflight_store == FS_STORE_CPU) {
-		if (strcmp(stage, "attach sched_migrate_task") &&
-		    (strcmp(stage, "load") ||
-		     (err != -EINVAL && err != -EACCES)))
-			return err;
-		snprintf(pr->inflight_why, sizeof(pr->inflight_why),
-			 "per-CPU slots refused: %s", msg);
-		pr->cfg.inflight_store = FS_STORE_TASK;
-		err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n,
-				      &stage);
-		if (!err)
-			return 0;
-	}
-	if (strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
+	if (!err || chosen || strcmp(stage, "load") ||
+	    (err != -EINVAL && err != -EACCES))
 		return err;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 		 "task storage refused: %s", msg);
@@ -687,17 +669,12 @@ static void probe__covers(const struct kfacts *f, const struct probe *pr,
 /* Where the live probe keeps in-flight calls, for doctor and reports. */
 static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 {
-	static const char *const name[] = {
-		[FS_STORE_TASK] = "task storage",
-		[FS_STORE_HASH] = "hash",
-		[FS_STORE_CPU] = "per-CPU slots",
-	};
-
-	if (pr->inflight_why[0] && pr->cfg.inflight_store != FS_STORE_CPU)
-		snprintf(out, n, "%s (%s)", name[pr->cfg.inflight_store],
-			 pr->inflight_why);
+	if (pr->cfg.inflight_store == FS_STORE_HASH)
+		snprintf(out, n, "hash (%s)", pr->inflight_why);
+	else if (pr->cfg.inflight_store == FS_STORE_CPU)
+		snprintf(out, n, "per-CPU slots");
 	else
-		snprintf(out, n, "%s", name[pr->cfg.inflight_store]);
+		snprintf(out, n, "task storage");
 }
 
 /*

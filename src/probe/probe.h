@@ -97,14 +97,13 @@ int probe__cost_drop(enum fs_target t, struct probe_cost_drop *d, char *why,
 int probe__cost_check(enum fs_target t);
 
 /*
- * In-flight store: per-CPU slots (with the hash for calls that move
- * between CPUs), falling back to task local storage when the kernel
- * refuses them (at load, or the scheduler's migration tracepoint at
- * attach), then to a hash map when it refuses task storage at load
- * (EINVAL/EACCES). FOLIOSCOPE_INFLIGHT=cpu, =task or =hash asks for one
- * store and forbids the fallback; =test-refuse provokes a real refusal
- * of task storage, =test-nomigrate leaves the per-CPU slots' migration
- * program out (both for tests); anything else is the default.
+ * In-flight store: task local storage, falling back to a hash map when
+ * the kernel refuses a step's programs with it (EINVAL/EACCES at load).
+ * FOLIOSCOPE_INFLIGHT=cpu asks for per-CPU slots (with the hash for calls
+ * that move between CPUs), =hash forces the hash, =task forbids the
+ * fallback; =test-refuse provokes a real refusal of task storage,
+ * =test-nomigrate keeps the slots without their migration program (both
+ * for tests); anything else is the default.
  */
 enum probe_inflight {
 	INFLIGHT_AUTO,

@@ -1,7 +1,8 @@
 # In-flight store and --lean on this host (sourced by tests/check.sh).
-# Per-CPU slots are the default; task storage and the hash (forced, or
-# after a real refusal the test hook provokes) must count exactly the
-# same, and so must the slots when reads sleep and wake on another CPU.
+# Task local storage is the default; the per-CPU slots (asked for) and the
+# hash (forced, or after a real refusal the test hook provokes) must count
+# exactly the same, and so must the slots when reads sleep and wake on
+# another CPU.
 # --lean leaves out histograms, says so in every report, and still counts
 # calls and bytes exactly.
 # shellcheck shell=bash
@@ -10,8 +11,8 @@ pf=$(mktemp -d /dev/shm/fs-store-lean.XXXXXX)
 # doctor names the store of the step it would use.
 for store in default cpu task hash test-refuse; do
 	case $store in
-	default | cpu) want="per-CPU slots" ;;
-	task) want="task storage (FOLIOSCOPE_INFLIGHT=task)" ;;
+	default | task) want="task storage" ;;
+	cpu) want="per-CPU slots" ;;
 	hash) want="hash (FOLIOSCOPE_INFLIGHT=hash)" ;;
 	test-refuse) want="hash (task storage refused: load failed: Invalid argument)" ;;
 	esac
@@ -44,7 +45,7 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 			"$(jq -r '.workload.reconcile + " " + (.workload.validation_failures|tostring)' "$j")" "ok 0"
 		case $store in
 		cpu) want='per-CPU slots$' ;;
-		task) want='task storage \(' ;;
+		task) want='task storage$' ;;
 		*) want='hash \(' ;;
 		esac
 		expect_match "run $wl (in-flight $store): store in the reason" \
@@ -53,9 +54,9 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 			"$(jq -r ".targets.$tgt.counters.dropped" "$j")" 0
 	done
 	counts() { jq -S -c ".targets.$tgt | {calls, errors, counters, h: (.histograms | del(.latency_ns))}" "$1" 2>&1; }
-	for store in task hash test-refuse; do
-		expect_eq "run $wl: $store counts = per-CPU slots' counts" \
-			"$(counts "$pf/$name.$store.json")" "$(counts "$pf/$name.cpu.json")"
+	for store in cpu hash test-refuse; do
+		expect_eq "run $wl: $store counts = task storage counts" \
+			"$(counts "$pf/$name.$store.json")" "$(counts "$pf/$name.task.json")"
 	done
 done
 

@@ -85,11 +85,6 @@ if command -v bpftool >/dev/null; then
 		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE trace_bg "$sc" -t all -p "$R" -j "$sc/$sc_mode.json"; then
 			links=$(sc_links "$TPID")
 			release "$sc" "r$sc_mode"; wait "$R"; trace_stop
-			# Besides the syscalls' links, each object's in-flight
-			# store moves records on the scheduler's migrations.
-			expect_eq "syscall level ($sc_mode): one migration program per target, on sched_migrate_task" \
-				"$(grep -c '^raw_tracepoint sched_migrate_task inflight_migrate$' <<<"$links")" 2
-			links=$(grep -v ' sched_migrate_task ' <<<"$links")
 			if [ $sc_mode = tp ]; then
 				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only" \
 					"$(echo "$links" | tr '\n' ',')" \

@@ -264,6 +264,17 @@ static void test_target_ge(void **state)
 			    "not resolved");
 	bench__result_free(&r);
 	bench__free(&s);
+
+	/* Under the limit in every round, but below zero in one: noise. */
+	bench__init(&s);
+	feed(&s, "target vm b x ratio le 1.3 under 1.3x\n"
+		 "sample vm b x 0 ratio -0.5\n"
+		 "sample vm b x 1 ratio 1.1\n"
+		 "sample vm b x 2 ratio 1.2\n");
+	assert_int_equal(bench__aggregate(&s, &r), 0);
+	assert_int_equal(r.verdicts[0].outcome, BENCH_UNRESOLVED);
+	bench__result_free(&r);
+	bench__free(&s);
 }
 
 /* A breakdown's part: the full variant's figure minus the one without

@@ -33,7 +33,7 @@ for name in $names; do
 	blk-syscall)
 		$tr -m syscall -- $blk ;;
 	blk-fentry-migrate)
-		$tr -m fentry -- $blk migrate ;;
+		FOLIOSCOPE_INFLIGHT=cpu $tr -m fentry -- $blk migrate ;;
 	blk-fentry-nomigrate)
 		FOLIOSCOPE_INFLIGHT=test-nomigrate $tr -m fentry -- $blk migrate ;;
 	esac >/dev/null

@@ -11,9 +11,9 @@
 # as dropped; the filtered reads' exits do not take those slots (their
 # 1000 bytes are never counted). The same with the hash store. With each
 # first read moved to another CPU while it sleeps (shblock ... migrate),
-# fentry still sees every read, the per-CPU slots' records moved with
-# their threads; without that move (test-nomigrate) the reads that held
-# the two CPUs' slots are lost.
+# fentry with the per-CPU slots (FOLIOSCOPE_INFLIGHT=cpu) still sees every
+# read, the records moved with their threads; without that move
+# (test-nomigrate) the reads that held the two CPUs' slots are lost.
 # shellcheck shell=bash
 sout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmshinflight.XXXXXX")
 # The helper sits at the same absolute path in the guest (--with), here
@@ -44,7 +44,7 @@ if vm_helper tests/vm/shblock.c "$sout/shblock" "vm shmem in-flight"; then
 	expect_eq "vm shmem in-flight shblock -m syscall: every traced read" \
 		"$(jq -r '.targets.shmem | "\(.attach.mechanism): calls \(.calls) dropped \(.counters.dropped) missed \(.counters.missed) bytes \(.histograms.bytes.sum) req \(.histograms.req_bytes.sum)"' "$sout/blk-syscall.json" 2>&1)" \
 		"syscall: calls 10 dropped 0 missed 0 bytes 61440 req 61440"
-	expect_eq "vm shmem in-flight shblock migrate -m fentry: every traced read, moved with its thread" \
+	expect_eq "vm shmem in-flight shblock migrate -m fentry, per-CPU slots: every traced read, moved with its thread" \
 		"$(scounts blk-fentry-migrate)" "fentry $rd: calls 10 dropped 0 missed 0 bytes 61440 req 61440 folios 15 copies 15"
 	expect_eq "vm shmem in-flight shblock migrate -m fentry, no move (test-nomigrate): the slots' two reads lost" \
 		"$(jq -r '.targets.shmem | "calls \(.calls) bytes \(.histograms.bytes.sum)"' "$sout/blk-fentry-nomigrate.json" 2>&1)" \
