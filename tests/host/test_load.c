@@ -41,7 +41,8 @@ static void test_dedupe_loads(void **state)
 
 	assert_non_null(s);
 	s->rodata->filter_tgid = (__u32)getpid();
-	/* The store user space picks by default: per-CPU slots. */
+	/* The per-CPU slots, whose programs include the migration one
+	 * (task storage is what the skeleton loads untouched). */
 	s->rodata->inflight_store = FS_STORE_CPU;
 	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
 	 * sys_enter_dd, sys_exit_dd, at the compare's inline sites
