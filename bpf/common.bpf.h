@@ -316,6 +316,11 @@ static __always_inline void inflight__forget(struct inflight_head *h,
 		__sync_fetch_and_add(&inflight_away, -1);
 }
 
+/* Architectures whose thread_info has no cpu keep it in the task. */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
 /*
  * sched_migrate_task for p, in FS_STORE_CPU: p is about to run on
  * another CPU, so a record it holds in its old CPU's slot moves to the
@@ -325,11 +330,6 @@ static __always_inline void inflight__forget(struct inflight_head *h,
  * the slot free only once the copy is done. A record the hash cannot
  * take is lost, as a call the store refused at entry would be.
  */
-/* Architectures whose thread_info has no cpu keep it in the task. */
-struct task_struct___cpu {
-	unsigned int cpu;
-} __attribute__((preserve_access_index));
-
 static __always_inline int inflight__migrate(void *hmap, void *cmap,
 					     struct task_struct *p)
 {

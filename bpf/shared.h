@@ -321,12 +321,6 @@ struct fs_event {
 	char comm[16];
 };
 
-/*
- * Parts of a traced call's work that a bench variant leaves out, to
- * measure what each costs (FOLIOSCOPE_COST_DROP, docs/benchmarks.md).
- * A trace that leaves one out measures wrong: never set otherwise. The
- * histograms are left out one by one by their index (cost_drop_hist).
- */
 /* Where in-flight calls live (bpf/common.bpf.h, inflight_store). */
 enum fs_store {
 	FS_STORE_TASK, /* task local storage */
@@ -334,6 +328,12 @@ enum fs_store {
 	FS_STORE_CPU,  /* per-CPU slots; the hash for calls that move */
 };
 
+/*
+ * Parts of a traced call's work that a bench variant leaves out, to
+ * measure what each costs (FOLIOSCOPE_COST_DROP, docs/benchmarks.md).
+ * A trace that leaves one out measures wrong: never set otherwise. The
+ * histograms are left out one by one by their index (cost_drop_hist).
+ */
 #define FS_DROP_FILE (1U << 0)	   /* the fd -> file -> inode checks */
 #define FS_DROP_INFLIGHT (1U << 1) /* the store: a per-CPU slot instead */
 #define FS_DROP_TIME (1U << 2)	   /* the timestamps */

@@ -112,13 +112,15 @@ static int inflight__attach(struct probe *pr)
 	struct bpf_program *mig;
 	struct bpf_link *l;
 
-	if (pr->cfg.inflight_store != FS_STORE_CPU ||
-	    probe__inflight_mode() == INFLIGHT_TEST_NOMIGRATE)
-		return 0;
+	/* Loaded only for the slots (inflight__prepare decides). */
 	mig = bpf_object__find_program_by_name(pr->obj, PROBE_INFLIGHT_MIGRATE);
-	l = mig ? bpf_program__attach(mig) : NULL;
+	if (!mig)
+		return -ENOENT;
+	if (!bpf_program__autoload(mig))
+		return 0;
+	l = bpf_program__attach(mig);
 	if (!l)
-		return mig ? -errno : -ENOENT;
+		return -errno;
 	pr->link[pr->nlinks++] = l;
 	return 0;
 }
