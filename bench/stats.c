@@ -26,6 +26,7 @@ void bench__free(struct bench_set *s)
 	free(s->env);
 	free(s->baselines);
 	free(s->ratios);
+	free(s->floors);
 	free(s->targets);
 	free(s->notes);
 	bench__init(s);
@@ -262,6 +263,30 @@ int bench__parse_line(struct bench_set *s, const char *line, char *err,
 			}
 			return 0;
 		}
+		if (!strcmp(f[0], "floor")) {
+			struct bench_floor *q;
+
+			if (n != 8)
+				return fail(err, errlen,
+					    "floor: want 7 fields, got %d",
+					    n - 1);
+			q = GROW(s, floors, nfloors, cap_floors);
+			if (!q)
+				return -ENOMEM;
+			if (key_set(&q->k, f[1], f[2], f[4], f[3]) ||
+			    put(q->base, sizeof(q->base), f[5]) ||
+			    put(q->floor, sizeof(q->floor), f[6])) {
+				s->nfloors--;
+				return fail(err, errlen,
+					    "floor: name too long");
+			}
+			if (parse_double(f[7], &q->factor) || q->factor <= 0) {
+				s->nfloors--;
+				return fail(err, errlen,
+					    "floor: bad factor '%s'", f[7]);
+			}
+			return 0;
+		}
 		if (!strcmp(f[0], "target")) {
 			struct bench_target *t;
 
@@ -463,6 +488,28 @@ static int derive_ratio(struct bench_set *s, const struct bench_ratio *q)
 	return 0;
 }
 
+static int derive_floor(struct bench_set *s, const struct bench_floor *q)
+{
+	int n = s->nsamples, err;
+
+	for (int i = 0; i < n; i++) {
+		struct bench_sample x = s->samples[i];
+		double fl;
+
+		if (!key_eq(&x.k, q->k.scope, q->k.bench, q->base,
+			    q->k.metric) ||
+		    !value_at(s, q->k.scope, q->k.bench, q->floor, q->k.metric,
+			      x.round, &fl))
+			continue;
+		x.k = q->k;
+		err = add_derived(s, &x.k, q->k.metric, x.round,
+				  fl > q->factor * x.value ? fl : x.value);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int stat_of(const struct bench_set *s, const struct bench_key *k,
 		   struct bench_stat *st)
 {
@@ -527,6 +574,8 @@ int bench__aggregate(struct bench_set *s, struct bench_result *r)
 	s->nsamples = j;
 	for (i = 0; i < s->nbaselines && !err; i++)
 		err = derive_added(s, &s->baselines[i]);
+	for (i = 0; i < s->nfloors && !err; i++)
+		err = derive_floor(s, &s->floors[i]);
 	for (i = 0; i < s->nratios && !err; i++)
 		err = derive_ratio(s, &s->ratios[i]);
 	if (err)
@@ -839,10 +888,7 @@ void bench__print_table(const struct bench_set *s, const struct bench_result *r,
 				 : "  %-56s %-4s %28s  %s %-8s %s\n",
 			v->t->name, v->t->k.scope, iv,
 			v->t->op == BENCH_LE ? "<=" : ">=", lim,
-			!v->measured		     ? "-"
-			: v->outcome == BENCH_MET    ? "met"
-			: v->outcome == BENCH_MISSED ? "MISSED"
-						     : "not resolved");
+			v->measured ? bench__outcome_name(v->outcome) : "-");
 	}
 	for (i = 0; i < s->nnotes; i++)
 		fprintf(f, markdown ? "%s- %s: %s\n" : "%snote (%s): %s\n",

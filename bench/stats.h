@@ -56,6 +56,18 @@ struct bench_ratio {
 	bool diff; /* a part: DEN - NUM */
 };
 
+/* "floor SCOPE BENCH METRIC NAME BASE FLOOR FACTOR": variant NAME's
+ * METRIC per round is FLOOR's where FLOOR is above FACTOR x BASE, else
+ * BASE's: what a bystander is held to, the untraced run, or, where empty
+ * programs on the same attach points already cost more than the target
+ * allows over it, those programs. */
+struct bench_floor {
+	struct bench_key k; /* k.variant = NAME */
+	char base[BENCH_NAME];
+	char floor[BENCH_NAME];
+	double factor;
+};
+
 enum bench_op { BENCH_LE, BENCH_GE };
 
 /* "target SCOPE BENCH VARIANT METRIC le|ge LIMIT NAME...": the median
@@ -81,6 +93,8 @@ struct bench_set {
 	int nbaselines, cap_baselines;
 	struct bench_ratio *ratios;
 	int nratios, cap_ratios;
+	struct bench_floor *floors;
+	int nfloors, cap_floors;
 	struct bench_target *targets;
 	int ntargets, cap_targets;
 	struct bench_note *notes;

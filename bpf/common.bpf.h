@@ -316,46 +316,6 @@ static __always_inline void inflight__forget(struct inflight_head *h,
 		__sync_fetch_and_add(&inflight_away, -1);
 }
 
-/* Architectures whose thread_info has no cpu keep it in the task. */
-struct task_struct___cpu {
-	unsigned int cpu;
-} __attribute__((preserve_access_index));
-
-/*
- * sched_migrate_task for p, in FS_STORE_CPU: p is about to run on
- * another CPU, so a record it holds in its old CPU's slot moves to the
- * hash, and the slot is freed after the copy. p is not running (the
- * scheduler moves only tasks off a CPU), so nothing writes its record
- * meanwhile; other threads on the old CPU only read the owner, and see
- * the slot free only once the copy is done. A record the hash cannot
- * take is lost, as a call the store refused at entry would be.
- */
-static __always_inline int inflight__migrate(void *hmap, void *cmap,
-					     struct task_struct *p)
-{
-	struct inflight_head *s;
-	__u64 me = (__u64)p;
-	__u32 key = 0, cpu;
-
-	if (inflight_store != FS_STORE_CPU)
-		return 0;
-	if (bpf_core_field_exists(p->thread_info.cpu))
-		cpu = BPF_CORE_READ(p, thread_info.cpu);
-	else
-		cpu = BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
-	s = bpf_map_lookup_percpu_elem(cmap, &key, cpu);
-	if (!s || s->owner != me)
-		return 0;
-	s->away = 1;
-	if (!bpf_map_update_elem(hmap, &me, s, BPF_NOEXIST))
-		__sync_fetch_and_add(&inflight_away, 1);
-	s->away = 0;
-	s->ts = 0;
-	s->depth = 0;
-	__sync_lock_test_and_set(&s->owner, 0);
-	return 0;
-}
-
 /* Is the current task tgid root or one of its descendants? */
 static __always_inline bool filter__in_tree(__u32 root)
 {
@@ -573,6 +533,53 @@ static __always_inline void counter__inc_own(struct fs_stats *st, int c)
 	fs_opaque(c);
 	c &= FS_MAX_COUNTERS - 1;
 	st->counter[c]++;
+}
+
+/* Architectures whose thread_info has no cpu keep it in the task. */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+/*
+ * sched_migrate_task for p, in FS_STORE_CPU: p is about to run on
+ * another CPU, so a record it holds in its old CPU's slot moves to the
+ * hash, and the slot is freed after the copy. p is not running (the
+ * scheduler moves only tasks off a CPU), so nothing writes its record
+ * meanwhile; other threads on the old CPU only read the owner, and see
+ * the slot free only once the copy is done. A call whose record the
+ * hash cannot take is lost, and counted in counter dropped of its stats
+ * entry, as a call the store refused at entry would be.
+ */
+static __always_inline int inflight__migrate(void *hmap, void *cmap,
+					     struct task_struct *p, int dropped)
+{
+	struct fs_stats *st;
+	struct inflight_head *s;
+	__u64 me = (__u64)p;
+	__u32 key = 0, cpu;
+
+	if (inflight_store != FS_STORE_CPU)
+		return 0;
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		cpu = BPF_CORE_READ(p, thread_info.cpu);
+	else
+		cpu = BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+	s = bpf_map_lookup_percpu_elem(cmap, &key, cpu);
+	if (!s || s->owner != me)
+		return 0;
+	s->away = 1;
+	if (!bpf_map_update_elem(hmap, &me, s, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&inflight_away, 1);
+	} else if (s->ts) {
+		st = stats__at(s->by_slot);
+		if (st)
+			counter__inc(st, dropped);
+	}
+	s->away = 0;
+	s->ts = 0;
+	s->depth = 0;
+	__sync_lock_test_and_set(&s->owner, 0);
+	return 0;
 }
 
 const volatile __u32 ev_on = 0;

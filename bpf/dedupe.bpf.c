@@ -872,7 +872,7 @@ int tp_exit_dd(struct syscall_trace_exit *ctx)
 SEC("raw_tp/sched_migrate_task")
 int BPF_PROG(inflight_migrate, struct task_struct *p, int dest_cpu)
 {
-	return inflight__migrate(&inflight, &inflight_cpu, p);
+	return inflight__migrate(&inflight, &inflight_cpu, p, FS_DD_DROPPED);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

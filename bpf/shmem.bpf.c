@@ -850,7 +850,7 @@ int tp_exit_sh(struct syscall_trace_exit *ctx)
 SEC("raw_tp/sched_migrate_task")
 int BPF_PROG(inflight_migrate, struct task_struct *p, int dest_cpu)
 {
-	return inflight__migrate(&inflight, &inflight_cpu, p);
+	return inflight__migrate(&inflight, &inflight_cpu, p, FS_SH_DROPPED);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

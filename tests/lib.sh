@@ -127,6 +127,28 @@ free_port() {
 	done
 	return 1
 }
+# prom_start DIR PORT SECONDS LOG TARGET...: Prometheus on 127.0.0.1:PORT
+# scraping each TARGET (host:port) every second, stopped after SECONDS
+# at the latest, its data in DIR; PROM_PID is its pid.
+prom_start() {
+	local dir=$1 port=$2 secs=$3 log=$4 targets
+	shift 4
+	targets=$(printf "'%s', " "$@")
+	cat >"$dir/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  scrape_timeout: 1s
+		scrape_configs:
+		  - job_name: folioscope
+		    static_configs:
+		      - targets: [${targets%, }]
+	EOF
+	timeout "$secs" prometheus --config.file="$dir/prometheus.yml" \
+		--storage.tsdb.path="$dir/tsdb" --web.listen-address="127.0.0.1:$port" \
+		--log.level=warn >"$log" 2>&1 &
+	PROM_PID=$!
+}
+
 # release DIR NAME: lets gated_reader NAME go.
 release() { echo go >"$1/$2.go"; rm -f "$1/$2.go"; }
 

@@ -69,6 +69,8 @@ enum probe_inflight probe__inflight_mode(void)
 		return INFLIGHT_TEST_REFUSE;
 	if (env && !strcmp(env, "test-nomigrate"))
 		return INFLIGHT_TEST_NOMIGRATE;
+	if (env && !strcmp(env, "test-smallhash"))
+		return INFLIGHT_TEST_SMALLHASH;
 	return INFLIGHT_AUTO;
 }
 
@@ -88,14 +90,17 @@ static int inflight__prepare(struct bpf_object *obj, enum fs_store store)
 		bpf_object__find_program_by_name(obj, PROBE_INFLIGHT_MIGRATE);
 	enum probe_inflight mode = probe__inflight_mode();
 	bool refuse = mode == INFLIGHT_TEST_REFUSE;
-	int err;
+	int err = 0;
 
 	if (!tm || !hm || !mig)
 		return -ENOENT;
 	bpf_program__set_autoload(mig, store == FS_STORE_CPU &&
 					       mode != INFLIGHT_TEST_NOMIGRATE);
-	if (store == FS_STORE_TASK && !refuse)
-		return bpf_map__set_max_entries(hm, 1);
+	if ((store == FS_STORE_TASK && !refuse) ||
+	    mode == INFLIGHT_TEST_SMALLHASH)
+		err = bpf_map__set_max_entries(hm, 1);
+	if (err || (store == FS_STORE_TASK && !refuse))
+		return err;
 	err = bpf_map__set_type(tm, store != FS_STORE_TASK ? BPF_MAP_TYPE_ARRAY
 							   : BPF_MAP_TYPE_HASH);
 	if (!err)
@@ -540,7 +545,8 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 			       const struct probe_opts *o, char *msg, size_t n)
 {
 	enum probe_inflight mode = probe__inflight_mode();
-	bool cpu = mode == INFLIGHT_CPU || mode == INFLIGHT_TEST_NOMIGRATE;
+	bool cpu = mode == INFLIGHT_CPU || mode == INFLIGHT_TEST_NOMIGRATE ||
+		   mode == INFLIGHT_TEST_SMALLHASH;
 	bool chosen = cpu || mode == INFLIGHT_TASK || mode == INFLIGHT_HASH;
 	const char *stage = "";
 	int err;

@@ -102,8 +102,9 @@ int probe__cost_check(enum fs_target t);
  * FOLIOSCOPE_INFLIGHT=cpu asks for per-CPU slots (with the hash for calls
  * that move between CPUs), =hash forces the hash, =task forbids the
  * fallback; =test-refuse provokes a real refusal of task storage,
- * =test-nomigrate keeps the slots without their migration program (both
- * for tests); anything else is the default.
+ * =test-nomigrate keeps the slots without their migration program,
+ * =test-smallhash keeps them with a one-entry hash (all three for tests);
+ * anything else is the default.
  */
 enum probe_inflight {
 	INFLIGHT_AUTO,
@@ -116,6 +117,9 @@ enum probe_inflight {
 	/* Tests: the per-CPU slots without the move of migrating threads'
 	 * records, to show what the move is for. */
 	INFLIGHT_TEST_NOMIGRATE,
+	/* Tests: the per-CPU slots with a hash of one entry, so that moving
+	 * threads' records find it full: those calls are counted dropped. */
+	INFLIGHT_TEST_SMALLHASH,
 };
 enum probe_inflight probe__inflight_mode(void);
 

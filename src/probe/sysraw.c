@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sysraw.h"
@@ -26,7 +28,11 @@ static int nused(void)
 	return n;
 }
 
-static int sysraw__open(const char *btf_path)
+/*
+ * Load and attach the pair with the exit program that reads the syscall's
+ * number through bpf_rdonly_cast (cast) or through a helper.
+ */
+static int sysraw__open_with(const char *btf_path, bool cast)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf_path);
 	int err;
@@ -34,6 +40,8 @@ static int sysraw__open(const char *btf_path)
 	pair = sysraw_bpf__open_opts(&oo);
 	if (!pair)
 		return -errno;
+	bpf_program__set_autoload(pair->progs.sys_exit_all, cast);
+	bpf_program__set_autoload(pair->progs.sys_exit_helper, !cast);
 	err = sysraw_bpf__load(pair);
 	if (!err)
 		err = sysraw_bpf__attach(pair);
@@ -42,6 +50,21 @@ static int sysraw__open(const char *btf_path)
 		pair = NULL;
 	}
 	return err;
+}
+
+/*
+ * The cast where the kernel takes it (6.2 on), else the helper.
+ * FOLIOSCOPE_SYSRAW=helper takes the helper anyway (tests: the fallback
+ * on a kernel that has the kfunc).
+ */
+static int sysraw__open(const char *btf_path)
+{
+	const char *env = getenv("FOLIOSCOPE_SYSRAW");
+	bool force_helper = env && !strcmp(env, "helper");
+
+	if (!force_helper && !sysraw__open_with(btf_path, true))
+		return 0;
+	return sysraw__open_with(btf_path, false);
 }
 
 int sysraw__add(int slot, int entry_fd, int exit_fd, const char *btf_path)

@@ -73,20 +73,8 @@ if command -v prometheus >/dev/null && command -v curl >/dev/null; then
 	pport=$(free_port)
 	api="http://127.0.0.1:$pport/api/v1"
 	if [ -n "$url" ]; then
-		cat >"$ex_dir/prometheus.yml" <<-EOF
-			global:
-			  scrape_interval: 1s
-			  scrape_timeout: 1s
-			scrape_configs:
-			  - job_name: folioscope
-			    static_configs:
-			      - targets: ['127.0.0.1:$port']
-		EOF
-		timeout 120 prometheus --config.file="$ex_dir/prometheus.yml" \
-			--storage.tsdb.path="$ex_dir/tsdb" \
-			--web.listen-address="127.0.0.1:$pport" \
-			--log.level=warn >"$LOGDIR/prometheus.log" 2>&1 &
-		ex_prom_pid=$!
+		prom_start "$ex_dir" "$pport" 120 "$LOGDIR/prometheus.log" "127.0.0.1:$port"
+		ex_prom_pid=$PROM_PID
 	fi
 fi
 

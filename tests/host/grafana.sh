@@ -172,19 +172,9 @@ expect_eq "grafana: four exporters serving" "${#gf_ports[@]} $(printf '%s\n' "${
 
 pport=$(free_port)
 gf_api="http://127.0.0.1:$pport/api/v1"
-cat >"$gf/prometheus.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: folioscope
-    static_configs:
-      - targets: ['127.0.0.1:${gf_ports[0]}', '127.0.0.1:${gf_ports[1]}', '127.0.0.1:${gf_ports[2]}', '127.0.0.1:${gf_ports[3]}']
-EOF
-timeout 300 prometheus --config.file="$gf/prometheus.yml" \
-	--storage.tsdb.path="$gf/tsdb" --web.listen-address="127.0.0.1:$pport" \
-	--log.level=warn >"$LOGDIR/grafana-prometheus.log" 2>&1 &
-gf_prom_pid=$!
+prom_start "$gf" "$pport" 300 "$LOGDIR/grafana-prometheus.log" \
+	"${gf_ports[@]/#/127.0.0.1:}"
+gf_prom_pid=$PROM_PID
 
 # A scrape of every exporter before the readers run, so every rate has a
 # sample on each side of the reads.

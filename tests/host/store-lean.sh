@@ -89,6 +89,14 @@ elif mkdir -p "$pf/other" "$pf/blk" && mount -t tmpfs -o size=4m fs-store-other 
 	# The two threads that held the slots (one per CPU) lose their read.
 	expect_eq "trace shblock migrate without the move (test-nomigrate): the slots' reads are lost" \
 		"$(sbcounts "$pf/blk-test-nomigrate-migrate.json")" "calls 8 dropped 0 bytes 53248 req 53248"
+	# With a one-entry hash, the moves and the entries that spill find it
+	# full: every read is counted or counted dropped.
+	j=$pf/blk-test-smallhash.json
+	FOLIOSCOPE_INFLIGHT=test-smallhash "$FS" trace -q -t shmem --dev "$pf" -j "$j" -- \
+		"$pf/shblock" "$pf/blk" 5 "$pf/other" migrate >"$LOGDIR/store-lean-blk-smallhash.log" 2>&1
+	expect_eq "trace shblock migrate (in-flight test-smallhash): exit 0" "$?" 0
+	expect_eq "trace shblock migrate, the hash full (test-smallhash): calls + dropped = 10 reads, some dropped" \
+		"$(jq -r '.targets.shmem | "\(.calls + .counters.dropped) \(.counters.dropped > 0)"' "$j" 2>&1)" "10 true"
 	umount "$pf/other"
 else
 	bad "store-lean: a second tmpfs" "mount failed"

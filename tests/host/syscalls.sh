@@ -78,11 +78,15 @@ os.unlink(fifo)
 if command -v bpftool >/dev/null; then
 	# Per-syscall tracepoints where the kernel has them; the raw pair
 	# when they are excluded (as on a kernel without them).
-	for sc_mode in tp raw; do
-		SC_EXCLUDE=
-		[ $sc_mode = raw ] && SC_EXCLUDE=syscalls
+	# rawhelper: the raw pair whose exit reads the syscall's number with
+	# a helper, as on kernels without bpf_rdonly_cast (before 6.2).
+	for sc_mode in tp raw rawhelper; do
+		SC_EXCLUDE= SC_SYSRAW=
+		[ $sc_mode = tp ] || SC_EXCLUDE=syscalls
+		[ $sc_mode = rawhelper ] && SC_SYSRAW=helper
 		sc_sys_reader "$sc/f" "r$sc_mode"; R=$RPID
-		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE trace_bg "$sc" -t all -p "$R" -j "$sc/$sc_mode.json"; then
+		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE FOLIOSCOPE_SYSRAW=$SC_SYSRAW \
+			trace_bg "$sc" -t all -p "$R" -j "$sc/$sc_mode.json"; then
 			links=$(sc_links "$TPID")
 			release "$sc" "r$sc_mode"; wait "$R"; trace_stop
 			if [ $sc_mode = tp ]; then
@@ -95,6 +99,10 @@ if command -v bpftool >/dev/null; then
 				expect_match "syscall level: the reason says why they" \
 					"$(sc_j "$sc/tp.json" .targets.shmem.attach.reason)" \
 					'per-syscall tracepoints sys_enter/sys_exit_\{read,pread64,readv,preadv,preadv2\}, so other syscalls run no program of ours'
+			elif [ $sc_mode = rawhelper ]; then
+				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=helper: the exit that reads with a helper" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_helper,"
 			else
 				expect_eq "syscall level, raw fallback: one raw sys_enter and one sys_exit program for both targets" \
 					"$(echo "$links" | tr '\n' ',')" \

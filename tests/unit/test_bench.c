@@ -85,9 +85,11 @@ static void test_parse_errors(void **state)
 		"sample vm pread4k untraced 0 ns_per_call 1e",	/* value */
 		"sample vm pread4k untraced 0 ns_per_call nan", /* not finite */
 		"target vm b v m lt 1 name",			/* operator */
-		"ratio vm b m num den", /* a field short */
-		"baseline vm b m",	/* a field short */
-		"bogus vm",		/* record type */
+		"ratio vm b m num den",	       /* a field short */
+		"floor vm b m name base fl 0", /* no factor */
+		"floor vm b m name base fl",   /* a field short */
+		"baseline vm b m",	       /* a field short */
+		"bogus vm",		       /* record type */
 		"sample averyveryveryverylongscopename b v 0 m 1", /* too long
 								    */
 	};
@@ -277,6 +279,48 @@ static void test_target_ge(void **state)
 	bench__free(&s);
 }
 
+/* A bystander's floor: the untraced run, or the empty programs where they
+ * cost more than the target's factor over it; the ratio to it, round by
+ * round. */
+static void test_floor(void **state)
+{
+	const struct bench_stat *st;
+	struct bench_result r;
+	struct bench_set s;
+
+	(void)state;
+	bench__init(&s);
+	feed(&s, "floor vm getppid ns_per_call floor-or-untraced untraced "
+		 "floortp 1.05\n"
+		 "ratio vm getppid ns_per_call fs floor-or-untraced ratio_b\n"
+		 "target vm getppid fs ratio_b le 1.05 bystander\n"
+		 /* round 0: the floor 1.04x untraced, under the factor */
+		 "sample vm getppid untraced 0 ns_per_call 1000\n"
+		 "sample vm getppid floortp 0 ns_per_call 1040\n"
+		 "sample vm getppid fs 0 ns_per_call 1030\n"
+		 /* round 1: the floor 1.5x: it is the denominator */
+		 "sample vm getppid untraced 1 ns_per_call 1000\n"
+		 "sample vm getppid floortp 1 ns_per_call 1500\n"
+		 "sample vm getppid fs 1 ns_per_call 1560\n"
+		 /* round 2: no floor run, so no figure */
+		 "sample vm getppid untraced 2 ns_per_call 900\n"
+		 "sample vm getppid fs 2 ns_per_call 5000\n");
+	assert_int_equal(bench__aggregate(&s, &r), 0);
+	st = bench__find(&r, "vm", "getppid", "floor-or-untraced",
+			 "ns_per_call");
+	assert_non_null(st);
+	assert_int_equal(st->runs, 2);
+	assert_true(st->min == 1000 && st->max == 1500);
+	st = bench__find(&r, "vm", "getppid", "fs", "ratio_b");
+	assert_non_null(st);
+	assert_int_equal(st->runs, 2);
+	assert_true(st->min > 1.0299 && st->min < 1.0301);
+	assert_true(st->max > 1.0399 && st->max < 1.0401);
+	assert_int_equal(r.verdicts[0].outcome, BENCH_MET);
+	bench__result_free(&r);
+	bench__free(&s);
+}
+
 /* A breakdown's part: the full variant's figure minus the one without
  * that part, per round; a part that costs nothing may come out below 0. */
 static void test_part(void **state)
@@ -447,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_added_pre_post),
 		cmocka_unit_test(test_target_ge),
 		cmocka_unit_test(test_part),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),

@@ -146,6 +146,18 @@ expect_eq "vm --accel tcg: the guest's init got vm's answer to its status" \
 	"$(grep -c 'init: no answer' "$LOGDIR/vm-accel-tcg.log")|$(grep -c 'guest exited 0' "$LOGDIR/vm-accel-tcg.log")" "0|1"
 expect_eq "vm --accel tcg: qemu gets -accel tcg in one thread only" \
 	"$(grep -o -- ' -accel [a-z,=]*' "$LOGDIR/vm-accel-tcg.log" | paste -sd' ')" " -accel tcg,thread=single"
+# Under TCG the guest keeps the TSC as its clocksource (the kernel would
+# fall back to the HPET, whose every read is emulated MMIO); KVM's guest
+# picks its own.
+printf '#!/bin/sh\ncat /sys/devices/system/clocksource/clocksource0/current_clocksource\n' >"$acc/clocksource"
+chmod +x "$acc/clocksource"
+expect_eq "vm --accel tcg: the guest's clocksource is the TSC" \
+	"$(cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg --exec "$acc/clocksource" 2>"$LOGDIR/vm-accel-clock.err")" tsc
+if (exec 3<>/dev/kvm) 2>/dev/null; then
+	fake_vm kvm-clock boot --accel kvm
+	expect_eq "vm --accel kvm: the guest's clocksource is left to its kernel" \
+		"$st|$(grep -c 'tsc=' "$acc/appends")" "0|0"
+fi
 # tcg-multi: qemu's own default, a thread per vCPU; the guest's reports
 # say which.
 fake_vm tcg-multi boot --accel tcg-multi
