@@ -35,6 +35,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
 VM_KERNELS="6.1 6.12" BASE=
+# The raw record types (bench/README.md): what is kept of a guest's output.
+RECORDS='env|sample|baseline|ratio|part|floor|target|note'
 declare -A VM_SCOPE=([6.1]=vm)
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -130,7 +132,7 @@ for ((ki = 0; ki < nk; ki++)); do
 			--scope "$scope" --fs /bin/folioscope --rounds "$VM_ROUNDS" -o - \
 			>"$B/$scope-tput.raw" 2>"$B/$scope-tput.console"
 		st=$?
-		grep -E '^(env|sample|ratio|target|note) ' "$B/$scope-tput.raw" \
+		grep -E "^($RECORDS) " "$B/$scope-tput.raw" \
 			>"$B/$scope-tput.raw.tmp" && mv "$B/$scope-tput.raw.tmp" "$B/$scope-tput.raw"
 		if grep -q '^sample' "$B/$scope-tput.raw"; then
 			raws+=("$B/$scope-tput.raw")
@@ -180,7 +182,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	st=$?
 	# Records only (the guest's stdout carries nothing else, but a stray
 	# line must not cost the run); streamed before a failure: kept.
-	grep -E '^(env|sample|baseline|ratio|part|target|note) ' "$B/$scope.raw" \
+	grep -E "^($RECORDS) " "$B/$scope.raw" \
 		>"$B/$scope.raw.tmp" && mv "$B/$scope.raw.tmp" "$B/$scope.raw"
 	# A guest kernel that oopsed or panicked is part of the result: which
 	# variant was running, and the first line of the report.
