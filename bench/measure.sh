@@ -467,11 +467,9 @@ for b in pread4k dedupe4k; do
 		rec "ratio $SCOPE $b bpf_ns_per_call folioscope-$m bpftrace-$m bpf_ratio_to_bpftrace"
 		rec "target $SCOPE $b folioscope-$m ratio_to_bpftrace le 0.5 $b $m: folioscope adds <= 0.5x bpftrace's ns/call"
 		# Function level in full mode probes the folio lookups too: set
-		# against empty pairs on all the functions it probes. The
-		# syscall level has no such target: it finds the file from the
-		# fd and the syscall's arguments, work no empty pair does, and
-		# is held to bpftrace and the one-liner (ratio_to_floor is
-		# recorded).
+		# against empty pairs on all the functions it probes. Full mode
+		# at the syscall level is held to bpftrace and the one-liner;
+		# its ratio_to_floor is recorded without a target.
 		if [ "$m" != syscall ]; then
 			rec "ratio $SCOPE $b added_ns_per_call folioscope-$m floorall-$m ratio_to_floor_all"
 			rec "ratio $SCOPE $b bpf_ns_per_call folioscope-$m floorall-$m bpf_ratio_to_floor_all"
