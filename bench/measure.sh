@@ -438,7 +438,8 @@ for m in $MECHS; do
 	VARIANTS="$VARIANTS folioscope-$m folioscope-lean-$m folioscope-bycg-$m bpftrace-$m floor-$m"
 	# Function level: also empty programs on every probe folioscope uses.
 	[ "$m" = syscall ] || VARIANTS="$VARIANTS floorall-$m"
-	[ "$(floor_of "$m")" = "floor-$m" ] || VARIANTS="$VARIANTS $(floor_of "$m")"
+	fl=$(floor_of "$m")
+	[ "$fl" = "floor-$m" ] || VARIANTS="$VARIANTS $fl"
 done
 # The compare's inline site against its caller's kprobe and fentry and
 # the empty pair on the caller.

@@ -12,6 +12,7 @@
 #include "sysraw.h"
 #include "target.h"
 #include "util/err.h"
+#include "util/util.h"
 
 /* A step's programs plus its sub-probe's; an inline step has one entry,
  * its exit targets and the caller's return and entry per site. */
@@ -55,22 +56,26 @@ struct probe {
 	char batch_why[300];
 };
 
+/* FOLIOSCOPE_INFLIGHT's values (probe.h says what each does). */
+static const struct {
+	const char *name;
+	enum probe_inflight mode;
+} inflight_modes[] = {
+	{ "hash", INFLIGHT_HASH },
+	{ "cpu", INFLIGHT_CPU },
+	{ "task", INFLIGHT_TASK },
+	{ "test-refuse", INFLIGHT_TEST_REFUSE },
+	{ "test-nomigrate", INFLIGHT_TEST_NOMIGRATE },
+	{ "test-smallhash", INFLIGHT_TEST_SMALLHASH },
+};
+
 enum probe_inflight probe__inflight_mode(void)
 {
 	const char *env = getenv("FOLIOSCOPE_INFLIGHT");
 
-	if (env && !strcmp(env, "hash"))
-		return INFLIGHT_HASH;
-	if (env && !strcmp(env, "cpu"))
-		return INFLIGHT_CPU;
-	if (env && !strcmp(env, "task"))
-		return INFLIGHT_TASK;
-	if (env && !strcmp(env, "test-refuse"))
-		return INFLIGHT_TEST_REFUSE;
-	if (env && !strcmp(env, "test-nomigrate"))
-		return INFLIGHT_TEST_NOMIGRATE;
-	if (env && !strcmp(env, "test-smallhash"))
-		return INFLIGHT_TEST_SMALLHASH;
+	for (size_t i = 0; env && i < ARRAY_SIZE(inflight_modes); i++)
+		if (!strcmp(env, inflight_modes[i].name))
+			return inflight_modes[i].mode;
 	return INFLIGHT_AUTO;
 }
 
@@ -96,10 +101,12 @@ static int inflight__prepare(struct bpf_object *obj, enum fs_store store)
 		return -ENOENT;
 	bpf_program__set_autoload(mig, store == FS_STORE_CPU &&
 					       mode != INFLIGHT_TEST_NOMIGRATE);
-	if ((store == FS_STORE_TASK && !refuse) ||
-	    mode == INFLIGHT_TEST_SMALLHASH)
+	/* Task storage alone: the hash is unused. */
+	if (store == FS_STORE_TASK && !refuse)
+		return bpf_map__set_max_entries(hm, 1);
+	if (mode == INFLIGHT_TEST_SMALLHASH)
 		err = bpf_map__set_max_entries(hm, 1);
-	if (err || (store == FS_STORE_TASK && !refuse))
+	if (err)
 		return err;
 	err = bpf_map__set_type(tm, store != FS_STORE_TASK ? BPF_MAP_TYPE_ARRAY
 							   : BPF_MAP_TYPE_HASH);
