@@ -395,6 +395,48 @@ sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
 	event__emit(st, &e, FS_SH_EVENTS, FS_SH_EV_LOST);
 }
 
+/*
+ * --lean without events, where the exit alone sees the call (exit_only:
+ * fexit, a read syscall's exit tracepoint): user space attaches no entry
+ * program, and the exit counts the read from what its return leaves. No
+ * record, no clock, so no latency.
+ */
+const volatile __u32 exit_only = 0;
+
+/* A read at pos for req bytes that returned ret, counted at its exit. */
+static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
+					   __u64 req, long ret)
+{
+	counter__inc_own(st, FS_SH_CALLS);
+	hist__add_own(st, FS_SH_REQ_BYTES, req);
+	hist__add_align_own(st, FS_SH_POS_ALIGN, pos);
+	if (ret < 0)
+		counter__inc_own(st, FS_SH_ERRORS);
+	else
+		hist__add_own(st, FS_SH_BYTES, ret);
+	return 0;
+}
+
+/*
+ * The read's own exit, alone: by now the iterator has handed out ret
+ * bytes and the position has moved past them (an error moves neither),
+ * so the read asked for what the iterator still wants plus ret, from its
+ * end minus ret. end is where the position is now.
+ */
+static __always_inline int sh__exit_alone(const struct file *f, __u64 end,
+					  __u64 left, long ret)
+{
+	__u64 done = ret > 0 ? ret : 0;
+	struct fs_stats *st;
+
+	if (!filter__pass() || !filter__file(f))
+		return 0;
+	st = stats__get();
+	if (!st)
+		return 0;
+	return sh__count_alone(st, end - done, left + done, ret);
+}
+
 /* to: the read's iterator as a BTF pointer (fexit), else NULL. */
 static __always_inline int sh__exit(long ret, struct iov_iter *to)
 {
@@ -439,6 +481,9 @@ int BPF_PROG(fentry_read, struct kiocb *iocb, struct iov_iter *to)
 SEC("fexit")
 int BPF_PROG(fexit_read, struct kiocb *iocb, struct iov_iter *to, long ret)
 {
+	if (exit_only)
+		return sh__exit_alone(iocb->ki_filp, iocb->ki_pos, to->count,
+				      ret);
 	return sh__exit(ret, to);
 }
 
@@ -466,6 +511,13 @@ int BPF_PROG(fexit_splice, struct file *in, loff_t *ppos,
 	     struct pipe_inode_info *pipe, size_t len, unsigned int flags,
 	     long ret)
 {
+	loff_t end = 0;
+
+	if (exit_only) {
+		/* The splice asked for len: what it did not read is left. */
+		bpf_probe_read_kernel(&end, sizeof(end), ppos);
+		return sh__exit_alone(in, end, len - (ret > 0 ? ret : 0), ret);
+	}
 	return sh__exit(ret, NULL);
 }
 
@@ -699,11 +751,50 @@ static __always_inline bool sh__sys_file(long fd, struct file **fp)
 	return !(filter_dev || filter_magic) || filter__file_sb(sb);
 }
 
+/* What a read syscall asks for, from its arguments: bytes, the first
+ * buffer, whether past FS_MAX_IOVECS, and whether its position is an
+ * argument (r10). Where it is not, it is the file's, which the caller
+ * reads: at the entry as it is, at the exit moved by what was read. */
+struct sh_sysreq {
+	__u64 req, buf;
+	bool positioned, has_buf, beyond;
+};
+
+static __always_inline void sh__sys_req(const struct fs_sysargs *a, long id,
+					struct sh_sysreq *q)
+{
+	struct iovec iov;
+
+	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
+	q->positioned = id == FS_NR_PREAD64 ||
+			((id == FS_NR_PREADV || id == FS_NR_PREADV2) &&
+			 (long)a->r10 != -1);
+	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
+		q->buf = a->si;
+		q->req = a->dx;
+		q->has_buf = true;
+		return;
+	}
+	/* Past FS_MAX_IOVECS the call still counts, with req_bytes of the
+	 * first ones: counted apart, not hidden. */
+	q->beyond = a->dx > FS_MAX_IOVECS;
+	for (int i = 0; i < FS_MAX_IOVECS && i < a->dx; i++) {
+		if (bpf_probe_read_user(&iov, sizeof(iov),
+					(void *)(a->si + i * sizeof(iov))))
+			break;
+		if (!i) {
+			q->buf = (__u64)iov.iov_base;
+			q->has_buf = true;
+		}
+		q->req += iov.iov_len;
+	}
+}
+
 static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 {
+	struct sh_sysreq q = {};
 	struct fs_stats *st;
 	struct sh_call *c;
-	struct iovec iov;
 	struct file *f = NULL;
 
 	/* Bench: without the checks, every read is taken as a tmpfs read,
@@ -715,35 +806,18 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 	c = sh__claim();
 	if (!c)
 		return 0;
-	/* pread64 always, preadv/preadv2 unless offset -1: at the argument. */
-	if (id == FS_NR_PREAD64 ||
-	    ((id == FS_NR_PREADV || id == FS_NR_PREADV2) && (long)a->r10 != -1))
+	sh__sys_req(a, id, &q);
+	if (q.positioned)
 		c->pos = a->r10;
 	else if (f)
 		c->pos = BPF_CORE_READ(f, f_pos);
-	if (id == FS_NR_READ || id == FS_NR_PREAD64) {
-		c->buf = a->si;
-		c->req = a->dx;
-		c->has_buf = !lean;
-	} else {
-		/* Past FS_MAX_IOVECS the call still counts, with req_bytes
-		 * of the first ones: counted apart, not hidden. */
-		if (a->dx > FS_MAX_IOVECS) {
-			st = stats__at(c->h.by_slot);
-			if (st)
-				counter__inc(st, FS_SH_IOV_BEYOND);
-		}
-		for (int i = 0; i < FS_MAX_IOVECS && i < a->dx; i++) {
-			if (bpf_probe_read_user(
-				    &iov, sizeof(iov),
-				    (void *)(a->si + i * sizeof(iov))))
-				break;
-			if (!i) {
-				c->buf = (__u64)iov.iov_base;
-				c->has_buf = !lean;
-			}
-			c->req += iov.iov_len;
-		}
+	c->req = q.req;
+	c->buf = q.buf;
+	c->has_buf = q.has_buf && !lean;
+	if (q.beyond) {
+		st = stats__at(c->h.by_slot);
+		if (st)
+			counter__inc(st, FS_SH_IOV_BEYOND);
 	}
 	/* The file for an event's path: its inode and fd. */
 	if (ev_on) {
@@ -753,6 +827,42 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 	}
 	c->h.ts = fs_now();
 	return 0;
+}
+
+/*
+ * --lean's syscall exit alone: the arguments are still in the registers
+ * the task entered with (the kernel returns its result in ax and leaves
+ * the argument registers alone), and the fd is looked up now. A read
+ * whose fd another thread closed or replaced meanwhile is judged by the
+ * file the fd holds at the exit.
+ */
+static __always_inline int sh__sys_exit_alone(long id, long ret)
+{
+	struct pt_regs *regs =
+		(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct fs_sysargs a = {
+		.di = regs->di, .si = regs->si, .dx = regs->dx, .r10 = regs->r10
+	};
+	__u64 done = ret > 0 ? ret : 0, pos = 0;
+	struct sh_sysreq q = {};
+	struct fs_stats *st;
+	struct file *f = NULL;
+
+	if (!filter__pass())
+		return 0;
+	if (!(cost_drop & FS_DROP_FILE) && !sh__sys_file(a.di, &f))
+		return 0;
+	st = stats__get();
+	if (!st)
+		return 0;
+	sh__sys_req(&a, id, &q);
+	if (q.positioned)
+		pos = a.r10;
+	else if (f)
+		pos = BPF_CORE_READ(f, f_pos) - done;
+	if (q.beyond)
+		counter__inc(st, FS_SH_IOV_BEYOND);
+	return sh__count_alone(st, pos, q.req, ret);
 }
 
 static __always_inline bool sh__is_read(long id)
@@ -842,6 +952,8 @@ int tp_enter_sh3(struct syscall_trace_enter *ctx)
 SEC("tracepoint")
 int tp_exit_sh(struct syscall_trace_exit *ctx)
 {
+	if (exit_only)
+		return sh__sys_exit_alone(ctx->nr, ctx->ret);
 	return sh__exit(ctx->ret, NULL);
 }
 

@@ -288,6 +288,12 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 }
 
 /* Turn on the programs of set ps (NULL: none), aimed at sym. */
+/* An entry program left out: its set's exits count each call alone. */
+static bool prog__left_out(const struct probe *pr, const struct probe_prog *pp)
+{
+	return pr->cfg.exit_only && !pp->ret;
+}
+
 static int set__enable(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
 {
@@ -298,6 +304,8 @@ static int set__enable(struct probe *pr, const struct probe_set *ps,
 
 		if (!prog)
 			return -ENOENT;
+		if (prog__left_out(pr, &ps->prog[i]))
+			continue;
 		bpf_program__set_autoload(prog, true);
 		if (ps->mech != MECH_FENTRY)
 			continue;
@@ -418,7 +426,8 @@ static int set__attach(struct probe *pr, const struct probe_set *ps,
 
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
 	     i++)
-		err = prog__attach(pr, &ps->prog[i], ps->mech, sym);
+		if (!prog__left_out(pr, &ps->prog[i]))
+			err = prog__attach(pr, &ps->prog[i], ps->mech, sym);
 	return err;
 }
 
@@ -482,6 +491,10 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	const char *what = "open";
 	int err;
 
+	/* Compiled into the programs at open. The second entry goes with
+	 * the step's mechanism, so its set says the same. */
+	pr->cfg.exit_only =
+		o->lean && !probe_events__on(&o->ev) && ps && ps->exit_only;
 	err = probe__open(pr, o);
 	if (err)
 		goto fail;
@@ -684,7 +697,10 @@ static void probe__covers(const struct kfacts *f, const struct probe *pr,
 /* Where the live probe keeps in-flight calls, for doctor and reports. */
 static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 {
-	if (pr->cfg.inflight_store == FS_STORE_HASH)
+	if (pr->cfg.exit_only)
+		snprintf(out, n,
+			 "none (--lean: each call counted at its exit)");
+	else if (pr->cfg.inflight_store == FS_STORE_HASH)
 		snprintf(out, n, "hash (%s)", pr->inflight_why);
 	else if (pr->cfg.inflight_store == FS_STORE_CPU)
 		snprintf(out, n, "per-CPU slots");
@@ -982,6 +998,10 @@ static void probe__mark_lean(const struct probe *pr, struct fs_report *r)
 		if (r->target[t].hist[tg->lean_hist[i]].measured)
 			model__not_measured(r, t, tg->lean_hist[i],
 					    "left out by --lean");
+	if (pr->cfg.exit_only && r->target[t].hist[tg->latency_hist].measured)
+		model__not_measured(r, t, tg->latency_hist,
+				    "left out by --lean: each call is counted "
+				    "at its exit alone, with no clock");
 }
 
 /*

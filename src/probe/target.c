@@ -89,6 +89,7 @@ static void sh__configure(void *skel, const struct probe_opts *o,
 
 	rodata__set(s->rodata, o, c);
 	s->rodata->foliop_arg = c->sub_arg;
+	s->rodata->exit_only = c->exit_only;
 	if (c->sub_inl) {
 		memcpy((void *)s->rodata->lookup_inline_fetch,
 		       c->sub_inl->fetch,
@@ -210,7 +211,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		.set = {
 			{ PLAN_H_SH_READ, MECH_FENTRY, true, false,
 			  PAIR("fentry_read", "fexit_read"),
-			  .covers = SH_COVERS_READ_ITER },
+			  .exit_only = true, .covers = SH_COVERS_READ_ITER },
 			{ PLAN_H_SH_READ, MECH_KPROBE, true, false,
 			  PAIR("kprobe_read", "kretprobe_read"),
 			  .covers = SH_COVERS_READ_ITER },
@@ -229,7 +230,7 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			    { "tp_exit_sh", true, "sys_exit_preadv" },
 			    { "tp_enter_sh", false, "sys_enter_preadv2" },
 			    { "tp_exit_sh", true, "sys_exit_preadv2" } },
-			  .covers = SH_COVERS_SYSCALL },
+			  .exit_only = true, .covers = SH_COVERS_SYSCALL },
 			{ PLAN_H_SH_SYSCALL, MECH_SYSCALL, false, false,
 			  PAIR("sys_enter_sh", "sys_exit_sh"),
 			  .raw_shared = true, .raw_slot = FS_SYSRAW_SH_ENTER,
@@ -241,7 +242,8 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			[MECH_FENTRY] = { PLAN_H_SH_SPLICE, MECH_FENTRY, false,
 					  false,
 					  PAIR("fentry_splice",
-					       "fexit_splice") },
+					       "fexit_splice"),
+					  .exit_only = true },
 			[MECH_KPROBE] = { PLAN_H_SH_SPLICE, MECH_KPROBE, false,
 					  false,
 					  PAIR("kprobe_splice",

@@ -41,6 +41,10 @@ struct probe_set {
 	 * targets share (sysraw.c), not attached themselves. */
 	bool raw_shared;
 	int raw_slot;
+	/* Under --lean without events, its return programs alone are
+	 * attached and count each call from what its exit sees (the BPF
+	 * side's exit_only): no entry program, no record, no latency. */
+	bool exit_only;
 	/* The ways into the target's path these programs count (NULL:
 	 * the target does not say). */
 	const char *covers;
@@ -57,7 +61,8 @@ struct probe_load_cfg {
 	 * histograms by index left out. */
 	__u32 cost_drop, cost_drop_hist;
 	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
-	int sub_arg; /* shmem lookup: index of the folio out-pointer */
+	int sub_arg;	/* shmem lookup: index of the folio out-pointer */
+	bool exit_only; /* the set's exit_only applies: exits alone */
 	const struct plan_inline *inl; /* inline step: sites and fetches */
 	/* Sub-probe at the lookup's inline sites: sites and fetches. */
 	const struct plan_inline *sub_inl;

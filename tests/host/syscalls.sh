@@ -80,13 +80,17 @@ if command -v bpftool >/dev/null; then
 	# when they are excluded (as on a kernel without them).
 	# rawhelper: the raw pair whose exit reads the syscall's number with
 	# a helper, as on kernels without bpf_rdonly_cast (before 6.2).
-	for sc_mode in tp raw rawhelper; do
-		SC_EXCLUDE= SC_SYSRAW=
-		[ $sc_mode = tp ] || SC_EXCLUDE=syscalls
+	# lean: --lean on the per-syscall tracepoints, whose exits alone
+	# count each read, from the registers the task entered with.
+	for sc_mode in tp raw rawhelper lean; do
+		SC_EXCLUDE= SC_SYSRAW= SC_LEAN=
+		case $sc_mode in raw | rawhelper) SC_EXCLUDE=syscalls ;; esac
 		[ $sc_mode = rawhelper ] && SC_SYSRAW=helper
+		[ $sc_mode = lean ] && SC_LEAN=--lean
 		sc_sys_reader "$sc/f" "r$sc_mode"; R=$RPID
+		# shellcheck disable=SC2086 # SC_LEAN: no option or one
 		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE FOLIOSCOPE_SYSRAW=$SC_SYSRAW \
-			trace_bg "$sc" -t all -p "$R" -j "$sc/$sc_mode.json"; then
+			trace_bg "$sc" -t all -p "$R" $SC_LEAN -j "$sc/$sc_mode.json"; then
 			links=$(sc_links "$TPID")
 			release "$sc" "r$sc_mode"; wait "$R"; trace_stop
 			if [ $sc_mode = tp ]; then
@@ -99,6 +103,22 @@ if command -v bpftool >/dev/null; then
 				expect_match "syscall level: the reason says why they" \
 					"$(sc_j "$sc/tp.json" .targets.shmem.attach.reason)" \
 					'per-syscall tracepoints sys_enter/sys_exit_\{read,pread64,readv,preadv,preadv2\}, so other syscalls run no program of ours'
+			elif [ $sc_mode = lean ]; then
+				expect_eq "syscall level --lean: the reads' exit tracepoints alone (ioctl's pair is dedupe's)" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"perf sys_enter_ioctl tp_enter_dd,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+				expect_eq "syscall level --lean: the positions read at the exit are the ones the entries saw" \
+					"$(sc_j "$sc/lean.json" '.targets.shmem.histograms.pos_align | [.count, .sum, (.buckets | tostring)] | @tsv')" \
+					"$(sc_j "$sc/tp.json" '.targets.shmem.histograms.pos_align | [.count, .sum, (.buckets | tostring)] | @tsv')"
+				expect_eq "syscall level --lean: request sizes as the entries saw them" \
+					"$(sc_j "$sc/lean.json" '.targets.shmem.histograms.req_bytes | .buckets | tostring')" \
+					"$(sc_j "$sc/tp.json" '.targets.shmem.histograms.req_bytes | .buckets | tostring')"
+				expect_eq "syscall level --lean: no latency, and why" \
+					"$(sc_j "$sc/lean.json" '.targets.shmem.histograms.latency_ns | "\(.measured) \(.why // .reason)"')" \
+					"false left out by --lean: each call is counted at its exit alone, with no clock"
+				expect_match "syscall level --lean: the reason says no call is kept in flight" \
+					"$(sc_j "$sc/lean.json" .targets.shmem.attach.reason)" \
+					'in-flight calls: none \(--lean: each call counted at its exit\)'
 			elif [ $sc_mode = rawhelper ]; then
 				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=helper: the exit that reads with a helper" \
 					"$(echo "$links" | tr '\n' ',')" \

@@ -138,6 +138,41 @@ for wl in "shmem-read --size 4M --bs 64K" "dedupe --count 8 --range 64K"; do
 	fi
 done
 
+# --lean: where the exit alone sees the call (fentry's fexit) it is all
+# that is attached, and it counts what the entry would have: the same
+# calls, bytes, request sizes and positions as without --lean, for a
+# sendfile (a splice read) and 64 KiB read()s of a tmpfs file; only the
+# latency is left out. With kprobes the entry stays, and so does latency.
+lscript=$PWD/tests/vm/lean-guest.sh
+# lean_sig JSON: what --lean must count as the full trace does.
+lean_sig() {
+	jq -r '.targets.shmem | [.calls, .counters.errors, .histograms.bytes.sum,
+		(.histograms.req_bytes.buckets | tostring),
+		(.histograms.pos_align.buckets | tostring)] | @tsv' "$1" 2>&1
+}
+if (cd "$out" && "$FS" vm "${vmargs[@]}" --timeout 600 --exec "$lscript" -- \
+	-j lean-fentry.json -j full-fentry.json -j lean-kprobe.json -j full-kprobe.json) \
+	>"$LOGDIR/vm-lean.log" 2>&1; then
+	ok "vm trace --lean: guest runs"
+else
+	bad "vm trace --lean: guest runs" "see $LOGDIR/vm-lean.log: $(tail -3 "$LOGDIR/vm-lean.log")"
+fi
+for m in fentry kprobe; do
+	sum=$(jq -r .targets.shmem.histograms.bytes.sum "$out/full-$m.json" 2>/dev/null)
+	expect_eq "vm trace -m $m: the file sent and read, plus < 4 KiB of exec's reads" \
+		"$([ -n "$sum" ] && [ "$sum" -ge 2000000 ] && [ "$sum" -lt 2004096 ] && echo yes || echo "no (${sum:-no JSON})")" yes
+	expect_eq "vm trace --lean -m $m: calls, errors, bytes, request sizes and positions as without --lean" \
+		"$(lean_sig "$out/lean-$m.json")" "$(lean_sig "$out/full-$m.json")"
+done
+expect_eq "vm trace --lean -m fentry: the exits alone, no call kept in flight" \
+	"$(jq -r '.targets.shmem.attach.reason | test("in-flight calls: none \\(--lean: each call counted at its exit\\)")' "$out/lean-fentry.json" 2>&1)" true
+expect_eq "vm trace --lean -m fentry: latency left out, and why" \
+	"$(jq -r '.targets.shmem.histograms.latency_ns | "\(.measured) \(.why)"' "$out/lean-fentry.json" 2>&1)" \
+	"false left out by --lean: each call is counted at its exit alone, with no clock"
+expect_eq "vm trace --lean -m kprobe: latency kept (a kretprobe sees no arguments)" \
+	"$(jq -r '.targets.shmem.histograms.latency_ns | "\(.measured) \(.count)"' "$out/lean-kprobe.json" 2>&1)" \
+	"true $(jq -r .targets.shmem.calls "$out/lean-kprobe.json" 2>&1)"
+
 # xfs with 1 KiB blocks: 6.12's xfs caches written data in large folios,
 # which the compare reads a page at a time; 6.1's only in 4 KiB ones.
 j=dedupe-xfs.json
