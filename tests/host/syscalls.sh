@@ -81,12 +81,14 @@ if command -v bpftool >/dev/null; then
 	# rawhelper: the raw pair whose exit reads the syscall's number with
 	# a helper, as on kernels without bpf_rdonly_cast (before 6.2).
 	# lean: --lean on the per-syscall tracepoints, whose exits alone
-	# count each read, from the registers the task entered with.
-	for sc_mode in tp raw rawhelper lean; do
+	# count each read, from the registers the task entered with; leanev:
+	# --lean with events, which need the entries (and latency) again.
+	for sc_mode in tp raw rawhelper lean leanev; do
 		SC_EXCLUDE= SC_SYSRAW= SC_LEAN=
 		case $sc_mode in raw | rawhelper) SC_EXCLUDE=syscalls ;; esac
 		[ $sc_mode = rawhelper ] && SC_SYSRAW=helper
 		[ $sc_mode = lean ] && SC_LEAN=--lean
+		[ $sc_mode = leanev ] && SC_LEAN="--lean --events all"
 		sc_sys_reader "$sc/f" "r$sc_mode"; R=$RPID
 		# shellcheck disable=SC2086 # SC_LEAN: no option or one
 		if FOLIOSCOPE_EXCLUDE=$SC_EXCLUDE FOLIOSCOPE_SYSRAW=$SC_SYSRAW \
@@ -119,6 +121,12 @@ if command -v bpftool >/dev/null; then
 				expect_match "syscall level --lean: the reason says no call is kept in flight" \
 					"$(sc_j "$sc/lean.json" .targets.shmem.attach.reason)" \
 					'in-flight calls: none \(--lean: each call counted at its exit\)'
+			elif [ $sc_mode = leanev ]; then
+				expect_eq "syscall level --lean --events all: the entries attached again" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+				expect_eq "syscall level --lean --events all: latency measured, each read timed" \
+					"$(sc_j "$sc/leanev.json" '.targets.shmem.histograms.latency_ns | "\(.measured) \(.count)"')" "true 6"
 			elif [ $sc_mode = rawhelper ]; then
 				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=helper: the exit that reads with a helper" \
 					"$(echo "$links" | tr '\n' ',')" \
