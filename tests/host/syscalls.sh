@@ -83,6 +83,8 @@ if command -v bpftool >/dev/null; then
 	# lean: --lean on the per-syscall tracepoints, whose exits alone
 	# count each read, from the registers the task entered with; leanev:
 	# --lean with events, which need the entries (and latency) again.
+	# Both pairs of the per-syscall tracepoints of trace -t all.
+	sc_tp_links="perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
 	for sc_mode in tp raw rawhelper lean leanev; do
 		SC_EXCLUDE= SC_SYSRAW= SC_LEAN=
 		case $sc_mode in raw | rawhelper) SC_EXCLUDE=syscalls ;; esac
@@ -98,7 +100,7 @@ if command -v bpftool >/dev/null; then
 			if [ $sc_mode = tp ]; then
 				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+					"$sc_tp_links"
 				expect_eq "syscall level: report names the per-syscall tracepoints" \
 					"$(sc_j "$sc/tp.json" '[.targets.shmem.attach.symbol, .targets.dedupe.attach.symbol] | @tsv')" \
 					"syscalls	syscalls"
@@ -124,7 +126,7 @@ if command -v bpftool >/dev/null; then
 			elif [ $sc_mode = leanev ]; then
 				expect_eq "syscall level --lean --events all: the entries attached again" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+					"$sc_tp_links"
 				expect_eq "syscall level --lean --events all: latency measured, each read timed" \
 					"$(sc_j "$sc/leanev.json" '.targets.shmem.histograms.latency_ns | "\(.measured) \(.count)"')" "true 6"
 			elif [ $sc_mode = rawhelper ]; then
