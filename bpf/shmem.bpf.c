@@ -403,6 +403,12 @@ sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
  */
 const volatile __u32 exit_only = 0;
 
+/* Bytes a read that returned ret handed out: none on an error. */
+static __always_inline __u64 sh__done(long ret)
+{
+	return ret > 0 ? ret : 0;
+}
+
 /* A read at pos for req bytes that returned ret, counted at its exit. */
 static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
 					   __u64 req, long ret)
@@ -418,15 +424,13 @@ static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
 }
 
 /*
- * The read's own exit, alone: by now the iterator has handed out ret
- * bytes and the position has moved past them (an error moves neither),
- * so the read asked for what the iterator still wants plus ret, from its
- * end minus ret. end is where the position is now.
+ * The read's own exit, alone, for req bytes: by now the position has
+ * moved past what was read (an error moves it not at all), so the read
+ * started at end, where the position is now, minus that.
  */
 static __always_inline int sh__exit_alone(const struct file *f, __u64 end,
-					  __u64 left, long ret)
+					  __u64 req, long ret)
 {
-	__u64 done = ret > 0 ? ret : 0;
 	struct fs_stats *st;
 
 	if (!filter__pass() || !filter__file(f))
@@ -434,7 +438,7 @@ static __always_inline int sh__exit_alone(const struct file *f, __u64 end,
 	st = stats__get();
 	if (!st)
 		return 0;
-	return sh__count_alone(st, end - done, left + done, ret);
+	return sh__count_alone(st, end - sh__done(ret), req, ret);
 }
 
 /* to: the read's iterator as a BTF pointer (fexit), else NULL. */
@@ -481,9 +485,11 @@ int BPF_PROG(fentry_read, struct kiocb *iocb, struct iov_iter *to)
 SEC("fexit")
 int BPF_PROG(fexit_read, struct kiocb *iocb, struct iov_iter *to, long ret)
 {
+	/* The iterator has handed out what was read: the read asked for
+	 * what it still wants plus that. */
 	if (exit_only)
-		return sh__exit_alone(iocb->ki_filp, iocb->ki_pos, to->count,
-				      ret);
+		return sh__exit_alone(iocb->ki_filp, iocb->ki_pos,
+				      to->count + sh__done(ret), ret);
 	return sh__exit(ret, to);
 }
 
@@ -511,12 +517,11 @@ int BPF_PROG(fexit_splice, struct file *in, loff_t *ppos,
 	     struct pipe_inode_info *pipe, size_t len, unsigned int flags,
 	     long ret)
 {
-	loff_t end = 0;
-
 	if (exit_only) {
-		/* The splice asked for len: what it did not read is left. */
+		loff_t end = 0;
+
 		bpf_probe_read_kernel(&end, sizeof(end), ppos);
-		return sh__exit_alone(in, end, len - (ret > 0 ? ret : 0), ret);
+		return sh__exit_alone(in, end, len, ret);
 	}
 	return sh__exit(ret, NULL);
 }
@@ -838,18 +843,20 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
  */
 static __always_inline int sh__sys_exit_alone(long id, long ret)
 {
-	struct pt_regs *regs =
-		(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	struct fs_sysargs a = {
-		.di = regs->di, .si = regs->si, .dx = regs->dx, .r10 = regs->r10
-	};
-	__u64 done = ret > 0 ? ret : 0, pos = 0;
 	struct sh_sysreq q = {};
+	struct fs_sysargs a = {};
 	struct fs_stats *st;
+	struct pt_regs *regs;
 	struct file *f = NULL;
+	__u64 pos = 0;
 
 	if (!filter__pass())
 		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	a.di = regs->di;
+	a.si = regs->si;
+	a.dx = regs->dx;
+	a.r10 = regs->r10;
 	if (!(cost_drop & FS_DROP_FILE) && !sh__sys_file(a.di, &f))
 		return 0;
 	st = stats__get();
@@ -859,7 +866,7 @@ static __always_inline int sh__sys_exit_alone(long id, long ret)
 	if (q.positioned)
 		pos = a.r10;
 	else if (f)
-		pos = BPF_CORE_READ(f, f_pos) - done;
+		pos = BPF_CORE_READ(f, f_pos) - sh__done(ret);
 	if (q.beyond)
 		counter__inc(st, FS_SH_IOV_BEYOND);
 	return sh__count_alone(st, pos, q.req, ret);

@@ -287,13 +287,13 @@ static bool sub__inlined(const struct kfacts *f, const struct probe *pr,
 	return true;
 }
 
-/* Turn on the programs of set ps (NULL: none), aimed at sym. */
 /* An entry program left out: its set's exits count each call alone. */
 static bool prog__left_out(const struct probe *pr, const struct probe_prog *pp)
 {
 	return pr->cfg.exit_only && !pp->ret;
 }
 
+/* Turn on the programs of set ps (NULL: none), aimed at sym. */
 static int set__enable(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
 {
