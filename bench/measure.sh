@@ -7,17 +7,18 @@
 #
 #   measure.sh --scope host|vm --rounds N --tools DIR --fs FOLIOSCOPE
 #              --bt DIR --mechs "fentry kprobe" [--combined] [--workloads]
-#              [--scale] [--pread-calls N] [--dedupe-calls N] [--budget S]
+#              [--scale] [--pread-calls N] [--dedupe-calls N] [--by-calls N]
+#              [--budget S]
 #              [--deadline EPOCH] [--bystander] [--only-bystander]
 #              [--inline] [--variants "V..."]
 #              [--breakdown|--breakdown-nohists] [--base FOLIOSCOPE]
 #              -o RAW|-
 #
 # --budget S: seconds for the overhead rounds; --deadline EPOCH: the
-# rounds must end by then (date +%s; a guest's clock is the host's). No
-# round is started that would not end in time (judged by 1.3x the
-# longest round so far), so a loaded machine gets fewer rounds rather
-# than a run over time. Scale runs come first: they are short.
+# rounds must end by then, in the host's time (wall, below). No round is
+# started that would not end in time (judged by 1.3x the longest round
+# so far), so a loaded machine gets fewer rounds rather than a run over
+# time. Scale runs come first: they are short.
 #
 # --bystander: also the bystander rounds (what a running tracer costs
 # syscalls it does not measure: getppid, 4 KiB preads of /dev/zero);
@@ -53,6 +54,7 @@ SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
 INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1 BASE_FS=
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
+BY_CALLS=${BY_CALLS:-200000}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--scope) SCOPE=$2; shift ;;
@@ -75,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
 	--dedupe-calls) DEDUPE_CALLS=$2; shift ;;
+	--by-calls) BY_CALLS=$2; shift ;;
 	-o) OUT=$2; shift ;;
 	*) echo "measure.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -91,6 +94,14 @@ BTOOL=$TOOLS/benchtool
 FTRACE=${BT%/*}/ftrace.sh
 
 say() { echo "bench[$SCOPE]: $*" >&2; }
+# wall: the host's time in seconds, for the deadline. A guest whose clock
+# counts instructions (vm --accel tcg-icount) keeps its own time, which
+# runs apart from the host's; a guest's RTC is the host's clock (qemu's
+# default), read afresh on every read of since_epoch.
+wall() {
+	[ -n "${FOLIOSCOPE_VM_ACCEL:-}" ] &&
+		cat /sys/class/rtc/rtc0/since_epoch 2>/dev/null || date +%s
+}
 rec() { if [ "$OUT" = - ]; then echo "$*"; else echo "$*" >>"$OUT"; fi; }
 now() { "$BTOOL" now; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a - b }'; }
@@ -128,8 +139,12 @@ rec "env $SCOPE cpus $(grep -c ^processor /proc/cpuinfo)"
 rec "env $SCOPE cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 rec "env $SCOPE date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 rec "env $SCOPE rounds $ROUNDS"
+# How a guest ran (vm puts it in the guest's environment): under
+# tcg-icount its times are instruction counts, 8 ns each.
+[ -n "${FOLIOSCOPE_VM_ACCEL:-}" ] && rec "env $SCOPE accel $FOLIOSCOPE_VM_ACCEL"
 rec "env $SCOPE pread_calls $PREAD_CALLS"
 rec "env $SCOPE dedupe_calls $DEDUPE_CALLS"
+rec "env $SCOPE bystander_calls $BY_CALLS"
 command -v bpftrace >/dev/null && rec "env $SCOPE bpftrace $(bpftrace --version 2>/dev/null)"
 
 # Attach symbol per mechanism and target: what folioscope itself picks,
@@ -582,7 +597,6 @@ fi
 # sys_enter/sys_exit pair, bpftrace's one-liner and the empty raw pair.
 # With --only-bystander also the traced tmpfs preads of `trace -t shmem`
 # (and --lean) against the one-liner.
-BY_CALLS=${BY_CALLS:-200000}
 by_loop() { # by_loop getppid|pread: p10 ns per call
 	local r
 	r=$("$TOOLS/sysloop" "$1" -n "$BY_CALLS") || return 1
@@ -693,10 +707,10 @@ fi
 "$TOOLS/preadloop" -f "$PFILE" -n 1000 -k >/dev/null # create + warm
 r=0
 T_ROUNDS=$(now)
-LONGEST=0
+LONGEST=0 LONGEST_WALL=0
 while [ "$r" -lt "$ROUNDS" ]; do
 	say "round $((r + 1))/$ROUNDS"
-	t_round=$(now)
+	t_round=$(now) w_round=$(wall)
 	untraced_round "$r"
 	for v in $VARIANTS; do
 		variant_round "$v" "$r"
@@ -705,12 +719,14 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 	LONGEST=$(awk -v a="$(sub "$(now)" "$t_round")" -v b="$LONGEST" \
 		'BEGIN { print (a > b ? a : b) }')
+	LONGEST_WALL=$(awk -v a="$(sub "$(wall)" "$w_round")" -v b="$LONGEST_WALL" \
+		'BEGIN { print (a > b ? a : b) }')
 	if [ "$r" -lt "$ROUNDS" ] &&
 	   { { [ "$BUDGET" != 0 ] &&
 	       awk -v used="$(sub "$(now)" "$T_ROUNDS")" -v l="$LONGEST" -v b="$BUDGET" \
 		   'BEGIN { exit !(used + 1.3 * l > b) }'; } ||
 	     { [ "$DEADLINE" != 0 ] &&
-	       awk -v t="$(date +%s)" -v l="$LONGEST" -v d="$DEADLINE" \
+	       awk -v t="$(wall)" -v l="$LONGEST_WALL" -v d="$DEADLINE" \
 		   'BEGIN { exit !(t + 1.3 * l + 20 > d) }'; }; }; then
 		say "time budget: stopping after $r of $ROUNDS rounds"
 		rec "note $SCOPE time budget: $r of $ROUNDS overhead rounds run (the machine was loaded)"

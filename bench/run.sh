@@ -31,10 +31,16 @@
 # older commit) measured beside this one as base-M, with what this build
 # saves a call (measure.sh --base). BENCH_VARIANTS="V...": only those
 # overhead variants in the VM (a partial run).
+# The guests run under vm --accel tcg-icount: one vCPU whose clock
+# counts the instructions it executes, so a guest's timings are the same
+# on every run whatever the host's load, where under plain TCG they
+# swing with it by more than a tracer adds. BENCH_ACCEL=tcg (or any vm
+# --accel value) measures in wall time instead.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=4 VM_ROUNDS= PART=all RESULTS=bench/results.json
 VM_KERNELS="6.1 6.12" BASE=
+ACCEL=${BENCH_ACCEL:-tcg-icount}
 # The raw record types (bench/README.md): what is kept of a guest's output.
 RECORDS='env|sample|baseline|ratio|part|floor|target|note'
 declare -A VM_SCOPE=([6.1]=vm)
@@ -127,7 +133,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	if [ -n "$tput" ]; then
 		echo "== bench: VM (Debian 12's $k cloud kernel, qemu), throughput, $VM_ROUNDS rounds"
 		T1=$(date +%s)
-		"$B/folioscope" vm --debian "$k" --mem 2048 --timeout 1200 \
+		"$B/folioscope" vm --debian "$k" --accel "$ACCEL" --mem 2048 --timeout 1200 \
 			--with "$(command -v fio)" --exec bench/throughput.sh -- \
 			--scope "$scope" --fs /bin/folioscope --rounds "$VM_ROUNDS" -o - \
 			>"$B/$scope-tput.raw" 2>"$B/$scope-tput.console"
@@ -163,17 +169,22 @@ for ((ki = 0; ki < nk; ki++)); do
 		inl=(--inline)
 	fi
 	[ -n "${BENCH_VARIANTS:-}" ] && only=(--variants "$BENCH_VARIANTS")
+	# Under tcg-icount a loop takes the same time on every run, so fewer
+	# calls measure it as well, and more rounds fit the budget.
+	calls=(--pread-calls 20000 --dedupe-calls 1500)
+	[ "$ACCEL" = tcg-icount ] &&
+		calls=(--pread-calls 10000 --dedupe-calls 500 --by-calls 20000)
 	parts=(--scale --bystander)
 	bd=--breakdown
 	[ "${BREAKDOWN_HISTS:-1}" = 0 ] && bd=--breakdown-nohists
 	[ "$PART" = breakdown ] && parts=("$bd")
 	# The guest's kernel console (-v) and stderr go to $scope.console;
 	# the bench's own progress lines also to the terminal.
-	"$B/folioscope" vm -v --debian "$k" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
+	"$B/folioscope" vm -v --debian "$k" --accel "$ACCEL" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
 		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" "${base[@]}" \
-		--pread-calls 20000 --dedupe-calls 1500 --deadline "$deadline" \
+		"${calls[@]}" --deadline "$deadline" \
 		-o - >"$B/$scope.raw" 2>"$B/$scope.console" &
 	vm_pid=$!
 	tail -n +1 -F --pid=$vm_pid "$B/$scope.console" 2>/dev/null |

@@ -50,7 +50,8 @@ static const struct argp_option options[] = {
 	{ "modules", OPT_MODULES, "DIR", 0,
 	  "take loop/btrfs/xfs from DIR/lib/modules/RELEASE/", 0 },
 	{ "mem", OPT_MEM, "MB", 0, "guest memory (default 2048)", 0 },
-	{ "cpus", OPT_CPUS, "N", 0, "guest CPUs (default 2)", 0 },
+	{ "cpus", OPT_CPUS, "N", 0,
+	  "guest CPUs (default 2; 1, the only choice, with tcg-icount)", 0 },
 	{ "timeout", OPT_TIMEOUT, "S", 0,
 	  "stop the guest after S seconds (default 900; for validate twice "
 	  "its --budget and 900 more)",
@@ -63,13 +64,16 @@ static const struct argp_option options[] = {
 	  "run host script SCRIPT (#!/bin/sh: busybox) in the guest with "
 	  "ARGS instead of folioscope; /bin/folioscope is still there",
 	  0 },
-	{ "accel", OPT_ACCEL, "auto|kvm|tcg|tcg-multi", 0,
+	{ "accel", OPT_ACCEL, "auto|kvm|tcg|tcg-multi|tcg-icount", 0,
 	  "how qemu runs the guest (default auto: KVM when /dev/kvm opens, "
 	  "TCG when qemu cannot run the guest under it, or could not before "
 	  "with this qemu and host kernel: see below; kvm always tries KVM); "
 	  "TCG runs the guest's CPUs in one host thread, tcg-multi in one "
 	  "each (faster on idle host CPUs; guests may crash while probes are "
-	  "attached or detached)",
+	  "attached or detached); tcg-icount runs one CPU whose clock counts "
+	  "the instructions it executes (qemu -icount, 8 ns each): the same "
+	  "code takes the same time on every run, whatever the host's load "
+	  "(make bench's guests), at about half TCG's speed",
 	  0 },
 	{ "verbose", 'v', NULL, 0,
 	  "show the qemu command and the kernel console", 0 },

@@ -447,6 +447,10 @@ static int qemu__start(struct vm_run *r)
 	argv[n++] = mem;
 	argv[n++] = "-smp";
 	argv[n++] = smp;
+	if (!kvm && vm_accel__info(r->o->accel)->icount) {
+		argv[n++] = "-icount";
+		argv[n++] = (char *)vm_accel__info(r->o->accel)->icount;
+	}
 	argv[n++] = "-nographic";
 	argv[n++] = "-display";
 	argv[n++] = "none";
@@ -820,7 +824,7 @@ static int accel__pick(struct vm_run *r)
 	int fd, err;
 
 	vm_qemu__find(r->qemu_bin, sizeof(r->qemu_bin));
-	if (r->o->accel == VM_ACCEL_TCG || r->o->accel == VM_ACCEL_TCG_MULTI)
+	if (vm_accel__info(r->o->accel)->tcg_only)
 		return 0;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
@@ -1079,6 +1083,7 @@ static int workdir__create(struct vm_run *r)
 int vm__run(const struct vm_opts *opts, int argc, char **argv)
 {
 	struct vm_opts o = *opts;
+	const struct vm_accel_info *acc;
 	struct vm_run *r;
 	bool retried;
 	int c, err;
@@ -1086,8 +1091,16 @@ int vm__run(const struct vm_opts *opts, int argc, char **argv)
 	if (!o.mem_mb)
 		o.mem_mb =
 			o.debuginfo ? VM_DEBUGINFO_MEM_MB : VM_DEFAULT_MEM_MB;
+	acc = vm_accel__info(o.accel);
 	if (!o.cpus)
-		o.cpus = VM_DEFAULT_CPUS;
+		o.cpus = acc->max_cpus ? acc->max_cpus : VM_DEFAULT_CPUS;
+	if (acc->max_cpus && o.cpus > acc->max_cpus) {
+		err__print("vm", 0,
+			   "--accel %s runs %u CPU%s, not %u (see --help)",
+			   acc->name, acc->max_cpus,
+			   acc->max_cpus == 1 ? "" : "s", o.cpus);
+		return -EINVAL;
+	}
 	if (!o.timeout_s)
 		o.timeout_s = VM_DEFAULT_TIMEOUT_S;
 	if (argc < 1 && !o.exec) {

@@ -12,13 +12,15 @@
 #include <stddef.h>
 
 /* How qemu runs the guest: KVM when it works, else TCG (auto). TCG
- * runs the guest's CPUs in one host thread unless tcg-multi: see
+ * runs the guest's CPUs in one host thread unless tcg-multi; tcg-icount
+ * runs one CPU whose clock counts the instructions it executes: see
  * vm_accels in accel.c for why. */
 enum vm_accel {
 	VM_ACCEL_AUTO,
 	VM_ACCEL_KVM,
 	VM_ACCEL_TCG,
 	VM_ACCEL_TCG_MULTI,
+	VM_ACCEL_TCG_ICOUNT,
 };
 
 /* The --accel value named name, or -1; names gets "auto, kvm, ..." for
@@ -36,7 +38,7 @@ struct vm_opts {
 				  $XDG_CACHE_HOME/folioscope or
 				  ~/.cache/folioscope */
 	unsigned int mem_mb;   /* default 2048 */
-	unsigned int cpus;     /* default 2 */
+	unsigned int cpus;     /* default 2; tcg-icount: 1 */
 	unsigned int timeout_s; /* default 900; on timeout kill qemu, error */
 	enum vm_accel accel; /* auto: KVM if /dev/kvm opens, TCG if qemu fails
 				under it or failed before (see accel.c) */

@@ -96,6 +96,22 @@ int vm_kernel__release(const char *bzimage, char *rel, size_t n);
  * found, else with the name itself (running it then says why). */
 void vm_qemu__find(char *buf, size_t n);
 
+/* One --accel value: what qemu gets for it under TCG (-accel, and
+ * -icount where the guest's clock counts instructions), what the guest's
+ * reports call it, how many CPUs it runs (0: any), and whether it never
+ * tries KVM. */
+struct vm_accel_info {
+	const char *name;
+	enum vm_accel accel;
+	const char *tcg;
+	const char *report;
+	const char *icount;
+	unsigned int max_cpus;
+	bool tcg_only;
+};
+
+const struct vm_accel_info *vm_accel__info(enum vm_accel a);
+
 /* qemu's -accel value for a, under KVM or not; the name a guest's
  * reports give it (vm.accel). */
 const char *vm_accel__qemu(enum vm_accel a, bool kvm);

@@ -25,11 +25,12 @@ fake_vm() {
 	shift 2
 	: >"$acc/calls"
 	: >"$acc/appends"
+	: >"$acc/clock"
 	: >"$acc/deaths"
 	: >"$acc/acks"
 	(cd "$acc" && FOLIOSCOPE_CACHE=$acc/cache FOLIOSCOPE_QEMU=$fake \
 		FAKE_QEMU_LOG=$acc/calls FAKE_QEMU_APPEND=$acc/appends FAKE_QEMU_KVM=$kvm \
-		FAKE_QEMU_ACK=$acc/acks \
+		FAKE_QEMU_ACK=$acc/acks FAKE_QEMU_CLOCK=$acc/clock \
 		FOLIOSCOPE_VM_DEATH_LOG=$acc/deaths \
 		"$FS" vm "${vmargs[@]}" "$@" -- doctor) >"$log.out" 2>"$log.err"
 	st=$?
@@ -153,6 +154,18 @@ printf '#!/bin/sh\ncat /sys/devices/system/clocksource/clocksource0/current_cloc
 chmod +x "$acc/clocksource"
 expect_eq "vm --accel tcg: the guest's clocksource is the TSC" \
 	"$(cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg --exec "$acc/clocksource" 2>"$LOGDIR/vm-accel-clock.err")" tsc
+# tcg-icount with the real qemu: the guest boots on one CPU, on the TSC,
+# and its RTC is still the host's clock (bench/measure.sh's deadline
+# reads it), while the guest's own clock counts instructions.
+printf '#!/bin/sh\ncat /sys/devices/system/clocksource/clocksource0/current_clocksource\ngrep -c ^processor /proc/cpuinfo\necho "$FOLIOSCOPE_VM_ACCEL"\ncat /sys/class/rtc/rtc0/since_epoch\n' >"$acc/icount"
+chmod +x "$acc/icount"
+icount_out=$(cd "$acc" && "$FS" vm "${vmargs[@]}" --accel tcg-icount --exec "$acc/icount" 2>"$LOGDIR/vm-accel-icount.err")
+host_now=$(date +%s)
+expect_eq "vm --accel tcg-icount (real qemu): TSC, one CPU, the guest told" \
+	"$(sed -n 1,3p <<<"$icount_out" | paste -sd' ')" "tsc 1 tcg-icount"
+rtc=$(sed -n 4p <<<"$icount_out")
+expect_eq "vm --accel tcg-icount (real qemu): the guest's RTC is the host's clock, read before the guest ended" \
+	"$([ -n "$rtc" ] && [ "$rtc" -le "$host_now" ] && [ "$rtc" -ge $((host_now - 120)) ] && echo yes || echo "no: $rtc, host $host_now")" yes
 if (exec 3<>/dev/kvm) 2>/dev/null; then
 	fake_vm kvm-clock boot --accel kvm
 	expect_eq "vm --accel kvm: the guest's clocksource is left to its kernel" \
@@ -163,10 +176,24 @@ fi
 fake_vm tcg-multi boot --accel tcg-multi
 expect_eq "vm --accel tcg-multi: a thread per vCPU, and the guest is told" "$st|$calls|$(grep -o 'FOLIOSCOPE_VM_ACCEL=[a-z-]*' "$acc/appends")" \
 	"0|tcg,thread=multi|FOLIOSCOPE_VM_ACCEL=tcg-multi"
+# tcg-icount: one vCPU whose clock counts instructions, never KVM (qemu
+# refuses -icount with it), and the guest is told.
+fake_vm tcg-icount abort --accel tcg-icount
+expect_eq "vm --accel tcg-icount: TCG in one thread, one CPU, -icount, the guest told" \
+	"$st|$calls|$(cat "$acc/clock")|$(grep -o 'FOLIOSCOPE_VM_ACCEL=[a-z-]*' "$acc/appends")" \
+	"0|tcg,thread=single|smp=1 icount=shift=3,sleep=off|FOLIOSCOPE_VM_ACCEL=tcg-icount"
+fake_vm tcg-icount-cpus1 boot --accel tcg-icount --cpus 1
+expect_eq "vm --accel tcg-icount --cpus 1: as without --cpus" "$st|$(cat "$acc/clock")" "0|smp=1 icount=shift=3,sleep=off"
+expect_error "vm --accel tcg-icount --cpus 2: one line, nothing started" 1 \
+	"^folioscope: vm: --accel tcg-icount runs 1 CPU, not 2 \\(see --help\\)$" \
+	"$FS" vm --accel tcg-icount --cpus 2 -- doctor
+# Every other mode passes no -icount and keeps 2 CPUs.
+fake_vm tcg-clock boot --accel tcg
+expect_eq "vm --accel tcg: 2 CPUs, no -icount" "$st|$(cat "$acc/clock")" "0|smp=2 icount=-"
 # The guest's /init powers off once vm has answered its EXIT line.
 expect_eq "vm answers the guest's EXIT line with ACK" "$(cat "$acc/acks")" ACK
 expect_error "vm --accel bogus: one line naming the values" 2 \
-	"^folioscope: vm: invalid --accel 'bogus' \\(auto, kvm, tcg, tcg-multi\\)$" "$FS" vm --accel bogus -- doctor
+	"^folioscope: vm: invalid --accel 'bogus' \\(auto, kvm, tcg, tcg-multi, tcg-icount\\)$" "$FS" vm --accel bogus -- doctor
 # auto, with no record: on this machine (nested KVM broken) it ends under
 # TCG and records that; where KVM runs guests it stays there.
 log=$LOGDIR/vm-accel-auto.log
