@@ -132,6 +132,9 @@ enum fs_shmem_counter {
 #define FS_SYSRAW_DD_ENTER 2
 #define FS_SYSRAW_DD_EXIT 3
 #define FS_SYSRAW_SLOTS 4
+/* Syscall numbers the pair's slot tables cover: above every number
+ * above, a power of two. */
+#define FS_SYSRAW_NR_MAX 512
 
 /*
  * Inline sites: where each argument of an inlined function is at a site's

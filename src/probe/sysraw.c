@@ -29,10 +29,20 @@ static int nused(void)
 }
 
 /*
- * Load and attach the pair with the exit program that reads the syscall's
- * number through bpf_rdonly_cast (cast) or through a helper.
+ * How the pair's exit reads the syscall's number (bpf/sysraw.bpf.c), the
+ * cheapest first, with the FOLIOSCOPE_SYSRAW value that starts the search
+ * there (tests: each fallback on a kernel that takes a cheaper one).
  */
-static int sysraw__open_with(const char *btf_path, bool cast)
+enum sysraw_exit { SYSRAW_CAST, SYSRAW_TASK, SYSRAW_HELPER, SYSRAW_NR };
+
+static const char *const sysraw_exit_names[SYSRAW_NR] = {
+	[SYSRAW_CAST] = "cast",
+	[SYSRAW_TASK] = "task",
+	[SYSRAW_HELPER] = "helper",
+};
+
+/* Load and attach the pair with the exit program e. */
+static int sysraw__open_with(const char *btf_path, enum sysraw_exit e)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = btf_path);
 	int err;
@@ -40,8 +50,10 @@ static int sysraw__open_with(const char *btf_path, bool cast)
 	pair = sysraw_bpf__open_opts(&oo);
 	if (!pair)
 		return -errno;
-	bpf_program__set_autoload(pair->progs.sys_exit_all, cast);
-	bpf_program__set_autoload(pair->progs.sys_exit_helper, !cast);
+	bpf_program__set_autoload(pair->progs.sys_exit_all, e == SYSRAW_CAST);
+	bpf_program__set_autoload(pair->progs.sys_exit_task, e == SYSRAW_TASK);
+	bpf_program__set_autoload(pair->progs.sys_exit_helper,
+				  e == SYSRAW_HELPER);
 	err = sysraw_bpf__load(pair);
 	if (!err)
 		err = sysraw_bpf__attach(pair);
@@ -52,19 +64,21 @@ static int sysraw__open_with(const char *btf_path, bool cast)
 	return err;
 }
 
-/*
- * The cast where the kernel takes it (6.2 on), else the helper.
- * FOLIOSCOPE_SYSRAW=helper takes the helper anyway (tests: the fallback
- * on a kernel that has the kfunc).
- */
+/* The cheapest exit the kernel takes, from FOLIOSCOPE_SYSRAW's on. */
 static int sysraw__open(const char *btf_path)
 {
 	const char *env = getenv("FOLIOSCOPE_SYSRAW");
-	bool force_helper = env && !strcmp(env, "helper");
+	int e = SYSRAW_CAST, err = -ENOENT;
 
-	if (!force_helper && !sysraw__open_with(btf_path, true))
-		return 0;
-	return sysraw__open_with(btf_path, false);
+	for (int i = 0; env && i < SYSRAW_NR; i++)
+		if (!strcmp(env, sysraw_exit_names[i]))
+			e = i;
+	for (; e < SYSRAW_NR; e++) {
+		err = sysraw__open_with(btf_path, (enum sysraw_exit)e);
+		if (!err)
+			return 0;
+	}
+	return err;
 }
 
 int sysraw__add(int slot, int entry_fd, int exit_fd, const char *btf_path)

@@ -78,16 +78,18 @@ os.unlink(fifo)
 if command -v bpftool >/dev/null; then
 	# Per-syscall tracepoints where the kernel has them; the raw pair
 	# when they are excluded (as on a kernel without them).
-	# rawhelper: the raw pair whose exit reads the syscall's number with
-	# a helper, as on kernels without bpf_rdonly_cast (before 6.2).
+	# rawtask: the raw pair whose exit reads the syscall's number from
+	# the task's saved registers, as on kernels without bpf_rdonly_cast
+	# (before 6.2); rawhelper: with a helper, as before 5.15.
 	# lean: --lean on the per-syscall tracepoints, whose exits alone
 	# count each read, from the registers the task entered with; leanev:
 	# --lean with events, which need the entries (and latency) again.
 	# Both pairs of the per-syscall tracepoints of trace -t all.
 	sc_tp_links="perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
-	for sc_mode in tp raw rawhelper lean leanev; do
+	for sc_mode in tp raw rawtask rawhelper lean leanev; do
 		SC_EXCLUDE= SC_SYSRAW= SC_LEAN=
-		case $sc_mode in raw | rawhelper) SC_EXCLUDE=syscalls ;; esac
+		case $sc_mode in raw | rawtask | rawhelper) SC_EXCLUDE=syscalls ;; esac
+		[ $sc_mode = rawtask ] && SC_SYSRAW=task
 		[ $sc_mode = rawhelper ] && SC_SYSRAW=helper
 		[ $sc_mode = lean ] && SC_LEAN=--lean
 		[ $sc_mode = leanev ] && SC_LEAN="--lean --events all"
@@ -129,6 +131,10 @@ if command -v bpftool >/dev/null; then
 					"$sc_tp_links"
 				expect_eq "syscall level --lean --events all: latency measured, each read timed" \
 					"$(sc_j "$sc/leanev.json" '.targets.shmem.histograms.latency_ns | "\(.measured) \(.count)"')" "true 6"
+			elif [ $sc_mode = rawtask ]; then
+				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=task: the exit that reads the task's saved registers" \
+					"$(echo "$links" | tr '\n' ',')" \
+					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_task,"
 			elif [ $sc_mode = rawhelper ]; then
 				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=helper: the exit that reads with a helper" \
 					"$(echo "$links" | tr '\n' ',')" \
