@@ -25,6 +25,14 @@ const volatile __u32 nr_filter_cgroups = 0;
 const volatile __u32 filter_dev = 0;   /* kernel dev_t of the fs */
 const volatile __u64 filter_magic = 0; /* superblock magic (fs type) */
 /*
+ * Whether any process filter above is set, and whether a file filter is
+ * (and not left out by the bench). Every handler tests these first: each
+ * test of a global is a load the verifier keeps even where it removes
+ * the branch, so without filters one load each, not one per filter.
+ */
+const volatile __u32 filter_proc = 0;
+const volatile __u32 filter_files = 0;
+/*
  * trace --lean: leave out the optional histograms that cost the most per
  * call (user buffer alignment here; user space also leaves the folio and
  * copy sub-probes unattached) and report them as not measured.
@@ -96,7 +104,6 @@ static __always_inline void by__cgroup_name(char *out)
  */
 static __always_inline __u32 by__slot(void)
 {
-	struct fs_by_info info = {};
 	__u32 *slot, idx;
 	__u64 key;
 
@@ -114,6 +121,10 @@ static __always_inline __u32 by__slot(void)
 	if (idx >= FS_BY_SLOTS) {
 		idx = FS_BY_OTHER;
 	} else {
+		/* Zeroed here, not where declared: every call without a
+		 * breakdown would zero it for nothing. */
+		struct fs_by_info info = {};
+
 		if (by == FS_BY_CGROUP) {
 			info.cgroup = key;
 			by__cgroup_name(info.cgroup_name);
@@ -344,6 +355,8 @@ static __always_inline bool filter__pass(void)
 {
 	__u32 tgid = 0;
 
+	if (!filter_proc)
+		return true;
 	if (filter_tgid || nr_filter_pids)
 		tgid = bpf_get_current_pid_tgid() >> 32;
 	if (filter_tgid && tgid != filter_tgid)
@@ -429,7 +442,7 @@ static __always_inline bool filter__file_sb(const struct super_block *sb)
 
 static __always_inline bool filter__file(const struct file *f)
 {
-	if ((!filter_dev && !filter_magic) || (cost_drop & FS_DROP_FILE))
+	if (!filter_files)
 		return true;
 	return f && filter__file_sb(BPF_CORE_READ(f, f_inode, i_sb));
 }

@@ -169,7 +169,7 @@ static __always_inline int dd__enter_in(const struct dd_entry *e,
 		return 0;
 	/* With a file filter, calls on an unknown file are not counted.
 	 * The source is read only then. */
-	if (!skip && (filter_dev || filter_magic) &&
+	if (!skip && filter_files &&
 	    (!e->obj || !filter__file_sb(dd__sb_of(e->obj, e->is_inode))))
 		skip = true;
 	/* The preps also serve reflink clones; only dedupe runs the
@@ -806,8 +806,7 @@ int BPF_PROG(sys_enter_dd, struct pt_regs *regs, long id)
 	return dd__enter(&(struct dd_entry){
 		.kind = DD_KIND_SYSCALL,
 		.skip = unread,
-		.obj = filter_dev || filter_magic || ev_on ? fd__file(a.di)
-							   : NULL,
+		.obj = filter_files || ev_on ? fd__file(a.di) : NULL,
 		.fd = (int)a.di,
 		.srcoff = hdr.src_offset,
 		.len = hdr.src_length,
@@ -846,8 +845,7 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 	return dd__enter(&(struct dd_entry){
 		.kind = DD_KIND_SYSCALL,
 		.skip = unread,
-		.obj = filter_dev || filter_magic || ev_on ? fd__file(fd)
-							   : NULL,
+		.obj = filter_files || ev_on ? fd__file(fd) : NULL,
 		.fd = (int)fd,
 		.srcoff = hdr.src_offset,
 		.len = hdr.src_length,

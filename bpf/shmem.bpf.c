@@ -753,7 +753,7 @@ static __always_inline bool sh__sys_file(long fd, struct file **fp)
 	    (__u64)BPF_CORE_READ(ino, i_fop) != fop)
 		return false;
 	shmem_fops = fop;
-	return !(filter_dev || filter_magic) || filter__file_sb(sb);
+	return !filter_files || filter__file_sb(sb);
 }
 
 /* What a read syscall asks for, from its arguments: bytes, the first

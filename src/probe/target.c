@@ -22,6 +22,11 @@
 		(rd)->nr_filter_cgroups = (o)->ncgroups;                       \
 		(rd)->filter_dev = (o)->dev;                                   \
 		(rd)->filter_magic = (o)->magic;                               \
+		(rd)->filter_proc = (o)->filter_tgid || (o)->filter_tree ||    \
+				    (o)->npids || (o)->comm[0] ||              \
+				    (o)->ncgroups;                             \
+		(rd)->filter_files = ((o)->dev || (o)->magic) &&               \
+				     !((c)->cost_drop & FS_DROP_FILE);         \
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
 		(rd)->by = (o)->by;                                            \
 		(rd)->lean = (o)->lean;                                        \

@@ -41,6 +41,7 @@ static void test_dedupe_loads(void **state)
 
 	assert_non_null(s);
 	s->rodata->filter_tgid = (__u32)getpid();
+	s->rodata->filter_proc = 1;
 	/* The per-CPU slots, whose programs include the migration one
 	 * (task storage is what the skeleton loads untouched). */
 	s->rodata->inflight_store = FS_STORE_CPU;
