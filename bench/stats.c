@@ -13,7 +13,7 @@
 #include "util/util.h"
 
 #define MAX_FIELDS 12
-#define BENCH_LINE 2048
+#define BENCH_LINE 8192
 
 void bench__init(struct bench_set *s)
 {

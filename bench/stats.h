@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #define BENCH_NAME 64
-#define BENCH_TEXT 1024
+#define BENCH_TEXT 4096
 
 struct bench_key {
 	char scope[16];

@@ -76,6 +76,25 @@ static void test_parse_records(void **state)
 	bench__free(&s);
 }
 
+/* The breakdown's note naming every variant it ran (40 of them, with
+ * each histogram left out one by one) is kept whole. */
+static void test_long_note(void **state)
+{
+	char line[2400], *p = line;
+	struct bench_set s;
+	char err[256];
+
+	(void)state;
+	p += sprintf(p, "note vm a partial run: only the variants");
+	for (int i = 0; i < 40; i++)
+		p += sprintf(p, " folioscope-drophist.name%02d-kprobe", i);
+	bench__init(&s);
+	assert_int_equal(bench__parse_line(&s, line, err, sizeof(err)), 0);
+	assert_int_equal(s.nnotes, 1);
+	assert_string_equal(s.notes[0].text, line + strlen("note vm "));
+	bench__free(&s);
+}
+
 static void test_parse_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -487,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_median),
 		cmocka_unit_test(test_parse_records),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_long_note),
 		cmocka_unit_test(test_aggregate),
 		cmocka_unit_test(test_added_pre_post),
 		cmocka_unit_test(test_target_ge),
