@@ -172,7 +172,7 @@ B "rule: overlong pN.N (fuzz find)" 2 "expected a statistic" "$FS" compare "$bi_
 # vm.
 B "vm: no ARGS" 2 "missing the folioscope ARGS" "$FS" vm
 B "vm: --mem 0" 2 "invalid --mem '0'" "$FS" vm --mem 0 -- doctor
-B "vm: --accel unknown" 2 "invalid --accel 'fast' \(auto, kvm, tcg, tcg-multi\)" "$FS" vm --accel fast -- doctor
+B "vm: --accel unknown" 2 "invalid --accel 'fast' \(auto, kvm, tcg, tcg-multi, tcg-icount\)" "$FS" vm --accel fast -- doctor
 # Kernels are checked before anything is built or booted: a readable
 # regular file with the x86 boot header (a fake header passes that check).
 B "vm: --kernel not a kernel" 1 "^folioscope: vm: kernel '$SCRATCH/notakernel' is not an x86 bzImage \(no .HdrS. boot header at 0x202\)$" "$FS" vm --kernel "$SCRATCH/notakernel" -- doctor
