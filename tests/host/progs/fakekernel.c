@@ -48,7 +48,9 @@
  *          ("REUSED!!" over what it read), as a read that dropped its
  *          folio reference before copying would: only a truncate that
  *          runs while the read does shows it, so a sequence run alone
- *          never does
+ *          never does; a racing reader's copy lasts 5 ms (or until a
+ *          truncate of its file begins), so that a replay meets the
+ *          truncates its schedule's run met
  *   hang   the first read or pread of a thread other than the process's
  *          first (a racing reader's) never returns: it waits in the
  *          kernel on an empty pipe, as a read deadlocked by a race would
@@ -80,7 +82,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <linux/falloc.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -208,8 +209,9 @@ static void tails_apply(int fd, char *buf, off_t off, ssize_t ret)
 	}
 }
 
-/* FS_FAKE_TRUNC=race: truncates begun and ended per file (by device
- * and inode: each tmpfs numbers its own). */
+/* FS_FAKE_RACE=reuse: truncates begun and ended per file (by device
+ * and inode: each tmpfs numbers its own); race_begun tells a copy in
+ * progress that one began. */
 #define RACE_FILES 16
 static struct {
 	dev_t dev;
@@ -217,6 +219,7 @@ static struct {
 	unsigned long begun, ended;
 } race_files[RACE_FILES];
 static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t race_begun = PTHREAD_COND_INITIALIZER;
 
 static int fake_race(int fd, const char *how)
 {
@@ -270,12 +273,30 @@ static void race_hang(int fd)
 	(void)!syscall(SYS_read, p[0], &c, 1);
 }
 
+/* The slot of the file of st, entered when add; -1 if none. Locked. */
+static int race_slot(const struct stat *st, int add)
+{
+	static unsigned int next;
+	int i;
+
+	for (i = 0; i < RACE_FILES; i++)
+		if (race_files[i].ino == st->st_ino &&
+		    race_files[i].dev == st->st_dev)
+			return i;
+	if (!add)
+		return -1;
+	i = (int)(next++ % RACE_FILES);
+	memset(&race_files[i], 0, sizeof(race_files[i]));
+	race_files[i].dev = st->st_dev;
+	race_files[i].ino = st->st_ino;
+	return i;
+}
+
 /* fd's file's truncates, begun (which 0) or ended (1), after adding
  * add to that count. Files enter the table by their truncates (add),
  * the oldest making room; a read only looks. */
 static unsigned long race_count(int fd, int which, int add)
 {
-	static unsigned int next;
 	struct stat st;
 	unsigned long n = 0;
 	int i;
@@ -283,36 +304,57 @@ static unsigned long race_count(int fd, int which, int add)
 	if (fstat(fd, &st))
 		return 0;
 	pthread_mutex_lock(&race_lock);
-	for (i = 0; i < RACE_FILES; i++)
-		if (race_files[i].ino == st.st_ino &&
-		    race_files[i].dev == st.st_dev)
-			break;
-	if (i == RACE_FILES && add) {
-		i = (int)(next++ % RACE_FILES);
-		memset(&race_files[i], 0, sizeof(race_files[i]));
-		race_files[i].dev = st.st_dev;
-		race_files[i].ino = st.st_ino;
-	}
-	if (i < RACE_FILES) {
-		if (which)
-			n = race_files[i].ended += (unsigned long)add;
-		else
-			n = race_files[i].begun += (unsigned long)add;
-	}
+	i = race_slot(&st, add);
+	if (i >= 0 && which)
+		n = race_files[i].ended += (unsigned long)add;
+	else if (i >= 0)
+		n = race_files[i].begun += (unsigned long)add;
+	if (add && !which)
+		pthread_cond_broadcast(&race_begun);
 	pthread_mutex_unlock(&race_lock);
 	return n;
 }
 
-/* A read of fd that returned ret into buf, begun when begun truncates
+/* A racing reader's copy takes RACE_COPY_MS, or until a truncate of its
+ * file begins: long enough that the operation after the one it began at
+ * starts while it copies, however late the mutating thread is woken on a
+ * busy machine, so a replay that begins the read at the same point of
+ * the sequence meets the same truncate. The process's first thread (the
+ * sequence's own reads) copies at once: nothing races it. */
+#define RACE_COPY_MS 5
+
+/* Whether a truncate of fd's file began since ended truncates of it had
+ * ended (when the read began), after the copy's time. */
+static int race_met(int fd, unsigned long ended)
+{
+	struct timespec until;
+	struct stat st;
+	int i, met, timed_out = 0;
+
+	if (fstat(fd, &st))
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += RACE_COPY_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&race_lock);
+	for (;;) {
+		i = race_slot(&st, 0);
+		met = i >= 0 && race_files[i].begun != ended;
+		if (met || timed_out || gettid() == getpid())
+			break;
+		timed_out = pthread_cond_timedwait(&race_begun, &race_lock,
+						   &until) != 0;
+	}
+	pthread_mutex_unlock(&race_lock);
+	return met;
+}
+
+/* A read of fd that returned ret into buf, begun when ended truncates
  * had ended: one ran meanwhile, and the page it copied was reused. */
 static void race_apply(int fd, char *buf, ssize_t ret, unsigned long ended)
 {
-	/* A slow copy: the other threads run meanwhile (long enough that a
-	 * truncate due next finds the read still copying on a busy
-	 * machine too). */
-	for (int i = 0; i < 32; i++)
-		sched_yield();
-	if (ret <= 0 || race_count(fd, 0, 0) == ended)
+	if (ret <= 0 || !race_met(fd, ended))
 		return;
 	for (ssize_t i = 0; i < ret; i++)
 		buf[i] = "REUSED!!"[i % 8];
