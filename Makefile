@@ -266,9 +266,37 @@ fuzz: $(FUZZ_BINS)
 # probe floor; writes bench/results.json and prints a table (bench/README.md).
 BENCH_OUT := $(OUT)/bench
 BENCH_SIMPLE := preadloop dedupeloop memcpybw sysloop
-BENCH_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_SIMPLE) benchfloor benchtool)
+BENCH_BINS := $(addprefix $(BENCH_OUT)/,$(BENCH_SIMPLE) benchfloor benchtool \
+	folioscope-knobs)
 .PHONY: bench bench-tools
 bench-tools: $(BENCH_BINS)
+
+# folioscope-knobs: folioscope whose programs read the bench's knobs
+# (FOLIOSCOPE_COST_DROP, FS_BENCH_KNOBS), for the breakdown; the trace's
+# own build leaves them out (bpf/common.bpf.h). Its skeletons come first
+# on the include path.
+KNOBS_OUT := $(BENCH_OUT)/knobs
+KNOBS_SKELS := $(patsubst bpf/%.bpf.c,$(KNOBS_OUT)/%.skel.h,$(BPF_SRCS))
+KNOBS_OBJS := $(patsubst src/%.c,$(KNOBS_OUT)/obj/%.o,$(APP_SRCS))
+
+$(KNOBS_OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h vmlinux/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DFS_BENCH_KNOBS -c $< -o $@
+
+$(KNOBS_OUT)/%.skel.h: $(KNOBS_OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(KNOBS_OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h) src/version.h bpf/shared.h \
+		$(KNOBS_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -I$(KNOBS_OUT) $(CFLAGS) -DFS_BENCH_KNOBS -c $< -o $@
+
+$(BENCH_OUT)/folioscope-knobs: $(KNOBS_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS_APP) -o $@ $^ $(LDLIBS)
 
 $(BENCH_OUT)/preadloop $(BENCH_OUT)/dedupeloop $(BENCH_OUT)/memcpybw \
 		$(BENCH_OUT)/sysloop: \

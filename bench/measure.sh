@@ -35,8 +35,12 @@
 # --breakdown: also folioscope with one part of its work left out at a
 # time (FOLIOSCOPE_COST_DROP: folioscope-dropPART-M, PART one of file,
 # inflight, time, folio, hists, hist.NAME), each with a "part" record:
-# cost_bpf_ns and cost_added_ns, full folioscope's figure minus the
-# variant's, per round: what that part costs a call.
+# cost_bpf_ns and cost_added_ns, the bench's build with nothing left out
+# (folioscope-knobs-M) minus the variant, per round: what that part costs
+# a call. Those runs take --knobs FOLIOSCOPE-KNOBS, the build whose
+# programs read the knobs (a trace's build leaves them out); what reading
+# them costs is knobs_bpf_ns and knobs_added_ns, folioscope-knobs-M minus
+# folioscope-M.
 #
 # --base FOLIOSCOPE: another build of folioscope (an older commit), run
 # as base-M beside folioscope-M on the traced tmpfs preads and dedupes
@@ -51,7 +55,7 @@
 set -u
 SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
 SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
-INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1 BASE_FS=
+INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1 BASE_FS= KNOBS_FS=
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
 BY_CALLS=${BY_CALLS:-200000}
@@ -73,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--breakdown) BREAKDOWN=1 ;;
 	--breakdown-nohists) BREAKDOWN=1 BREAKDOWN_HISTS=0 ;;
 	--base) BASE_FS=$2; shift ;;
+	--knobs) KNOBS_FS=$2; shift ;;
 	--budget) BUDGET=$2; shift ;;
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
@@ -85,6 +90,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OUT" ] && [ -n "$TOOLS" ] && [ -n "$FS" ] && [ -n "$BT" ] || {
 	echo "measure.sh: need -o, --tools, --fs, --bt" >&2; exit 2; }
+[ "$BREAKDOWN" = 0 ] || [ -n "$KNOBS_FS" ] || {
+	echo "measure.sh: --breakdown needs --knobs" >&2; exit 2; }
 # -o -: records on stdout (the VM streams it to the host as it comes, so
 # a guest that runs out of time still hands over what it measured).
 # (No /dev/stdout in the guest: devtmpfs has no such link.)
@@ -201,12 +208,14 @@ all_probes() { # all_probes MECH TARGET
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0 fs
-	local log=$W/tracer.log lean= by= exclude=$NOINLINE drop=
+	local log=$W/tracer.log lean= by= exclude=$NOINLINE drop= knobs=
 	: >"$log"
-	# A part of the work left out (--breakdown): hist.NAME is hist=NAME.
+	# A part of the work left out (--breakdown): hist.NAME is hist=NAME;
+	# by the build that reads the knobs, as is knobs-M, nothing left out.
 	case $mech in
-	drop*-*) drop=${mech%%-*} mech=${mech#*-}
+	drop*-*) drop=${mech%%-*} mech=${mech#*-} knobs=1
 		drop=$(echo "${drop#drop}" | tr . =) ;;
+	knobs-*) mech=${mech#knobs-} knobs=1 ;;
 	esac
 	case $mech in
 	# The compare's inline site: kprobe's plan with the DWARF in reach.
@@ -222,6 +231,7 @@ start_tracer() {
 	folioscope|base)
 		fs=$FS
 		[ "$tool" = base ] && fs=$BASE_FS
+		[ -n "$knobs" ] && fs=$KNOBS_FS
 		# shellcheck disable=SC2086
 		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop \
 			"$fs" trace -t "$target" -m "$mech" $lean ${by:+--by "$by"} -j "$W/trace.json" \
@@ -524,6 +534,11 @@ if [ "$BREAKDOWN" = 1 ]; then
 	bmechs=$MECHS
 	[ "$INLINE" = 1 ] && bmechs="$bmechs inline"
 	for m in $bmechs; do
+		VARIANTS="$VARIANTS folioscope-knobs-$m"
+		for b in pread4k dedupe4k; do
+			rec "part $SCOPE $b bpf_ns_per_call folioscope-$m folioscope-knobs-$m knobs_bpf_ns"
+			rec "part $SCOPE $b added_ns_per_call folioscope-$m folioscope-knobs-$m knobs_added_ns"
+		done
 		parts="file inflight time folio hists"
 		[ "$BREAKDOWN_HISTS" = 0 ] ||
 			parts="$parts hist.bytes hist.req_bytes hist.pos_align hist.buf_align hist.latency_ns"
@@ -533,12 +548,12 @@ if [ "$BREAKDOWN" = 1 ]; then
 			VARIANTS="$VARIANTS folioscope-drop$p-$m"
 			for b in pread4k dedupe4k; do
 				case $b$p in dedupe4khist.*) continue ;; esac
-				rec "part $SCOPE $b bpf_ns_per_call folioscope-drop$p-$m folioscope-$m cost_bpf_ns"
-				rec "part $SCOPE $b added_ns_per_call folioscope-drop$p-$m folioscope-$m cost_added_ns"
+				rec "part $SCOPE $b bpf_ns_per_call folioscope-drop$p-$m folioscope-knobs-$m cost_bpf_ns"
+				rec "part $SCOPE $b added_ns_per_call folioscope-drop$p-$m folioscope-knobs-$m cost_added_ns"
 			done
 		done
 	done
-	rec "note $SCOPE folioscope-dropPART-M: folioscope with PART of its work left out (FOLIOSCOPE_COST_DROP); cost_bpf_ns and cost_added_ns are full folioscope's BPF and added ns per call minus the variant's, per round."
+	rec "note $SCOPE folioscope-dropPART-M: folioscope with PART of its work left out (FOLIOSCOPE_COST_DROP, the bench's build); cost_bpf_ns and cost_added_ns are the BPF and added ns per call of that build with nothing left out (folioscope-knobs-M) minus the variant's, per round; knobs_bpf_ns and knobs_added_ns what reading the knobs costs, folioscope-knobs-M minus folioscope-M."
 	[ -n "$ONLY_VARIANTS" ] || ONLY_VARIANTS=$VARIANTS
 fi
 # ftrace hist-trigger variants where the kernel has them, else a note why

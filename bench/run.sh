@@ -85,8 +85,11 @@ for t in bpftrace fio duperemove mkfs.btrfs; do
 	command -v "$t" >/dev/null || {
 		echo "bench: $t is missing (make deps)" >&2; exit 1; }
 done
-# A private copy: others may rebuild build/folioscope while we run.
+# A private copy: others may rebuild build/folioscope while we run. The
+# breakdown runs the build whose programs read the bench's knobs
+# (make bench-tools builds it beside the tools).
 cp build/folioscope "$B/folioscope"
+knobs=(--knobs "$B/folioscope-knobs")
 base=()
 if [ -n "$BASE" ]; then
 	cp "$BASE" "$B/folioscope-base" || exit 2
@@ -109,7 +112,7 @@ if [ "$PART" != vm ]; then
 		# users' /proc/mounts.
 		unshare -m --propagation private bench/measure.sh --scope host \
 			--rounds "$ROUNDS" --tools "$B" --fs "$B/folioscope" \
-			--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS "${base[@]}" \
+			--bt "$PWD/bench/bpftrace" --mechs syscall $HOST_PARTS "${base[@]}" "${knobs[@]}" \
 			--budget $(( BUDGET / 8 )) \
 			-o "$B/host.raw"
 		st=$?
@@ -163,6 +166,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	done
 	with+=(--with "$PWD/bench/ftrace.sh")
 	[ -n "$BASE" ] && with+=(--with "$B/folioscope-base")
+	with+=(--with "$B/folioscope-knobs")
 	dbg=() inl=() only=()
 	if [ "${BENCH_INLINE:-1}" != 0 ]; then
 		dbg=(--debuginfo)
@@ -183,7 +187,7 @@ for ((ki = 0; ki < nk; ki++)); do
 	"$B/folioscope" vm -v --debian "$k" --accel "$ACCEL" "${dbg[@]}" --mem 3072 --timeout "$left" "${with[@]}" \
 		--exec bench/measure.sh -- --scope "$scope" --rounds "$VM_ROUNDS" \
 		--tools "$B" --fs /bin/folioscope --bt "$PWD/bench/bpftrace" \
-		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" "${base[@]}" \
+		--mechs "fentry kprobe" "${inl[@]}" "${only[@]}" --combined "${parts[@]}" "${base[@]}" "${knobs[@]}" \
 		"${calls[@]}" --deadline "$deadline" \
 		-o - >"$B/$scope.raw" 2>"$B/$scope.console" &
 	vm_pid=$!

@@ -40,16 +40,32 @@ const volatile __u32 filter_files = 0;
 const volatile __u32 lean = 0;
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
-/* Bench only: parts of the work left out (FS_DROP_*), histograms left
- * out by index. 0 in every trace. */
+/* The sub-probe's function hands out pages, which may be a large folio's
+ * tails, rather than folios (whose pointers are their heads). */
+const volatile __u32 sub_pages = 0;
+/*
+ * Bench only: parts of the work left out (FS_DROP_*), histograms left out
+ * by index (FOLIOSCOPE_COST_DROP). Declared in every build, so that both
+ * share one skeleton layout, but read only in the bench's own build
+ * (FS_BENCH_KNOBS, build/bench/folioscope-knobs): in a trace's programs
+ * each test would still cost a load and a mask on every call after the
+ * verifier dropped its branch.
+ */
 const volatile __u32 cost_drop = 0;
 const volatile __u32 cost_drop_hist = 0;
+#ifdef FS_BENCH_KNOBS
+#define fs_drop(part) (cost_drop & (part))
+#define fs_drop_hist(h) (cost_drop_hist & (1U << (h)))
+#else
+#define fs_drop(part) 0U
+#define fs_drop_hist(h) 0U
+#endif
 
 /* A timestamp, or 1 where the bench leaves timestamps out (a record's
  * timestamp must not be 0: that marks it free). */
 static __always_inline __u64 fs_now(void)
 {
-	return (cost_drop & FS_DROP_TIME) ? 1 : bpf_ktime_get_ns();
+	return fs_drop(FS_DROP_TIME) ? 1 : bpf_ktime_get_ns();
 }
 
 /* Sized by user space: 1 entry, or FS_STATS_ENTRIES with a breakdown. */
@@ -167,8 +183,7 @@ static __always_inline struct fs_stats *stats__at(__u32 slot)
  *   thread whose call it holds (inflight_head.owner). A call that cannot
  *   migrate between entry and exit, which is almost every one, costs an
  *   array lookup and a compare with the current task (itself a helper
- *   call: so the bench found it no cheaper than task storage on Debian's
- *   6.1 and 6.12). A call that can is moved: the scheduler's
+ *   call). A call that can is moved: the scheduler's
  *   sched_migrate_task tracepoint (inflight__migrate) takes a moving
  *   thread's record out of its old CPU's slot into the hash before the
  *   thread runs again. An entry that finds its CPU's slot held by another
@@ -291,7 +306,7 @@ static __always_inline void *inflight__slot(void *tmap, void *hmap, void *cmap,
 
 	/* Bench only: the cheapest store there is, which a call that
 	 * sleeps and wakes on another CPU would not find. */
-	if (cost_drop & FS_DROP_INFLIGHT)
+	if (fs_drop(FS_DROP_INFLIGHT))
 		return bpf_map_lookup_elem(cmap, &key);
 	if (inflight_store == FS_STORE_CPU)
 		return inflight__cpu_slot(hmap, cmap, zero, create);
@@ -314,7 +329,7 @@ static __always_inline void inflight__forget(struct inflight_head *h,
 {
 	__u64 key;
 
-	if (cost_drop & FS_DROP_INFLIGHT)
+	if (fs_drop(FS_DROP_INFLIGHT))
 		return;
 	if (inflight_store == FS_STORE_CPU && !h->away) {
 		h->owner = 0;
@@ -455,6 +470,20 @@ static __always_inline bool filter__file(const struct file *f)
 #define fs_opaque(x) asm volatile("" : "+r"(x))
 
 /*
+ * An index into one of the stats' arrays, masked to size: a constant (a
+ * histogram or counter named where the helper is inlined, nearly every
+ * call) folds, mask and all, into the address; one chosen at run time
+ * (same ? FS_DD_SAME : FS_DD_DIFFERS) is hidden first, so the verifier
+ * sees the mask and a bounded index.
+ */
+#define fs_index(x, size)                                                      \
+	do {                                                                   \
+		if (!__builtin_constant_p(x))                                  \
+			fs_opaque(x);                                          \
+		(x) &= (size)-1;                                               \
+	} while (0)
+
+/*
  * A field of p. Where p is a BTF pointer (an fentry or fexit argument,
  * btf a constant true) the verifier checks a plain load, which costs no
  * helper call; elsewhere (kprobe registers, pointers kept as numbers) a
@@ -479,17 +508,16 @@ static __always_inline __u32 hist__masked(int *h, __u32 slot)
 {
 	fs_opaque(slot);
 	slot &= FS_SLOTS - 1;
-	fs_opaque(*h);
-	*h &= FS_MAX_HISTS - 1;
+	fs_index(*h, FS_MAX_HISTS);
 	return slot;
 }
 
 /* Bench only: histogram h left out (h a constant where inlined). One
- * word says it, so a trace pays one load and a branch: user space sets
- * every bit when all histograms are left out. */
+ * word says it, so the bench's build pays one load and a branch: user
+ * space sets every bit when all histograms are left out. */
 static __always_inline bool hist__dropped(int h)
 {
-	return cost_drop_hist & (1U << h);
+	return fs_drop_hist(h);
 }
 
 /* For a histogram several programs write. */
@@ -521,6 +549,22 @@ static __always_inline void hist__add_own(struct fs_stats *st, int h, __u64 v)
 		hist__put_own(st, h, fs_log2_slot(v), v);
 }
 
+/*
+ * Two histograms only the calling program writes, of values that are
+ * mostly equal (bytes asked and bytes read): then one log2 serves both.
+ */
+static __always_inline void hist__add_pair_own(struct fs_stats *st, int h1,
+					       __u64 v1, int h2, __u64 v2)
+{
+	__u32 s1 = fs_log2_slot(v1);
+	__u32 s2 = v2 == v1 ? s1 : fs_log2_slot(v2);
+
+	if (!hist__dropped(h1))
+		hist__put_own(st, h1, s1, v1);
+	if (!hist__dropped(h2))
+		hist__put_own(st, h2, s2, v2);
+}
+
 /* The alignment of v (a power of two or 0): its slot without the
  * general log2. */
 static __always_inline void hist__add_align_own(struct fs_stats *st, int h,
@@ -535,16 +579,14 @@ static __always_inline void hist__add_align_own(struct fs_stats *st, int h,
 /* For a counter several programs write. */
 static __always_inline void counter__inc(struct fs_stats *st, int c)
 {
-	fs_opaque(c);
-	c &= FS_MAX_COUNTERS - 1;
+	fs_index(c, FS_MAX_COUNTERS);
 	__sync_fetch_and_add(&st->counter[c], 1);
 }
 
 /* For a counter only the calling program writes. */
 static __always_inline void counter__inc_own(struct fs_stats *st, int c)
 {
-	fs_opaque(c);
-	c &= FS_MAX_COUNTERS - 1;
+	fs_index(c, FS_MAX_COUNTERS);
 	st->counter[c]++;
 }
 
@@ -686,83 +728,80 @@ struct page___v50 {
 } __attribute__((preserve_access_index));
 
 /*
- * The order of the folio whose head is head and first tail tail1, both
- * in the kernel's memory: 6.1-6.5 keep it in the folio's _folio_order,
- * 6.6+ in the low byte of _flags_1, <= 6.0 in the first tail page's
- * compound_order. buf, when not NULL, holds a copy of both pages (the
- * folio overlays them), so the order is taken from it without a read.
+ * Where a folio's first tail page keeps the order, as an offset into that
+ * page: 6.1-6.5 in the folio's _folio_order, 6.6+ in the low byte of
+ * _flags_1 (the tail's flags word, little-endian), <= 6.0 in the page's
+ * compound_order. The folio overlays its head and first tail, so a folio
+ * field past the head page is one of the first tail.
  */
-static __always_inline __u32 folio__order(const void *head, const void *tail1,
-					  const __u8 *buf, __u32 len)
+static __always_inline __u32 folio__order_off(void)
 {
-	__u32 off;
+	__u32 psz = bpf_core_type_size(struct page);
 
-	if (bpf_core_field_exists(struct folio___v61, _folio_order)) {
-		off = bpf_core_field_offset(struct folio___v61, _folio_order);
-		if (buf && off < len)
-			return buf[off];
-		return BPF_CORE_READ((struct folio___v61 *)head, _folio_order);
-	}
-	if (bpf_core_field_exists(struct folio, _flags_1)) {
-		off = bpf_core_field_offset(struct folio, _flags_1);
-		if (buf && off < len)
-			return buf[off]; /* little-endian: the low byte */
-		return BPF_CORE_READ((struct folio *)head, _flags_1) & 0xff;
-	}
-	off = bpf_core_type_size(struct page) +
-	      bpf_core_field_offset(struct page___v50, compound_order);
-	if (buf && off < len)
-		return buf[off];
-	return BPF_CORE_READ((struct page___v50 *)tail1, compound_order);
+	if (bpf_core_field_exists(struct folio___v61, _folio_order))
+		return bpf_core_field_offset(struct folio___v61, _folio_order) -
+		       psz;
+	if (bpf_core_field_exists(struct folio, _flags_1))
+		return bpf_core_field_offset(struct folio, _flags_1) - psz;
+	return bpf_core_field_offset(struct page___v50, compound_order);
 }
 
-/* Room for a head page and its first tail in one read (struct page is
- * 64 bytes on x86-64; larger layouts take a read per field). */
-#define FS_PAGE_PAIR_BYTES 160
+/* Room for the first tail page's bytes a folio's size needs. */
+#define FS_TAIL_BYTES 64
 
 /*
- * Size in bytes of the folio that page belongs to. A tail page has bit 0
- * of compound_head set and points at its head. A head page is recognised
- * by its first tail pointing back at it, which avoids decoding page flags
- * (their type and PG_head's value changed across versions). The head and
- * its first tail are read in one copy: a lookup returns the head, so one
- * read serves the common case.
+ * Size in bytes of the folio whose head page is head. A large folio's
+ * first tail has bit 0 of compound_head set and points back at its head,
+ * which tells a large folio without decoding page flags (their type and
+ * PG_head's value changed across versions); that tail also holds the
+ * order. Both come from one copy of the tail's first bytes, up to the
+ * later of the two fields (16 bytes on 6.12, 18 on 6.1): the copy moves
+ * a word at a time, so it costs by its length. The page after an order-0
+ * folio may be unmapped: then the copy fails, and the folio is one page.
  */
-static __always_inline __u64 folio__bytes(const void *page)
+static __always_inline __u64 folio__head_bytes(const void *head)
 {
 	__u32 psz = bpf_core_type_size(struct page);
 	__u32 cho = bpf_core_field_offset(struct page, compound_head);
-	__u64 words[FS_PAGE_PAIR_BYTES / 8];
+	__u32 oo = folio__order_off();
+	__u32 len = cho + 8 > oo + 1 ? cho + 8 : oo + 1;
+	__u64 words[FS_TAIL_BYTES / 8];
 	__u8 *buf = (__u8 *)words;
-	__u64 psize = page_size, ch, ch1;
-	const void *head = page, *tail1;
-	__u32 len = 2 * psz;
+	const void *tail1 = head + psz;
+	__u64 psize = page_size;
+	__u8 order = 0;
 
-	if (cost_drop & FS_DROP_FOLIO)
+	if (len > sizeof(words)) {
+		/* A layout the copy does not fit: a read per field. */
+		if (BPF_CORE_READ((struct page *)tail1, compound_head) !=
+		    (__u64)head + 1)
+			return psize;
+		bpf_probe_read_kernel(&order, sizeof(order), tail1 + oo);
+		return psize << (order & 31);
+	}
+	if (bpf_probe_read_kernel(buf, len, tail1) ||
+	    *(__u64 *)(buf + cho) != (__u64)head + 1)
 		return psize;
-	if (len > sizeof(words) || psz + cho + 8 > len ||
-	    bpf_probe_read_kernel(buf, len, page)) {
-		/* One field at a time (the page after page may not be
-		 * mapped: then page heads no folio of its own). */
+	return psize << (buf[oo] & 31);
+}
+
+/*
+ * Size in bytes of the folio that page belongs to. maybe_tail: page came
+ * from a function that returns pages, not folios, so it may be a large
+ * folio's tail: then its compound_head, bit 0 set, points at the head.
+ */
+static __always_inline __u64 folio__bytes(const void *page, bool maybe_tail)
+{
+	__u64 ch;
+
+	if (fs_drop(FS_DROP_FOLIO))
+		return page_size;
+	if (maybe_tail) {
 		ch = BPF_CORE_READ((struct page *)page, compound_head);
 		if (ch & 1)
-			head = (const void *)(ch - 1);
-		tail1 = head + psz;
-		ch1 = BPF_CORE_READ((struct page *)tail1, compound_head);
-		if (ch1 != (__u64)head + 1)
-			return psize;
-		return psize << (folio__order(head, tail1, NULL, 0) & 31);
+			page = (const void *)(ch - 1);
 	}
-	ch = *(__u64 *)(buf + cho);
-	if (ch & 1) {
-		head = (const void *)(ch - 1);
-		if (bpf_probe_read_kernel(buf, len, head))
-			return psize;
-	}
-	ch1 = *(__u64 *)(buf + psz + cho);
-	if (ch1 != (__u64)head + 1)
-		return psize;
-	return psize << (folio__order(head, head + psz, buf, len) & 31);
+	return folio__head_bytes(page);
 }
 
 /*

@@ -506,7 +506,7 @@ static __always_inline int dd__folio(const void *folio)
 		return 0;
 	st = stats__at(c->h.by_slot);
 	if (st) {
-		__u64 size = folio__bytes(folio);
+		__u64 size = folio__bytes(folio, sub_pages);
 
 		hist__add_own(st, FS_DD_FOLIO_SIZE, size);
 		if (ev_on)

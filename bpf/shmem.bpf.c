@@ -197,7 +197,7 @@ static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
 	c->to = (__u64)to;
 	/* Bench: without the file's inode, lookups are matched to any
 	 * read (sh__lookup_begin). */
-	if (!(cost_drop & FS_DROP_FILE))
+	if (!fs_drop(FS_DROP_FILE))
 		c->inode = (__u64)FS_READ(btf, f, f_inode);
 	if (!lean && to)
 		c->has_buf = iter__user_addr(to, btf, &c->buf);
@@ -288,7 +288,7 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 {
 	struct sh_call *c = sh__current();
 
-	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
+	if (!c || (c->inode != inode && !fs_drop(FS_DROP_FILE)))
 		return NULL;
 	*st = stats__at(c->h.by_slot);
 	if (!*st)
@@ -327,7 +327,7 @@ static __always_inline void sh__lookup_folio(struct fs_stats *st,
 {
 	c->foliop = 0;
 	if (folio && folio != c->last_folio) {
-		__u64 size = folio__bytes((void *)folio);
+		__u64 size = folio__bytes((void *)folio, sub_pages);
 
 		c->last_folio = folio;
 		hist__add_own(st, FS_SH_FOLIO_SIZE, size);
@@ -414,12 +414,13 @@ static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
 					   __u64 req, long ret)
 {
 	counter__inc_own(st, FS_SH_CALLS);
-	hist__add_own(st, FS_SH_REQ_BYTES, req);
 	hist__add_align_own(st, FS_SH_POS_ALIGN, pos);
-	if (ret < 0)
+	if (ret < 0) {
 		counter__inc_own(st, FS_SH_ERRORS);
-	else
-		hist__add_own(st, FS_SH_BYTES, ret);
+		hist__add_own(st, FS_SH_REQ_BYTES, req);
+	} else {
+		hist__add_pair_own(st, FS_SH_REQ_BYTES, req, FS_SH_BYTES, ret);
+	}
 	return 0;
 }
 
@@ -457,14 +458,16 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 	counter__inc_own(st, FS_SH_CALLS);
 	lat = fs_now() - c->h.ts;
 	hist__add_own(st, FS_SH_LATENCY, lat);
-	hist__add_own(st, FS_SH_REQ_BYTES, c->req);
 	hist__add_align_own(st, FS_SH_POS_ALIGN, c->pos);
 	if (c->has_buf)
 		hist__add_align_own(st, FS_SH_BUF_ALIGN, c->buf);
-	if (ret < 0)
+	if (ret < 0) {
 		counter__inc_own(st, FS_SH_ERRORS);
-	else
-		hist__add_own(st, FS_SH_BYTES, ret);
+		hist__add_own(st, FS_SH_REQ_BYTES, c->req);
+	} else {
+		hist__add_pair_own(st, FS_SH_REQ_BYTES, c->req, FS_SH_BYTES,
+				   ret);
+	}
 	if (c->to && !lean)
 		sh__chunk(st, c, to ? to->count : sh__count(c));
 	if (!lean)
@@ -486,10 +489,12 @@ SEC("fexit")
 int BPF_PROG(fexit_read, struct kiocb *iocb, struct iov_iter *to, long ret)
 {
 	/* The iterator has handed out what was read: the read asked for
-	 * what it still wants plus that. */
+	 * what it still wants plus that. The file is read for the file
+	 * filters only: a BTF load costs a fault guard. */
 	if (exit_only)
-		return sh__exit_alone(iocb->ki_filp, iocb->ki_pos,
-				      to->count + sh__done(ret), ret);
+		return sh__exit_alone(filter_files ? iocb->ki_filp : NULL,
+				      iocb->ki_pos, to->count + sh__done(ret),
+				      ret);
 	return sh__exit(ret, to);
 }
 
@@ -590,7 +595,7 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 	struct sh_call *c = sh__current();
 	struct fs_stats *st;
 
-	if (!c || (c->inode != inode && !(cost_drop & FS_DROP_FILE)))
+	if (!c || (c->inode != inode && !fs_drop(FS_DROP_FILE)))
 		return;
 	st = stats__at(c->h.by_slot);
 	if (!st || nr < 0)
@@ -608,7 +613,8 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 		if (!folio || folio == c->last_folio)
 			continue;
 		c->last_folio = folio;
-		hist__add(st, FS_SH_FOLIO_SIZE, folio__bytes((void *)folio));
+		hist__add(st, FS_SH_FOLIO_SIZE,
+			  folio__bytes((void *)folio, false));
 	}
 }
 
@@ -804,7 +810,7 @@ static __always_inline int sh__sys_enter(const struct fs_sysargs *a, long id)
 
 	/* Bench: without the checks, every read is taken as a tmpfs read,
 	 * read and readv at position 0. */
-	if (!(cost_drop & FS_DROP_FILE) && !sh__sys_file(a->di, &f)) {
+	if (!fs_drop(FS_DROP_FILE) && !sh__sys_file(a->di, &f)) {
 		sh__skip(false);
 		return 0;
 	}
@@ -857,7 +863,7 @@ static __always_inline int sh__sys_exit_alone(long id, long ret)
 	a.si = regs->si;
 	a.dx = regs->dx;
 	a.r10 = regs->r10;
-	if (!(cost_drop & FS_DROP_FILE) && !sh__sys_file(a.di, &f))
+	if (!fs_drop(FS_DROP_FILE) && !sh__sys_file(a.di, &f))
 		return 0;
 	st = stats__get();
 	if (!st)

@@ -226,31 +226,43 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	return bpf_map__set_max_entries(pr->stats, pr->nentries);
 }
 
+/* Whether the sub-probe's function name hands out pages, not folios. */
+static bool sub__pages(const struct probe_target *tg, const char *name)
+{
+	for (size_t i = 0;
+	     i < ARRAY_SIZE(tg->sub_symbols) && tg->sub_symbols[i].name; i++)
+		if (!strcmp(tg->sub_symbols[i].name, name))
+			return tg->sub_symbols[i].pages;
+	return true; /* unknown: the read that also takes a tail */
+}
+
 /*
  * Function the sub-probe attaches to, checked against BTF, most precise
- * first; NULL if none. For shmem lookups also the out-pointer's index.
+ * first; NULL if none. Into c: for shmem lookups the out-pointer's index,
+ * and whether the function hands out pages.
  */
 static const char *sub__symbol(const struct kfacts *f,
-			       const struct probe_target *tg, int *arg,
-			       char *why, size_t n)
+			       const struct probe_target *tg,
+			       struct probe_load_cfg *c, char *why, size_t n)
 {
-	const char *const *c = tg->sub_symbols;
 	struct fn_proto proto;
 	size_t len = 0;
 
 	why[0] = '\0';
-	for (size_t i = 0; i < sizeof(tg->sub_symbols) / sizeof(*c) && c[i];
-	     i++) {
+	for (size_t i = 0;
+	     i < ARRAY_SIZE(tg->sub_symbols) && tg->sub_symbols[i].name; i++) {
+		const char *sym = tg->sub_symbols[i].name;
 		char one[160];
 
-		if (!f->has_symbol(f, c[i]))
-			snprintf(one, sizeof(one), "no symbol '%s'", c[i]);
-		else if (f->btf_proto(f, c[i], &proto))
-			snprintf(one, sizeof(one), "no BTF func '%s'", c[i]);
+		if (!f->has_symbol(f, sym))
+			snprintf(one, sizeof(one), "no symbol '%s'", sym);
+		else if (f->btf_proto(f, sym, &proto))
+			snprintf(one, sizeof(one), "no BTF func '%s'", sym);
 		else if (plan__proto_ok(tg->sub_handler, &proto, one,
 					sizeof(one))) {
-			*arg = plan__lookup_arg(&proto);
-			return c[i];
+			c->sub_arg = plan__lookup_arg(&proto);
+			c->sub_pages = tg->sub_symbols[i].pages;
+			return sym;
 		}
 		len += snprintf(why + len, n - len, "%s%s", len ? "; " : "",
 				one);
@@ -381,8 +393,12 @@ static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
  * exit target (cookie: site * FS_INLINE_MAX_EXITS + the exit's index),
  * its return and entry programs, where it has them, on each caller once.
  */
+/*
+ * The inline sites' exits (ret: the exit targets and the caller's return)
+ * or entries (the sites' entries and the caller's entry), as set__attach.
+ */
 static int inline__attach(struct probe *pr, const struct probe_set *ps,
-			  const struct plan_inline *in)
+			  const struct plan_inline *in, bool ret)
 {
 	/* A sub-probe whose result is not found at the exits has its
 	 * entries only (what happens between lookups). */
@@ -391,30 +407,34 @@ static int inline__attach(struct probe *pr, const struct probe_set *ps,
 
 	for (int i = 0; i < in->nsites && !err; i++) {
 		const struct plan_inline_site *st = &in->site[i];
+		const struct probe_prog *caller = &ps->prog[ret ? 2 : 3];
 		bool seen = false;
 
-		err = prog__attach_at(pr, ps->prog[0].name, st->symbol,
-				      st->entry_off, i);
-		for (int e = 0; exits && e < st->nexits && !err; e++)
+		if (!ret)
+			err = prog__attach_at(pr, ps->prog[0].name, st->symbol,
+					      st->entry_off, i);
+		for (int e = 0; ret && exits && e < st->nexits && !err; e++)
 			err = prog__attach_at(pr, ps->prog[1].name, st->symbol,
 					      st->exit_off[e],
 					      (__u64)i * FS_INLINE_MAX_EXITS +
 						      (__u64)e);
 		for (int j = 0; j < i; j++)
 			seen |= !strcmp(in->site[j].symbol, st->symbol);
-		if (!err && !seen && ps->prog[2].name)
-			err = prog__attach(pr, &ps->prog[2], MECH_KPROBE,
-					   st->symbol);
-		if (!err && !seen && ps->prog[3].name)
-			err = prog__attach(pr, &ps->prog[3], MECH_KPROBE,
-					   st->symbol);
+		if (!err && !seen && caller->name)
+			err = prog__attach(pr, caller, MECH_KPROBE, st->symbol);
 	}
 	return err;
 }
 
-/* Attach the programs of set ps (NULL: none) to sym. */
+/*
+ * Attach the programs of set ps (NULL: none) to sym: those that run at
+ * the return if ret, else the entries. Every exit goes in before any
+ * entry: a call that began while only the entries were in would leave
+ * its record behind when it returned unseen (a thread's slot taken for
+ * good, a per-CPU slot that sends every later call to the hash).
+ */
 static int set__attach(struct probe *pr, const struct probe_set *ps,
-		       const char *sym)
+		       const char *sym, bool ret)
 {
 	int err = 0;
 
@@ -422,11 +442,12 @@ static int set__attach(struct probe *pr, const struct probe_set *ps,
 		return inline__attach(pr, ps,
 				      ps->handler == pr->tg->sub_handler
 					      ? pr->cfg.sub_inl
-					      : pr->cfg.inl);
+					      : pr->cfg.inl,
+				      ret);
 
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name && !err;
 	     i++)
-		if (!prog__left_out(pr, &ps->prog[i]))
+		if (ps->prog[i].ret == ret && !prog__left_out(pr, &ps->prog[i]))
 			err = prog__attach(pr, &ps->prog[i], ps->mech, sym);
 	return err;
 }
@@ -457,7 +478,8 @@ static void probe__close(struct probe *pr)
 	if (pr->raw_added)
 		sysraw__remove(pr->raw_slot);
 	pr->raw_added = false;
-	for (int i = 0; i < pr->nlinks; i++)
+	/* In the reverse of their order: the entries out first. */
+	for (int i = pr->nlinks - 1; i >= 0; i--)
 		bpf_link__destroy(pr->link[i]);
 	pr->nlinks = 0;
 	kevents__close(&pr->kev);
@@ -516,20 +538,24 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 		goto fail;
 	if (o->load_only)
 		return 0;
+	/* The migration program first, so that no record the entries make
+	 * moves unseen; then every exit, then every entry (set__attach). */
+	what = "attach sched_migrate_task";
+	err = inflight__attach(pr);
 	what = "attach";
-	if (ps->raw_shared)
-		err = set__attach_raw(pr, ps, o);
-	else
-		err = set__attach(pr, ps, s->symbol);
-	if (!err)
-		err = set__attach(pr, sp, sub_sym);
-	if (!err)
-		err = set__attach(pr, ap, pr->also_sym);
-	if (!err)
-		err = set__attach(pr, bp, pr->batch_sym);
-	if (!err) {
-		what = "attach sched_migrate_task";
-		err = inflight__attach(pr);
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		bool ret = pass == 0;
+
+		if (ps->raw_shared)
+			err = ret ? set__attach_raw(pr, ps, o) : 0;
+		else
+			err = set__attach(pr, ps, s->symbol, ret);
+		if (!err)
+			err = set__attach(pr, sp, sub_sym, ret);
+		if (!err)
+			err = set__attach(pr, ap, pr->also_sym, ret);
+		if (!err)
+			err = set__attach(pr, bp, pr->batch_sym, ret);
 	}
 	if (err)
 		goto fail;
@@ -768,6 +794,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 
 		if (in->nsites && f->kprobes != 0) {
 			pr->cfg.sub_inl = in;
+			pr->cfg.sub_pages = sub__pages(pr->tg, in->function);
 			err = probe__try(pr, s, in->function, MECH_INLINE, o,
 					 msg, sizeof(msg));
 			if (!err) {
@@ -801,7 +828,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 			 subwhy, in->nsites, in->nsites == 1 ? "" : "s",
 			 in->source);
 	} else if (ps && ps->has_sub && !o->lean) {
-		sub_sym = sub__symbol(f, pr->tg, &pr->cfg.sub_arg, subwhy,
+		sub_sym = sub__symbol(f, pr->tg, &pr->cfg, subwhy,
 				      sizeof(subwhy));
 		for (int i = 0; sub_sym && i < 2; i++) {
 			if (order[i] == MECH_KPROBE && f->kprobes == 0)
@@ -842,15 +869,29 @@ done:
 	return err;
 }
 
+#ifdef FS_BENCH_KNOBS
+#define PROBE_KNOBS true
+#else
+#define PROBE_KNOBS false
+#endif
+
 /* The bench's FOLIOSCOPE_COST_DROP for target t into *d; an unknown
- * part is said on stderr. */
+ * part is said on stderr, and so is any part at all in a build whose
+ * programs do not read it (all but the bench's). */
 static int cost__read(enum fs_target t, struct probe_cost_drop *d)
 {
 	char why[160];
 	int err = probe__cost_drop(t, d, why, sizeof(why));
 
-	if (err)
+	if (err) {
 		err__print(NULL, 0, "%s", why);
+	} else if ((d->parts || d->hists) && !PROBE_KNOBS) {
+		err__print(NULL, 0,
+			   "FOLIOSCOPE_COST_DROP: this build's programs leave "
+			   "nothing out; the bench's build does "
+			   "(build/bench/folioscope-knobs, make bench-tools)");
+		err = -EINVAL;
+	}
 	return err;
 }
 

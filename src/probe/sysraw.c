@@ -93,15 +93,17 @@ int sysraw__add(int slot, int entry_fd, int exit_fd, const char *btf_path)
 		if (err)
 			return err;
 	}
+	/* The exit's slot first: a syscall that entered with only the
+	 * entry's in would leave its record behind (as set__attach says). */
 	fd = bpf_map__fd(pair->maps.handlers);
-	k = (__u32)slot;
-	err = bpf_map_update_elem(fd, &k, &entry_fd, BPF_ANY);
 	k = (__u32)slot + 1;
+	err = bpf_map_update_elem(fd, &k, &exit_fd, BPF_ANY);
+	k = (__u32)slot;
 	if (!err)
-		err = bpf_map_update_elem(fd, &k, &exit_fd, BPF_ANY);
+		err = bpf_map_update_elem(fd, &k, &entry_fd, BPF_ANY);
 	if (err) {
 		err = -errno;
-		k = (__u32)slot;
+		k = (__u32)slot + 1;
 		bpf_map_delete_elem(fd, &k);
 		if (!nused()) {
 			sysraw_bpf__destroy(pair);

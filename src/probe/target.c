@@ -28,6 +28,7 @@
 		(rd)->filter_files = ((o)->dev || (o)->magic) &&               \
 				     !((c)->cost_drop & FS_DROP_FILE);         \
 		(rd)->page_size = (__u64)sysconf(_SC_PAGESIZE);                \
+		(rd)->sub_pages = (c)->sub_pages;                              \
 		(rd)->by = (o)->by;                                            \
 		(rd)->lean = (o)->lean;                                        \
 		(rd)->inflight_store = (c)->inflight_store;                    \
@@ -189,7 +190,8 @@ static const struct probe_target targets[FS_TGT_NR] = {
 					  { { "kretprobe_folio", true } } },
 		},
 		.sub_handler = PLAN_H_DD_FOLIO,
-		.sub_symbols = { "read_cache_folio", "read_cache_page" },
+		.sub_symbols = { { "read_cache_folio" },
+				 { "read_cache_page", .pages = true } },
 		.nsub_hists = 1,
 		.sub_hist = { FS_DD_FOLIO_SIZE },
 		.sub_unseen = "the folios the compare reads are",
@@ -292,8 +294,10 @@ static const struct probe_target targets[FS_TGT_NR] = {
 		 * worker is sure to be called. Where both fire, the second
 		 * is a no-op: same count, same folio.
 		 */
-		.sub_symbols = { "shmem_get_folio_gfp", "shmem_getpage_gfp",
-				 "shmem_get_folio", "shmem_getpage" },
+		.sub_symbols = { { "shmem_get_folio_gfp" },
+				 { "shmem_getpage_gfp", .pages = true },
+				 { "shmem_get_folio" },
+				 { "shmem_getpage", .pages = true } },
 		/* (inode, index, foliop, ...) on 6.1; 6.12's _gfp worker
 		 * takes write_end before foliop */
 		.sub_inline_in = "shmem_file_read_iter",

@@ -62,6 +62,7 @@ struct probe_load_cfg {
 	__u32 cost_drop, cost_drop_hist;
 	bool cmp_src_is_inode; /* dedupe compare: first argument an inode */
 	int sub_arg;	/* shmem lookup: index of the folio out-pointer */
+	bool sub_pages; /* the sub-probe's function hands out pages */
 	bool exit_only; /* the set's exit_only applies: exits alone */
 	const struct plan_inline *inl; /* inline step: sites and fetches */
 	/* Sub-probe at the lookup's inline sites: sites and fetches. */
@@ -86,10 +87,15 @@ struct probe_target {
 	/* Sub-probe: programs per mechanism (fentry, kprobe, and at the
 	 * lookup's inline sites: entry, exit targets), the handler
 	 * its prototype is checked against, candidate functions (most
-	 * precise first, NULL-terminated). */
+	 * precise first, up to the first without a name), each with
+	 * whether it hands out pages, which may be a large folio's tails,
+	 * rather than folios. */
 	struct probe_set sub[MECH_INLINE + 1];
 	int sub_handler;
-	const char *sub_symbols[6];
+	struct probe_sub_symbol {
+		const char *name;
+		bool pages;
+	} sub_symbols[6];
 	/*
 	 * A second entry into the traced path, attached beside a step on
 	 * the function itself where the kernel has it (also_symbol; NULL:

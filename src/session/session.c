@@ -176,9 +176,9 @@ int session__sub_inline(const char *cmd, const char *debuginfo,
 	 * 6.12) still calls the worker, whose symbol sees every lookup.
 	 */
 	for (size_t i = 0; i < ARRAY_SIZE(tg->sub_symbols) &&
-			   tg->sub_symbols[i] && !out->function[0];
+			   tg->sub_symbols[i].name && !out->function[0];
 	     i++) {
-		const char *sym = tg->sub_symbols[i];
+		const char *sym = tg->sub_symbols[i].name;
 		struct dwarf_sites sites = { 0 };
 		int kept = 0;
 

@@ -70,6 +70,8 @@ B "run: no workload" 2 "which workload" "$FS" run
 B "run: two workloads" 2 "one workload at a time" "$FS" run dedupe shmem-read
 # The bench's switch set wrong: its reason alone, not a plan that failed.
 B "trace: unknown FOLIOSCOPE_COST_DROP part" 1 "^folioscope: FOLIOSCOPE_COST_DROP: no part 'bogus' \\(want file" env FOLIOSCOPE_COST_DROP=bogus "$FS" trace -t shmem -- true
+# A trace's build reads no knob: a part named there would drop nothing.
+B "trace: FOLIOSCOPE_COST_DROP outside the bench's build" 1 "^folioscope: FOLIOSCOPE_COST_DROP: this build's programs leave nothing out; the bench's build does" env FOLIOSCOPE_COST_DROP=time "$FS" trace -t shmem -- true
 B "run: --throughput with readv" 2 "^folioscope: run: --throughput reads with --syscall read or pread, not readv" "$FS" run shmem-read --throughput --syscall readv
 B "run: --throughput with --readers" 2 "^folioscope: run: --throughput reads the whole file with one reader into one buffer; drop --readers" "$FS" run shmem-read --throughput --readers 2
 B "run: --throughput with --buf-tmpfs" 2 "drop --buf-tmpfs" "$FS" run shmem-read --buf-tmpfs --throughput=4

@@ -375,5 +375,23 @@ expect_match "run: progress on a terminal" "$(tr '\r' '\n' <"$lt/tty.log")" \
 expect_eq "run: no progress when stderr is redirected" \
 	"$(grep -c -e $'\r' -e 'checking its answers' "$lt/redir.err")" 0
 
+# A reader busy through the attach (dd reading holes, a read(2) every
+# microsecond or two): the exits go in before the entries, so no read is
+# seen entering without its return, and none of the reader's later reads
+# finds a record left behind (each such read counts dropped).
+truncate -s 64G "$lt/holes"
+dd if="$lt/holes" of=/dev/null bs=4k status=none &
+R=$!
+if trace_bg "$lt" -t shmem -p "$R" -j "$lt/busy.json"; then
+	trace_stop
+	kill "$R"
+	expect_eq "trace attached through a busy reader: its reads counted, none dropped" \
+		"$(jq -r '.targets.shmem | "\(.calls > 1000) \(.counters.dropped)"' "$lt/busy.json" 2>&1)" "true 0"
+else
+	bad "trace through a busy reader" "did not attach: $(cat "$lt/err")"; kill "$R"
+fi
+wait "$R" 2>/dev/null
+rm -f "$lt/holes"
+
 rm -rf "$lt"
 trap - INT TERM

@@ -45,6 +45,8 @@ static void test_dedupe_loads(void **state)
 	/* The per-CPU slots, whose programs include the migration one
 	 * (task storage is what the skeleton loads untouched). */
 	s->rodata->inflight_store = FS_STORE_CPU;
+	/* A sub-probe handing out pages: the folio size from a tail too. */
+	s->rodata->sub_pages = 1;
 	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
 	 * sys_enter_dd, sys_exit_dd, at the compare's inline sites
 	 * kprobe_inline_entry/exit, kretprobe_inline_caller and
@@ -68,6 +70,7 @@ static void test_shmem_loads(void **state)
 
 	assert_non_null(s);
 	s->rodata->inflight_store = FS_STORE_CPU;
+	s->rodata->sub_pages = 1;
 	/* kprobe_read, kretprobe_read, kprobe_splice, kretprobe_splice,
 	 * kprobe_lookup, kretprobe_lookup, kprobe_batch, kretprobe_batch,
 	 * sys_enter_sh, sys_exit_sh, at the lookup's inline sites
