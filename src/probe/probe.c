@@ -392,10 +392,8 @@ static int prog__attach_at(struct probe *pr, const char *name, const char *sym,
  * is the site's index into the fetch plan), its exit program at every
  * exit target (cookie: site * FS_INLINE_MAX_EXITS + the exit's index),
  * its return and entry programs, where it has them, on each caller once.
- */
-/*
- * The inline sites' exits (ret: the exit targets and the caller's return)
- * or entries (the sites' entries and the caller's entry), as set__attach.
+ * ret: the exits (the exit targets, the caller's return), else the
+ * entries (the sites' entries, the caller's entry), as set__attach says.
  */
 static int inline__attach(struct probe *pr, const struct probe_set *ps,
 			  const struct plan_inline *in, bool ret)
