@@ -273,8 +273,8 @@ bench-tools: $(BENCH_BINS)
 
 # folioscope-knobs: folioscope whose programs read the bench's knobs
 # (FOLIOSCOPE_COST_DROP, FS_BENCH_KNOBS), for the breakdown; the trace's
-# own build leaves them out (bpf/common.bpf.h). Its skeletons come first
-# on the include path.
+# own build leaves them out (bpf/common.bpf.h). Its skeletons (made by
+# the $(OUT)/%.skel.h rule) come first on the include path.
 KNOBS_OUT := $(BENCH_OUT)/knobs
 KNOBS_SKELS := $(patsubst bpf/%.bpf.c,$(KNOBS_OUT)/%.skel.h,$(BPF_SRCS))
 KNOBS_OBJS := $(patsubst src/%.c,$(KNOBS_OUT)/obj/%.o,$(APP_SRCS))
@@ -283,10 +283,6 @@ $(KNOBS_OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h vmlinux/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DFS_BENCH_KNOBS -c $< -o $@
-
-$(KNOBS_OUT)/%.skel.h: $(KNOBS_OUT)/%.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(KNOBS_OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h) src/version.h bpf/shared.h \
 		$(KNOBS_SKELS)

@@ -409,18 +409,26 @@ static __always_inline __u64 sh__done(long ret)
 	return ret > 0 ? ret : 0;
 }
 
-/* A read at pos for req bytes that returned ret, counted at its exit. */
-static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
-					   __u64 req, long ret)
+/* What a read that asked for req bytes returned: an error, or bytes
+ * read (asked and read mostly equal: one log2 for both). */
+static __always_inline void sh__count_result(struct fs_stats *st, __u64 req,
+					     long ret)
 {
-	counter__inc_own(st, FS_SH_CALLS);
-	hist__add_align_own(st, FS_SH_POS_ALIGN, pos);
 	if (ret < 0) {
 		counter__inc_own(st, FS_SH_ERRORS);
 		hist__add_own(st, FS_SH_REQ_BYTES, req);
 	} else {
 		hist__add_pair_own(st, FS_SH_REQ_BYTES, req, FS_SH_BYTES, ret);
 	}
+}
+
+/* A read at pos for req bytes that returned ret, counted at its exit. */
+static __always_inline int sh__count_alone(struct fs_stats *st, __u64 pos,
+					   __u64 req, long ret)
+{
+	counter__inc_own(st, FS_SH_CALLS);
+	hist__add_align_own(st, FS_SH_POS_ALIGN, pos);
+	sh__count_result(st, req, ret);
 	return 0;
 }
 
@@ -461,13 +469,7 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 	hist__add_align_own(st, FS_SH_POS_ALIGN, c->pos);
 	if (c->has_buf)
 		hist__add_align_own(st, FS_SH_BUF_ALIGN, c->buf);
-	if (ret < 0) {
-		counter__inc_own(st, FS_SH_ERRORS);
-		hist__add_own(st, FS_SH_REQ_BYTES, c->req);
-	} else {
-		hist__add_pair_own(st, FS_SH_REQ_BYTES, c->req, FS_SH_BYTES,
-				   ret);
-	}
+	sh__count_result(st, c->req, ret);
 	if (c->to && !lean)
 		sh__chunk(st, c, to ? to->count : sh__count(c));
 	if (!lean)

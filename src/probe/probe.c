@@ -540,7 +540,8 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	 * moves unseen; then every exit, then every entry (set__attach). */
 	what = "attach sched_migrate_task";
 	err = inflight__attach(pr);
-	what = "attach";
+	if (!err)
+		what = "attach";
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		bool ret = pass == 0;
 
