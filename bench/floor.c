@@ -9,12 +9,16 @@
  *
  * A FUNC written "kprobe:FUNC" or "fentry:FUNC" takes that mechanism
  * instead (folioscope falls back to kprobe for a sub-probe whose function
- * the trampoline cannot take, and the floor of all its probes follows).
+ * the trampoline cannot take, and the floor of all its probes follows);
+ * "exit:FUNC" takes the exit program alone (fexit or kretprobe), as
+ * folioscope's sub-probes that need only the return value do; both as
+ * "kprobe:exit:FUNC".
  *
  * Prints "floor: attached N programs" on stderr once every program is
  * attached, then waits for SIGINT/SIGTERM and exits 0.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,14 +63,15 @@ static struct floor_bpf *open_with(struct floor_bpf **out, const char *a,
 	return s;
 }
 
-/* One skeleton per function: fentry's target is fixed at load time. */
+/* One skeleton per function: fentry's target is fixed at load time.
+ * The programs attached are added to *progs. */
 static int attach_func(struct floor_bpf **out, const char *mode,
-		       const char *func)
+		       const char *func, bool exit_only, int *progs)
 {
 	bool fentry = !strcmp(mode, "fentry");
-	struct floor_bpf *s =
-		open_with(out, fentry ? "fentry_empty" : "kprobe_empty",
-			  fentry ? "fexit_empty" : "kretprobe_empty");
+	struct floor_bpf *s = open_with(
+		out, exit_only ? NULL : fentry ? "fentry_empty" : "kprobe_empty",
+		fentry ? "fexit_empty" : "kretprobe_empty");
 	struct bpf_link *l;
 	int err;
 
@@ -80,19 +85,33 @@ static int attach_func(struct floor_bpf **out, const char *mode,
 	if (err)
 		return fail("load", func, err);
 	if (fentry) {
-		err = floor_bpf__attach(s);
-		if (err)
-			return fail("attach", func, err);
+		if (!exit_only) {
+			l = bpf_program__attach(s->progs.fentry_empty);
+			if (!l)
+				return fail("attach fentry", func, errno);
+			s->links.fentry_empty = l;
+			++*progs;
+		}
+		l = bpf_program__attach(s->progs.fexit_empty);
+		if (!l)
+			return fail("attach fexit", func, errno);
+		s->links.fexit_empty = l;
+		++*progs;
 		return 0;
 	}
-	l = bpf_program__attach_kprobe(s->progs.kprobe_empty, false, func);
-	if (!l)
-		return fail("attach kprobe", func, errno);
-	s->links.kprobe_empty = l;
+	if (!exit_only) {
+		l = bpf_program__attach_kprobe(s->progs.kprobe_empty, false,
+					       func);
+		if (!l)
+			return fail("attach kprobe", func, errno);
+		s->links.kprobe_empty = l;
+		++*progs;
+	}
 	l = bpf_program__attach_kprobe(s->progs.kretprobe_empty, true, func);
 	if (!l)
 		return fail("attach kretprobe", func, errno);
 	s->links.kretprobe_empty = l;
+	++*progs;
 	return 0;
 }
 
@@ -138,7 +157,7 @@ int main(int argc, char **argv)
 	int n = 0, rc = 0, i;
 
 	bool tp = argc > 1 && !strcmp(argv[1], "tracepoint");
-	int progs;
+	int progs = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "syscall") && argc < 3) ||
 	    argc - 2 > (tp ? MAX_TPS : MAX_FUNCS) ||
@@ -160,17 +179,22 @@ int main(int argc, char **argv)
 	} else {
 		for (i = 2; i < argc && !rc; i++) {
 			const char *mode = argv[1], *func = argv[i];
+			bool exit_only = false;
 
-			if (!strncmp(func, "kprobe:", 7)) {
-				mode = "kprobe";
-				func += 7;
-			} else if (!strncmp(func, "fentry:", 7)) {
-				mode = "fentry";
-				func += 7;
+			for (;;) {
+				if (!strncmp(func, "kprobe:", 7))
+					mode = "kprobe";
+				else if (!strncmp(func, "fentry:", 7))
+					mode = "fentry";
+				else if (!strncmp(func, "exit:", 5))
+					exit_only = true;
+				else
+					break;
+				func = strchr(func, ':') + 1;
 			}
-			rc = attach_func(&skel[n++], mode, func);
+			rc = attach_func(&skel[n++], mode, func, exit_only,
+					 &progs);
 		}
-		progs = 2 * n;
 	}
 	if (!rc) {
 		fprintf(stderr, "floor: attached %d programs\n", progs);

@@ -21,7 +21,8 @@
 # time. Scale runs come first: they are short.
 #
 # --bystander: also the bystander rounds (what a running tracer costs
-# syscalls it does not measure: getppid, 4 KiB preads of /dev/zero);
+# syscalls it does not measure: getppid, 4 KiB preads of /dev/zero; and,
+# with two CPUs, migrations between them);
 # --only-bystander: those rounds and the traced tmpfs preads against
 # bpftrace's one-liner only, the quick tier (make bench PART=quick).
 #
@@ -184,7 +185,10 @@ sym() { # sym MECH TARGET: from a 1-second trace's report
 # Every probe folioscope attaches for TARGET with MECH, as benchfloor
 # arguments: the main pair, and the sub-probe (folio lookups or reads
 # inside a call) on its function, "kprobe:FUNC" where folioscope fell
-# back to kprobe for it (its report's reason says "FUNC via kprobe").
+# back to kprobe for it (its report's reason says "FUNC via kprobe"),
+# "exit:FUNC" where its sub-probe is an exit alone (src/probe/target.c's
+# sub sets: dedupe's folio reads with either mechanism, shmem's lookups
+# at fentry, whose fexit has the arguments too).
 all_probes() { # all_probes MECH TARGET
 	local sub via c
 	case $2 in
@@ -198,7 +202,13 @@ all_probes() { # all_probes MECH TARGET
 		for sub in $c; do
 			grep -q " $sub\$" /proc/kallsyms && { via=$sub; break; }
 		done
+		case $2/$1 in
+		dedupe/* | shmem/fentry) [ -n "$via" ] && via=exit:$via ;;
+		esac
 	fi
+	case $2/$via in
+	dedupe/kprobe:*) via=kprobe:exit:${via#kprobe:} ;;
+	esac
 	echo "$(sym "$1" "$2") $via"
 }
 
@@ -208,7 +218,7 @@ all_probes() { # all_probes MECH TARGET
 # folioscope-lean-M is folioscope with --lean on mechanism M.
 start_tracer() {
 	local variant=$1 target=$2 tool=${1%%-*} mech=${1#*-} bm funcs ready t0 fs
-	local log=$W/tracer.log lean= by= exclude=$NOINLINE drop= knobs=
+	local log=$W/tracer.log lean= by= exclude=$NOINLINE drop= knobs= store=
 	: >"$log"
 	# A part of the work left out (--breakdown): hist.NAME is hist=NAME;
 	# by the build that reads the knobs, as is knobs-M, nothing left out.
@@ -222,6 +232,9 @@ start_tracer() {
 	inline) exclude=${FOLIOSCOPE_EXCLUDE:-} mech=kprobe ;;
 	lean-*) lean=--lean mech=${mech#lean-} ;;
 	bycg-*) by=cgroup mech=${mech#bycg-} ;;
+	# In-flight calls in task storage instead of the per-CPU slots,
+	# whose migration program runs on every migration of every task.
+	task-*) store=task mech=${mech#task-} ;;
 	# The syscall level on the raw sys_enter/sys_exit tracepoints, the
 	# fallback for kernels without per-syscall ones.
 	raw-*) exclude=syscalls mech=${mech#raw-} ;;
@@ -233,7 +246,7 @@ start_tracer() {
 		[ "$tool" = base ] && fs=$BASE_FS
 		[ -n "$knobs" ] && fs=$KNOBS_FS
 		# shellcheck disable=SC2086
-		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop \
+		FOLIOSCOPE_EXCLUDE=$exclude FOLIOSCOPE_COST_DROP=$drop FOLIOSCOPE_INFLIGHT=$store \
 			"$fs" trace -t "$target" -m "$mech" $lean ${by:+--by "$by"} -j "$W/trace.json" \
 			>"$W/trace.out" 2>"$log" &
 		ready="folioscope: tracing" ;;
@@ -573,7 +586,7 @@ fi
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
 rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them); for tmpfs reads at fentry and the syscall level also without latency: the exit programs alone, no record, no clock."
 rec "note $SCOPE folioscope-bycg-M: trace --by cgroup, histograms per cgroup v2 (a cgroup id and a hash lookup per call)."
-rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty pairs on every function folioscope probes (its sub-probe on folio lookups/reads included, with folioscope's fallback mechanism); at the syscall level ratio_to_floor is against floortp-syscall (empty programs on the per-syscall tracepoints the plan attaches to) where the plan takes those, else against floor-syscall (the empty raw pair)."
+rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty programs on every attach point folioscope probes: a pair on its function, and on its sub-probe's function (folio lookups/reads) a pair, or the exit alone where folioscope's sub-probe is an exit alone, with folioscope's fallback mechanism; at the syscall level ratio_to_floor is against floortp-syscall (empty programs on the per-syscall tracepoints the plan attaches to) where the plan takes those, else against floor-syscall (the empty raw pair)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."
 
 # ---- scale: events/s with 1 and 2 readers, counts reconciled ----
@@ -612,15 +625,23 @@ fi
 # sys_enter/sys_exit pair, bpftrace's one-liner and the empty raw pair.
 # With --only-bystander also the traced tmpfs preads of `trace -t shmem`
 # (and --lean) against the one-liner.
-by_loop() { # by_loop getppid|pread: p10 ns per call
-	local r
-	r=$("$TOOLS/sysloop" "$1" -n "$BY_CALLS") || return 1
+by_loop() { # by_loop getppid|pread|migrate: p10 ns per call
+	local r n=$BY_CALLS
+	# A migration costs about a hundred getppids.
+	[ "$1" = migrate ] && n=$((BY_CALLS / 40))
+	r=$("$TOOLS/sysloop" "$1" -n "$n") || return 1
 	kv p10_ns_per_call "$r"
+}
+migrate_loop() { # migrate_loop CALLS, for bpf_stats
+	"$TOOLS/sysloop" migrate -n "$1"
 }
 by_loops() { # by_loops VARIANT ROUND [pre_|post_] [TMPFS]
 	local x
 	x=$(by_loop getppid) && rec "sample $SCOPE getppid $1 $2 $3ns_per_call $x"
 	x=$(by_loop pread) && rec "sample $SCOPE zero4k $1 $2 $3ns_per_call $x"
+	if [ "$BY_MIGRATE" = 1 ]; then
+		x=$(by_loop migrate) && rec "sample $SCOPE migrate $1 $2 $3ns_per_call $x"
+	fi
 	if [ -n "${4:-}" ]; then
 		x=$(pread_loop) && rec "sample $SCOPE pread4k $1 $2 $3ns_per_call $x"
 	fi
@@ -632,7 +653,15 @@ bystander_rounds() {
 	for m in $MECHS; do
 		[ "$m" = syscall ] || BY_VARIANTS="$BY_VARIANTS folioscope-$m"
 	done
-	for b in getppid zero4k; do
+	# Migrations need a second CPU (the guests have one).
+	BY_MIGRATE=0 by_benches="getppid zero4k"
+	if "$TOOLS/sysloop" migrate -n 50 >/dev/null 2>&1; then
+		BY_MIGRATE=1 by_benches="$by_benches migrate"
+		BY_VARIANTS="$BY_VARIANTS folioscope-task-syscall"
+	else
+		rec "note $SCOPE migrate not measured: one CPU, nothing to migrate to"
+	fi
+	for b in $by_benches; do
 		rec "baseline $SCOPE $b ns_per_call untraced"
 		for v in $BY_VARIANTS; do
 			rec "ratio $SCOPE $b ns_per_call $v untraced ratio_to_untraced"
@@ -659,6 +688,13 @@ bystander_rounds() {
 	rec "floor $SCOPE getppid ns_per_call floor-or-untraced untraced floor-syscall 1.05"
 	rec "ratio $SCOPE getppid ns_per_call folioscope-raw-syscall floor-or-untraced ratio_to_floor_or_untraced"
 	rec "target $SCOPE getppid folioscope-raw-syscall ratio_to_floor_or_untraced le 1.05 getppid under trace -t all on the raw tracepoints: <= 1.05x untraced, or 1.05x the empty raw pair where it costs more"
+	if [ "$BY_MIGRATE" = 1 ]; then
+		for v in folioscope-syscall folioscope-raw-syscall; do
+			rec "target $SCOPE migrate $v ratio_to_untraced le 1.05 migrations between two CPUs under ${v#folioscope-}-level trace -t all (the per-CPU slots' migration program on each): <= 1.05x untraced"
+		done
+		rec "ratio $SCOPE migrate ns_per_call folioscope-syscall folioscope-task-syscall ratio_to_task_store"
+		rec "note $SCOPE migrate: sysloop migrate, sched_setaffinity(2) to the other of two CPUs, one migration per call; every folioscope variant keeps in-flight calls in per-CPU slots, whose program on sched_migrate_task runs on each migration; folioscope-task-syscall is folioscope-syscall with FOLIOSCOPE_INFLIGHT=task (task storage, no such program). bpf_ns_per_call of migrate is the BPF time per migration."
+	fi
 	rec "note $SCOPE getppid, zero4k: bystander syscalls (getppid; 4 KiB pread of /dev/zero) while a tracer runs system-wide: folioscope-syscall is trace -t all -m syscall as planned, folioscope-raw-syscall the same on the raw sys_enter/sys_exit tracepoints (FOLIOSCOPE_EXCLUDE=syscalls), bpftrace-oneliner is tracepoint:syscalls:sys_exit_pread64 /args->ret > 0/ { @b = hist(args->ret); }, floor-syscall an empty raw sys_enter/sys_exit pair, floortp-syscall an empty program on each per-syscall tracepoint the syscall-level plan of trace -t all attaches to (sys_enter_/sys_exit_ of read, pread64, readv, preadv, preadv2, ioctl)."
 	if [ "$ONLY_BYSTANDER" = 1 ]; then
 		rec "baseline $SCOPE pread4k ns_per_call untraced"
@@ -679,6 +715,8 @@ bystander_rounds() {
 			[ "$ONLY_BYSTANDER" = 1 ] && [ "$v" = bpftrace-oneliner ] && tm=1
 			by_loops "$v" "$r" "" "$tm"
 			[ -n "$tm" ] && bpf_stats pread4k "$v" "$r" pread_loop 10000
+			[ "$BY_MIGRATE" = 1 ] && [ -n "$by_plan" ] &&
+				bpf_stats migrate "$v" "$r" migrate_loop 2000
 			stop_tracer
 			if [ -n "$by_plan" ] && [ "$r" = 0 ]; then
 				rec "env $SCOPE plan_$v $(sed -n 's/.*"symbol": *"\([^"]*\)".*/\1/p' "$W/trace.json" | tr '\n' ' ')"

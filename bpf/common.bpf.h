@@ -176,10 +176,7 @@ static __always_inline struct fs_stats *stats__at(__u32 slot)
  * three stores (inflight_store, FS_STORE_*, set by user space before
  * load; the verifier drops the other stores' branches):
  *
- * - FS_STORE_TASK (the default): task local storage. After a thread's
- *   first call it costs no hashing, no bucket lock and no element
- *   allocation: a helper call per program.
- * - FS_STORE_CPU (FOLIOSCOPE_INFLIGHT=cpu): a slot per CPU, owned by the
+ * - FS_STORE_CPU (the default): a slot per CPU, owned by the
  *   thread whose call it holds (inflight_head.owner). A call that cannot
  *   migrate between entry and exit, which is almost every one, costs an
  *   array lookup and a compare with the current task (itself a helper
@@ -191,6 +188,11 @@ static __always_inline struct fs_stats *stats__at(__u32 slot)
  *   well. A thread looks in the hash only while records live there
  *   (inflight_away), so a call that never met either case pays nothing
  *   for them.
+ * - FS_STORE_TASK (where the migration program cannot attach, or
+ *   FOLIOSCOPE_INFLIGHT=task): task local storage. After a thread's
+ *   first call it costs no hashing, no bucket lock and no element
+ *   allocation, but a helper call per program that does more than the
+ *   slot's lookup.
  * - FS_STORE_HASH: the hash keyed by thread id, for kernels that refuse
  *   task storage.
  *

@@ -37,7 +37,7 @@ struct probe {
 	bool lean;		/* --lean */
 	bool syscall;		/* the step attached is the syscall level */
 	bool events;		/* per-call events selected */
-	char inflight_why[224]; /* why the hash */
+	char inflight_why[224]; /* why not the per-CPU slots, or the hash */
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
@@ -67,6 +67,7 @@ static const struct {
 	{ "test-refuse", INFLIGHT_TEST_REFUSE },
 	{ "test-nomigrate", INFLIGHT_TEST_NOMIGRATE },
 	{ "test-smallhash", INFLIGHT_TEST_SMALLHASH },
+	{ "test-nocpu", INFLIGHT_TEST_NOCPU },
 };
 
 enum probe_inflight probe__inflight_mode(void)
@@ -85,10 +86,13 @@ enum probe_inflight probe__inflight_mode(void)
  * shrink to one entry. An unused task-storage map becomes an array, so a
  * kernel without task storage can still create it. The per-CPU store
  * keeps the hash for calls that move; its migration program loads only
- * with it.
+ * with it, and only when the step keeps records (not --lean's exits
+ * alone).
  */
-static int inflight__prepare(struct bpf_object *obj, enum fs_store store)
+static int inflight__prepare(struct bpf_object *obj, enum fs_store store,
+			     bool exit_only)
 {
+
 	struct bpf_map *tm = bpf_object__find_map_by_name(obj, "inflight_task");
 	struct bpf_map *hm = bpf_object__find_map_by_name(obj, "inflight");
 	struct bpf_program *mig =
@@ -99,7 +103,7 @@ static int inflight__prepare(struct bpf_object *obj, enum fs_store store)
 
 	if (!tm || !hm || !mig)
 		return -ENOENT;
-	bpf_program__set_autoload(mig, store == FS_STORE_CPU &&
+	bpf_program__set_autoload(mig, store == FS_STORE_CPU && !exit_only &&
 					       mode != INFLIGHT_TEST_NOMIGRATE);
 	/* Task storage alone: the hash is unused. */
 	if (store == FS_STORE_TASK && !refuse)
@@ -130,7 +134,13 @@ static int inflight__attach(struct probe *pr)
 		return -ENOENT;
 	if (!bpf_program__autoload(mig))
 		return 0;
-	l = bpf_program__attach(mig);
+	/* A tracepoint no kernel has: the kernel refuses the attach, as one
+	 * without sched_migrate_task would. */
+	if (probe__inflight_mode() == INFLIGHT_TEST_NOCPU)
+		l = bpf_program__attach_raw_tracepoint(
+			mig, "folioscope_test_no_such_tracepoint");
+	else
+		l = bpf_program__attach(mig);
 	if (!l)
 		return -errno;
 	pr->link[pr->nlinks++] = l;
@@ -218,7 +228,8 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	pr->nentries = o->by != FS_BY_NONE ? FS_STATS_ENTRIES : 1;
 	pr->lean = o->lean;
 	pr->events = probe_events__on(&o->ev);
-	err = inflight__prepare(pr->obj, pr->cfg.inflight_store)
+	err = inflight__prepare(pr->obj, pr->cfg.inflight_store,
+				pr->cfg.exit_only)
 		      ?: events__prepare(pr->obj, &o->ev)
 		      ?: cgroups__prepare(pr->obj, o->ncgroups);
 	if (err)
@@ -580,30 +591,48 @@ fail:
 }
 
 /*
- * probe__try_once with task storage for in-flight calls, and once more
- * with the hash when the kernel refused the load with EINVAL or EACCES,
- * unless FOLIOSCOPE_INFLIGHT names a store (the per-CPU slots only when
- * it does). If the hash fails too, its error is the step's.
+ * probe__try_once with the per-CPU slots for in-flight calls; once more
+ * with task storage when their migration program fails to load or attach
+ * (a kernel without the tracepoint or tp_btf); and once more with the
+ * hash when the kernel refuses task storage with EINVAL or EACCES at
+ * load. FOLIOSCOPE_INFLIGHT=cpu, task or hash names one store, and no
+ * other is tried. A step the kernel does not allow (EPERM) is not tried
+ * again: no store changes that. The last try's error is the step's.
  */
 static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 			       const char *sub_sym, enum plan_mech sub_mech,
 			       const struct probe_opts *o, char *msg, size_t n)
 {
 	enum probe_inflight mode = probe__inflight_mode();
-	bool cpu = mode == INFLIGHT_CPU || mode == INFLIGHT_TEST_NOMIGRATE ||
-		   mode == INFLIGHT_TEST_SMALLHASH;
-	bool chosen = cpu || mode == INFLIGHT_TASK || mode == INFLIGHT_HASH;
+	bool task_first = mode == INFLIGHT_TASK || mode == INFLIGHT_TEST_REFUSE;
+	bool chosen = mode == INFLIGHT_CPU || mode == INFLIGHT_TASK ||
+		      mode == INFLIGHT_HASH ||
+		      mode == INFLIGHT_TEST_NOMIGRATE ||
+		      mode == INFLIGHT_TEST_SMALLHASH;
 	const char *stage = "";
 	int err;
 
 	pr->cfg.inflight_store = mode == INFLIGHT_HASH ? FS_STORE_HASH
-				 : cpu		       ? FS_STORE_CPU
-						       : FS_STORE_TASK;
+				 : task_first	       ? FS_STORE_TASK
+						       : FS_STORE_CPU;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
 		 mode == INFLIGHT_HASH ? "FOLIOSCOPE_INFLIGHT=hash" : "");
 	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
-	if (!err || chosen || strcmp(stage, "load") ||
-	    (err != -EINVAL && err != -EACCES))
+	if (!err || chosen || err == -EPERM)
+		return err;
+	if (pr->cfg.inflight_store == FS_STORE_CPU) {
+		if (strcmp(stage, "load") &&
+		    strcmp(stage, "attach sched_migrate_task"))
+			return err;
+		snprintf(pr->inflight_why, sizeof(pr->inflight_why),
+			 "per-CPU slots refused: %s", msg);
+		pr->cfg.inflight_store = FS_STORE_TASK;
+		err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n,
+				      &stage);
+		if (!err || err == -EPERM)
+			return err;
+	}
+	if (strcmp(stage, "load") || (err != -EINVAL && err != -EACCES))
 		return err;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 		 "task storage refused: %s", msg);
@@ -729,6 +758,8 @@ static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 		snprintf(out, n, "hash (%s)", pr->inflight_why);
 	else if (pr->cfg.inflight_store == FS_STORE_CPU)
 		snprintf(out, n, "per-CPU slots");
+	else if (pr->inflight_why[0])
+		snprintf(out, n, "task storage (%s)", pr->inflight_why);
 	else
 		snprintf(out, n, "task storage");
 }

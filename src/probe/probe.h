@@ -97,13 +97,15 @@ int probe__cost_drop(enum fs_target t, struct probe_cost_drop *d, char *why,
 int probe__cost_check(enum fs_target t);
 
 /*
- * In-flight store: task local storage, falling back to a hash map when
- * the kernel refuses a step's programs with it (EINVAL/EACCES at load).
- * FOLIOSCOPE_INFLIGHT=cpu asks for per-CPU slots (with the hash for calls
- * that move between CPUs), =hash forces the hash, =task forbids the
- * fallback; =test-refuse provokes a real refusal of task storage,
+ * In-flight store: per-CPU slots (with a hash for calls that move between
+ * CPUs, which a program on sched_migrate_task moves there), falling back
+ * to task local storage when that program fails to load or attach, and
+ * to a hash map when the kernel refuses task storage (EINVAL/EACCES at
+ * load). FOLIOSCOPE_INFLIGHT=cpu, =task or =hash names the one store to
+ * use; =test-refuse provokes a real refusal of task storage (and starts
+ * there), =test-nocpu a real refusal of the migration program's attach,
  * =test-nomigrate keeps the slots without their migration program,
- * =test-smallhash keeps them with a one-entry hash (all three for tests);
+ * =test-smallhash keeps them with a one-entry hash (all four for tests);
  * anything else is the default.
  */
 enum probe_inflight {
@@ -120,6 +122,9 @@ enum probe_inflight {
 	/* Tests: the per-CPU slots with a hash of one entry, so that moving
 	 * threads' records find it full: those calls are counted dropped. */
 	INFLIGHT_TEST_SMALLHASH,
+	/* Tests: the migration program attached to a tracepoint no kernel
+	 * has, so that the per-CPU slots fail and task storage is used. */
+	INFLIGHT_TEST_NOCPU,
 };
 enum probe_inflight probe__inflight_mode(void);
 

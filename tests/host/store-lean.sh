@@ -1,18 +1,21 @@
 # In-flight store and --lean on this host (sourced by tests/check.sh).
-# Task local storage is the default; the per-CPU slots (asked for) and the
-# hash (forced, or after a real refusal the test hook provokes) must count
-# exactly the same, and so must the slots when reads sleep and wake on
-# another CPU.
+# The per-CPU slots are the default; task local storage (asked for, or
+# after a real refusal of the slots' migration program that a test hook
+# provokes) and the hash (forced, or after a real refusal of task storage)
+# must count exactly the same, and so must the slots when reads sleep and
+# wake on another CPU.
 # --lean leaves out histograms, says so in every report, and still counts
 # calls and bytes exactly.
 # shellcheck shell=bash
 pf=$(mktemp -d /dev/shm/fs-store-lean.XXXXXX)
 
 # doctor names the store of the step it would use.
-for store in default cpu task hash test-refuse; do
+nocpu="task storage (per-CPU slots refused: attach sched_migrate_task failed: No such file or directory)"
+for store in default cpu task hash test-refuse test-nocpu; do
 	case $store in
-	default | task) want="task storage" ;;
-	cpu) want="per-CPU slots" ;;
+	default | cpu) want="per-CPU slots" ;;
+	task) want="task storage" ;;
+	test-nocpu) want=$nocpu ;;
 	hash) want="hash (FOLIOSCOPE_INFLIGHT=hash)" ;;
 	test-refuse) want="hash (task storage refused: load failed: Invalid argument)" ;;
 	esac
@@ -33,7 +36,7 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 	"dedupe --count 16 --range 128K"; do
 	name=$(tr -c 'a-z0-9\n' - <<<"$wl" | tr -s -)
 	tgt=$([ "${wl%% *}" == dedupe ] && echo dedupe || echo shmem)
-	for store in cpu task hash test-refuse; do
+	for store in cpu task hash test-refuse test-nocpu; do
 		# shellcheck disable=SC2086
 		if ! FOLIOSCOPE_INFLIGHT=$store "$FS" run $wl -j "$pf/$name.$store.json" \
 			>"$LOGDIR/store-lean-$name.$store.log" 2>&1; then
@@ -46,6 +49,7 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 		case $store in
 		cpu) want='per-CPU slots$' ;;
 		task) want='task storage$' ;;
+		test-nocpu) want='task storage \(per-CPU slots refused: attach sched_migrate_task failed' ;;
 		*) want='hash \(' ;;
 		esac
 		expect_match "run $wl (in-flight $store): store in the reason" \
@@ -54,7 +58,7 @@ for wl in "shmem-read --size 8M --bs 64K" "shmem-read --size 2M --bs 4K --syscal
 			"$(jq -r ".targets.$tgt.counters.dropped" "$j")" 0
 	done
 	counts() { jq -S -c ".targets.$tgt | {calls, errors, counters, h: (.histograms | del(.latency_ns))}" "$1" 2>&1; }
-	for store in cpu hash test-refuse; do
+	for store in cpu hash test-refuse test-nocpu; do
 		expect_eq "run $wl: $store counts = task storage counts" \
 			"$(counts "$pf/$name.$store.json")" "$(counts "$pf/$name.task.json")"
 	done

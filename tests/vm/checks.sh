@@ -52,9 +52,9 @@ else
 	fi
 	expect_match "vm doctor: what the shmem histograms cover on $vmk" \
 		"$(jq -r .targets.shmem.covers <<<"$doc")" "${vm_sh_covers[$vmk]}"
-	# Every in-flight call is kept in task storage on these kernels.
-	expect_eq "vm doctor: in-flight calls in task storage" \
-		"$(jq -r '[.targets[].inflight] | unique | join(",")' <<<"$doc")" "task storage"
+	# Every in-flight call is kept in the per-CPU slots on these kernels.
+	expect_eq "vm doctor: in-flight calls in per-CPU slots" \
+		"$(jq -r '[.targets[].inflight] | unique | join(",")' <<<"$doc")" "per-CPU slots"
 fi
 
 # check_run NAME JSON TARGET: the probes saw exactly what the workload did

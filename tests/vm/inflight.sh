@@ -50,7 +50,7 @@ if vm_helper tests/vm/ddblock.c "$iout/ddblock" "vm in-flight"; then
 		"kprobe $one: calls $((24 - lost)) same $((24 - lost)) dropped $lost missed $lost bytes $(((24 - lost) * 65536))"
 	expect_match "vm in-flight: kprobes are tracefs events (no 'not counted' note)" \
 		"$(jq -r '.targets.dedupe.attach.reason' "$iout/blk-kprobe.json" 2>&1)" \
-		'in-flight calls: task storage$'
+		'in-flight calls: per-CPU slots$'
 	for m in fentry kprobe; do
 		j=$iout/one-matrix-$m.json
 		if ! jq -e .workload "$j" >/dev/null 2>&1; then

@@ -3,12 +3,13 @@
 # in-flight stores and --lean at the function level. Arguments: -j FILE
 # pairs, one per output in this order (the VM renames the files, so the
 # order says what each is), STORE being cpu, task, hash and test-refuse:
+#   doctor --json as it is, and with FOLIOSCOPE_INFLIGHT=test-nocpu;
 #   per STORE: doctor --json with FOLIOSCOPE_INFLIGHT=STORE, then for
 #   MODE fentry and kprobe: run shmem-read -m MODE, run dedupe -m MODE;
 #   last: trace -t shmem -m fentry --lean -- dd, and the same without.
 rc=0
 head -c 1000000 /dev/urandom >/tmp/a || exit 1
-names=
+names="doctor-default doctor-test-nocpu"
 for store in cpu task hash test-refuse; do
 	names="$names doctor-$store"
 	for m in fentry kprobe; do
@@ -22,6 +23,8 @@ for n in $names; do
 	shift 2
 	case $n in
 	*-test-refuse) store=test-refuse ;;
+	*-test-nocpu) store=test-nocpu ;;
+	*-default) store= ;;
 	*) store=${n##*-} ;;
 	esac
 	case $n in

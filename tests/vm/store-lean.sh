@@ -1,15 +1,17 @@
 # In-flight stores and --lean at the function level in the guest (6.1),
-# sourced by tests/check.sh: task storage is what every step uses there;
-# the per-CPU slots (asked for) and the hash (forced, or after the refusal
-# the test hook provokes) count exactly what task storage counts, folio
-# sizes and copy chunks included (their sub-probes read the in-flight call
-# too). --lean leaves out the
+# sourced by tests/check.sh: the per-CPU slots are what every step uses
+# there, task storage where their migration program cannot attach (a
+# test hook makes the kernel refuse it); the slots, task storage (asked
+# for) and the hash (forced, or after the refusal a test hook provokes)
+# count exactly the same, folio sizes and copy chunks included (their
+# sub-probes read the in-flight call too). --lean leaves out the
 # sub-probes and buf_align (and, at fentry, where the exit alone counts a
 # read, latency), says so, and still counts every byte.
 # shellcheck shell=bash
 pout=$(mktemp -d "${TMPDIR:-/tmp}/fs-vmstore-lean.XXXXXX")
 pscript=$PWD/tests/vm/store-lean-guest.sh
 pargs=()
+pargs+=(-j doctor-default.json -j doctor-test-nocpu.json)
 for store in cpu task hash test-refuse; do
 	pargs+=(-j "doctor-$store.json")
 	for m in fentry kprobe; do
@@ -23,9 +25,10 @@ if (cd "$pout" && "$FS" vm "${vmargs[@]}" --timeout 900 --exec "$pscript" \
 else
 	bad "vm store-lean: guest runs" "see $LOGDIR/vm-store-lean.log: $(tail -3 "$LOGDIR/vm-store-lean.log")"
 fi
-for store in cpu task hash test-refuse; do
+for store in default test-nocpu cpu task hash test-refuse; do
 	case $store in
-	cpu) want="per-CPU slots" ;;
+	default | cpu) want="per-CPU slots" ;;
+	test-nocpu) want="task storage (per-CPU slots refused: attach sched_migrate_task failed: No such file or directory)" ;;
 	task) want="task storage" ;;
 	hash) want="hash (FOLIOSCOPE_INFLIGHT=hash)" ;;
 	test-refuse) want="hash (task storage refused: load failed: Invalid argument)" ;;
@@ -37,7 +40,7 @@ for store in cpu task hash test-refuse; do
 done
 # The store takes nothing away: the same steps attach with each.
 psteps() { jq -r '[.targets[].steps[] | select(.reason == "attached") | "\(.mechanism) \(.symbol)"] | join(",")' "$1" 2>&1; }
-for store in cpu task test-refuse; do
+for store in default test-nocpu cpu task test-refuse; do
 	expect_eq "vm doctor ($store): the steps that attach with the hash attach" \
 		"$(psteps "$pout/doctor-$store.json")" "$(psteps "$pout/doctor-hash.json")"
 done
