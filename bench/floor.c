@@ -69,9 +69,12 @@ static int attach_func(struct floor_bpf **out, const char *mode,
 		       const char *func, bool exit_only, int *progs)
 {
 	bool fentry = !strcmp(mode, "fentry");
-	struct floor_bpf *s = open_with(
-		out, exit_only ? NULL : fentry ? "fentry_empty" : "kprobe_empty",
-		fentry ? "fexit_empty" : "kretprobe_empty");
+	struct floor_bpf *s =
+		open_with(out,
+			  exit_only ? NULL
+			  : fentry  ? "fentry_empty"
+				    : "kprobe_empty",
+			  fentry ? "fexit_empty" : "kretprobe_empty");
 	struct bpf_link *l;
 	int err;
 

@@ -70,33 +70,59 @@ struct iov_iter___v63 {
 } __attribute__((preserve_access_index));
 
 /*
+ * A kprobe's copies of the heads of shmem_file_read_iter's arguments
+ * (FS_HREAD): the iocb's file and position; the iterator's type, offset,
+ * count and user address (or iovec array), its first 40 bytes on every
+ * kernel since 5.14.
+ */
+struct sh_iocb_head {
+	__u64 w[2];
+	__u64 n;
+};
+
+struct sh_iter_head {
+	__u64 w[5];
+	__u64 n;
+};
+
+/*
  * Address the next byte will be copied to, for user-memory iterators
  * (ITER_UBUF since 6.0, used by read(2); ITER_IOVEC for readv). Enum
  * values differ between versions, so they come from the target's BTF.
+ * ih: a kprobe's copy of the iterator's head (unused with btf).
  */
-static __always_inline bool iter__user_addr(struct iov_iter *it, bool btf,
-					    __u64 *addr)
+static __always_inline bool iter__user_addr(struct iov_iter *it,
+					    const struct sh_iter_head *ih,
+					    bool btf, __u64 *addr)
 {
-	__u64 off = FS_READ(btf, it, iov_offset);
+	__u64 off = FS_HREAD(btf, it, ih, iov_offset);
 	const struct iovec *iov;
 	__u32 type;
 
 	if (bpf_core_field_exists(it->iter_type))
-		type = FS_READ(btf, it, iter_type);
+		type = FS_HREAD(btf, it, ih, iter_type);
 	else
 		type = BPF_CORE_READ((struct iov_iter___v513 *)it, type) & ~1U;
 
 	if (bpf_core_enum_value_exists(enum iter_type, ITER_UBUF) &&
 	    type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
-		/* A probe read: a plain load of the union would be typed as
-		 * its first member, an iovec pointer, not a number. */
-		*addr = (__u64)BPF_CORE_READ(it, ubuf) + off;
+		/* Through a BTF pointer the verifier types a plain load of
+		 * the union as its first member. From 6.4 that is the
+		 * embedded iovec, whose base is a number; before, an iovec
+		 * pointer, so a probe read. A kprobe's copy holds numbers. */
+		if (!btf)
+			*addr = (__u64)FS_HREAD(false, it, ih, ubuf);
+		else if (bpf_core_field_exists(it->__ubuf_iovec))
+			*addr = (__u64)it->__ubuf_iovec.iov_base;
+		else
+			*addr = (__u64)BPF_CORE_READ(it, ubuf);
+		*addr += off;
 		return true;
 	}
 	if (type != bpf_core_enum_value(enum iter_type, ITER_IOVEC))
 		return false;
 	if (bpf_core_field_exists(it->__iov))
-		iov = FS_READ(btf, it, __iov);
+		iov = FS_HREAD(btf, it, ih, __iov);
 	else
 		iov = BPF_CORE_READ((struct iov_iter___v63 *)it, iov);
 	*addr = (__u64)BPF_CORE_READ(iov, iov_base) + off;
@@ -186,7 +212,9 @@ static __always_inline struct sh_call *sh__current(void)
  * iterator whose count marks the copies). btf: f and to are BTF pointers.
  */
 static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
-					 struct iov_iter *to, bool btf)
+					 struct iov_iter *to,
+					 const struct sh_iter_head *ih,
+					 bool btf)
 {
 	struct sh_call *c = sh__claim();
 
@@ -200,7 +228,7 @@ static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
 	if (!fs_drop(FS_DROP_FILE))
 		c->inode = (__u64)FS_READ(btf, f, f_inode);
 	if (!lean && to)
-		c->has_buf = iter__user_addr(to, btf, &c->buf);
+		c->has_buf = iter__user_addr(to, ih, btf, &c->buf);
 	if (ev_on)
 		c->ev = (struct sh_ev){};
 	c->h.ts = fs_now();
@@ -208,23 +236,32 @@ static __always_inline int sh__open_call(struct file *f, __u64 pos, __u64 req,
 }
 
 /* shmem_file_read_iter's entry. btf: iocb and to are BTF pointers
- * (fentry), read without helpers. */
+ * (fentry), read without helpers; else each is copied once (FS_HREAD). */
 static __always_inline int sh__enter(struct kiocb *iocb, struct iov_iter *to,
 				     bool btf)
 {
+	struct sh_iocb_head kh;
+	struct sh_iter_head ih;
 	struct file *f;
 
 	/* Process filters first: a read they reject leaves no trace, and
 	 * neither does its exit, which checks them again. */
 	if (!filter__pass())
 		return 0;
-	f = FS_READ(btf, iocb, ki_filp);
+	if (!btf)
+		fs_head__copy(&kh, iocb);
+	f = FS_HREAD(btf, iocb, &kh, ki_filp);
 	if (!filter__file(f)) {
 		sh__skip(true);
 		return 0;
 	}
-	return sh__open_call(f, FS_READ(btf, iocb, ki_pos),
-			     FS_READ(btf, to, count), to, btf);
+	/* --lean wants only the count of the iterator: one field, one
+	 * probe read. */
+	ih.n = 0;
+	if (!btf && !lean)
+		fs_head__copy(&ih, to);
+	return sh__open_call(f, FS_HREAD(btf, iocb, &kh, ki_pos),
+			     FS_HREAD(btf, to, &ih, count), to, &ih, btf);
 }
 
 /* shmem_file_splice_read's entry (6.5 on: splice, sendfile and
@@ -243,7 +280,7 @@ static __always_inline int sh__enter_splice(struct file *in, loff_t *ppos,
 		return 0;
 	}
 	bpf_probe_read_kernel(&pos, sizeof(pos), ppos);
-	return sh__open_call(in, pos, len, NULL, btf);
+	return sh__open_call(in, pos, len, NULL, NULL, btf);
 }
 
 /* Bytes the read's iterator still wants. A local pointer, so CO-RE
@@ -571,11 +608,16 @@ int BPF_PROG(fexit_lookup)
 SEC("kprobe")
 int BPF_KPROBE(kprobe_lookup)
 {
-	/* _CORE reads: clang merges the two direct ctx loads into one at a
-	 * variable offset, which the verifier refuses. */
-	return sh__lookup_enter(PT_REGS_PARM1_CORE(ctx),
-				foliop_arg == 3 ? PT_REGS_PARM4_CORE(ctx)
-						: PT_REGS_PARM3_CORE(ctx));
+	/* Plain ctx loads, each through fs_opaque: clang would merge the
+	 * two candidates into one load at a variable offset, which the
+	 * verifier refuses. (A _CORE read is a helper call and a
+	 * fault-guarded copy each.) */
+	__u64 inode = PT_REGS_PARM1(ctx), p3 = PT_REGS_PARM3(ctx),
+	      p4 = PT_REGS_PARM4(ctx);
+
+	fs_opaque(p3);
+	fs_opaque(p4);
+	return sh__lookup_enter(inode, foliop_arg == 3 ? p4 : p3);
 }
 
 SEC("kretprobe")

@@ -104,6 +104,40 @@ if check_run "vm shmem huge=never" "$out/$j" shmem; then
 fi
 expect_eq "vm: -o to a device node leaves the node" "$(stat -c %F "$out/null")" "character special file"
 
+# What the read's entry takes from the iocb and the iterator, at fentry
+# (BTF loads; the user address of a ubuf iterator through the embedded
+# iovec from 6.4) and at kprobe (one probe read of each struct's head):
+# 4 KiB reads at every page of a 1 MiB file and one at its end (257),
+# into a buffer 5 bytes past a page, by pread (a ubuf iterator) and by
+# readv of 3 iovecs (an iovec array). Buffer alignment 1 for every read,
+# every request 4 KiB, and the positions' alignments as 0..1 MiB's pages
+# have them (one at 0, half of the rest at 4 KiB, a quarter at 8 KiB...).
+align_sig() {
+	jq -c '.targets.shmem | [.calls,
+		[.histograms.buf_align.buckets[] | select(.count > 0) | [.lo, .count]],
+		[.histograms.req_bytes.buckets[] | select(.count > 0) | [.lo, .count]],
+		[.histograms.pos_align.buckets[] | select(.count > 0) | [.lo, .count]]]' "$1" 2>&1
+}
+want_pos='[0,1]'
+for ((a = 4096, n = 128; a <= 1048576; a *= 2, n = n > 1 ? n / 2 : 1)); do
+	want_pos+=",[$a,$n]"
+done
+want_align="[257,[[1,257]],[[4096,257]],[$want_pos]]"
+alargs=()
+for mode in fentry kprobe; do
+	for sc in pread "readv --iovecs 3"; do
+		alargs+=(run shmem-read --huge never --size 1M --bs 4K --buf-align 5
+			-m "$mode" --syscall $sc -j "align-$mode-${sc%% *}.json" :::)
+	done
+done
+vm_jobs "$out" "$LOGDIR/vm-align.log" "$LOGDIR/vm-align.err" 600 "${alargs[@]}"
+for mode in fentry kprobe; do
+	for sc in pread readv; do
+		expect_eq "vm shmem-read -m $mode by $sc, buffer 5 bytes past a page: buffer and position alignments, request sizes" \
+			"$(align_sig "$out/align-$mode-$sc.json")" "$want_align"
+	done
+done
+
 for mode in auto fentry kprobe; do
 	j=dedupe-btrfs-$mode.json
 	vm_run "vm-dedupe-btrfs-$mode.log" run dedupe --fs btrfs --count 32 --range 128K -m "$mode" -j "$j"
