@@ -92,7 +92,6 @@ enum probe_inflight probe__inflight_mode(void)
 static int inflight__prepare(struct bpf_object *obj, enum fs_store store,
 			     bool exit_only)
 {
-
 	struct bpf_map *tm = bpf_object__find_map_by_name(obj, "inflight_task");
 	struct bpf_map *hm = bpf_object__find_map_by_name(obj, "inflight");
 	struct bpf_program *mig =
@@ -592,8 +591,8 @@ fail:
 
 /*
  * probe__try_once with the per-CPU slots for in-flight calls; once more
- * with task storage when their migration program fails to load or attach
- * (a kernel without the tracepoint or tp_btf); and once more with the
+ * with task storage when the load fails or the migration program's attach
+ * does (the kernel may refuse that program alone); and once more with the
  * hash when the kernel refuses task storage with EINVAL or EACCES at
  * load. FOLIOSCOPE_INFLIGHT=cpu, task or hash names one store, and no
  * other is tried. A step the kernel does not allow (EPERM) is not tried
