@@ -84,8 +84,11 @@ if command -v bpftool >/dev/null; then
 	# lean: --lean on the per-syscall tracepoints, whose exits alone
 	# count each read, from the registers the task entered with; leanev:
 	# --lean with events, which need the entries (and latency) again.
-	# Both pairs of the per-syscall tracepoints of trace -t all.
-	sc_tp_links="perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+	# Both pairs of the per-syscall tracepoints of trace -t all, and
+	# each target's program that moves a migrating thread's record out
+	# of its CPU's slot (none where --lean keeps no record).
+	sc_mig="raw_tracepoint sched_migrate_task inflight_migrate,"
+	sc_tp_links="perf sys_enter_ioctl tp_enter_dd,perf sys_enter_pread64 tp_enter_sh,perf sys_enter_preadv tp_enter_sh,perf sys_enter_preadv2 tp_enter_sh,perf sys_enter_read tp_enter_sh3,perf sys_enter_readv tp_enter_sh3,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,$sc_mig$sc_mig"
 	for sc_mode in tp raw rawtask rawhelper lean leanev; do
 		SC_EXCLUDE= SC_SYSRAW= SC_LEAN=
 		case $sc_mode in raw | rawtask | rawhelper) SC_EXCLUDE=syscalls ;; esac
@@ -100,7 +103,7 @@ if command -v bpftool >/dev/null; then
 			links=$(sc_links "$TPID")
 			release "$sc" "r$sc_mode"; wait "$R"; trace_stop
 			if [ $sc_mode = tp ]; then
-				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only" \
+				expect_eq "syscall level: links on the reads' and ioctl's own tracepoints only, and the migration programs" \
 					"$(echo "$links" | tr '\n' ',')" \
 					"$sc_tp_links"
 				expect_eq "syscall level: report names the per-syscall tracepoints" \
@@ -110,9 +113,9 @@ if command -v bpftool >/dev/null; then
 					"$(sc_j "$sc/tp.json" .targets.shmem.attach.reason)" \
 					'per-syscall tracepoints sys_enter/sys_exit_\{read,pread64,readv,preadv,preadv2\}, so other syscalls run no program of ours'
 			elif [ $sc_mode = lean ]; then
-				expect_eq "syscall level --lean: the reads' exit tracepoints alone (ioctl's pair is dedupe's)" \
+				expect_eq "syscall level --lean: the reads' exit tracepoints alone (ioctl's pair and the one migration program are dedupe's)" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"perf sys_enter_ioctl tp_enter_dd,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,"
+					"perf sys_enter_ioctl tp_enter_dd,perf sys_exit_ioctl tp_exit_dd,perf sys_exit_pread64 tp_exit_sh,perf sys_exit_preadv tp_exit_sh,perf sys_exit_preadv2 tp_exit_sh,perf sys_exit_read tp_exit_sh,perf sys_exit_readv tp_exit_sh,$sc_mig"
 				expect_eq "syscall level --lean: the positions read at the exit are the ones the entries saw" \
 					"$(sc_j "$sc/lean.json" '.targets.shmem.histograms.pos_align | [.count, .sum, (.buckets | tostring)] | @tsv')" \
 					"$(sc_j "$sc/tp.json" '.targets.shmem.histograms.pos_align | [.count, .sum, (.buckets | tostring)] | @tsv')"
@@ -134,15 +137,15 @@ if command -v bpftool >/dev/null; then
 			elif [ $sc_mode = rawtask ]; then
 				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=task: the exit that reads the task's saved registers" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_task,"
+					"$sc_mig${sc_mig}raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_task,"
 			elif [ $sc_mode = rawhelper ]; then
 				expect_eq "syscall level, raw fallback, FOLIOSCOPE_SYSRAW=helper: the exit that reads with a helper" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_helper,"
+					"$sc_mig${sc_mig}raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_helper,"
 			else
-				expect_eq "syscall level, raw fallback: one raw sys_enter and one sys_exit program for both targets" \
+				expect_eq "syscall level, raw fallback: one raw sys_enter and one sys_exit program for both targets (and the migration programs)" \
 					"$(echo "$links" | tr '\n' ',')" \
-					"raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_all,"
+					"$sc_mig${sc_mig}raw_tracepoint sys_enter sys_enter_all,raw_tracepoint sys_exit sys_exit_all,"
 				expect_eq "syscall level, raw fallback: report names the raw pair" \
 					"$(sc_j "$sc/raw.json" .targets.shmem.attach.symbol)" "sys_enter/sys_exit"
 				expect_match "syscall level, raw fallback: the reason says why" \
