@@ -627,7 +627,8 @@ fi
 # (and --lean) against the one-liner.
 by_loop() { # by_loop getppid|pread|migrate: p10 ns per call
 	local r n=$BY_CALLS
-	# A migration costs about a hundred getppids.
+	# A migration costs over a hundred getppids: a fortieth of the
+	# calls.
 	[ "$1" = migrate ] && n=$((BY_CALLS / 40))
 	r=$("$TOOLS/sysloop" "$1" -n "$n") || return 1
 	kv p10_ns_per_call "$r"

@@ -56,28 +56,40 @@ struct probe {
 	char batch_why[300];
 };
 
-/* FOLIOSCOPE_INFLIGHT's values (probe.h says what each does). */
-static const struct {
+/* FOLIOSCOPE_INFLIGHT's values (probe.h says what each does): the store
+ * a step tries first, and whether it is the only one tried. */
+struct inflight_mode {
 	const char *name;
 	enum probe_inflight mode;
-} inflight_modes[] = {
-	{ "hash", INFLIGHT_HASH },
-	{ "cpu", INFLIGHT_CPU },
-	{ "task", INFLIGHT_TASK },
-	{ "test-refuse", INFLIGHT_TEST_REFUSE },
-	{ "test-nomigrate", INFLIGHT_TEST_NOMIGRATE },
-	{ "test-smallhash", INFLIGHT_TEST_SMALLHASH },
-	{ "test-nocpu", INFLIGHT_TEST_NOCPU },
+	enum fs_store first;
+	bool only;
 };
 
-enum probe_inflight probe__inflight_mode(void)
+static const struct inflight_mode inflight_auto = { "", INFLIGHT_AUTO,
+						    FS_STORE_CPU, false };
+static const struct inflight_mode inflight_modes[] = {
+	{ "hash", INFLIGHT_HASH, FS_STORE_HASH, true },
+	{ "cpu", INFLIGHT_CPU, FS_STORE_CPU, true },
+	{ "task", INFLIGHT_TASK, FS_STORE_TASK, true },
+	{ "test-refuse", INFLIGHT_TEST_REFUSE, FS_STORE_TASK, false },
+	{ "test-nomigrate", INFLIGHT_TEST_NOMIGRATE, FS_STORE_CPU, true },
+	{ "test-smallhash", INFLIGHT_TEST_SMALLHASH, FS_STORE_CPU, true },
+	{ "test-nocpu", INFLIGHT_TEST_NOCPU, FS_STORE_CPU, false },
+};
+
+static const struct inflight_mode *inflight__mode(void)
 {
 	const char *env = getenv("FOLIOSCOPE_INFLIGHT");
 
 	for (size_t i = 0; env && i < ARRAY_SIZE(inflight_modes); i++)
 		if (!strcmp(env, inflight_modes[i].name))
-			return inflight_modes[i].mode;
-	return INFLIGHT_AUTO;
+			return &inflight_modes[i];
+	return &inflight_auto;
+}
+
+enum probe_inflight probe__inflight_mode(void)
+{
+	return inflight__mode()->mode;
 }
 
 /*
@@ -602,22 +614,15 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 			       const char *sub_sym, enum plan_mech sub_mech,
 			       const struct probe_opts *o, char *msg, size_t n)
 {
-	enum probe_inflight mode = probe__inflight_mode();
-	bool task_first = mode == INFLIGHT_TASK || mode == INFLIGHT_TEST_REFUSE;
-	bool chosen = mode == INFLIGHT_CPU || mode == INFLIGHT_TASK ||
-		      mode == INFLIGHT_HASH ||
-		      mode == INFLIGHT_TEST_NOMIGRATE ||
-		      mode == INFLIGHT_TEST_SMALLHASH;
+	const struct inflight_mode *m = inflight__mode();
 	const char *stage = "";
 	int err;
 
-	pr->cfg.inflight_store = mode == INFLIGHT_HASH ? FS_STORE_HASH
-				 : task_first	       ? FS_STORE_TASK
-						       : FS_STORE_CPU;
+	pr->cfg.inflight_store = m->first;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
-		 mode == INFLIGHT_HASH ? "FOLIOSCOPE_INFLIGHT=hash" : "");
+		 m->mode == INFLIGHT_HASH ? "FOLIOSCOPE_INFLIGHT=hash" : "");
 	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
-	if (!err || chosen || err == -EPERM)
+	if (!err || m->only || err == -EPERM)
 		return err;
 	if (pr->cfg.inflight_store == FS_STORE_CPU) {
 		if (strcmp(stage, "load") &&
