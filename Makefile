@@ -146,10 +146,11 @@ vmlinux:
 # All the C: user space, BPF, the tests' (unit, host, VM helpers, fuzz
 # targets) and the benchmark's tools.
 FMT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*.h bpf/*.c bpf/*.h \
-	   tests/*/*.c tests/host/progs/*.c bench/*.c bench/*.h)
+	   tests/*/*.c tests/host/progs/*.c bench/*.c bench/*.h \
+	   bench/profile/*.c)
 # What cppcheck reads besides user space: the same C but BPF programs.
 LINT_SRCS = $(wildcard tests/*/*.c tests/host/progs/*.c) \
-	    $(filter-out %.bpf.c,$(wildcard bench/*.c))
+	    $(filter-out %.bpf.c,$(wildcard bench/*.c bench/profile/*.c))
 format:
 	$(Q)clang-format -i $(FMT_SRCS)
 
@@ -336,6 +337,33 @@ bench: folioscope $(BENCH_BINS)
 	$(Q)bench/run.sh $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(PART),--part $(PART)) \
 		$(if $(BASE),--base $(BASE)) \
 		$(if $(VM_KERNELS),--vm-kernels "$(VM_KERNELS)")
+
+# make bench-profile [PROFILE_KERNELS="6.1 6.12"]: every instruction a
+# traced call adds, by function and by line of BPF source, in guests under
+# tcg-icount (bench/profile.sh); writes bench/results-profile.md.
+PROFILE_OUT := $(BENCH_OUT)/profile
+PROFILE_BINS := $(addprefix $(PROFILE_OUT)/,insncount.so mark jitlines)
+.PHONY: bench-profile
+bench-profile: folioscope $(BENCH_BINS) $(PROFILE_BINS)
+	$(Q)bench/profile.sh $(if $(PROFILE_KERNELS),--kernels "$(PROFILE_KERNELS)")
+
+# The qemu plugin: loaded into qemu, so a shared object.
+$(PROFILE_OUT)/insncount.so: bench/profile/insncount.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
+
+# Its marker: no libc, at an address no other guest program uses.
+$(PROFILE_OUT)/mark: bench/profile/mark.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -nostdlib \
+		-Wl,-Ttext=0x13370000 -o $@ $<
+
+$(PROFILE_OUT)/jitlines: bench/profile/jitlines.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $< -lbpf -lelf -lz
 
 # ---- soak ----
 # make soak [RUNS=N] [CYCLES=C] [SOAK_KERNELS="6.1 6.12 test"]: guest

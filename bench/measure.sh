@@ -12,6 +12,7 @@
 #              [--deadline EPOCH] [--bystander] [--only-bystander]
 #              [--inline] [--variants "V..."]
 #              [--breakdown|--breakdown-nohists] [--base FOLIOSCOPE]
+#              [--profile MARK]
 #              -o RAW|-
 #
 # --budget S: seconds for the overhead rounds; --deadline EPOCH: the
@@ -49,6 +50,14 @@
 # and saved_added_ns, the base's figure minus folioscope's, per round:
 # what a change saved a call, measured in one run.
 #
+# --profile MARK: instead of the rounds, one window per variant and target
+# for bench/profile.sh: the loop between two runs of MARK, which the
+# qemu plugin that counts the guest's instructions (bench/profile/
+# insncount.c) takes as a snapshot of its counts. After each window,
+# "profwin" names it, and "profsym" and "profjit" records (bench/profile/
+# jitlines.c) hold the BPF programs it ran, while they are loaded; last,
+# "profksym" records hold the kernel's text symbols.
+#
 # --combined: one tracer start per round serves both loops (function
 # level: the dedupe probes never fire during preads, nor the reverse);
 # without it each target gets its own start, as the syscall level needs
@@ -57,6 +66,7 @@ set -u
 SCOPE=host ROUNDS=5 TOOLS= FS= BT= MECHS=syscall COMBINED=0 WORKLOADS=0
 SCALE=0 OUT= BUDGET=0 DEADLINE=0 BYSTANDER=0 ONLY_BYSTANDER=0
 INLINE=0 ONLY_VARIANTS= BREAKDOWN=0 BREAKDOWN_HISTS=1 BASE_FS= KNOBS_FS=
+PROFILE=
 PREAD_CALLS=${PREAD_CALLS:-40000}
 DEDUPE_CALLS=${DEDUPE_CALLS:-2000}
 BY_CALLS=${BY_CALLS:-200000}
@@ -79,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--breakdown-nohists) BREAKDOWN=1 BREAKDOWN_HISTS=0 ;;
 	--base) BASE_FS=$2; shift ;;
 	--knobs) KNOBS_FS=$2; shift ;;
+	--profile) PROFILE=$2; shift ;;
 	--budget) BUDGET=$2; shift ;;
 	--deadline) DEADLINE=$2; shift ;;
 	--pread-calls) PREAD_CALLS=$2; shift ;;
@@ -588,6 +599,47 @@ rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the foli
 rec "note $SCOPE folioscope-bycg-M: trace --by cgroup, histograms per cgroup v2 (a cgroup id and a hash lookup per call)."
 rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty programs on every attach point folioscope probes: a pair on its function, and on its sub-probe's function (folio lookups/reads) a pair, or the exit alone where folioscope's sub-probe is an exit alone, with folioscope's fallback mechanism; at the syscall level ratio_to_floor is against floortp-syscall (empty programs on the per-syscall tracepoints the plan attaches to) where the plan takes those, else against floor-syscall (the empty raw pair)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."
+
+# ---- profile: the instructions of one loop per variant ----
+# prof_window BENCH VARIANT LOOP CALLS
+prof_window() {
+	# btrfs writes back what earlier windows left dirty now, not in
+	# this one.
+	sync
+	"$PROFILE"
+	$3 "$4" >/dev/null
+	"$PROFILE"
+	rec "profwin $SCOPE $1 $2 $4"
+	awk '$3 ~ /^bpf_(prog|trampoline)_/ { print "profsym " $1 " " $3 }' \
+		/proc/kallsyms >>"$OUT"
+	"$TOOLS/profile/jitlines" | sed 's/^/profjit /' >>"$OUT"
+}
+if [ -n "$PROFILE" ]; then
+	# The counts are the whole guest's: khugepaged, which copies pages
+	# to collapse them whenever it wakes, would land in some windows
+	# and not others. The loops' files are tmpfs and btrfs pages.
+	for f in enabled defrag; do
+		echo never >/sys/kernel/mm/transparent_hugepage/$f 2>/dev/null
+	done
+	"$TOOLS/preadloop" -f "$PFILE" -n 1000 -k >/dev/null # create + warm
+	for t in shmem dedupe; do
+		if [ "$t" = shmem ]; then
+			set -- pread4k pread_loop "$PREAD_CALLS"
+		else
+			set -- dedupe4k dedupe_loop "$DEDUPE_CALLS"
+		fi
+		prof_window "$1" untraced "$2" "$3"
+		for v in $VARIANTS; do
+			start_tracer "$v" "$t" || continue
+			say "  profile $1 $v"
+			prof_window "$1" "$v" "$2" "$3"
+			stop_tracer
+		done
+	done
+	awk '$2 ~ /^[tT]$/ { print "profksym " $1 " " $3 }' /proc/kallsyms >>"$OUT"
+	say "done"
+	exit 0
+fi
 
 # ---- scale: events/s with 1 and 2 readers, counts reconciled ----
 if [ "$SCALE" = 1 ]; then

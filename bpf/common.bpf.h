@@ -494,6 +494,30 @@ static __always_inline bool filter__file(const struct file *f)
 #define FS_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
 /*
+ * bpf_rdonly_cast (6.2 on): addr, a number, as a pointer to the kernel's
+ * type. Its fields are then plain loads, which the JIT guards against a
+ * fault (a faulting load reads 0), where a probe read is a helper call
+ * and a fault-guarded copy (about 90 instructions). A kernel without the
+ * kfunc refuses every program that calls it, so only the programs named
+ * NAME_cast do, each a twin of NAME that user space loads in its place
+ * where the kernel's BTF has the kfunc (src/probe/probe.c). cast: a
+ * constant, true in those twins.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+#define fs_cast(addr, type)                                                    \
+	((type *)bpf_rdonly_cast((const void *)(addr),                         \
+				 bpf_core_type_id_kernel(type)))
+/*
+ * The number at kernel address addr (a local the traced function writes
+ * through a pointer) through fs_cast: the load at offset 0 of a struct
+ * whose first member is a number, a struct page's flags. (A struct whose
+ * first member is a pointer would make the value a pointer, which the
+ * verifier does not let a program compare or mask as a number.)
+ */
+#define fs_cast_u64(addr) (*(const __u64 *)fs_cast(addr, struct page))
+#define fs_cast_u8(addr) (*(const __u8 *)fs_cast(addr, struct page))
+
+/*
  * Where p is no BTF pointer (a kprobe's argument), its struct's first
  * bytes copied with one probe read (fs_head__copy) into h, a struct with
  * a __u64 array w and a __u64 n (bytes copied; 0 if the read faulted):
@@ -745,6 +769,7 @@ static __always_inline void event__minmax(__u64 *min, __u64 *max, __u32 *n,
 
 /* Older layouts of struct folio / struct page, matched by CO-RE. */
 struct folio___v61 {
+	unsigned long __head;
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
@@ -781,10 +806,11 @@ static __always_inline __u32 folio__order_off(void)
  * PG_head's value changed across versions); that tail also holds the
  * order. Both come from one copy of the tail's first bytes, up to the
  * later of the two fields (16 bytes on 6.12, 18 on 6.1): the copy moves
- * a word at a time, so it costs by its length. The page after an order-0
- * folio may be unmapped: then the copy fails, and the folio is one page.
+ * a word at a time, so it costs by its length; with cast, two guarded
+ * loads. The page after an order-0 folio may be unmapped: then the copy
+ * fails (the load reads 0), and the folio is one page.
  */
-static __always_inline __u64 folio__head_bytes(const void *head)
+static __always_inline __u64 folio__head_bytes(const void *head, bool cast)
 {
 	__u32 psz = bpf_core_type_size(struct page);
 	__u32 cho = bpf_core_field_offset(struct page, compound_head);
@@ -796,6 +822,23 @@ static __always_inline __u64 folio__head_bytes(const void *head)
 	__u64 psize = page_size;
 	__u8 order = 0;
 
+	if (cast) {
+		/* The first tail's words as the folio's own fields (6.1 on):
+		 * BTF types them as numbers, where the tail's struct page
+		 * types compound_head's offset as a list's pointer. */
+		const struct folio *fo = fs_cast(head, struct folio);
+		const struct folio___v61 *fo61 = (const void *)fo;
+		__u64 h1 = bpf_core_field_exists(fo->_head_1) ? fo->_head_1
+							      : fo61->__head;
+
+		if (h1 != (__u64)head + 1)
+			return psize;
+		if (bpf_core_field_exists(fo61->_folio_order))
+			order = fo61->_folio_order;
+		else
+			order = fo->_flags_1 & 0xff;
+		return psize << (order & 31);
+	}
 	if (len > sizeof(words)) {
 		/* A layout the copy does not fit: a read per field. */
 		if (BPF_CORE_READ((struct page *)tail1, compound_head) !=
@@ -814,19 +857,24 @@ static __always_inline __u64 folio__head_bytes(const void *head)
  * Size in bytes of the folio that page belongs to. maybe_tail: page came
  * from a function that returns pages, not folios, so it may be a large
  * folio's tail: then its compound_head, bit 0 set, points at the head.
+ * cast: read through bpf_rdonly_cast (fs_cast).
  */
-static __always_inline __u64 folio__bytes(const void *page, bool maybe_tail)
+static __always_inline __u64 folio__bytes(const void *page, bool maybe_tail,
+					  bool cast)
 {
 	__u64 ch;
 
 	if (fs_drop(FS_DROP_FOLIO))
 		return page_size;
+	/* A page's own compound_head, through fs_cast, would be typed a
+	 * pointer (see folio__head_bytes): a probe read, on the functions
+	 * that hand out pages (before the folio ones). */
 	if (maybe_tail) {
 		ch = BPF_CORE_READ((struct page *)page, compound_head);
 		if (ch & 1)
 			page = (const void *)(ch - 1);
 	}
-	return folio__head_bytes(page);
+	return folio__head_bytes(page, cast);
 }
 
 /*

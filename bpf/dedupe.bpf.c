@@ -367,7 +367,9 @@ static __always_inline void dd__sys_events(struct fs_stats *st,
 }
 
 /* caller_t0: at an inline site, its caller's entry time (0: unknown). */
-static __always_inline int dd__exit(long ret, __u64 caller_t0)
+/* cast: what the call wrote through its pointers is read through fs_cast
+ * (bpf/common.bpf.h), not by probe reads. */
+static __always_inline int dd__exit(long ret, __u64 caller_t0, bool cast)
 {
 	struct fs_stats *st;
 	struct dd_call *c;
@@ -416,15 +418,21 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0)
 			res = dd__fail(st);
 			break;
 		}
-		bpf_probe_read_kernel(&same, sizeof(same),
-				      (void *)c->at_exit.fn.same_ptr);
+		if (cast)
+			same = fs_cast_u8(c->at_exit.fn.same_ptr);
+		else
+			bpf_probe_read_kernel(&same, sizeof(same),
+					      (void *)c->at_exit.fn.same_ptr);
 		res = dd__record(st, c, c->len, same);
 		evret = c->len;
 		break;
 	case DD_KIND_PREP:
 		/* The prep wrote the clamped, compared length back. */
-		bpf_probe_read_kernel(&len, sizeof(len),
-				      (void *)c->at_exit.fn.len_ptr);
+		if (cast)
+			len = fs_cast_u64(c->at_exit.fn.len_ptr);
+		else
+			bpf_probe_read_kernel(&len, sizeof(len),
+					      (void *)c->at_exit.fn.len_ptr);
 		evret = len;
 		if (ret == 0 && len)
 			res = dd__record(st, c, len, true);
@@ -484,7 +492,7 @@ out:
  * A folio the compare read (read_cache_folio / read_cache_page return):
  * each folio once per call, however many of its pages are compared.
  */
-static __always_inline int dd__folio(const void *folio)
+static __always_inline int dd__folio(const void *folio, bool cast)
 {
 	struct fs_stats *st;
 	struct dd_call *c;
@@ -506,7 +514,7 @@ static __always_inline int dd__folio(const void *folio)
 		return 0;
 	st = stats__at(c->h.by_slot);
 	if (st) {
-		__u64 size = folio__bytes(folio, sub_pages);
+		__u64 size = folio__bytes(folio, sub_pages, cast);
 
 		hist__add_own(st, FS_DD_FOLIO_SIZE, size);
 		if (ev_on)
@@ -553,7 +561,13 @@ int BPF_KPROBE(kprobe_cmp, void *src, loff_t srcoff, void *dst, loff_t dstoff,
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_any, long ret)
 {
-	return dd__exit(ret, 0);
+	return dd__exit(ret, 0, false);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_any_cast, long ret)
+{
+	return dd__exit(ret, 0, true);
 }
 
 /* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len,
@@ -574,13 +588,24 @@ int BPF_PROG(fentry_prep, void *fin, loff_t pos_in, void *fout, loff_t pos_out,
 
 /* Shared by every fentry flavour: the return value comes from the
  * trampoline, so the function's argument count does not matter here. */
-SEC("fexit")
-int BPF_PROG(fexit_any)
+static __always_inline int dd__fexit_any(__u64 *ctx, bool cast)
 {
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	return dd__exit((long)ret, 0);
+	return dd__exit((long)ret, 0, cast);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_any)
+{
+	return dd__fexit_any(ctx, false);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_any_cast)
+{
+	return dd__fexit_any(ctx, true);
 }
 
 SEC("kprobe")
@@ -757,23 +782,41 @@ int BPF_KRETPROBE(kretprobe_inline_caller, long ret)
 
 	if (t0)
 		bpf_map_delete_elem(&caller_ts, &tid);
-	return dd__exit(ret, caller_t0);
+	return dd__exit(ret, caller_t0, false);
 }
 
 /* ---- folios read by the compare */
-SEC("fexit")
-int BPF_PROG(fexit_folio)
+static __always_inline int dd__fexit_folio(__u64 *ctx, bool cast)
 {
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	return dd__folio((const void *)ret);
+	return dd__folio((const void *)ret, cast);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_folio)
+{
+	return dd__fexit_folio(ctx, false);
+}
+
+/* Twins read the folio through fs_cast (bpf/common.bpf.h). */
+SEC("fexit")
+int BPF_PROG(fexit_folio_cast)
+{
+	return dd__fexit_folio(ctx, true);
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_folio, void *ret)
 {
-	return dd__folio(ret);
+	return dd__folio(ret, false);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_folio_cast, void *ret)
+{
+	return dd__folio(ret, true);
 }
 
 /* ---- syscall level: ioctl(fd, FIDEDUPERANGE, struct file_dedupe_range *) */
@@ -824,7 +867,7 @@ int BPF_PROG(sys_exit_dd, struct pt_regs *regs, long ret)
 	if (BPF_CORE_READ(regs, orig_ax) != FS_NR_IOCTL || sys__compat() ||
 	    (__u32)BPF_CORE_READ(regs, si) != FIDEDUPERANGE)
 		return 0;
-	return dd__exit(ret, 0);
+	return dd__exit(ret, 0, false);
 }
 
 /*
@@ -862,7 +905,7 @@ int tp_enter_dd(struct syscall_trace_enter *ctx)
 SEC("tracepoint")
 int tp_exit_dd(struct syscall_trace_exit *ctx)
 {
-	return dd__exit(ctx->ret, 0);
+	return dd__exit(ctx->ret, 0, false);
 }
 
 /* The in-flight store's move of a migrating thread's record (FS_STORE_CPU;

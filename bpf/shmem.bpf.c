@@ -284,11 +284,14 @@ static __always_inline int sh__enter_splice(struct file *in, loff_t *ppos,
 }
 
 /* Bytes the read's iterator still wants. A local pointer, so CO-RE
- * relocates only the iov_iter access, not our own struct's. */
-static __always_inline __u64 sh__count(const struct sh_call *c)
+ * relocates only the iov_iter access, not our own struct's. cast: a
+ * guarded load through bpf_rdonly_cast (fs_cast), not a probe read. */
+static __always_inline __u64 sh__count(const struct sh_call *c, bool cast)
 {
 	struct iov_iter *to = (struct iov_iter *)c->to;
 
+	if (cast)
+		return fs_cast(to, struct iov_iter)->count;
 	return BPF_CORE_READ(to, count);
 }
 
@@ -320,8 +323,8 @@ static __always_inline void sh__chunk(struct fs_stats *st, struct sh_call *c,
  * buffer mapped from another tmpfs file, whose lookup runs in the same
  * thread while the read is in flight.
  */
-static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
-							struct fs_stats **st)
+static __always_inline struct sh_call *
+sh__lookup_begin(__u64 inode, struct fs_stats **st, bool cast)
 {
 	struct sh_call *c = sh__current();
 
@@ -331,16 +334,17 @@ static __always_inline struct sh_call *sh__lookup_begin(__u64 inode,
 	if (!*st)
 		return NULL;
 	c->lookups++;
-	sh__chunk(*st, c, sh__count(c));
+	sh__chunk(*st, c, sh__count(c, cast));
 	c->has_prev = SH_PREV_ONE;
 	return c;
 }
 
 /* A lookup starts; its exit program reads the folio through foliop. */
-static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
+static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop,
+					    bool cast)
 {
 	struct fs_stats *st;
-	struct sh_call *c = sh__lookup_begin(inode, &st);
+	struct sh_call *c = sh__lookup_begin(inode, &st, cast);
 
 	if (c)
 		c->foliop = foliop;
@@ -349,22 +353,24 @@ static __always_inline int sh__lookup_enter(__u64 inode, __u64 foliop)
 
 /* What a lookup that returned ret left in *foliop: a hole or an error
  * leaves nothing to read. */
-static __always_inline __u64 sh__out_folio(int ret, __u64 foliop)
+static __always_inline __u64 sh__out_folio(int ret, __u64 foliop, bool cast)
 {
 	__u64 folio = 0;
 
-	if (ret == 0)
+	if (ret == 0 && cast)
+		folio = fs_cast_u64(foliop);
+	else if (ret == 0)
 		bpf_probe_read_kernel(&folio, sizeof(folio), (void *)foliop);
 	return folio;
 }
 
 /* The lookup of c returned folio (0: none, a hole or an error). */
-static __always_inline void sh__lookup_folio(struct fs_stats *st,
-					     struct sh_call *c, __u64 folio)
+static __always_inline void
+sh__lookup_folio(struct fs_stats *st, struct sh_call *c, __u64 folio, bool cast)
 {
 	c->foliop = 0;
 	if (folio && folio != c->last_folio) {
-		__u64 size = folio__bytes((void *)folio, sub_pages);
+		__u64 size = folio__bytes((void *)folio, sub_pages, cast);
 
 		c->last_folio = folio;
 		hist__add_own(st, FS_SH_FOLIO_SIZE, size);
@@ -375,7 +381,7 @@ static __always_inline void sh__lookup_folio(struct fs_stats *st,
 }
 
 /* The lookup returns: the folio it found (none for a hole). */
-static __always_inline int sh__lookup_exit(int ret)
+static __always_inline int sh__lookup_exit(int ret, bool cast)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
@@ -387,7 +393,7 @@ static __always_inline int sh__lookup_exit(int ret)
 	st = stats__at(c->h.by_slot);
 	if (!st)
 		return 0;
-	sh__lookup_folio(st, c, sh__out_folio(ret, c->foliop));
+	sh__lookup_folio(st, c, sh__out_folio(ret, c->foliop, cast), cast);
 	return 0;
 }
 
@@ -487,8 +493,9 @@ static __always_inline int sh__exit_alone(const struct file *f, __u64 end,
 	return sh__count_alone(st, end - sh__done(ret), req, ret);
 }
 
-/* to: the read's iterator as a BTF pointer (fexit), else NULL. */
-static __always_inline int sh__exit(long ret, struct iov_iter *to)
+/* to: the read's iterator as a BTF pointer (fexit), else NULL; cast:
+ * the record's iterator is read through fs_cast. */
+static __always_inline int sh__exit(long ret, struct iov_iter *to, bool cast)
 {
 	struct fs_stats *st;
 	struct sh_call *c;
@@ -508,7 +515,7 @@ static __always_inline int sh__exit(long ret, struct iov_iter *to)
 		hist__add_align_own(st, FS_SH_BUF_ALIGN, c->buf);
 	sh__count_result(st, c->req, ret);
 	if (c->to && !lean)
-		sh__chunk(st, c, to ? to->count : sh__count(c));
+		sh__chunk(st, c, to ? to->count : sh__count(c, cast));
 	if (!lean)
 		hist__add_own(st, FS_SH_LOOKUPS, c->lookups);
 	if (ev_on)
@@ -534,7 +541,7 @@ int BPF_PROG(fexit_read, struct kiocb *iocb, struct iov_iter *to, long ret)
 		return sh__exit_alone(filter_files ? iocb->ki_filp : NULL,
 				      iocb->ki_pos, to->count + sh__done(ret),
 				      ret);
-	return sh__exit(ret, to);
+	return sh__exit(ret, to, false);
 }
 
 SEC("kprobe")
@@ -543,10 +550,25 @@ int BPF_KPROBE(kprobe_read, struct kiocb *iocb, struct iov_iter *to)
 	return sh__enter(iocb, to, false);
 }
 
+/* kprobe_read's twin (fs_cast): the iocb and iterator as the kernel's
+ * types, read as fentry_read reads its arguments. */
+SEC("kprobe")
+int BPF_KPROBE(kprobe_read_cast, struct kiocb *iocb, struct iov_iter *to)
+{
+	return sh__enter(fs_cast(iocb, struct kiocb),
+			 fs_cast(to, struct iov_iter), true);
+}
+
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_read, long ret)
 {
-	return sh__exit(ret, NULL);
+	return sh__exit(ret, NULL, false);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_read_cast, long ret)
+{
+	return sh__exit(ret, NULL, true);
 }
 
 SEC("fentry")
@@ -567,7 +589,7 @@ int BPF_PROG(fexit_splice, struct file *in, loff_t *ppos,
 		bpf_probe_read_kernel(&end, sizeof(end), ppos);
 		return sh__exit_alone(in, end, len, ret);
 	}
-	return sh__exit(ret, NULL);
+	return sh__exit(ret, NULL, false);
 }
 
 SEC("kprobe")
@@ -580,7 +602,7 @@ int BPF_KPROBE(kprobe_splice, struct file *in, loff_t *ppos,
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_splice, long ret)
 {
-	return sh__exit(ret, NULL);
+	return sh__exit(ret, NULL, false);
 }
 
 /*
@@ -589,8 +611,7 @@ int BPF_KRETPROBE(kretprobe_splice, long ret)
  * BTF), and the lookup leaves the read's iterator alone, so its count is
  * the one an entry program would have read.
  */
-SEC("fexit")
-int BPF_PROG(fexit_lookup)
+static __always_inline int sh__fexit_lookup(__u64 *ctx, bool cast)
 {
 	__u64 inode = 0, foliop = 0, ret = 0;
 	struct fs_stats *st;
@@ -599,14 +620,26 @@ int BPF_PROG(fexit_lookup)
 	bpf_get_func_arg(ctx, 0, &inode);
 	bpf_get_func_arg(ctx, foliop_arg, &foliop);
 	bpf_get_func_ret(ctx, &ret);
-	c = sh__lookup_begin(inode, &st);
+	c = sh__lookup_begin(inode, &st, cast);
 	if (c)
-		sh__lookup_folio(st, c, sh__out_folio((int)ret, foliop));
+		sh__lookup_folio(st, c, sh__out_folio((int)ret, foliop, cast),
+				 cast);
 	return 0;
 }
 
-SEC("kprobe")
-int BPF_KPROBE(kprobe_lookup)
+SEC("fexit")
+int BPF_PROG(fexit_lookup)
+{
+	return sh__fexit_lookup(ctx, false);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_lookup_cast)
+{
+	return sh__fexit_lookup(ctx, true);
+}
+
+static __always_inline int sh__kprobe_lookup(struct pt_regs *ctx, bool cast)
 {
 	/* Plain ctx loads, each through fs_opaque: clang would merge the
 	 * two candidates into one load at a variable offset, which the
@@ -617,13 +650,31 @@ int BPF_KPROBE(kprobe_lookup)
 
 	fs_opaque(p3);
 	fs_opaque(p4);
-	return sh__lookup_enter(inode, foliop_arg == 3 ? p4 : p3);
+	return sh__lookup_enter(inode, foliop_arg == 3 ? p4 : p3, cast);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_lookup)
+{
+	return sh__kprobe_lookup(ctx, false);
+}
+
+SEC("kprobe")
+int BPF_KPROBE(kprobe_lookup_cast)
+{
+	return sh__kprobe_lookup(ctx, true);
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_lookup, long ret)
 {
-	return sh__lookup_exit((int)ret);
+	return sh__lookup_exit((int)ret, false);
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(kretprobe_lookup_cast, long ret)
+{
+	return sh__lookup_exit((int)ret, true);
 }
 
 /*
@@ -646,7 +697,7 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 		return;
 	c->lookups++;
 	if (c->to && !lean) {
-		sh__chunk(st, c, sh__count(c));
+		sh__chunk(st, c, sh__count(c, false));
 		c->has_prev = SH_PREV_BATCH;
 	}
 	counter__inc(st, FS_SH_BATCHES);
@@ -658,7 +709,7 @@ static __always_inline void sh__batch(__u64 inode, struct folio_batch *fb,
 			continue;
 		c->last_folio = folio;
 		hist__add(st, FS_SH_FOLIO_SIZE,
-			  folio__bytes((void *)folio, false));
+			  folio__bytes((void *)folio, false, false));
 	}
 }
 
@@ -729,7 +780,7 @@ int kprobe_lookup_inline_entry(struct pt_regs *ctx)
 	site &= FS_INLINE_MAX_SITES - 1;
 	if (!fetch__do(ctx, &lookup_inline_fetch[site][0], &inode))
 		return 0;
-	return sh__lookup_enter(inode, SH_FOLIOP_INLINE);
+	return sh__lookup_enter(inode, SH_FOLIOP_INLINE, false);
 }
 
 /* An exit target: other paths of the loop run through it too, so only a
@@ -751,7 +802,7 @@ int kprobe_lookup_inline_exit(struct pt_regs *ctx)
 	fs_opaque(i);
 	i &= FS_INLINE_MAX_SITES * FS_INLINE_MAX_EXITS - 1;
 	fetch__do(ctx, &lookup_inline_exit_fetch[i], &folio);
-	sh__lookup_folio(st, c, folio);
+	sh__lookup_folio(st, c, folio, false);
 	return 0;
 }
 
@@ -968,7 +1019,7 @@ int BPF_PROG(sys_exit_sh, struct pt_regs *regs, long ret)
 	 * process filters run in inflight__close, for threads with a record. */
 	if (!sh__is_read(BPF_CORE_READ(regs, orig_ax)) || sys__compat())
 		return 0;
-	return sh__exit(ret, NULL);
+	return sh__exit(ret, NULL, false);
 }
 
 /*
@@ -1011,7 +1062,7 @@ int tp_exit_sh(struct syscall_trace_exit *ctx)
 {
 	if (exit_only)
 		return sh__sys_exit_alone(ctx->nr, ctx->ret);
-	return sh__exit(ctx->ret, NULL);
+	return sh__exit(ctx->ret, NULL, false);
 }
 
 /* The in-flight store's move of a migrating thread's record (FS_STORE_CPU;

@@ -11,8 +11,10 @@ pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 pkgs+=(libdw-dev libcapstone-dev liblzma-dev libbz2-dev binutils)
 # shmem-read's io_uring entry points.
 pkgs+=(liburing-dev)
-# make bench: the peers folioscope is measured against.
-pkgs+=(bpftrace fio duperemove)
+# make bench: the peers folioscope is measured against; make
+# bench-profile decodes the programs' machine code with capstone;
+# tests/host/profile.sh runs its qemu plugin in qemu's user mode.
+pkgs+=(bpftrace fio duperemove python3-capstone qemu-user)
 # make kernel / make ab: test kernels from Debian's 6.1 source, BTF by pahole.
 pkgs+=(linux-source-6.1 build-essential bc bison flex libssl-dev dwarves
        xz-utils patch)

@@ -149,6 +149,8 @@ static void doctor__text(const struct kfacts *f, const struct plan *plans,
 			printf("  in-flight calls: %s\n",
 			       c->inflight[0] ? c->inflight
 					      : "not tried (not root)");
+			if (c->reads[0])
+				printf("  kernel reads: %s\n", c->reads);
 			if (c->covers[0])
 				printf("  covers: %s\n", c->covers);
 		} else
@@ -232,12 +234,14 @@ static int doctor__json(const struct kfacts *f, const struct plan *plans,
 			jsonb__put(&b, js, "reason",
 				   json_object_new_string(step__status(s)));
 			jsonb__put_str_or_null(&b, js, "inflight", s->inflight);
+			jsonb__put_str_or_null(&b, js, "reads", s->reads);
 		}
 		jsonb__put_str_or_null(&b, jt, "chosen", c ? c->symbol : NULL);
 		jsonb__put_str_or_null(&b, jt, "mechanism",
 				       c ? plan__mech_name(c->mech) : NULL);
 		jsonb__put_str_or_null(&b, jt, "inflight",
 				       c ? c->inflight : NULL);
+		jsonb__put_str_or_null(&b, jt, "reads", c ? c->reads : NULL);
 		jsonb__put_str_or_null(&b, jt, "covers",
 				       c && c->covers[0] ? c->covers : NULL);
 		if (p->inlined)

@@ -133,6 +133,9 @@ struct plan_step {
 	/* Where an attached step keeps in-flight calls, and why there:
 	 * "task storage", or "hash (...)". */
 	char inflight[192];
+	/* An attached step whose programs read kernel memory: how, and why
+	 * not the cheaper way ("" where none of its programs has a twin). */
+	char reads[256];
 	/* An attached step: the ways into the target's path its programs
 	 * count on this kernel, and those they miss. */
 	char covers[400];

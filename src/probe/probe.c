@@ -38,6 +38,13 @@ struct probe {
 	bool syscall;		/* the step attached is the syscall level */
 	bool events;		/* per-call events selected */
 	char inflight_why[224]; /* why not the per-CPU slots, or the hash */
+	/* Load NAME_cast in place of NAME where the object has it: the
+	 * twin reads kernel memory through bpf_rdonly_cast's guarded loads,
+	 * not probe reads (bpf/common.bpf.h, fs_cast). cast_used: a twin is
+	 * loaded; cast_twins: an enabled program has one; cast_why: why
+	 * they are not used. */
+	bool cast, cast_used, cast_twins;
+	char cast_why[224];
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
@@ -327,19 +334,41 @@ static bool prog__left_out(const struct probe *pr, const struct probe_prog *pp)
 	return pr->cfg.exit_only && !pp->ret;
 }
 
+/* Program name's twin that reads through bpf_rdonly_cast, or NULL. */
+static struct bpf_program *prog__twin(const struct probe *pr, const char *name)
+{
+	char twin[64];
+
+	if (snprintf(twin, sizeof(twin), "%s" PROBE_TWIN_SUFFIX, name) >=
+	    (int)sizeof(twin))
+		return NULL;
+	return bpf_object__find_program_by_name(pr->obj, twin);
+}
+
+/* The program loaded for the set's program name: its twin with cast. */
+static struct bpf_program *probe__prog(const struct probe *pr, const char *name)
+{
+	struct bpf_program *twin = pr->cast ? prog__twin(pr, name) : NULL;
+
+	return twin ? twin : bpf_object__find_program_by_name(pr->obj, name);
+}
+
 /* Turn on the programs of set ps (NULL: none), aimed at sym. */
 static int set__enable(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
 {
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name; i++) {
-		struct bpf_program *prog = bpf_object__find_program_by_name(
-			pr->obj, ps->prog[i].name);
+		struct bpf_program *prog = probe__prog(pr, ps->prog[i].name);
 		int err;
 
 		if (!prog)
 			return -ENOENT;
 		if (prog__left_out(pr, &ps->prog[i]))
 			continue;
+		if (prog__twin(pr, ps->prog[i].name)) {
+			pr->cast_twins = true;
+			pr->cast_used |= pr->cast;
+		}
 		bpf_program__set_autoload(prog, true);
 		if (ps->mech != MECH_FENTRY)
 			continue;
@@ -353,8 +382,7 @@ static int set__enable(struct probe *pr, const struct probe_set *ps,
 static int prog__attach(struct probe *pr, const struct probe_prog *pp,
 			enum plan_mech m, const char *sym)
 {
-	struct bpf_program *prog =
-		bpf_object__find_program_by_name(pr->obj, pp->name);
+	struct bpf_program *prog = probe__prog(pr, pp->name);
 	struct bpf_link *l;
 
 	if (m == MECH_KPROBE) {
@@ -533,6 +561,7 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	const char *what = "open";
 	int err;
 
+	pr->cast_used = pr->cast_twins = false;
 	/* Compiled into the programs at open. The second entry goes with
 	 * the step's mechanism, so its set says the same. */
 	pr->cfg.exit_only =
@@ -602,6 +631,38 @@ fail:
 }
 
 /*
+ * probe__try_once with the bpf_rdonly_cast twins where pr->cast says so,
+ * and once more without them when that load fails: a kernel that has the
+ * kfunc but refuses a twin still gets the probe reads. A failure the
+ * retry shares is not the twins': they stay on for the next try.
+ */
+static int probe__try_cast(struct probe *pr, const struct plan_step *s,
+			   const char *sub_sym, enum plan_mech sub_mech,
+			   const struct probe_opts *o, char *msg, size_t n,
+			   const char **stage)
+{
+	const char *first_stage;
+	char first[256];
+	int err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, stage);
+
+	if (!err || !pr->cast || !pr->cast_used || err == -EPERM ||
+	    strcmp(*stage, "load"))
+		return err;
+	snprintf(first, sizeof(first), "%s", msg);
+	first_stage = *stage;
+	pr->cast = false;
+	if (probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, stage)) {
+		pr->cast = true;
+		snprintf(msg, n, "%s", first);
+		*stage = first_stage;
+		return err;
+	}
+	snprintf(pr->cast_why, sizeof(pr->cast_why),
+		 "the bpf_rdonly_cast twins failed to load: %s", first);
+	return 0;
+}
+
+/*
  * probe__try_once with the per-CPU slots for in-flight calls; once more
  * with task storage when the load fails or the migration program's attach
  * does (the kernel may refuse that program alone); and once more with the
@@ -621,7 +682,7 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 	pr->cfg.inflight_store = m->first;
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why), "%s",
 		 m->mode == INFLIGHT_HASH ? "FOLIOSCOPE_INFLIGHT=hash" : "");
-	err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
+	err = probe__try_cast(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
 	if (!err || m->only || err == -EPERM)
 		return err;
 	if (pr->cfg.inflight_store == FS_STORE_CPU) {
@@ -631,7 +692,7 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 		snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 			 "per-CPU slots refused: %s", msg);
 		pr->cfg.inflight_store = FS_STORE_TASK;
-		err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n,
+		err = probe__try_cast(pr, s, sub_sym, sub_mech, o, msg, n,
 				      &stage);
 		if (!err || err == -EPERM)
 			return err;
@@ -641,7 +702,7 @@ static int probe__try_inflight(struct probe *pr, const struct plan_step *s,
 	snprintf(pr->inflight_why, sizeof(pr->inflight_why),
 		 "task storage refused: %s", msg);
 	pr->cfg.inflight_store = FS_STORE_HASH;
-	return probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
+	return probe__try_cast(pr, s, sub_sym, sub_mech, o, msg, n, &stage);
 }
 
 /*
@@ -769,6 +830,43 @@ static void probe__inflight_desc(const struct probe *pr, char *out, size_t n)
 }
 
 /*
+ * Whether a step loads the bpf_rdonly_cast twins first: where the
+ * kernel's BTF has the kfunc (6.2 on). FOLIOSCOPE_READS=probe keeps the
+ * probe reads; =cast tries the twins on any kernel (tests: the retry
+ * without them).
+ */
+static bool probe__cast_first(const struct kfacts *f, char *why, size_t n)
+{
+	const char *env = getenv("FOLIOSCOPE_READS");
+	struct fn_proto proto;
+
+	why[0] = '\0';
+	if (env && !strcmp(env, "cast"))
+		return true;
+	if (env && !strcmp(env, "probe")) {
+		snprintf(why, n, "FOLIOSCOPE_READS=probe");
+		return false;
+	}
+	if (f->btf_proto(f, "bpf_rdonly_cast", &proto)) {
+		snprintf(why, n,
+			 "no kfunc bpf_rdonly_cast in the kernel's BTF");
+		return false;
+	}
+	return true;
+}
+
+/* How the attached step's programs read kernel memory, for doctor. */
+static void probe__reads_desc(const struct probe *pr, char *out, size_t n)
+{
+	if (!pr->cast_twins)
+		snprintf(out, n, "%s", "");
+	else if (pr->cast_used)
+		snprintf(out, n, "guarded loads (bpf_rdonly_cast)");
+	else
+		snprintf(out, n, "probe reads (%s)", pr->cast_why);
+}
+
+/*
  * Try a step with its sub-probe: first with the step's own mechanism,
  * then with the other one (a function fentry cannot trampoline may still
  * take a kprobe), then without a sub-probe, marking what it measures as
@@ -791,6 +889,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
 	pr->batch_why[0] = '\0';
+	pr->cast = probe__cast_first(f, pr->cast_why, sizeof(pr->cast_why));
 	pr->batch_sym =
 		pr->tg->batch_symbol && f->has_symbol(f, pr->tg->batch_symbol)
 			? pr->tg->batch_symbol
@@ -894,10 +993,12 @@ done:
 	s->tried = true;
 	s->err = err;
 	s->inflight[0] = '\0';
+	s->reads[0] = '\0';
 	if (!err) {
 		pr->syscall = s->mech == MECH_SYSCALL;
 		snprintf(s->err_msg, sizeof(s->err_msg), "attached");
 		probe__inflight_desc(pr, s->inflight, sizeof(s->inflight));
+		probe__reads_desc(pr, s->reads, sizeof(s->reads));
 		probe__covers(f, pr, s);
 	}
 	return err;

@@ -362,9 +362,21 @@ static bool set__names(const struct probe_set *s, const char *name)
 
 static bool target__names(const struct probe_target *tg, const char *name)
 {
+	size_t len = strlen(name), sl = strlen(PROBE_TWIN_SUFFIX);
+
 	/* Every object's, serving the in-flight store, not a plan step. */
 	if (!strcmp(name, PROBE_INFLIGHT_MIGRATE))
 		return true;
+	/* A twin stands for the program its name ends in. */
+	if (len > sl && !strcmp(name + len - sl, PROBE_TWIN_SUFFIX)) {
+		char base[64];
+
+		if (len - sl >= sizeof(base))
+			return false;
+		memcpy(base, name, len - sl);
+		base[len - sl] = '\0';
+		return target__names(tg, base);
+	}
 	for (int i = 0; i < PROBE_TARGET_SETS && tg->set[i].prog[0].name; i++)
 		if (set__names(&tg->set[i], name))
 			return true;

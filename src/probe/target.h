@@ -53,6 +53,10 @@ struct probe_set {
 /* The program every object has for the per-CPU in-flight store: it moves
  * a migrating thread's record (bpf/common.bpf.h, inflight__migrate). */
 #define PROBE_INFLIGHT_MIGRATE "inflight_migrate"
+/* A set's program NAME may have a twin NAME_cast that reads kernel memory
+ * through bpf_rdonly_cast (bpf/common.bpf.h, fs_cast), loaded in its
+ * place where the kernel has the kfunc. */
+#define PROBE_TWIN_SUFFIX "_cast"
 
 /* Settings compiled into the programs of one try, besides the filters. */
 struct probe_load_cfg {

@@ -50,8 +50,10 @@ static void test_dedupe_loads(void **state)
 	/* kprobe_cmp/prep/one/clone, kretprobe_any, kretprobe_folio,
 	 * sys_enter_dd, sys_exit_dd, at the compare's inline sites
 	 * kprobe_inline_entry/exit, kretprobe_inline_caller and
-	 * kprobe_inline_caller_entry, and the store's inflight_migrate */
-	assert_int_equal(kprobe_only(s->obj), 13);
+	 * kprobe_inline_caller_entry, the store's inflight_migrate, and
+	 * the twins reading through bpf_rdonly_cast: kretprobe_any_cast,
+	 * kretprobe_folio_cast */
+	assert_int_equal(kprobe_only(s->obj), 15);
 	assert_int_equal(dedupe_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_prep) >= 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_folio) >= 0);
@@ -61,6 +63,8 @@ static void test_dedupe_loads(void **state)
 	assert_true(bpf_program__fd(s->progs.kretprobe_inline_caller) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_inline_caller_entry) >= 0);
 	assert_true(bpf_program__fd(s->progs.inflight_migrate) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_folio_cast) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_any_cast) >= 0);
 	dedupe_bpf__destroy(s);
 }
 
@@ -74,9 +78,10 @@ static void test_shmem_loads(void **state)
 	/* kprobe_read, kretprobe_read, kprobe_splice, kretprobe_splice,
 	 * kprobe_lookup, kretprobe_lookup, kprobe_batch, kretprobe_batch,
 	 * sys_enter_sh, sys_exit_sh, at the lookup's inline sites
-	 * kprobe_lookup_inline_entry/exit, and the store's
-	 * inflight_migrate */
-	assert_int_equal(kprobe_only(s->obj), 13);
+	 * kprobe_lookup_inline_entry/exit, the store's inflight_migrate,
+	 * and the twins reading through bpf_rdonly_cast: kprobe_read_cast,
+	 * kretprobe_read_cast, kprobe_lookup_cast, kretprobe_lookup_cast */
+	assert_int_equal(kprobe_only(s->obj), 17);
 	assert_int_equal(shmem_bpf__load(s), 0);
 	assert_true(bpf_program__fd(s->progs.kretprobe_lookup) >= 0);
 	assert_true(bpf_program__fd(s->progs.kprobe_batch) >= 0);
@@ -87,6 +92,10 @@ static void test_shmem_loads(void **state)
 	assert_true(bpf_program__fd(s->progs.kprobe_lookup_inline_exit) >= 0);
 	assert_true(bpf_program__fd(s->progs.sys_enter_sh) >= 0);
 	assert_true(bpf_program__fd(s->progs.inflight_migrate) >= 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_read_cast) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_read_cast) >= 0);
+	assert_true(bpf_program__fd(s->progs.kprobe_lookup_cast) >= 0);
+	assert_true(bpf_program__fd(s->progs.kretprobe_lookup_cast) >= 0);
 	shmem_bpf__destroy(s);
 }
 

@@ -123,18 +123,58 @@ for ((a = 4096, n = 128; a <= 1048576; a *= 2, n = n > 1 ? n / 2 : 1)); do
 	want_pos+=",[$a,$n]"
 done
 want_align="[257,[[1,257]],[[4096,257]],[$want_pos]]"
+# The same reads with each way the programs read kernel memory
+# (FOLIOSCOPE_READS): probe reads, and the bpf_rdonly_cast twins' guarded
+# loads, which kernels from 6.2 take by default; on 6.1 the kernel
+# refuses the twins, so the step loads again with probe reads, and doctor
+# says why.
 alargs=()
 for mode in fentry kprobe; do
 	for sc in pread "readv --iovecs 3"; do
 		alargs+=(run shmem-read --huge never --size 1M --bs 4K --buf-align 5
 			-m "$mode" --syscall $sc -j "align-$mode-${sc%% *}.json" :::)
 	done
+	for r in probe cast; do
+		alargs+=("FOLIOSCOPE_READS=$r" run shmem-read --huge never --size 1M
+			--bs 4K --buf-align 5 -m "$mode" --syscall pread -j "align-$mode-$r.json" :::)
+	done
+	alargs+=(doctor -m "$mode" ::: FOLIOSCOPE_READS=probe doctor -m "$mode" :::
+		FOLIOSCOPE_READS=cast doctor -m "$mode" :::)
 done
 vm_jobs "$out" "$LOGDIR/vm-align.log" "$LOGDIR/vm-align.err" 600 "${alargs[@]}"
 for mode in fentry kprobe; do
-	for sc in pread readv; do
-		expect_eq "vm shmem-read -m $mode by $sc, buffer 5 bytes past a page: buffer and position alignments, request sizes" \
+	for sc in pread readv probe cast; do
+		what="by $sc"
+		case $sc in probe | cast) what="by pread, FOLIOSCOPE_READS=$sc" ;; esac
+		expect_eq "vm shmem-read -m $mode $what, buffer 5 bytes past a page: buffer and position alignments, request sizes" \
 			"$(align_sig "$out/align-$mode-$sc.json")" "$want_align"
+	done
+done
+# vm_job_out LOG N: job N's standard output.
+vm_job_out() {
+	awk -v n="$2" '/^== job [0-9]+ exit/ { j++; next } j == n' "$1"
+}
+# Jobs 0-6 per mode: the reads, then doctor as it is, with probe reads
+# and with the twins. Whether the kernel has the kfunc: its version, from
+# doctor.
+kver=$(vm_job_out "$LOGDIR/vm-align.log" 4 | sed -n 's/^kernel: *\([0-9]*\.[0-9]*\).*/\1/p')
+kmaj=${kver%%.*} kmin=${kver#*.}
+if [ -n "$kver" ] && { [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 2 ]; }; }; then
+	reads_want=("guarded loads (bpf_rdonly_cast)" "probe reads (FOLIOSCOPE_READS=probe)"
+		"guarded loads (bpf_rdonly_cast)")
+else
+	reads_want=("probe reads (no kfunc bpf_rdonly_cast in the kernel's BTF)"
+		"probe reads (FOLIOSCOPE_READS=probe)"
+		"probe reads (the bpf_rdonly_cast twins failed to load: load failed: ")
+fi
+reads_env=("" ", FOLIOSCOPE_READS=probe" ", FOLIOSCOPE_READS=cast")
+for i in 0 1; do
+	mode=$([ $i == 0 ] && echo fentry || echo kprobe)
+	for k in 0 1 2; do
+		want=${reads_want[$k]}
+		expect_eq "vm doctor -m $mode${reads_env[$k]} on ${kver:-?}: how both targets read kernel memory" \
+			"$(vm_job_out "$LOGDIR/vm-align.log" $((i * 7 + 4 + k)) | sed -n 's/^  kernel reads: //p' |
+				cut -c1-${#want} | sort -u)" "$want"
 	done
 done
 

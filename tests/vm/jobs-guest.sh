@@ -5,7 +5,9 @@
 # (`run dedupe --matrix -j F :::`); each runs in turn and its exit status
 # is printed as "== job N exit S", and "== job N ends" on stderr: the
 # two channels reach the host on ports of their own, so a job's stderr
-# lines are told from the next job's by that line alone. A KASAN
+# lines are told from the next job's by that line alone. Leading
+# NAME=value words are the job's environment
+# (`FOLIOSCOPE_READS=probe doctor :::`). A KASAN
 # kernel's boot line comes first as "== kasan: ...", for the host to
 # check that KASAN is on.
 dmesg 2>/dev/null | grep -m1 'KernelAddressSanitizer' | sed 's/^/== kasan: /'
@@ -18,7 +20,14 @@ for a in "$@" :::; do
 	fi
 	[ -n "$cmd" ] || continue
 	# shellcheck disable=SC2086 # $cmd is the command and its arguments
-	/bin/folioscope $cmd
+	set -- $cmd
+	envs=
+	while [ $# -gt 0 ] && case $1 in *=*) true ;; *) false ;; esac; do
+		envs="$envs $1"
+		shift
+	done
+	# shellcheck disable=SC2086 # the words, each NAME=value
+	env $envs /bin/folioscope "$@"
 	echo "== job $n exit $?"
 	echo "== job $n ends" >&2
 	n=$((n + 1))
