@@ -22,6 +22,11 @@ endif
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+# The targets' objects again for kernels without BTF of their own, where
+# libbpf refuses an object that names a kfunc: -DFS_NO_KFUNC, the
+# bpf_rdonly_cast twins their bases. src/probe/target.c opens their ELF
+# with the first build's skeletons (the same maps and programs).
+NOK_SKELS := $(OUT)/dedupe_nok.skel.h $(OUT)/shmem_nok.skel.h
 
 APP_SRCS := $(wildcard src/*/*.c)
 APP_OBJS := $(patsubst src/%.c,$(OUT)/obj/%.o,$(APP_SRCS))
@@ -81,9 +86,17 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
+$(OUT)/%_nok.bpf.o: bpf/%.bpf.c bpf/*.h vmlinux/vmlinux.h | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DFS_NO_KFUNC -c $< -o $@
+
+$(OUT)/%_nok.skel.h: $(OUT)/%_nok.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_nok_bpf > $@.tmp && mv $@.tmp $@
+
 # Every user-space object may include a skeleton; generate them first.
 $(OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h) src/version.h bpf/shared.h \
-		$(SKELS)
+		$(SKELS) $(NOK_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -286,7 +299,7 @@ $(KNOBS_OUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h vmlinux/vmlinux.h
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DFS_BENCH_KNOBS -c $< -o $@
 
 $(KNOBS_OUT)/obj/%.o: src/%.c $(wildcard src/*/*.h) src/version.h bpf/shared.h \
-		$(KNOBS_SKELS)
+		$(KNOBS_SKELS) $(NOK_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) -I$(KNOBS_OUT) $(CFLAGS) -DFS_BENCH_KNOBS -c $< -o $@

@@ -503,10 +503,22 @@ static __always_inline bool filter__file(const struct file *f)
  * where the kernel's BTF has the kfunc (src/probe/probe.c). cast: a
  * constant, true in those twins.
  */
+#ifndef FS_NO_KFUNC
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 #define fs_cast(addr, type)                                                    \
 	((type *)bpf_rdonly_cast((const void *)(addr),                         \
 				 bpf_core_type_id_kernel(type)))
+#define FS_TWIN_CAST true
+#else
+/*
+ * The object built for kernels without BTF of their own (src/probe/
+ * target.c), where libbpf cannot resolve a kfunc and refuses an object
+ * that names one: the twins are their bases, so fs_cast sits only in
+ * branches the compiler drops.
+ */
+#define fs_cast(addr, type) ((type *)(addr))
+#define FS_TWIN_CAST false
+#endif
 /*
  * The number at kernel address addr (a local the traced function writes
  * through a pointer) through fs_cast: the load at offset 0 of a struct

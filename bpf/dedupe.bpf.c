@@ -366,8 +366,8 @@ static __always_inline void dd__sys_events(struct fs_stats *st,
 	}
 }
 
-/* caller_t0: at an inline site, its caller's entry time (0: unknown). */
-/* cast: what the call wrote through its pointers is read through fs_cast
+/* caller_t0: at an inline site, its caller's entry time (0: unknown).
+ * cast: what the call wrote through its pointers is read through fs_cast
  * (bpf/common.bpf.h), not by probe reads. */
 static __always_inline int dd__exit(long ret, __u64 caller_t0, bool cast)
 {
@@ -567,7 +567,7 @@ int BPF_KRETPROBE(kretprobe_any, long ret)
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_any_cast, long ret)
 {
-	return dd__exit(ret, 0, true);
+	return dd__exit(ret, 0, FS_TWIN_CAST);
 }
 
 /* ---- [__]generic_remap_file_range_prep(in, pos_in, out, pos_out, *len,
@@ -605,7 +605,7 @@ int BPF_PROG(fexit_any)
 SEC("fexit")
 int BPF_PROG(fexit_any_cast)
 {
-	return dd__fexit_any(ctx, true);
+	return dd__fexit_any(ctx, FS_TWIN_CAST);
 }
 
 SEC("kprobe")
@@ -804,7 +804,7 @@ int BPF_PROG(fexit_folio)
 SEC("fexit")
 int BPF_PROG(fexit_folio_cast)
 {
-	return dd__fexit_folio(ctx, true);
+	return dd__fexit_folio(ctx, FS_TWIN_CAST);
 }
 
 SEC("kretprobe")
@@ -816,7 +816,7 @@ int BPF_KRETPROBE(kretprobe_folio, void *ret)
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_folio_cast, void *ret)
 {
-	return dd__folio(ret, true);
+	return dd__folio(ret, FS_TWIN_CAST);
 }
 
 /* ---- syscall level: ioctl(fd, FIDEDUPERANGE, struct file_dedupe_range *) */

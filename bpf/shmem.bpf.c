@@ -555,6 +555,8 @@ int BPF_KPROBE(kprobe_read, struct kiocb *iocb, struct iov_iter *to)
 SEC("kprobe")
 int BPF_KPROBE(kprobe_read_cast, struct kiocb *iocb, struct iov_iter *to)
 {
+	if (!FS_TWIN_CAST)
+		return sh__enter(iocb, to, false);
 	return sh__enter(fs_cast(iocb, struct kiocb),
 			 fs_cast(to, struct iov_iter), true);
 }
@@ -568,7 +570,7 @@ int BPF_KRETPROBE(kretprobe_read, long ret)
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_read_cast, long ret)
 {
-	return sh__exit(ret, NULL, true);
+	return sh__exit(ret, NULL, FS_TWIN_CAST);
 }
 
 SEC("fentry")
@@ -636,7 +638,7 @@ int BPF_PROG(fexit_lookup)
 SEC("fexit")
 int BPF_PROG(fexit_lookup_cast)
 {
-	return sh__fexit_lookup(ctx, true);
+	return sh__fexit_lookup(ctx, FS_TWIN_CAST);
 }
 
 static __always_inline int sh__kprobe_lookup(struct pt_regs *ctx, bool cast)
@@ -662,7 +664,7 @@ int BPF_KPROBE(kprobe_lookup)
 SEC("kprobe")
 int BPF_KPROBE(kprobe_lookup_cast)
 {
-	return sh__kprobe_lookup(ctx, true);
+	return sh__kprobe_lookup(ctx, FS_TWIN_CAST);
 }
 
 SEC("kretprobe")
@@ -674,7 +676,7 @@ int BPF_KRETPROBE(kretprobe_lookup, long ret)
 SEC("kretprobe")
 int BPF_KRETPROBE(kretprobe_lookup_cast, long ret)
 {
-	return sh__lookup_exit((int)ret, true);
+	return sh__lookup_exit((int)ret, FS_TWIN_CAST);
 }
 
 /*

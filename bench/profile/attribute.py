@@ -160,12 +160,14 @@ def main():
             print("| function | insns/call |")
             print("|---|---:|")
             shown = 0
-            for k, d in sorted(diff.items(), key=lambda kv: -abs(kv[1])):
+            # Largest first; ties by name, so that a run prints the same.
+            ranked = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
+            for k, d in ranked:
                 if shown == a.funcs or abs(d) < 1:
                     break
                 print(f"| {k} | {d:.0f} |")
                 shown += 1
-            rest = tot - sum(d for k, d in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:shown])
+            rest = tot - sum(d for _, d in ranked[:shown])
             print(f"| everything else | {rest:.0f} |")
             for name, lines in sorted(by_line(ws[v]).items()):
                 n = ws[v].calls
@@ -174,7 +176,7 @@ def main():
                     files[where.partition(":")[0].rsplit("/", 1)[-1]] += c
                 per_file = ", ".join(f"{f} {c / n:.0f}" for f, c in files.most_common())
                 print(f"\n{v} `{name}`: {sum(lines.values()) / n:.0f} insns/call ({per_file}); its costliest lines:\n")
-                for where, c in lines.most_common(a.lines):
+                for where, c in sorted(lines.items(), key=lambda kv: (-kv[1], kv[0]))[:a.lines]:
                     print(f"- {c / n:.0f}: {short(where)}")
 
 

@@ -45,6 +45,9 @@ struct probe {
 	 * they are not used. */
 	bool cast, cast_used, cast_twins;
 	char cast_why[224];
+	/* The kernel has BTF of its own: open the objects' build that names
+	 * the kfunc (probe_target.open). */
+	bool kernel_btf;
 	/* Kprobes as tracefs events, whose missed runs are read back; why
 	 * a kprobe had to use libbpf's PMU kprobe instead, or "". */
 	struct kevents kev;
@@ -230,7 +233,7 @@ static int probe__open(struct probe *pr, const struct probe_opts *o)
 	char why[160];
 	int err;
 
-	pr->skel = tg->open(&oo);
+	pr->skel = tg->open(&oo, pr->kernel_btf);
 	if (!pr->skel)
 		return -errno;
 	tg->configure(pr->skel, o, &pr->cfg);
@@ -841,6 +844,12 @@ static bool probe__cast_first(const struct kfacts *f, char *why, size_t n)
 	struct fn_proto proto;
 
 	why[0] = '\0';
+	if (!f->kernel_btf) {
+		snprintf(
+			why, n,
+			"no BTF of the kernel's own: libbpf resolves no kfunc");
+		return false;
+	}
 	if (env && !strcmp(env, "cast"))
 		return true;
 	if (env && !strcmp(env, "probe")) {
@@ -889,6 +898,7 @@ static int probe__step(const struct kfacts *f, struct probe *pr,
 	pr->sub_missing = false;
 	pr->sub_note[0] = '\0';
 	pr->batch_why[0] = '\0';
+	pr->kernel_btf = f->kernel_btf;
 	pr->cast = probe__cast_first(f, pr->cast_why, sizeof(pr->cast_why));
 	pr->batch_sym =
 		pr->tg->batch_symbol && f->has_symbol(f, pr->tg->batch_symbol)

@@ -2,11 +2,41 @@
 /* The per-target tables probe.c carries out plans with. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "target.h"
 #include "dedupe.skel.h"
 #include "shmem.skel.h"
+#include "dedupe_nok.skel.h"
+#include "shmem_nok.skel.h"
+
+/*
+ * fn: skeleton SK opened on the ELF of another build of its object, OTHER
+ * (the same maps and programs by name): the build for kernels without
+ * BTF of their own, whose object names no kfunc (Makefile, NOK_SKELS).
+ */
+#define SKEL_OPEN_OTHER(fn, sk, other)                                         \
+	static void *fn(const struct bpf_object_open_opts *oo)                 \
+	{                                                                      \
+		struct sk *s = calloc(1, sizeof(*s));                          \
+		int err = s ? sk##__create_skeleton(s) : -ENOMEM;              \
+                                                                               \
+		if (!err) {                                                    \
+			s->skeleton->data = (void *)other##__elf_bytes(        \
+				&s->skeleton->data_sz);                        \
+			err = bpf_object__open_skeleton(s->skeleton, oo);      \
+		}                                                              \
+		if (err) {                                                     \
+			if (s)                                                 \
+				sk##__destroy(s);                              \
+			errno = -err;                                          \
+			return NULL;                                           \
+		}                                                              \
+		return s;                                                      \
+	}
+SKEL_OPEN_OTHER(dd__open_nok, dedupe_bpf, dedupe_nok_bpf)
+SKEL_OPEN_OTHER(sh__open_nok, shmem_bpf, shmem_nok_bpf)
 
 /* Both skeletons' rodata share these field names: the filters and the
  * in-flight store. */
@@ -41,9 +71,9 @@
 		(rd)->ev_sample = (o)->ev.sample;                              \
 	} while (0)
 
-static void *dd__open(const struct bpf_object_open_opts *oo)
+static void *dd__open(const struct bpf_object_open_opts *oo, bool kfunc)
 {
-	return dedupe_bpf__open_opts(oo);
+	return kfunc ? dedupe_bpf__open_opts(oo) : dd__open_nok(oo);
 }
 
 static void dd__configure(void *skel, const struct probe_opts *o,
@@ -83,9 +113,9 @@ static struct bpf_map *dd__stats(void *skel)
 	return ((struct dedupe_bpf *)skel)->maps.stats;
 }
 
-static void *sh__open(const struct bpf_object_open_opts *oo)
+static void *sh__open(const struct bpf_object_open_opts *oo, bool kfunc)
 {
-	return shmem_bpf__open_opts(oo);
+	return kfunc ? shmem_bpf__open_opts(oo) : sh__open_nok(oo);
 }
 
 static void sh__configure(void *skel, const struct probe_opts *o,
@@ -430,16 +460,21 @@ int probe_target__check_obj(const struct probe_target *tg,
 int probe_target__check(const struct probe_target *tg, char *why, size_t n)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
-	void *skel = tg->open(&oo);
-	int err;
+	int err = 0;
 
-	if (!skel) {
-		err = -errno;
-		snprintf(why, n, "cannot open %s.bpf.o: %s", tg->object,
-			 strerror(errno));
-		return err;
+	/* Both builds: with the kfunc, and for kernels without BTF. */
+	for (int kfunc = 1; kfunc >= 0 && !err; kfunc--) {
+		void *skel = tg->open(&oo, kfunc);
+
+		if (!skel) {
+			err = -errno;
+			snprintf(why, n, "cannot open %s%s.bpf.o: %s",
+				 tg->object, kfunc ? "" : "_nok",
+				 strerror(errno));
+			return err;
+		}
+		err = probe_target__check_obj(tg, tg->obj(skel), true, why, n);
+		tg->destroy(skel);
 	}
-	err = probe_target__check_obj(tg, tg->obj(skel), true, why, n);
-	tg->destroy(skel);
 	return err;
 }

@@ -77,8 +77,11 @@ struct probe_load_cfg {
 
 struct probe_target {
 	const char *object; /* the BPF object's name, for messages */
-	/* Skeleton: open (NULL + errno on failure), rodata, load, destroy. */
-	void *(*open)(const struct bpf_object_open_opts *oo);
+	/* Skeleton: open (NULL + errno on failure), rodata, load, destroy.
+	 * open's kfunc: the kernel has BTF of its own, so libbpf can
+	 * resolve the kfunc the bpf_rdonly_cast twins call; else the
+	 * object's build that names none. */
+	void *(*open)(const struct bpf_object_open_opts *oo, bool kfunc);
 	void (*configure)(void *skel, const struct probe_opts *o,
 			  const struct probe_load_cfg *c);
 	int (*load)(void *skel);

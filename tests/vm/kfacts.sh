@@ -54,6 +54,12 @@ if (cd "$kout" && "$FS" vm "${vmargs[@]}" --timeout 400 --exec "$kdir/kfacts-btf
 		"$(sed -n '/^shmem/,$p' "$kout/dbtf.txt")" 'fentry +shmem_file_read_iter +fentry needs the kernel.s own BTF'
 	expect_match "vm --btf copy: doctor would use kprobe" "$(sed -n '/^shmem/,$p' "$kout/dbtf.txt")" \
 		'would use: kprobe on shmem_file_read_iter'
+	# libbpf resolves kfuncs in the kernel's own BTF only: the objects'
+	# build that names none, with probe reads (on 6.12 too, whose BTF
+	# copy has bpf_rdonly_cast).
+	expect_eq "vm --btf copy: both targets read kernel memory by probe reads, and say why" \
+		"$(sed -n 's/^  kernel reads: //p' "$kout/dbtf.txt" | sort -u)" \
+		"probe reads (no BTF of the kernel's own: libbpf resolves no kfunc)"
 	expect_eq "vm --btf copy: run attaches kprobe on the function" \
 		"$(jq -r '.targets.shmem.attach | "\(.mechanism) \(.symbol)"' "$kout/rbtf.json" 2>&1)" \
 		"kprobe shmem_file_read_iter"
