@@ -48,6 +48,9 @@ vm_jobs() {
 		>"$log" 2>"$err"
 }
 vm_job_rc() { sed -n "s/^== job $2 exit \([0-9]*\).*/\1/p" "$1"; }
+# vm_job_out LOG I: job I's standard output (the lines before its exit
+# line, after the one before).
+vm_job_out() { awk -v n="$2" '/^== job [0-9]+ exit/ { j++; next } j == n' "$1"; }
 # vm_helper SRC OUT LABEL: builds the C helper SRC (tests/vm/*.c) into OUT,
 # static: it runs in the guest, which has no libc of its own. If it
 # cannot, a skip of LABEL that says why, and false.

@@ -40,10 +40,10 @@ struct probe {
 	char inflight_why[224]; /* why not the per-CPU slots, or the hash */
 	/* Load NAME_cast in place of NAME where the object has it: the
 	 * twin reads kernel memory through bpf_rdonly_cast's guarded loads,
-	 * not probe reads (bpf/common.bpf.h, fs_cast). cast_used: a twin is
-	 * loaded; cast_twins: an enabled program has one; cast_why: why
-	 * they are not used. */
-	bool cast, cast_used, cast_twins;
+	 * not probe reads (bpf/common.bpf.h, fs_cast). cast_twins: an
+	 * enabled program has one (loaded in its place where cast);
+	 * cast_why: why they are not used. */
+	bool cast, cast_twins;
 	char cast_why[224];
 	/* The kernel has BTF of its own: open the objects' build that names
 	 * the kfunc (probe_target.open). */
@@ -348,12 +348,18 @@ static struct bpf_program *prog__twin(const struct probe *pr, const char *name)
 	return bpf_object__find_program_by_name(pr->obj, twin);
 }
 
-/* The program loaded for the set's program name: its twin with cast. */
-static struct bpf_program *probe__prog(const struct probe *pr, const char *name)
+/* The program loaded for the set's program name: its twin with cast;
+ * has_twin (may be NULL): whether name has one. */
+static struct bpf_program *probe__prog(const struct probe *pr, const char *name,
+				       bool *has_twin)
 {
-	struct bpf_program *twin = pr->cast ? prog__twin(pr, name) : NULL;
+	struct bpf_program *twin = prog__twin(pr, name);
 
-	return twin ? twin : bpf_object__find_program_by_name(pr->obj, name);
+	if (has_twin)
+		*has_twin = twin != NULL;
+	return pr->cast && twin
+		       ? twin
+		       : bpf_object__find_program_by_name(pr->obj, name);
 }
 
 /* Turn on the programs of set ps (NULL: none), aimed at sym. */
@@ -361,17 +367,16 @@ static int set__enable(struct probe *pr, const struct probe_set *ps,
 		       const char *sym)
 {
 	for (int i = 0; ps && i < PROBE_SET_MAX && ps->prog[i].name; i++) {
-		struct bpf_program *prog = probe__prog(pr, ps->prog[i].name);
+		bool has_twin;
+		struct bpf_program *prog =
+			probe__prog(pr, ps->prog[i].name, &has_twin);
 		int err;
 
 		if (!prog)
 			return -ENOENT;
 		if (prog__left_out(pr, &ps->prog[i]))
 			continue;
-		if (prog__twin(pr, ps->prog[i].name)) {
-			pr->cast_twins = true;
-			pr->cast_used |= pr->cast;
-		}
+		pr->cast_twins |= has_twin;
 		bpf_program__set_autoload(prog, true);
 		if (ps->mech != MECH_FENTRY)
 			continue;
@@ -385,7 +390,7 @@ static int set__enable(struct probe *pr, const struct probe_set *ps,
 static int prog__attach(struct probe *pr, const struct probe_prog *pp,
 			enum plan_mech m, const char *sym)
 {
-	struct bpf_program *prog = probe__prog(pr, pp->name);
+	struct bpf_program *prog = probe__prog(pr, pp->name, NULL);
 	struct bpf_link *l;
 
 	if (m == MECH_KPROBE) {
@@ -564,7 +569,7 @@ static int probe__try_once(struct probe *pr, const struct plan_step *s,
 	const char *what = "open";
 	int err;
 
-	pr->cast_used = pr->cast_twins = false;
+	pr->cast_twins = false;
 	/* Compiled into the programs at open. The second entry goes with
 	 * the step's mechanism, so its set says the same. */
 	pr->cfg.exit_only =
@@ -648,7 +653,7 @@ static int probe__try_cast(struct probe *pr, const struct plan_step *s,
 	char first[256];
 	int err = probe__try_once(pr, s, sub_sym, sub_mech, o, msg, n, stage);
 
-	if (!err || !pr->cast || !pr->cast_used || err == -EPERM ||
+	if (!err || !pr->cast || !pr->cast_twins || err == -EPERM ||
 	    strcmp(*stage, "load"))
 		return err;
 	snprintf(first, sizeof(first), "%s", msg);
@@ -869,7 +874,7 @@ static void probe__reads_desc(const struct probe *pr, char *out, size_t n)
 {
 	if (!pr->cast_twins)
 		snprintf(out, n, "%s", "");
-	else if (pr->cast_used)
+	else if (pr->cast)
 		snprintf(out, n, "guarded loads (bpf_rdonly_cast)");
 	else
 		snprintf(out, n, "probe reads (%s)", pr->cast_why);

@@ -150,10 +150,6 @@ for mode in fentry kprobe; do
 			"$(align_sig "$out/align-$mode-$sc.json")" "$want_align"
 	done
 done
-# vm_job_out LOG N: job N's standard output.
-vm_job_out() {
-	awk -v n="$2" '/^== job [0-9]+ exit/ { j++; next } j == n' "$1"
-}
 # Jobs 0-6 per mode: the reads, then doctor as it is, with probe reads
 # and with the twins. Whether the kernel has the kfunc: its version, from
 # doctor.
