@@ -595,7 +595,7 @@ if [ -n "$ONLY_VARIANTS" ]; then
 fi
 fi
 rec "note $SCOPE ns_per_call is the 10th percentile of the loop's batches of 50 calls (the batches least disturbed by other load); added_* subtracts the mean of two untraced runs made just before the variant attached and just after it detached."
-rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them); for tmpfs reads at fentry and the syscall level also without latency: the exit programs alone, no record, no clock."
+rec "note $SCOPE folioscope-lean-M: trace --lean, without buf_align and the folio-size/copy-chunk sub-probes (bpftrace-M still measures them); for tmpfs reads at fentry and the syscall level, and for dedupes at fentry, also without latency: the exit programs alone, no record, no clock."
 rec "note $SCOPE folioscope-bycg-M: trace --by cgroup, histograms per cgroup v2 (a cgroup id and a hash lookup per call)."
 rec "note $SCOPE floor-M: an empty entry/exit pair on the function folioscope traces; floorall-M: empty programs on every attach point folioscope probes: a pair on its function, and on its sub-probe's function (folio lookups/reads) a pair, or the exit alone where folioscope's sub-probe is an exit alone, with folioscope's fallback mechanism; at the syscall level ratio_to_floor is against floortp-syscall (empty programs on the per-syscall tracepoints the plan attaches to) where the plan takes those, else against floor-syscall (the empty raw pair)."
 rec "note $SCOPE bpf_ns_per_call is the kernel's BPF stats (run_time_ns) per loop call: program bodies only, not the trampoline/kprobe/tracepoint dispatch that the end-to-end added_ns_per_call also pays."

@@ -38,6 +38,13 @@ const volatile __u32 filter_files = 0;
  * copy sub-probes unattached) and report them as not measured.
  */
 const volatile __u32 lean = 0;
+/*
+ * --lean without events, where the exit alone sees the call (a fexit, a
+ * read syscall's exit tracepoint): user space attaches no entry program,
+ * and the exit counts the call from its arguments and what it returned
+ * or wrote back. No record, no clock, so no latency.
+ */
+const volatile __u32 exit_only = 0;
 /* The running kernel's page size, from sysconf(). */
 const volatile __u64 page_size = 4096;
 /* The sub-probe's function hands out pages, which may be a large folio's
@@ -781,7 +788,6 @@ static __always_inline void event__minmax(__u64 *min, __u64 *max, __u32 *n,
 
 /* Older layouts of struct folio / struct page, matched by CO-RE. */
 struct folio___v61 {
-	unsigned long __head;
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
@@ -835,21 +841,11 @@ static __always_inline __u64 folio__head_bytes(const void *head, bool cast)
 	__u8 order = 0;
 
 	if (cast) {
-		/* The first tail's words as the folio's own fields (6.1 on):
-		 * BTF types them as numbers, where the tail's struct page
-		 * types compound_head's offset as a list's pointer. */
-		const struct folio *fo = fs_cast(head, struct folio);
-		const struct folio___v61 *fo61 = (const void *)fo;
-		__u64 h1 = bpf_core_field_exists(fo->_head_1) ? fo->_head_1
-							      : fo61->__head;
-
-		if (h1 != (__u64)head + 1)
+		/* Each field read as a number (fs_cast_u64, fs_cast_u8):
+		 * BTF types the tail's compound_head as a list's pointer. */
+		if (fs_cast_u64(tail1 + cho) != (__u64)head + 1)
 			return psize;
-		if (bpf_core_field_exists(fo61->_folio_order))
-			order = fo61->_folio_order;
-		else
-			order = fo->_flags_1 & 0xff;
-		return psize << (order & 31);
+		return psize << (fs_cast_u8(tail1 + oo) & 31);
 	}
 	if (len > sizeof(words)) {
 		/* A layout the copy does not fit: a read per field. */

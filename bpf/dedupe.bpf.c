@@ -280,14 +280,15 @@ dd__event(struct fs_stats *st, const struct dd_call *c, long ret, __u32 result)
 		dd__event_send(st, c, ret, result);
 }
 
-/* A compare that found same or not: its event's result. */
-static __always_inline __u32 dd__record(struct fs_stats *st, struct dd_call *c,
-					__u64 len, bool same)
+/* A compare of len bytes at srcoff and dstoff that found same or not:
+ * its event's result. */
+static __always_inline __u32 dd__record(struct fs_stats *st, __u64 srcoff,
+					__u64 dstoff, __u64 len, bool same)
 {
 	counter__inc_own(st, same ? FS_DD_SAME : FS_DD_DIFFERS);
 	hist__add_own(st, FS_DD_BYTES, len);
-	hist__add_align_own(st, FS_DD_SRC_ALIGN, c->srcoff);
-	hist__add_align_own(st, FS_DD_DST_ALIGN, c->dstoff);
+	hist__add_align_own(st, FS_DD_SRC_ALIGN, srcoff);
+	hist__add_align_own(st, FS_DD_DST_ALIGN, dstoff);
 	return same ? FS_EV_SAME : FS_EV_DIFFERS;
 }
 
@@ -323,9 +324,10 @@ static __always_inline void dd__sys_exit(struct fs_stats *st, struct dd_call *c,
 		}
 		c->dstoff = info.dest_offset;
 		if (info.status == FILE_DEDUPE_RANGE_SAME)
-			dd__record(st, c, info.bytes_deduped, true);
+			dd__record(st, c->srcoff, c->dstoff, info.bytes_deduped,
+				   true);
 		else if (info.status == FILE_DEDUPE_RANGE_DIFFERS)
-			dd__record(st, c, c->len, false);
+			dd__record(st, c->srcoff, c->dstoff, c->len, false);
 		else
 			dd__fail(st);
 	}
@@ -364,6 +366,54 @@ static __always_inline void dd__sys_events(struct fs_stats *st,
 		else
 			dd__event(st, c, info.status, FS_EV_ERROR);
 	}
+}
+
+/* What the prep wrote back through len_ptr: the clamped, compared
+ * length. cast: read through fs_cast, else by a probe read. */
+static __always_inline __u64 dd__prep_len(__u64 len_ptr, bool cast)
+{
+	__u64 len = 0;
+
+	if (cast)
+		return fs_cast_u64(len_ptr);
+	bpf_probe_read_kernel(&len, sizeof(len), (void *)len_ptr);
+	return len;
+}
+
+/* A prep that returned ret (0: same, -EBADE: differs, else an error)
+ * and compared len bytes: its event's result. ret 0 with len 0: nothing
+ * compared, an event only. */
+static __always_inline __u32 dd__prep_result(struct fs_stats *st, __u64 srcoff,
+					     __u64 dstoff, int ret, __u64 len)
+{
+	if (ret == 0 && len)
+		return dd__record(st, srcoff, dstoff, len, true);
+	if (ret == -EBADE)
+		return dd__record(st, srcoff, dstoff, len, false);
+	if (ret)
+		return dd__fail(st);
+	return FS_EV_SAME;
+}
+
+/*
+ * vfs_dedupe_file_range_one's result, asked for len bytes: its event's.
+ * The filesystem's remap returns the length it deduped: the compared
+ * length, after the prep's clamping (rounded down to whole blocks unless
+ * the range ends at EOF of both files). 0: nothing compared (len 0, or
+ * clamped to 0), an event only. -EBADE: differs after some compared
+ * bytes this level cannot see; the request's length is counted, as the
+ * FIDEDUPERANGE level does.
+ */
+static __always_inline __u32 dd__one_result(struct fs_stats *st, __u64 srcoff,
+					    __u64 dstoff, long ret, __u64 len)
+{
+	if (ret > 0)
+		return dd__record(st, srcoff, dstoff, ret, true);
+	if (ret == -EBADE)
+		return dd__record(st, srcoff, dstoff, len, false);
+	if (ret < 0)
+		return dd__fail(st);
+	return FS_EV_SAME;
 }
 
 /* caller_t0: at an inline site, its caller's entry time (0: unknown).
@@ -423,44 +473,18 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0, bool cast)
 		else
 			bpf_probe_read_kernel(&same, sizeof(same),
 					      (void *)c->at_exit.fn.same_ptr);
-		res = dd__record(st, c, c->len, same);
+		res = dd__record(st, c->srcoff, c->dstoff, c->len, same);
 		evret = c->len;
 		break;
 	case DD_KIND_PREP:
-		/* The prep wrote the clamped, compared length back. */
-		if (cast)
-			len = fs_cast_u64(c->at_exit.fn.len_ptr);
-		else
-			bpf_probe_read_kernel(&len, sizeof(len),
-					      (void *)c->at_exit.fn.len_ptr);
-		evret = len;
-		if (ret == 0 && len)
-			res = dd__record(st, c, len, true);
-		else if (ret == -EBADE)
-			res = dd__record(st, c, len, false);
-		else if (ret) {
-			res = dd__fail(st);
-			evret = ret;
-		}
-		/* ret 0 with len 0: nothing compared, an event only. */
+		len = dd__prep_len(c->at_exit.fn.len_ptr, cast);
+		res = dd__prep_result(st, c->srcoff, c->dstoff, ret, len);
+		evret = res == FS_EV_ERROR ? ret : len;
 		break;
 	case DD_KIND_ONE:
-		/*
-		 * The filesystem's remap returns the length it deduped:
-		 * the compared length, after the prep's clamping (rounded
-		 * down to whole blocks unless the range ends at EOF of both
-		 * files). 0: nothing compared (len 0, or clamped to 0), an
-		 * event only. -EBADE: differs after some compared bytes
-		 * this level cannot see; the request's length is counted,
-		 * as the FIDEDUPERANGE level does.
-		 */
-		if (ret > 0)
-			res = dd__record(st, c, ret, true);
-		else if (ret == -EBADE) {
-			res = dd__record(st, c, c->len, false);
+		res = dd__one_result(st, c->srcoff, c->dstoff, ret, c->len);
+		if (ret == -EBADE)
 			evret = c->len;
-		} else if (ret < 0)
-			res = dd__fail(st);
 		break;
 	case DD_KIND_INLINE:
 		/* The caller returns the compare's error, -EBADE when it
@@ -473,7 +497,7 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0, bool cast)
 			same = c->flags & DD_F_SAME;
 		else
 			same = ret == 0;
-		res = dd__record(st, c, c->len, same);
+		res = dd__record(st, c->srcoff, c->dstoff, c->len, same);
 		evret = c->len;
 		break;
 	default:
@@ -485,6 +509,37 @@ static __always_inline int dd__exit(long ret, __u64 caller_t0, bool cast)
 		dd__event(st, c, evret, res);
 out:
 	inflight__done(&c->h, &inflight);
+	return 0;
+}
+
+/*
+ * exit_only (bpf/common.bpf.h) at the prep's or vfs_dedupe_file_range_
+ * one's fexit: the call counted alone, from the arguments the trampoline
+ * kept and what the call returned and wrote back, after the filters its
+ * entry would have applied (dd__enter_in). e->kind: DD_KIND_PREP or
+ * DD_KIND_ONE.
+ */
+static __always_inline int dd__exit_alone(const struct dd_entry *e, long ret,
+					  bool cast)
+{
+	struct fs_stats *st;
+
+	if (!filter__pass())
+		return 0;
+	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
+		return 0;
+	if (filter_files &&
+	    (!e->obj || !filter__file_sb(dd__sb_of_file(e->obj))))
+		return 0;
+	st = stats__get();
+	if (!st)
+		return 0;
+	counter__inc_own(st, FS_DD_CALLS);
+	if (e->kind == DD_KIND_ONE)
+		dd__one_result(st, e->srcoff, e->dstoff, ret, e->len);
+	else
+		dd__prep_result(st, e->srcoff, e->dstoff, ret,
+				dd__prep_len(e->at_exit.fn.len_ptr, cast));
 	return 0;
 }
 
@@ -608,6 +663,38 @@ int BPF_PROG(fexit_any_cast)
 	return dd__fexit_any(ctx, FS_TWIN_CAST);
 }
 
+/* The prep's exit: as fexit_any, or under exit_only the call alone. */
+static __always_inline int dd__fexit_prep(__u64 *ctx, bool cast)
+{
+	__u64 ret = 0;
+
+	if (!exit_only)
+		return dd__fexit_any(ctx, cast);
+	bpf_get_func_ret(ctx, &ret);
+	return dd__exit_alone(
+		&(struct dd_entry){
+			.kind = DD_KIND_PREP,
+			.obj = (void *)ctx[0],
+			.srcoff = ctx[1],
+			.dstoff = ctx[3],
+			.flags = (unsigned int)ctx[5],
+			.at_exit.fn.len_ptr = ctx[4],
+		},
+		(int)ret, cast);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_prep)
+{
+	return dd__fexit_prep(ctx, false);
+}
+
+SEC("fexit")
+int BPF_PROG(fexit_prep_cast)
+{
+	return dd__fexit_prep(ctx, FS_TWIN_CAST);
+}
+
 SEC("kprobe")
 int BPF_KPROBE(kprobe_prep, void *fin, loff_t pos_in, void *fout,
 	       loff_t pos_out, loff_t *len)
@@ -649,6 +736,27 @@ int BPF_KPROBE(kprobe_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
 		.len = len,
 		.flags = DD_PARM6(ctx),
 	});
+}
+
+/* Its exit: as fexit_any, or under exit_only the call alone. */
+SEC("fexit")
+int BPF_PROG(fexit_one, void *src, loff_t src_pos, void *dst, loff_t dst_pos,
+	     loff_t len)
+{
+	__u64 ret = 0;
+
+	if (!exit_only)
+		return dd__fexit_any(ctx, false);
+	bpf_get_func_ret(ctx, &ret);
+	return dd__exit_alone(
+		&(struct dd_entry){
+			.kind = DD_KIND_ONE,
+			.obj = src,
+			.srcoff = src_pos,
+			.dstoff = dst_pos,
+			.len = len,
+		},
+		(long)ret, false);
 }
 
 /* ---- a compiler-renamed clone: never read its arguments */

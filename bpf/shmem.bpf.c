@@ -438,14 +438,6 @@ sh__event(struct fs_stats *st, const struct sh_call *c, long ret, __u64 lat)
 	event__emit(st, &e, FS_SH_EVENTS, FS_SH_EV_LOST);
 }
 
-/*
- * --lean without events, where the exit alone sees the call (exit_only:
- * fexit, a read syscall's exit tracepoint): user space attaches no entry
- * program, and the exit counts the read from what its return leaves. No
- * record, no clock, so no latency.
- */
-const volatile __u32 exit_only = 0;
-
 /* Bytes a read that returned ret handed out: none on an error. */
 static __always_inline __u64 sh__done(long ret)
 {

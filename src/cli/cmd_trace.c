@@ -87,9 +87,10 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "lean", OPT_LEAN, NULL, 0,
 	  "leave out the costliest optional histograms (buffer alignment, "
-	  "folio sizes, copy chunks, lookups per call) and, for tmpfs reads "
-	  "at fentry or the syscall level without events, latency: each read "
-	  "is then counted at its exit alone; reports mark them not measured",
+	  "folio sizes, copy chunks, lookups per call) and, without events, "
+	  "latency where the exit alone sees the call (tmpfs reads at fentry "
+	  "or the syscall level, dedupes at fentry): each call is then "
+	  "counted at its exit alone; reports mark them not measured",
 	  0 },
 	{ "pid", 'p', "PID", 0, "only this process (repeatable, up to 8)", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "only tasks with this name", 1 },

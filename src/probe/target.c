@@ -61,6 +61,7 @@ SKEL_OPEN_OTHER(sh__open_nok, shmem_bpf, shmem_nok_bpf)
 		(rd)->sub_pages = (c)->sub_pages;                              \
 		(rd)->by = (o)->by;                                            \
 		(rd)->lean = (o)->lean;                                        \
+		(rd)->exit_only = (c)->exit_only;                              \
 		(rd)->inflight_store = (c)->inflight_store;                    \
 		(rd)->cost_drop = (c)->cost_drop;                              \
 		(rd)->cost_drop_hist = (c)->cost_drop_hist;                    \
@@ -125,7 +126,6 @@ static void sh__configure(void *skel, const struct probe_opts *o,
 
 	rodata__set(s->rodata, o, c);
 	s->rodata->foliop_arg = c->sub_arg;
-	s->rodata->exit_only = c->exit_only;
 	if (c->sub_inl) {
 		memcpy((void *)s->rodata->lookup_inline_fetch,
 		       c->sub_inl->fetch,
@@ -189,11 +189,13 @@ static const struct probe_target targets[FS_TGT_NR] = {
 			{ PLAN_H_DD_CMP, MECH_KPROBE, true, true,
 			  PAIR("kprobe_cmp", "kretprobe_any") },
 			{ PLAN_H_DD_PREP, MECH_FENTRY, true, false,
-			  PAIR("fentry_prep", "fexit_any") },
+			  PAIR("fentry_prep", "fexit_prep"),
+			  .exit_only = true },
 			{ PLAN_H_DD_PREP, MECH_KPROBE, true, false,
 			  PAIR("kprobe_prep", "kretprobe_any") },
 			{ PLAN_H_DD_ONE, MECH_FENTRY, true, false,
-			  PAIR("fentry_one", "fexit_any") },
+			  PAIR("fentry_one", "fexit_one"),
+			  .exit_only = true },
 			{ PLAN_H_DD_ONE, MECH_KPROBE, true, false,
 			  PAIR("kprobe_one", "kretprobe_any") },
 			{ PLAN_H_DD_CLONE, MECH_KPROBE, false, false,

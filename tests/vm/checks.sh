@@ -211,8 +211,10 @@ done
 # --lean: where the exit alone sees the call (fentry's fexit) it is all
 # that is attached, and it counts what the entry would have: the same
 # calls, bytes, request sizes and positions as without --lean, for a
-# sendfile (a splice read) and 64 KiB read()s of a tmpfs file; only the
-# latency is left out. With kprobes the entry stays, and so does latency.
+# sendfile (a splice read) and 64 KiB read()s of a tmpfs file, and the
+# same calls, verdicts, bytes and offsets for 12 dedupes on btrfs, 4 of
+# them differing; only the latency is left out. With kprobes the entry
+# stays, and so does latency.
 lscript=$PWD/tests/vm/lean-guest.sh
 # lean_sig JSON: what --lean must count as the full trace does.
 lean_sig() {
@@ -221,7 +223,8 @@ lean_sig() {
 		(.histograms.pos_align.buckets | tostring)] | @tsv' "$1" 2>&1
 }
 if (cd "$out" && "$FS" vm "${vmargs[@]}" --timeout 600 --exec "$lscript" -- \
-	-j lean-fentry.json -j full-fentry.json -j lean-kprobe.json -j full-kprobe.json) \
+	-j lean-fentry.json -j full-fentry.json -j lean-kprobe.json -j full-kprobe.json \
+	-j dd-lean-fentry.json -j dd-full-fentry.json) \
 	>"$LOGDIR/vm-lean.log" 2>&1; then
 	ok "vm trace --lean: guest runs"
 else
@@ -242,6 +245,25 @@ expect_eq "vm trace --lean -m fentry: latency left out, and why" \
 expect_eq "vm trace --lean -m kprobe: latency kept (a kretprobe sees no arguments)" \
 	"$(jq -r '.targets.shmem.histograms.latency_ns | "\(.measured) \(.count)"' "$out/lean-kprobe.json" 2>&1)" \
 	"true $(jq -r .targets.shmem.calls "$out/lean-kprobe.json" 2>&1)"
+# dd_sig JSON: what --lean must count of the dedupes as the full trace.
+dd_sig() {
+	jq -r '.targets.dedupe | [.calls, .counters.same, .counters.differs,
+		.counters.errors, .histograms.bytes.sum,
+		(.histograms.src_align.buckets | tostring),
+		(.histograms.dst_align.buckets | tostring)] | @tsv' "$1" 2>&1
+}
+expect_eq "vm trace -t dedupe -m fentry: 12 dedupes of 64 KiB, 4 differing" \
+	"$(jq -r '.targets.dedupe | "\(.calls) \(.counters.same) \(.counters.differs) \(.histograms.bytes.sum)"' \
+		"$out/dd-full-fentry.json" 2>&1)" "12 8 4 $((12 * 65536))"
+expect_eq "vm trace -t dedupe --lean -m fentry: calls, verdicts, bytes and offsets as without --lean" \
+	"$(dd_sig "$out/dd-lean-fentry.json")" "$(dd_sig "$out/dd-full-fentry.json")"
+expect_eq "vm trace -t dedupe --lean -m fentry: the exit alone, at the prep" \
+	"$(jq -r '.targets.dedupe.attach | (.symbol | test("generic_remap_file_range_prep$")),
+		(.reason | test("in-flight calls: none \\(--lean: each call counted at its exit\\)"))' \
+		"$out/dd-lean-fentry.json" 2>&1 | tr '\n' ' ')" "true true "
+expect_eq "vm trace -t dedupe --lean -m fentry: latency left out, and why" \
+	"$(jq -r '.targets.dedupe.histograms.latency_ns | "\(.measured) \(.why)"' "$out/dd-lean-fentry.json" 2>&1)" \
+	"false left out by --lean: each call is counted at its exit alone, with no clock"
 
 # xfs with 1 KiB blocks: 6.12's xfs caches written data in large folios,
 # which the compare reads a page at a time; 6.1's only in 4 KiB ones.
