@@ -213,8 +213,8 @@ done
 # calls, bytes, request sizes and positions as without --lean, for a
 # sendfile (a splice read) and 64 KiB read()s of a tmpfs file, and the
 # same calls, verdicts, bytes and offsets for 12 dedupes on btrfs, 4 of
-# them differing; only the latency is left out. With kprobes the entry
-# stays, and so does latency.
+# them differing, at the prep and at vfs_dedupe_file_range_one; only the
+# latency is left out. With kprobes the entry stays, and so does latency.
 lscript=$PWD/tests/vm/lean-guest.sh
 # lean_sig JSON: what --lean must count as the full trace does.
 lean_sig() {
@@ -224,7 +224,7 @@ lean_sig() {
 }
 if (cd "$out" && "$FS" vm "${vmargs[@]}" --timeout 600 --exec "$lscript" -- \
 	-j lean-fentry.json -j full-fentry.json -j lean-kprobe.json -j full-kprobe.json \
-	-j dd-lean-fentry.json -j dd-full-fentry.json) \
+	-j dd-lean-fentry.json -j dd-full-fentry.json -j dd1-lean-fentry.json) \
 	>"$LOGDIR/vm-lean.log" 2>&1; then
 	ok "vm trace --lean: guest runs"
 else
@@ -261,6 +261,12 @@ expect_eq "vm trace -t dedupe --lean -m fentry: the exit alone, at the prep" \
 	"$(jq -r '.targets.dedupe.attach | (.symbol | test("generic_remap_file_range_prep$")),
 		(.reason | test("in-flight calls: none \\(--lean: each call counted at its exit\\)"))' \
 		"$out/dd-lean-fentry.json" 2>&1 | tr '\n' ' ')" "true true "
+# vfs_dedupe_file_range_one returns the length its filesystem deduped,
+# the prep's clamped length: the same figures at either.
+expect_eq "vm trace -t dedupe --lean -m fentry, the preps excluded: at vfs_dedupe_file_range_one's exit alone, counted as at the prep" \
+	"$(jq -r '.targets.dedupe.attach | "\(.mechanism) \(.symbol) \(.reason | test("in-flight calls: none"))"' \
+		"$out/dd1-lean-fentry.json" 2>&1) $(dd_sig "$out/dd1-lean-fentry.json")" \
+	"fentry vfs_dedupe_file_range_one true $(dd_sig "$out/dd-full-fentry.json")"
 expect_eq "vm trace -t dedupe --lean -m fentry: latency left out, and why" \
 	"$(jq -r '.targets.dedupe.histograms.latency_ns | "\(.measured) \(.why)"' "$out/dd-lean-fentry.json" 2>&1)" \
 	"false left out by --lean: each call is counted at its exit alone, with no clock"
