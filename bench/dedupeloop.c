@@ -6,7 +6,12 @@
  * i % 16 of the source onto the same range of the destination, CALLS
  * times. Each ioctl is one compare call (one destination).
  *
- *   dedupeloop -d DIR [-r RANGE] [-n CALLS]
+ *   dedupeloop -d DIR [-r RANGE] [-n CALLS] [-k]
+ *
+ * -k keeps the two files, and a later run with -k dedupes the same
+ * ones: every loop then runs on the same inodes and the same shared
+ * extents, instead of on new ones that btrfs places and indexes anew
+ * (and frees, behind the next loop's back) each time.
  *
  * Prints: calls=N bytes=N elapsed_ns=N ns_per_call=X best_ns_per_call=X
  * p10_ns_per_call=X median_ns_per_call=X (batches.h).
@@ -19,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <linux/fs.h>
 #include "batches.h"
 
@@ -30,10 +36,19 @@ static void die(const char *what)
 	exit(1);
 }
 
-static int make_file(const char *path, const char *buf, size_t size)
+static int make_file(const char *path, const char *buf, size_t size, int keep)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	struct stat sb;
+	int fd;
 
+	/* A kept file from an earlier run: its contents are checked by
+	 * every dedupe's status. */
+	fd = keep ? open(path, O_RDWR) : -1;
+	if (fd >= 0 && !fstat(fd, &sb) && (size_t)sb.st_size == size)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
 		die("create");
 	if (write(fd, buf, size) != (ssize_t)size || fsync(fd))
@@ -53,9 +68,9 @@ int main(int argc, char **argv)
 		struct file_dedupe_range r;
 		struct file_dedupe_range_info info;
 	} req;
-	int c, sfd, dfd;
+	int c, sfd, dfd, keep = 0;
 
-	while ((c = getopt(argc, argv, "d:r:n:")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:n:k")) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -66,9 +81,12 @@ int main(int argc, char **argv)
 		case 'n':
 			calls = strtoull(optarg, NULL, 0);
 			break;
+		case 'k':
+			keep = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: dedupeloop -d DIR [-r RANGE] "
-					"[-n CALLS]\n");
+					"[-n CALLS] [-k]\n");
 			return 2;
 		}
 	}
@@ -85,8 +103,8 @@ int main(int argc, char **argv)
 		buf[k] = (char)(k * 2654435761u >> 24);
 	snprintf(src, sizeof(src), "%s/dl.src", dir);
 	snprintf(dst, sizeof(dst), "%s/dl.dst", dir);
-	sfd = make_file(src, buf, size);
-	dfd = make_file(dst, buf, size);
+	sfd = make_file(src, buf, size, keep);
+	dfd = make_file(dst, buf, size, keep);
 	if (batches__init(&b, calls))
 		die("calloc");
 	t0 = batches__now();
@@ -115,8 +133,10 @@ int main(int argc, char **argv)
 	t = batches__now() - t0;
 	close(sfd);
 	close(dfd);
-	unlink(src);
-	unlink(dst);
+	if (!keep) {
+		unlink(src);
+		unlink(dst);
+	}
 	batches__quantiles(&b, q);
 	printf("calls=%llu bytes=%llu elapsed_ns=%llu ns_per_call=%.1f ", calls,
 	       calls * range, t, (double)t / calls);

@@ -154,6 +154,22 @@ static __always_inline void dd__count(int counter)
 }
 
 /*
+ * Whether a call the process filters let through is counted; the entry
+ * and the exit that counts a call alone both ask this, so that they
+ * cannot disagree. The preps also serve reflink clones, and only dedupe
+ * runs the compare (vfs_dedupe_file_range_one is dedupe only: it adds
+ * REMAP_FILE_DEDUP itself, further down). With a file filter, calls on
+ * an unknown file are not counted; the source is read only then.
+ */
+static __always_inline bool dd__counted(const struct dd_entry *e)
+{
+	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
+		return false;
+	return !filter_files ||
+	       (e->obj && filter__file_sb(dd__sb_of(e->obj, e->is_inode)));
+}
+
+/*
  * An entry of the attached function (for the syscall level: of a
  * FIDEDUPERANGE ioctl). Process filters come first: a call they reject
  * leaves no trace, and neither does its exit, which checks them again.
@@ -163,20 +179,11 @@ static __always_inline void dd__count(int counter)
 static __always_inline int dd__enter_in(const struct dd_entry *e,
 					struct dd_call *c)
 {
-	bool skip = e->skip;
+	bool skip;
 
 	if (!filter__pass())
 		return 0;
-	/* With a file filter, calls on an unknown file are not counted.
-	 * The source is read only then. */
-	if (!skip && filter_files &&
-	    (!e->obj || !filter__file_sb(dd__sb_of(e->obj, e->is_inode))))
-		skip = true;
-	/* The preps also serve reflink clones; only dedupe runs the
-	 * compare. (vfs_dedupe_file_range_one is dedupe only: it adds
-	 * REMAP_FILE_DEDUP itself, further down.) */
-	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
-		skip = true;
+	skip = e->skip || !dd__counted(e);
 	if (!c)
 		c = dd__slot(true);
 	if (!c) {
@@ -524,12 +531,7 @@ static __always_inline int dd__exit_alone(const struct dd_entry *e, long ret,
 {
 	struct fs_stats *st;
 
-	if (!filter__pass())
-		return 0;
-	if (e->kind == DD_KIND_PREP && !(e->flags & REMAP_FILE_DEDUP))
-		return 0;
-	if (filter_files &&
-	    (!e->obj || !filter__file_sb(dd__sb_of_file(e->obj))))
+	if (!filter__pass() || !dd__counted(e))
 		return 0;
 	st = stats__get();
 	if (!st)

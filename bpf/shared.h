@@ -252,18 +252,25 @@ static inline __u32 fs_pow2_slot(__u64 p)
 	return r < FS_SLOTS ? r : FS_SLOTS - 1;
 }
 
-/* Slot of v: 0 for 0, floor(log2(v)) + 1 otherwise, the top one holding
- * everything from 2^62 on. */
+/*
+ * Slot of v: 0 for 0, floor(log2(v)) + 1 otherwise, the top one holding
+ * everything from 2^62 on. With every bit below v's top one set, v + 1 is
+ * the power of two whose log2 is the slot, and 0 + 1 = 2^0 gives slot 0:
+ * no test for zero and no clamp, two branches fewer on every histogram
+ * update. Only v >= 2^63 wraps v + 1 to 0; its top bit turns the slot
+ * back into the last one.
+ */
+_Static_assert(FS_SLOTS == 64, "fs_log2_slot: 2^63 and up go to slot 63");
+
 static inline __u32 fs_log2_slot(__u64 v)
 {
-	/* Every bit below the top one set, then only the top one kept. */
 	v |= v >> 1;
 	v |= v >> 2;
 	v |= v >> 4;
 	v |= v >> 8;
 	v |= v >> 16;
 	v |= v >> 32;
-	return fs_pow2_slot(v - (v >> 1));
+	return fs_log2_pow2(v + 1) | (__u32)(v >> 63) * (FS_SLOTS - 1);
 }
 
 /* Largest power of two dividing v, capped at 2 MiB; 0 for v = 0. */

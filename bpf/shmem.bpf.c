@@ -607,11 +607,11 @@ int BPF_KRETPROBE(kretprobe_splice, long ret)
  */
 static __always_inline int sh__fexit_lookup(__u64 *ctx, bool cast)
 {
-	__u64 inode = 0, foliop = 0, ret = 0;
+	/* The inode is the first argument of every lookup: a plain load. */
+	__u64 inode = ctx[0], foliop = 0, ret = 0;
 	struct fs_stats *st;
 	struct sh_call *c;
 
-	bpf_get_func_arg(ctx, 0, &inode);
 	bpf_get_func_arg(ctx, foliop_arg, &foliop);
 	bpf_get_func_ret(ctx, &ret);
 	c = sh__lookup_begin(inode, &st, cast);
