@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +429,18 @@ int session__events_poll(struct session *s, int ms)
 	}
 	return ms > 0 ? ring_buffer__poll(s->rb, ms)
 		      : ring_buffer__consume(s->rb);
+}
+
+int session__wait(struct session *s, int ms, const sigset_t *mask)
+{
+	struct pollfd p = { .fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1,
+			    .events = POLLIN };
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	if (ppoll(&p, 1, ms < 0 ? NULL : &ts, mask) < 0)
+		return -errno;
+	return s->rb && (p.revents & POLLIN) ? ring_buffer__consume(s->rb) : 0;
 }
 
 void session__stop(struct session *s)

@@ -6,6 +6,7 @@
 #ifndef FS_SESSION_H
 #define FS_SESSION_H
 
+#include <signal.h>
 #include "model/model.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
@@ -75,6 +76,14 @@ int session__events_start(struct session *s, session_event_fn fn, void *ctx);
  * number handed, or -errno.
  */
 int session__events_poll(struct session *s, int ms);
+/*
+ * Sleep until events come, a signal is caught or ms pass (ms < 0: no
+ * limit), with the signal mask set to mask meanwhile (as ppoll: a signal
+ * the caller blocks while it checks its flags wakes this at once), then
+ * hand the waiting events to the callback. Returns the number handed,
+ * -EINTR after a signal, or -errno.
+ */
+int session__wait(struct session *s, int ms, const sigset_t *mask);
 void session__stop(struct session *s);
 /*
  * The inline sites of target t's inlined function (plan__inline_target)

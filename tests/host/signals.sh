@@ -191,6 +191,23 @@ sig_trace() {
 sig_trace INT 0
 sig_trace TERM 0
 sig_trace KILL 137
+# Between its deadlines trace sleeps, and nothing but a signal, an event
+# or its command's exit wakes it: over -d 2 it waits once, with -i 0.5 once
+# an interval (every wait of the process counted, its threads' too). A
+# tracer that woke every 20 ms would wait a hundred times, and each
+# wake-up costs the traced calls on a busy CPU.
+sg_waits() { # sg_waits ARGS...: the waits of 'trace -t shmem ARGS'
+	env "$NOLSAN" strace -f -qq -o "$SCRATCH/waits" \
+		-e trace=poll,ppoll,select,pselect6,epoll_wait,epoll_pwait,nanosleep,clock_nanosleep \
+		"$FS" trace -t shmem "$@" >/dev/null 2>&1
+	grep -c . "$SCRATCH/waits"
+}
+if command -v strace >/dev/null; then
+	expect_eq "signals: trace -d 2: one wait" "$(sg_waits -d 2)" 1
+	expect_eq "signals: trace -i 0.5 -d 2: one wait an interval" "$(sg_waits -i 0.5 -d 2)" 4
+else
+	skip "signals: trace's waits" "needs strace"
+fi
 # SIGINT while still attaching: signalled as soon as its first BPF object
 # exists; the programs seen at any point until it ends are gone.
 # sg_sample: adds PID's BPF objects to ids; true once it has any.
