@@ -157,6 +157,7 @@ int main(int argc, char **argv)
 {
 	struct bpf_link *tplinks[MAX_TPS] = {};
 	struct floor_bpf *skel[MAX_FUNCS] = {};
+	sigset_t stops, unblocked;
 	int n = 0, rc = 0, i;
 
 	bool tp = argc > 1 && !strcmp(argv[1], "tracepoint");
@@ -171,6 +172,12 @@ int main(int argc, char **argv)
 				"benchfloor tracepoint TP...\n");
 		return 2;
 	}
+	/* Blocked until the wait, which opens them: a signal that comes
+	 * before it ends it at once, and the floor wakes for nothing else. */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &unblocked);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!strcmp(argv[1], "syscall")) {
@@ -202,7 +209,7 @@ int main(int argc, char **argv)
 	if (!rc) {
 		fprintf(stderr, "floor: attached %d programs\n", progs);
 		while (!stop)
-			sleep(1); /* a signal cuts it short */
+			sigsuspend(&unblocked);
 	}
 	for (i = 0; i < MAX_TPS; i++)
 		bpf_link__destroy(tplinks[i]);

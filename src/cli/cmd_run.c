@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -679,20 +680,28 @@ static const struct argp run_argp = {
 	NULL,
 };
 
-/* The workload runs on the main thread: events are read beside it. */
+/* The workload runs on the main thread: events are read beside it, by a
+ * thread that sleeps until some come or run__events_stop wakes it. */
 struct run_events {
 	struct session *s;
 	pthread_t thread;
-	volatile int stop;
+	atomic_bool stop;
 };
 
 static void *run__events_thread(void *arg)
 {
 	struct run_events *re = arg;
 
-	while (!re->stop)
-		session__events_poll(re->s, 50);
+	while (!atomic_load(&re->stop))
+		session__wait(re->s, -1, NULL);
 	return NULL;
+}
+
+static void run__events_stop(struct run_events *re)
+{
+	atomic_store(&re->stop, true);
+	session__wake(re->s);
+	pthread_join(re->thread, NULL);
 }
 
 /* Folio coverage: the histograms' events of each group of layouts. */
@@ -940,8 +949,7 @@ int cmd_run(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	if (ev_thread) {
-		re.stop = 1;
-		pthread_join(re.thread, NULL);
+		run__events_stop(&re);
 		ev_thread = false;
 		err = evout__close(ev, &s);
 		ev = NULL;
@@ -1002,10 +1010,8 @@ int cmd_run(int argc, char **argv)
 		rc = 1;
 cleanup:
 	progress__done();
-	if (ev_thread) {
-		re.stop = 1;
-		pthread_join(re.thread, NULL);
-	}
+	if (ev_thread)
+		run__events_stop(&re);
 	evout__close(ev, &s);
 	session__stop(&s);
 	workload__destroy(w);

@@ -400,7 +400,7 @@ int evout__close(struct evout *o, struct session *s)
 		}
 	}
 	/* After the counters' read: every event they count is drained. */
-	session__events_poll(s, 0);
+	session__events_drain(s);
 	for (int t = 0; r && t < FS_TGT_NR; t++) {
 		const struct fs_target_report *tr = &r->target[t];
 		int ce = model__counter_index(r, t, "events");

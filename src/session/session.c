@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "session/session.h"
@@ -415,38 +416,56 @@ int session__events_start(struct session *s, session_event_fn fn, void *ctx)
 		err = probe__events_add(s->probe[t], &s->rb, session__on_event,
 					&s->evsrc[t]);
 	}
+	if (!err && !s->wake_on) {
+		s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (s->wake_fd < 0)
+			err = -errno;
+		s->wake_on = !err;
+	}
 	if (err)
 		err__print(NULL, err, "cannot read the events' ring buffer");
 	return err;
 }
 
-int session__events_poll(struct session *s, int ms)
+int session__events_drain(struct session *s)
 {
-	if (!s->rb) {
-		if (ms > 0)
-			usleep(ms * 1000);
-		return 0;
-	}
-	return ms > 0 ? ring_buffer__poll(s->rb, ms)
-		      : ring_buffer__consume(s->rb);
+	return s->rb ? ring_buffer__consume(s->rb) : 0;
 }
 
 int session__wait(struct session *s, int ms, const sigset_t *mask)
 {
-	struct pollfd p = { .fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1,
-			    .events = POLLIN };
+	struct pollfd p[2] = {
+		{ .fd = s->rb ? ring_buffer__epoll_fd(s->rb) : -1,
+		  .events = POLLIN },
+		{ .fd = s->wake_on ? s->wake_fd : -1, .events = POLLIN },
+	};
 	struct timespec ts = { .tv_sec = ms / 1000,
 			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+	eventfd_t n;
 
-	if (ppoll(&p, 1, ms < 0 ? NULL : &ts, mask) < 0)
+	if (ppoll(p, 2, ms < 0 ? NULL : &ts, mask) < 0)
 		return -errno;
-	return s->rb && (p.revents & POLLIN) ? ring_buffer__consume(s->rb) : 0;
+	/* Taken, so that the next wait sleeps again. */
+	if (p[1].revents & POLLIN)
+		eventfd_read(s->wake_fd, &n);
+	return s->rb && (p[0].revents & POLLIN) ? ring_buffer__consume(s->rb)
+						: 0;
+}
+
+int session__wake(struct session *s)
+{
+	if (!s->wake_on)
+		return 0;
+	return eventfd_write(s->wake_fd, 1) ? -errno : 0;
 }
 
 void session__stop(struct session *s)
 {
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
+	if (s->wake_on)
+		close(s->wake_fd);
+	s->wake_on = false;
 	for (int t = 0; t < FS_TGT_NR; t++) {
 		probe__destroy(s->probe[t]);
 		s->probe[t] = NULL;

@@ -47,6 +47,10 @@ struct session {
 	struct session_evsrc evsrc[FS_TGT_NR];
 	session_event_fn ev_fn;
 	void *ev_ctx;
+	/* Ends a reader's session__wait from another thread (an eventfd,
+	 * made with the ring buffer; wake_on says it is open). */
+	int wake_fd;
+	bool wake_on;
 };
 
 /* Parse -t: "dedupe", "shmem" or "all". */
@@ -70,20 +74,23 @@ int session__collect_both(struct session *s, struct fs_report *delta,
 /* Events of every live probe to fn from now on (the probes were started
  * with events on). 0 or -errno. */
 int session__events_start(struct session *s, session_event_fn fn, void *ctx);
+/* Hand the events already waiting to the callback, without waiting.
+ * Returns the number handed, or -errno. */
+int session__events_drain(struct session *s);
 /*
- * Hand the waiting events to the callback, waiting up to ms for the first
- * (0: only what is there; without events just sleep ms). Returns the
- * number handed, or -errno.
- */
-int session__events_poll(struct session *s, int ms);
-/*
- * Sleep until events come, a signal is caught or ms pass (ms < 0: no
- * limit), with the signal mask set to mask meanwhile (as ppoll: a signal
- * the caller blocks while it checks its flags wakes this at once), then
- * hand the waiting events to the callback. Returns the number handed,
- * -EINTR after a signal, or -errno.
+ * Sleep until events come, a signal is caught, session__wake is called
+ * or ms pass (ms < 0: no limit), with the signal mask set to mask
+ * meanwhile (as ppoll: a signal the caller blocks while it checks its
+ * flags wakes this at once), then hand the waiting events to the
+ * callback. Returns the number handed, -EINTR after a signal, or -errno.
  */
 int session__wait(struct session *s, int ms, const sigset_t *mask);
+/*
+ * End the current or next session__wait of another thread: a wake-up
+ * is kept until a wait takes it, so one that comes while the reader
+ * checks its flags is not lost. 0 or -errno.
+ */
+int session__wake(struct session *s);
 void session__stop(struct session *s);
 /*
  * The inline sites of target t's inlined function (plan__inline_target)

@@ -150,6 +150,20 @@ else
 		bad "events run -q" "run failed: $(head -c 600 "$ev/runq.err")"
 	fi
 
+	# ---- run: the events thread sleeps until events come or the
+	# workload ends (one wait over a run that selects none), not on a
+	# timer (a wait every 50 ms: 25 over this run under strace) ----
+	if command -v strace >/dev/null; then
+		env "$NOLSAN" strace -f -qq -o "$ev/runwaits" \
+			-e trace=poll,ppoll,select,pselect6,epoll_wait,epoll_pwait,nanosleep,clock_nanosleep \
+			"$FS" run shmem-read --size 128M --bs 64K --slower-than 1h \
+			>"$ev/runw.out" 2>&1
+		expect_eq "events run: exit 0, one wait (woken at the workload's end)" \
+			"$? $(grep -c . "$ev/runwaits") $(grep -c 'ppoll(.*NULL' "$ev/runwaits")" "0 1 1"
+	else
+		skip "events run: the events thread's waits" "needs strace"
+	fi
+
 	# ---- -q: no header ----
 	if ev_trace quiet "$ev/all.in" --events all -q; then
 		expect_eq "events -q: no header, the same 7 lines" \
