@@ -39,8 +39,9 @@ if [ "$what" == vm-full ]; then export FS_KERNEL_BUILD=1; fi
 . tests/lib.sh
 . tests/harness/run.sh
 # The suites run in processes of their own: what they read from here.
-export BUILD FS LOGDIR
-rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times
+CHECK_FAILURES=$LOGDIR/failures
+export BUILD FS LOGDIR CHECK_FAILURES
+rm -f "$LOGDIR/suite-times" "$LOGDIR"/vm-*/suite-times "$CHECK_FAILURES"
 host_suites=(checks export grafana live syscalls events docs peers badinput signals signals-attach signals-export signals-vm hostile-dir valgrind killns faults fakes ktap validate random ops kfacts store-lean bench profile install deb dwarf)
 # Not in novm-quick: SIGKILL leaves a sanitizer no exit to check, and
 # strace's holds turn LeakSanitizer off; under ASan they only take longer

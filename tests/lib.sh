@@ -92,7 +92,15 @@ tally() { [ -z "${CHECK_TALLY:-}" ] || echo "$1" >>"$CHECK_TALLY"; }
 # CHECK_TAG prefixes every name while a suite runs once more on another
 # kernel ("[6.12] "), so its results stay apart from the first pass's.
 ok() { PASS=$((PASS + 1)); printf 'ok      %s%s\n' "${CHECK_TAG:-}" "$1"; tally P; }
-bad() { FAIL=$((FAIL + 1)); printf 'FAIL    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; tally F; }
+# Each failure also goes to CHECK_FAILURES (tests/check.sh sets it), so
+# one that scrolled past or came from a run nobody watched is kept.
+bad() {
+	FAIL=$((FAIL + 1))
+	printf 'FAIL    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"
+	[ -z "${CHECK_FAILURES:-}" ] ||
+		printf '%s FAIL %s%s: %s\n' "$(date -u +%FT%TZ)" "${CHECK_TAG:-}" "$1" "$2" >>"$CHECK_FAILURES"
+	tally F
+}
 skip() { SKIP=$((SKIP + 1)); printf 'skip    %s%s: %s\n' "${CHECK_TAG:-}" "$1" "$2"; tally S; }
 
 # wait_until TIMEOUT_S CMD...: poll CMD every 10 ms until it succeeds
@@ -349,6 +357,9 @@ expect_error() {
 
 summary() {
 	echo
+	# Before the last line, which is the one CI reads.
+	[ "$FAIL" -eq 0 ] || [ -z "${CHECK_FAILURES:-}" ] ||
+		echo "the failures, with their times: $CHECK_FAILURES"
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	[ "$FAIL" -eq 0 ]
 }
