@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Reporters: turn a filled histogram model into text, JSON, CSV,
- * OpenMetrics, SVG, HTML or KTAP, and JSON back into a model. They read
- * only struct fs_report (src/model), never BPF maps.
+ * OpenMetrics, SVG, HTML or KTAP, and JSON back into a model (json_read.c).
+ * They read only struct fs_report (src/model), never BPF maps.
  *
  * The writers (text.c, json.c, csv.c, openmetrics.c, svg.c, heatmap.c,
  * html.c, ktap.c) share words.c (values, labels and verdicts in words),
