@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 #include "report/report.h"
 #include "json_names.h"
+#include "util/fs.h"
 #include "util/util.h"
 #include "util/err.h"
 
@@ -1069,49 +1070,6 @@ static int parse_report(struct reader *rd, struct json_object *root,
 	return 0;
 }
 
-/* Whole file into a NUL-terminated buffer (the tokener wants the NUL). */
-static int read_all(int fd, char **bufp, size_t *lenp)
-{
-	size_t cap = 0, len = 0;
-	char *buf = NULL, *nb;
-	int err = 0;
-	ssize_t n;
-
-	for (;;) {
-		if (cap - len < 2) {
-			if (cap >= JSON_MAX_INPUT) {
-				err = -EFBIG;
-				goto cleanup;
-			}
-			cap = cap ? cap * 2 : 64 * 1024;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	buf = NULL;
-
-cleanup:
-	free(buf);
-	return err;
-}
-
 static int parse_text(struct reader *rd, const char *buf, size_t len,
 		      struct json_object **out)
 {
@@ -1211,7 +1169,7 @@ int report__json_read(const char *path, struct fs_report *r)
 		err = -errno;
 		goto cleanup;
 	}
-	err = read_all(fd, &buf, &len);
+	err = fd__read_all(fd, JSON_MAX_INPUT, &buf, &len);
 	if (!err)
 		err = json_parse(&rd, buf, len, r);
 cleanup:

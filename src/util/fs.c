@@ -213,17 +213,14 @@ int fs__mount_detached(const char *fstype, bool rdonly)
 	return err;
 }
 
-int file__read_at(int dirfd, const char *file, char **data, size_t *len)
+int fd__read_all(int fd, size_t max, char **data, size_t *len)
 {
 	size_t used = 0, cap = 0;
 	char *buf = NULL, *nb;
-	int fd, err = 0;
+	int err = 0;
 	ssize_t n;
 
 	*data = NULL;
-	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		if (cap - used < 4097) {
 			cap = cap ? cap * 2 : 8192;
@@ -243,8 +240,11 @@ int file__read_at(int dirfd, const char *file, char **data, size_t *len)
 			break;
 		}
 		used += n;
+		if (max && used > max) {
+			err = -EFBIG;
+			break;
+		}
 	}
-	close(fd);
 	if (err) {
 		free(buf);
 		return err;
@@ -254,4 +254,16 @@ int file__read_at(int dirfd, const char *file, char **data, size_t *len)
 	if (len)
 		*len = used;
 	return 0;
+}
+
+int file__read_at(int dirfd, const char *file, char **data, size_t *len)
+{
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC), err;
+
+	*data = NULL;
+	if (fd < 0)
+		return -errno;
+	err = fd__read_all(fd, 0, data, len);
+	close(fd);
+	return err;
 }

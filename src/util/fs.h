@@ -72,9 +72,14 @@ int path__sb_dev(const char *path, dev_t *dev);
  */
 int fs__mount_detached(const char *fstype, bool rdonly);
 
-/* Reads FILE (relative to DIRFD, or AT_FDCWD) whole into *data, NUL
- * terminated, free()d by the caller; its length into *len if len. 0 or
- * -errno. */
+/*
+ * Reads fd to its end into *data, NUL terminated (parsers want the NUL),
+ * free()d by the caller; its length into *len if len. max: -EFBIG once
+ * more than max bytes would be kept (0: no limit). 0 or -errno, and
+ * *data NULL on an error.
+ */
+int fd__read_all(int fd, size_t max, char **data, size_t *len);
+/* fd__read_all of FILE (relative to DIRFD, or AT_FDCWD), without limit. */
 int file__read_at(int dirfd, const char *file, char **data, size_t *len);
 
 #endif /* FS_UTIL_FS_H */

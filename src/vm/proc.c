@@ -27,20 +27,13 @@ int vm_proc__capture(char *const argv[], const char *cwd, int err_fd,
 		     char **out)
 {
 	struct proc_io io = { .cwd = cwd, .in_fd = -1, .err_fd = err_fd };
-	size_t len = 0, cap = 4096;
 	int p[2] = { -1, -1 }, null_fd = -1, err;
-	char *buf = NULL, *nb;
+	char *buf = NULL;
 	pid_t pid = -1;
-	ssize_t r;
 
 	*out = NULL;
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	if (pipe2(p, O_CLOEXEC)) {
-		err = -errno;
-		goto cleanup;
-	}
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
 	if (err_fd < 0) {
 		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		io.err_fd = null_fd;
@@ -53,28 +46,9 @@ int vm_proc__capture(char *const argv[], const char *cwd, int err_fd,
 		err = pid;
 		goto cleanup;
 	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(p[0], buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		if (r == 0)
-			break;
-		len += r;
-	}
-	buf[len] = '\0';
+	err = fd__read_all(p[0], 0, &buf, NULL);
+	if (err)
+		goto cleanup;
 	err = proc__wait(pid);
 	pid = -1;
 	if (err >= 0) {
@@ -84,8 +58,6 @@ int vm_proc__capture(char *const argv[], const char *cwd, int err_fd,
 cleanup:
 	if (p[0] >= 0)
 		close(p[0]);
-	if (p[1] >= 0)
-		close(p[1]);
 	if (null_fd >= 0)
 		close(null_fd);
 	if (pid > 0) {

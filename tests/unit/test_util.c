@@ -321,6 +321,49 @@ static void test_write_all(void **state)
 	assert_int_equal(fd__write_all(fd, buf, 1), -EBADF);
 }
 
+/* fd__read_all: a file of 1 MiB + 3 bytes back whole and NUL
+ * terminated, across the buffer's growth; a limit of exactly its size
+ * takes it, one byte less refuses it; a pipe read to its end. */
+static void test_read_all(void **state)
+{
+	static char buf[(1 << 20) + 3];
+	char p[PATH_MAX], *data;
+	size_t len = 0;
+	int fd, pp[2];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)(i * 13 + 5);
+	path_of(p, "readall");
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(fd__write_all(fd, buf, sizeof(buf)), 0);
+	close(fd);
+	assert_int_equal(file__read_at(AT_FDCWD, p, &data, &len), 0);
+	assert_int_equal(len, sizeof(buf));
+	assert_memory_equal(data, buf, sizeof(buf));
+	assert_int_equal(data[len], '\0');
+	free(data);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(fd__read_all(fd, sizeof(buf), &data, &len), 0);
+	assert_int_equal(len, sizeof(buf));
+	free(data);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	assert_int_equal(fd__read_all(fd, sizeof(buf) - 1, &data, &len),
+			 -EFBIG);
+	assert_null(data);
+	close(fd);
+	assert_int_equal(file__read_at(AT_FDCWD, "/nonexistent/x", &data, NULL),
+			 -ENOENT);
+	assert_int_equal(pipe(pp), 0);
+	assert_int_equal(fd__write_all(pp[1], "abc", 3), 0);
+	close(pp[1]);
+	assert_int_equal(fd__read_all(pp[0], 0, &data, &len), 0);
+	assert_int_equal(len, 3);
+	assert_string_equal(data, "abc");
+	free(data);
+	close(pp[0]);
+}
+
 static void test_jsonb(void **state)
 {
 	struct jsonb b = { .oom = false };
@@ -505,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_tree_one_fs),
 		cmocka_unit_test(test_sb_dev),
 		cmocka_unit_test(test_write_all),
+		cmocka_unit_test(test_read_all),
 		cmocka_unit_test(test_jsonb),
 		cmocka_unit_test(test_err_print),
 	};
