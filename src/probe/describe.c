@@ -5,6 +5,15 @@
 #include <string.h>
 #include "probe_impl.h"
 
+/* Every histogram of the target's sub-probe (folios, copies) not
+ * measured, for why. */
+static void sub__not_measured(const struct probe *pr, struct fs_report *r,
+			      const char *why)
+{
+	for (int i = 0; i < pr->tg->nsub_hists; i++)
+		model__not_measured(r, pr->target, pr->tg->sub_hist[i], why);
+}
+
 /* Histograms a step cannot measure, with the reason. */
 static void probe__mark_unmeasured(const struct probe *pr,
 				   const struct plan_step *s,
@@ -24,8 +33,7 @@ static void probe__mark_unmeasured(const struct probe *pr,
 			 "syscall-level plan: %s not visible at the syscall "
 			 "boundary",
 			 tg->sub_unseen);
-		for (int i = 0; i < tg->nsub_hists; i++)
-			model__not_measured(r, t, tg->sub_hist[i], why);
+		sub__not_measured(pr, r, why);
 		return;
 	}
 	if (s->role == ROLE_INLINE) {
@@ -57,8 +65,7 @@ static void probe__mark_unmeasured(const struct probe *pr,
 	if (!pr->sub_missing)
 		return;
 	snprintf(why, sizeof(why), "sub-probe unavailable: %s", pr->sub_why);
-	for (int i = 0; i < tg->nsub_hists; i++)
-		model__not_measured(r, t, tg->sub_hist[i], why);
+	sub__not_measured(pr, r, why);
 }
 
 /* --lean: what it leaves out, where the plan would have measured it. */
